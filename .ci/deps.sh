@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages Transformer Studio builds, runs and tests with. Idempotent: skips apt when all
+# are present. Uses sudo only when not root and sudo exists.
+set -euo pipefail
+pkgs=(build-essential cmake ninja-build pkg-config ccache
+      libeigen3-dev nlohmann-json3-dev libpcre2-dev zlib1g-dev
+      libimgui-dev libglfw3-dev libstb-dev libegl-dev libgl-dev libgles-dev libgl1-mesa-dri
+      xvfb xauth fonts-dejavu-core fonts-wqy-microhei
+      libgtest-dev libgmock-dev libbenchmark-dev librsvg2-bin)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+command -v npm >/dev/null 2>&1 || missing+=(npm)
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1; then SUDO=sudo; fi
+  echo "Installing: ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

@@ -1,0 +1,12 @@
+// Subcommands of the transformer-studio executable. Each returns the process exit code; errors print one line
+// "transformer-studio <cmd>: <why>" to stderr and return non-zero (main catches anything that escapes).
+#pragma once
+
+namespace ts::cli {
+int run_gui(int argc, char** argv);        // app/gui_main.cpp   (no subcommand)
+int run_trace(int argc, char** argv);      // app/cli_trace.cpp  (trace)
+int run_tokenizer(int argc, char** argv);  // app/cli_tokenizer.cpp (tokenizer train|encode)
+int run_train(int argc, char** argv);      // app/cli_train.cpp  (train, corpus)
+int run_corpus(int argc, char** argv);     // app/cli_train.cpp  (corpus build)
+int run_render(int argc, char** argv);     // app/cli_render.cpp (render)
+}  // namespace ts::cli

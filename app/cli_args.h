@@ -1,0 +1,81 @@
+// A small command-line parser shared by the subcommands: --key value, --flag, positional arguments.
+// Unknown options are an error that names them (the CLI then exits non-zero with one line).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace ts::cli {
+
+class Args {
+public:
+    /// `flags` take no value; `options` take exactly one; `multi` take one or more (until the next --x).
+    Args(int argc, char** argv, int first, std::set<std::string> options, std::set<std::string> flags = {},
+         std::set<std::string> multi = {}) {
+        for (int i = first; i < argc; ++i) {
+            std::string a = argv[i];
+            if (a.rfind("--", 0) == 0) {
+                std::string key = a.substr(2);
+                std::optional<std::string> inline_value;
+                if (auto eq = key.find('='); eq != std::string::npos) {
+                    inline_value = key.substr(eq + 1);
+                    key = key.substr(0, eq);
+                }
+                if (flags.count(key)) {
+                    m_flags.insert(key);
+                } else if (options.count(key)) {
+                    if (inline_value) m_values[key] = {*inline_value};
+                    else if (i + 1 < argc) m_values[key] = {argv[++i]};
+                    else throw std::invalid_argument("option --" + key + " needs a value");
+                } else if (multi.count(key)) {
+                    auto& v = m_values[key];
+                    if (inline_value) v.push_back(*inline_value);
+                    while (i + 1 < argc && std::string(argv[i + 1]).rfind("--", 0) != 0) v.push_back(argv[++i]);
+                    if (v.empty()) throw std::invalid_argument("option --" + key + " needs at least one value");
+                } else {
+                    throw std::invalid_argument("unknown option --" + key);
+                }
+            } else {
+                m_positional.push_back(a);
+            }
+        }
+    }
+    [[nodiscard]] bool flag(const std::string& k) const { return m_flags.count(k) > 0; }
+    [[nodiscard]] bool has(const std::string& k) const { return m_values.count(k) > 0; }
+    [[nodiscard]] std::string get(const std::string& k, const std::string& def = "") const {
+        auto it = m_values.find(k);
+        return it == m_values.end() ? def : it->second.front();
+    }
+    [[nodiscard]] std::string required(const std::string& k) const {
+        if (!has(k)) throw std::invalid_argument("missing required option --" + k);
+        return get(k);
+    }
+    [[nodiscard]] const std::vector<std::string>& all(const std::string& k) const {
+        static const std::vector<std::string> empty;
+        auto it = m_values.find(k);
+        return it == m_values.end() ? empty : it->second;
+    }
+    [[nodiscard]] double number(const std::string& k, double def) const {
+        if (!has(k)) return def;
+        try {
+            size_t pos = 0;
+            double v = std::stod(get(k), &pos);
+            if (pos != get(k).size()) throw std::invalid_argument("");
+            return v;
+        } catch (...) {
+            throw std::invalid_argument("option --" + k + " expects a number, got '" + get(k) + "'");
+        }
+    }
+    [[nodiscard]] const std::vector<std::string>& positional() const { return m_positional; }
+
+private:
+    std::map<std::string, std::vector<std::string>> m_values;
+    std::set<std::string> m_flags;
+    std::vector<std::string> m_positional;
+};
+
+}  // namespace ts::cli

@@ -1,0 +1,10 @@
+# Writes every shaders/*.glsl as a C++ raw string constant kShader_<stem> into OUT.
+file(GLOB shaders ${SHADER_DIR}/*.glsl)
+set(content "// Generated from shaders/*.glsl at build time. Do not edit.\n#pragma once\n")
+foreach(s ${shaders})
+  get_filename_component(stem ${s} NAME_WE)
+  file(READ ${s} body)
+  string(APPEND content "inline constexpr const char* kShader_${stem} = R\"GLSL(${body})GLSL\";\n")
+endforeach()
+file(WRITE ${OUT}.tmp "${content}")
+file(COPY_FILE ${OUT}.tmp ${OUT} ONLY_IF_DIFFERENT)

@@ -1,0 +1,41 @@
+// Entry point: dispatches `transformer-studio [SUBCOMMAND] ...`; no subcommand opens the desktop app.
+#include "app/cli.h"
+
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <string>
+
+namespace {
+void print_usage() {
+    std::puts(
+        "usage: transformer-studio [--model DIR] [--text TEXT]      open the desktop app\n"
+        "       transformer-studio trace --model DIR (--text T | --ids 1,2,3) --out FILE.safetensors\n"
+        "       transformer-studio tokenizer train --input FILE... --vocab-size N --out DIR\n"
+        "       transformer-studio tokenizer encode --tokenizer FILE --text T\n"
+        "       transformer-studio corpus build --out DIR\n"
+        "       transformer-studio train --config FILE --data DIR --out DIR [...]\n"
+        "       transformer-studio render --model DIR --text T --view NAME --out FILE.(png|svg|csv)\n"
+        "       transformer-studio render --view list");
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+    const std::string cmd = argc > 1 ? argv[1] : "";
+    try {
+        if (cmd == "-h" || cmd == "--help" || cmd == "help") { print_usage(); return 0; }
+        if (cmd == "trace") return ts::cli::run_trace(argc, argv);
+        if (cmd == "tokenizer") return ts::cli::run_tokenizer(argc, argv);
+        if (cmd == "train") return ts::cli::run_train(argc, argv);
+        if (cmd == "corpus") return ts::cli::run_corpus(argc, argv);
+        if (cmd == "render") return ts::cli::run_render(argc, argv);
+        if (!cmd.empty() && cmd[0] != '-') {
+            std::fprintf(stderr, "transformer-studio: unknown subcommand '%s' (try --help)\n", cmd.c_str());
+            return 2;
+        }
+        return ts::cli::run_gui(argc, argv);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "transformer-studio %s: %s\n", cmd.empty() ? "app" : cmd.c_str(), e.what());
+        return 1;
+    }
+}

@@ -1,0 +1,105 @@
+// Model = ModelConfig + named weights; forward() runs encoder, decoder or encoder-decoder stacks and records a
+// Trace. Weight names (torch.nn.Linear layout: (out_features, in_features)) are documented in README.
+#pragma once
+
+#include "core/model_config.h"
+#include "core/tensor.h"
+#include "core/trace.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ts {
+
+// --- weights -------------------------------------------------------------------------------------------------
+// Names, per stack s in {enc, dec} and layer i (shapes with H = n_heads, K = n_kv_heads, D = d_head):
+//   tok_emb.weight (vocab, d_model)          pos_emb.weight (max_seq_len, d_model) [Learned]
+//   s.i.attn_norm.{weight,bias}              s.i.attn.{wq (H*D, d_model), wk (K*D, d_model), wv (K*D, d_model),
+//                                                      wo (d_model, H*D)}, s.i.attn.{bq,bk,bv,bo} when biased,
+//                                            s.i.attn.{q_norm,k_norm}.weight (D) [qk_norm]
+//   dec.i.cross_norm.{weight,bias}           dec.i.cross_attn.{wq,wk,wv,wo,bq,bk,bv,bo} [EncoderDecoder]
+//   s.i.ffn_norm.{weight,bias}               s.i.ffn.{w_up (d_ff, d_model), w_gate (d_ff, d_model) [gated],
+//                                                     w_down (d_model, d_ff), b_up, b_down [ffn_bias]}
+//   enc.final_norm.{weight,bias}  dec.final_norm.{weight,bias}  [final_norm]   lm_head.weight (vocab, d_model) [untied]
+// For an EncoderOnly model the stack is "enc"; DecoderOnly uses "dec".
+using WeightMap = std::map<std::string, Tensor, std::less<>>;
+
+/// Every weight name and shape the config requires, in a stable order.
+[[nodiscard]] std::vector<std::pair<std::string, std::vector<int64_t>>> expected_weights(const ModelConfig& c);
+
+/// Random initialisation (normal(0, 0.02) for matrices, ones for norm weights, zeros for biases), seeded.
+[[nodiscard]] WeightMap init_weights(const ModelConfig& c, uint64_t seed);
+
+class Model {
+public:
+    /// Validates the config and that `weights` holds exactly the expected names with the expected shapes;
+    /// throws std::invalid_argument naming the first missing, unexpected or mis-shaped tensor.
+    Model(ModelConfig config, WeightMap weights);
+
+    [[nodiscard]] const ModelConfig& config() const { return m_config; }
+    [[nodiscard]] const WeightMap& weights() const { return m_weights; }
+    /// Throws std::out_of_range naming the weight when absent.
+    [[nodiscard]] const Tensor& weight(std::string_view name) const;
+    [[nodiscard]] const Tensor* find_weight(std::string_view name) const;
+
+private:
+    ModelConfig m_config;
+    WeightMap m_weights;
+};
+
+// --- masks and knobs ------------------------------------------------------------------------------------------
+enum class MaskKind { None, Causal, SlidingWindow, Custom };
+
+/// Which keys a query may attend to. Padding is separate (key_padding) and combines with any kind.
+struct MaskSpec {
+    MaskKind kind = MaskKind::Causal;
+    int window = 0;                     ///< SlidingWindow: query t sees keys t-window+1 .. t (causal band of width w)
+    std::vector<uint8_t> custom;        ///< Custom: (T, S) row-major, 1 = may attend
+    std::vector<uint8_t> key_padding;   ///< optional, length S: 1 = padding (never attended)
+};
+
+struct ForwardOptions {
+    float temperature = 1.0f;           ///< attention softmax temperature: softmax(scores / temperature)
+    MaskSpec self_mask;                 ///< decoder self-attention (default causal); encoder uses `enc_mask`
+    MaskSpec enc_mask{MaskKind::None};
+    CaptureFilter capture = CaptureFilter::none();
+    bool all_logits = true;             ///< false: logits only for the last position (shape (1, vocab))
+};
+
+/// Per-layer cached keys/values for incremental decoding. k[i], v[i]: (n_kv_heads, n_past, d_head) flattened as
+/// a (n_kv_heads * capacity, d_head) buffer; `n_past` positions are valid.
+struct KVCache {
+    std::vector<MatrixRM> k, v;
+    int n_past = 0;
+    int capacity = 0;
+    void reset() { k.clear(); v.clear(); n_past = 0; capacity = 0; }
+};
+
+struct ForwardResult {
+    MatrixRM logits;        ///< (T, vocab) or (1, vocab) when !all_logits; empty for EncoderOnly without head
+    MatrixRM hidden;        ///< final hidden states after the final norm (T, d_model)
+    std::shared_ptr<Trace> trace;
+};
+
+// --- forward ---------------------------------------------------------------------------------------------------
+/// Decoder-only (or encoder-only) forward over token ids. With `cache`, ids are appended after cache->n_past
+/// positions (positions and causal masking offset accordingly). Throws std::invalid_argument on empty ids, ids out
+/// of [0, vocab), or length beyond max_seq_len (learned positions).
+[[nodiscard]] ForwardResult forward(const Model& m, const std::vector<int>& ids, const ForwardOptions& opt,
+                                    KVCache* cache = nullptr);
+
+/// Encoder-decoder forward: src ids through the encoder, tgt ids through the decoder with cross-attention.
+/// Trace holds enc.* and dec.* names; "enc.out" is the encoder memory (S, d_model).
+[[nodiscard]] ForwardResult forward_seq2seq(const Model& m, const std::vector<int>& src_ids,
+                                            const std::vector<int>& tgt_ids, const ForwardOptions& opt);
+
+/// Stack-level entry points on embeddings (no token embedding, no positions added, no LM head), used to compare
+/// with torch.nn.Transformer, which takes embeddings. x: (T, d_model) -> (T, d_model) after the stack's final norm.
+[[nodiscard]] MatrixRM encoder_stack_forward(const Model& m, const MatrixRM& x, const ForwardOptions& opt, Trace& trace);
+[[nodiscard]] MatrixRM decoder_stack_forward(const Model& m, const MatrixRM& x, const MatrixRM* memory,
+                                             const ForwardOptions& opt, Trace& trace, KVCache* cache = nullptr,
+                                             int start_pos = 0);
+
+}  // namespace ts

@@ -1,0 +1,217 @@
+// ModelConfig validation, parameter count and JSON mapping.
+#include "core/model_config.h"
+
+#include <nlohmann/json.hpp>
+
+#include <stdexcept>
+#include <string>
+
+namespace ts {
+
+bool is_gated(Activation a) { return a == Activation::GLU || a == Activation::SwiGLU || a == Activation::GeGLU; }
+
+namespace {
+template <typename E>
+struct EnumNames;
+template <>
+struct EnumNames<Arch> {
+    static constexpr std::pair<Arch, const char*> v[] = {
+        {Arch::EncoderOnly, "encoder"}, {Arch::DecoderOnly, "decoder"}, {Arch::EncoderDecoder, "encoder_decoder"}};
+};
+template <>
+struct EnumNames<NormKind> {
+    static constexpr std::pair<NormKind, const char*> v[] = {{NormKind::LayerNorm, "layernorm"},
+                                                             {NormKind::RMSNorm, "rmsnorm"}};
+};
+template <>
+struct EnumNames<NormPlacement> {
+    static constexpr std::pair<NormPlacement, const char*> v[] = {{NormPlacement::Pre, "pre"},
+                                                                  {NormPlacement::Post, "post"}};
+};
+template <>
+struct EnumNames<Activation> {
+    static constexpr std::pair<Activation, const char*> v[] = {
+        {Activation::ReLU, "relu"}, {Activation::GELU, "gelu"},  {Activation::GELUTanh, "gelu_tanh"},
+        {Activation::SiLU, "silu"}, {Activation::GLU, "glu"},    {Activation::SwiGLU, "swiglu"},
+        {Activation::GeGLU, "geglu"}};
+};
+template <>
+struct EnumNames<PositionKind> {
+    static constexpr std::pair<PositionKind, const char*> v[] = {{PositionKind::None, "none"},
+                                                                 {PositionKind::Sinusoidal, "sinusoidal"},
+                                                                 {PositionKind::Learned, "learned"},
+                                                                 {PositionKind::RoPE, "rope"}};
+};
+template <>
+struct EnumNames<RopeLayout> {
+    static constexpr std::pair<RopeLayout, const char*> v[] = {{RopeLayout::Interleaved, "interleaved"},
+                                                               {RopeLayout::HalfSplit, "half_split"}};
+};
+
+template <typename E>
+const char* name_of(E e) {
+    for (const auto& [k, n] : EnumNames<E>::v)
+        if (k == e) return n;
+    return "?";
+}
+
+template <typename E>
+E parse_enum(const nlohmann::json& j, const char* field) {
+    if (!j.is_string()) throw std::invalid_argument(std::string("config field '") + field + "' must be a string");
+    const auto s = j.get<std::string>();
+    std::string allowed;
+    for (const auto& [k, n] : EnumNames<E>::v) {
+        if (s == n) return k;
+        allowed += (allowed.empty() ? "" : ", ") + std::string(n);
+    }
+    throw std::invalid_argument(std::string("config field '") + field + "' has unknown value '" + s +
+                                "' (expected one of: " + allowed + ")");
+}
+
+template <typename T>
+void read_field(const nlohmann::json& j, const char* field, T& out) {
+    if (!j.contains(field)) return;
+    const auto& v = j.at(field);
+    if constexpr (std::is_same_v<T, bool>) {
+        if (!v.is_boolean()) throw std::invalid_argument(std::string("config field '") + field + "' must be a boolean");
+        out = v.get<bool>();
+    } else if constexpr (std::is_integral_v<T>) {
+        if (!v.is_number_integer())
+            throw std::invalid_argument(std::string("config field '") + field + "' must be an integer");
+        out = v.get<T>();
+    } else if constexpr (std::is_floating_point_v<T>) {
+        if (!v.is_number()) throw std::invalid_argument(std::string("config field '") + field + "' must be a number");
+        out = v.get<T>();
+    } else if constexpr (std::is_same_v<T, std::string>) {
+        if (!v.is_string()) throw std::invalid_argument(std::string("config field '") + field + "' must be a string");
+        out = v.get<std::string>();
+    } else {
+        out = parse_enum<T>(v, field);
+    }
+}
+
+void require(bool ok, const std::string& msg) {
+    if (!ok) throw std::invalid_argument(msg);
+}
+std::string num(int v) { return std::to_string(v); }
+}  // namespace
+
+const char* to_string(Arch v) { return name_of(v); }
+const char* to_string(NormKind v) { return name_of(v); }
+const char* to_string(NormPlacement v) { return name_of(v); }
+const char* to_string(Activation v) { return name_of(v); }
+const char* to_string(PositionKind v) { return name_of(v); }
+const char* to_string(RopeLayout v) { return name_of(v); }
+
+void ModelConfig::validate() const {
+    require(vocab_size > 0, "vocab_size (" + num(vocab_size) + ") must be positive");
+    require(d_model > 0, "d_model (" + num(d_model) + ") must be positive");
+    require(n_heads > 0, "n_heads (" + num(n_heads) + ") must be positive");
+    require(d_model % n_heads == 0,
+            "d_model (" + num(d_model) + ") must be divisible by n_heads (" + num(n_heads) + ")");
+    require(n_kv_heads > 0, "n_kv_heads (" + num(n_kv_heads) + ") must be positive");
+    require(n_kv_heads <= n_heads && n_heads % n_kv_heads == 0,
+            "n_heads (" + num(n_heads) + ") must be divisible by n_kv_heads (" + num(n_kv_heads) + ")");
+    require(d_ff > 0, "d_ff (" + num(d_ff) + ") must be positive");
+    require(n_layers >= 0, "n_layers (" + num(n_layers) + ") must not be negative");
+    require(max_seq_len > 0, "max_seq_len (" + num(max_seq_len) + ") must be positive");
+    require(norm_eps > 0.0f, "norm_eps must be positive");
+    if (arch == Arch::EncoderDecoder)
+        require(n_enc_layers > 0 && n_layers > 0,
+                "encoder_decoder needs n_enc_layers (" + num(n_enc_layers) + ") and n_layers (" + num(n_layers) +
+                    ") both positive");
+    else
+        require(n_layers > 0, "n_layers (" + num(n_layers) + ") must be positive");
+    if (position == PositionKind::RoPE) {
+        require(d_head() % 2 == 0, "RoPE needs an even d_head, got d_head = d_model / n_heads = " + num(d_head()));
+        require(rope_theta > 1.0f, "rope_theta must be > 1");
+    }
+    if (position == PositionKind::Sinusoidal)
+        require(d_model % 2 == 0, "sinusoidal positions need an even d_model, got " + num(d_model));
+    require(sinusoidal_base > 1.0f, "sinusoidal_base must be > 1");
+}
+
+int64_t ModelConfig::parameter_count() const {
+    const int64_t D = d_model, F = d_ff, H = n_heads, K = n_kv_heads, Dh = d_head();
+    const bool ln = norm == NormKind::LayerNorm;
+    const int64_t norm_p = D * ((ln && norm_bias) ? 2 : 1);
+    const int64_t attn = D * H * Dh + 2 * D * K * Dh + H * Dh * D + (attn_qkv_bias ? (H + 2 * K) * Dh : 0) +
+                         (attn_out_bias ? D : 0) + (qk_norm ? 2 * Dh : 0);
+    const int64_t ffn = (is_gated(activation) ? 3 : 2) * D * F + (ffn_bias ? F + D : 0);
+    const int64_t enc_layer = norm_p * 2 + attn + ffn;
+    const int64_t dec_layer = enc_layer + (arch == Arch::EncoderDecoder ? norm_p + attn : 0);
+    int64_t total = int64_t(vocab_size) * D;
+    if (position == PositionKind::Learned) total += int64_t(max_seq_len) * D;
+    if (arch == Arch::EncoderDecoder) {
+        total += n_enc_layers * enc_layer + n_layers * dec_layer + (final_norm ? 2 * norm_p : 0);
+    } else {
+        total += n_layers * enc_layer + (final_norm ? norm_p : 0);
+    }
+    if (!tie_embeddings && arch != Arch::EncoderOnly) total += int64_t(vocab_size) * D;
+    return total;
+}
+
+void to_json(nlohmann::json& j, const ModelConfig& c) {
+    j = nlohmann::json{{"name", c.name},
+                       {"arch", to_string(c.arch)},
+                       {"vocab_size", c.vocab_size},
+                       {"d_model", c.d_model},
+                       {"n_heads", c.n_heads},
+                       {"n_kv_heads", c.n_kv_heads},
+                       {"d_ff", c.d_ff},
+                       {"n_layers", c.n_layers},
+                       {"n_enc_layers", c.n_enc_layers},
+                       {"max_seq_len", c.max_seq_len},
+                       {"norm", to_string(c.norm)},
+                       {"norm_placement", to_string(c.norm_placement)},
+                       {"norm_eps", c.norm_eps},
+                       {"final_norm", c.final_norm},
+                       {"activation", to_string(c.activation)},
+                       {"ffn_bias", c.ffn_bias},
+                       {"attn_qkv_bias", c.attn_qkv_bias},
+                       {"attn_out_bias", c.attn_out_bias},
+                       {"norm_bias", c.norm_bias},
+                       {"position", to_string(c.position)},
+                       {"sinusoidal_base", c.sinusoidal_base},
+                       {"rope_theta", c.rope_theta},
+                       {"rope_layout", to_string(c.rope_layout)},
+                       {"scale_attn", c.scale_attn},
+                       {"qk_norm", c.qk_norm},
+                       {"scale_embeddings", c.scale_embeddings},
+                       {"tie_embeddings", c.tie_embeddings}};
+}
+
+void from_json(const nlohmann::json& j, ModelConfig& c) {
+    if (!j.is_object()) throw std::invalid_argument("config must be a JSON object");
+    c = ModelConfig{};
+    read_field(j, "name", c.name);
+    read_field(j, "arch", c.arch);
+    read_field(j, "vocab_size", c.vocab_size);
+    read_field(j, "d_model", c.d_model);
+    read_field(j, "n_heads", c.n_heads);
+    c.n_kv_heads = c.n_heads;
+    read_field(j, "n_kv_heads", c.n_kv_heads);
+    read_field(j, "d_ff", c.d_ff);
+    read_field(j, "n_layers", c.n_layers);
+    read_field(j, "n_enc_layers", c.n_enc_layers);
+    read_field(j, "max_seq_len", c.max_seq_len);
+    read_field(j, "norm", c.norm);
+    read_field(j, "norm_placement", c.norm_placement);
+    read_field(j, "norm_eps", c.norm_eps);
+    read_field(j, "final_norm", c.final_norm);
+    read_field(j, "activation", c.activation);
+    read_field(j, "ffn_bias", c.ffn_bias);
+    read_field(j, "attn_qkv_bias", c.attn_qkv_bias);
+    read_field(j, "attn_out_bias", c.attn_out_bias);
+    read_field(j, "norm_bias", c.norm_bias);
+    read_field(j, "position", c.position);
+    read_field(j, "sinusoidal_base", c.sinusoidal_base);
+    read_field(j, "rope_theta", c.rope_theta);
+    read_field(j, "rope_layout", c.rope_layout);
+    read_field(j, "scale_attn", c.scale_attn);
+    read_field(j, "qk_norm", c.qk_norm);
+    read_field(j, "scale_embeddings", c.scale_embeddings);
+    read_field(j, "tie_embeddings", c.tie_embeddings);
+}
+
+}  // namespace ts

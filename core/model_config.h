@@ -1,0 +1,81 @@
+// ModelConfig: one description for every architecture the course covers (encoder, decoder, encoder-decoder;
+// norms, activations, positions, head groupings). Read/written as our config.json (see README "Model folders").
+#pragma once
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <cstdint>
+#include <string>
+
+namespace ts {
+
+enum class Arch { EncoderOnly, DecoderOnly, EncoderDecoder };
+enum class NormKind { LayerNorm, RMSNorm };
+enum class NormPlacement { Pre, Post };
+/// FFN kind. Plain MLPs apply act(x W_up^T + b_up) W_down^T + b_down; the gated ones (GLU family, Shazeer 2020)
+/// apply (act(x W_gate^T) * (x W_up^T)) W_down^T with act = sigmoid (GLU), SiLU (SwiGLU), GELU-erf (GeGLU).
+enum class Activation { ReLU, GELU, GELUTanh, SiLU, GLU, SwiGLU, GeGLU };
+enum class PositionKind { None, Sinusoidal, Learned, RoPE };
+/// RoPE pair layout: Interleaved rotates (2i, 2i+1) (RoFormer eq. 34); HalfSplit rotates (i, i + d/2)
+/// ("rotate_half", HF Llama).
+enum class RopeLayout { Interleaved, HalfSplit };
+
+[[nodiscard]] bool is_gated(Activation a);
+
+struct ModelConfig {
+    std::string name = "model";
+    Arch arch = Arch::DecoderOnly;
+    int vocab_size = 256;
+    int d_model = 64;
+    int n_heads = 4;
+    int n_kv_heads = 4;        ///< = n_heads: MHA; 1: MQA; in between: GQA. Must divide n_heads.
+    int d_ff = 256;
+    int n_layers = 2;          ///< decoder layers (encoder layers for EncoderOnly)
+    int n_enc_layers = 0;      ///< encoder layers for EncoderDecoder
+    int max_seq_len = 128;
+
+    NormKind norm = NormKind::LayerNorm;
+    NormPlacement norm_placement = NormPlacement::Pre;
+    float norm_eps = 1e-5f;
+    bool final_norm = true;    ///< a norm after the last layer of each stack (pre-norm models; nn.Transformer has it too)
+
+    Activation activation = Activation::GELU;
+    bool ffn_bias = true;
+    bool attn_qkv_bias = true; ///< biases on q/k/v projections (GPT-2, Qwen2: yes; Llama: no)
+    bool attn_out_bias = true; ///< bias on the output projection (GPT-2: yes; Qwen2, Llama: no)
+    bool norm_bias = true;     ///< LayerNorm β (RMSNorm never has one)
+
+    PositionKind position = PositionKind::Learned;
+    float sinusoidal_base = 10000.0f;
+    float rope_theta = 10000.0f;
+    RopeLayout rope_layout = RopeLayout::HalfSplit;
+
+    bool scale_attn = true;    ///< divide scores by sqrt(d_head) ("Attention Is All You Need" eq. 1)
+    bool qk_norm = false;      ///< RMSNorm over d_head on q and k before RoPE (weights attn.q_norm / attn.k_norm)
+    bool scale_embeddings = false; ///< multiply token embeddings by sqrt(d_model) (Vaswani et al. §3.4)
+    bool tie_embeddings = true;    ///< LM head reuses tok_emb
+
+    [[nodiscard]] int d_head() const { return d_model / n_heads; }
+    [[nodiscard]] bool has_encoder() const { return arch != Arch::DecoderOnly; }
+    [[nodiscard]] bool has_decoder() const { return arch != Arch::EncoderOnly; }
+
+    /// Throws std::invalid_argument naming the first offending field, e.g.
+    /// "d_model (100) must be divisible by n_heads (3)".
+    void validate() const;
+
+    /// Total parameters implied by the config (what weights a model folder must hold).
+    [[nodiscard]] int64_t parameter_count() const;
+};
+
+// JSON (our config.json). Unknown keys are ignored; wrong types or enum names throw std::invalid_argument.
+void to_json(nlohmann::json& j, const ModelConfig& c);
+void from_json(const nlohmann::json& j, ModelConfig& c);
+
+[[nodiscard]] const char* to_string(Arch v);
+[[nodiscard]] const char* to_string(NormKind v);
+[[nodiscard]] const char* to_string(NormPlacement v);
+[[nodiscard]] const char* to_string(Activation v);
+[[nodiscard]] const char* to_string(PositionKind v);
+[[nodiscard]] const char* to_string(RopeLayout v);
+
+}  // namespace ts

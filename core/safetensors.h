@@ -1,0 +1,37 @@
+// safetensors reading (mmap, strict bounds checks; F32/F16/BF16 -> float) and writing (F32), and model folders
+// (config.json + model.safetensors). Format: 8-byte little-endian header length N, N bytes of JSON header
+// {name: {dtype, shape, data_offsets: [begin, end)}, "__metadata__": {str: str}}, then the byte buffer.
+#pragma once
+
+#include "core/model.h"
+#include "core/tensor.h"
+
+#include <filesystem>
+#include <map>
+#include <string>
+
+namespace ts {
+
+/// Parses a safetensors image already in memory. Throws std::runtime_error naming the problem (truncated header,
+/// header length beyond file, bad JSON, unknown dtype, offsets out of range or overlapping, shape/bytes mismatch).
+/// `what` names the source in messages (a file path).
+[[nodiscard]] WeightMap parse_safetensors(const uint8_t* bytes, size_t size, const std::string& what = "buffer",
+                                          std::map<std::string, std::string>* metadata = nullptr);
+
+/// mmaps `path` and parses it. Throws std::runtime_error with the path on failure.
+[[nodiscard]] WeightMap load_safetensors(const std::filesystem::path& path,
+                                         std::map<std::string, std::string>* metadata = nullptr);
+
+/// Writes F32 tensors (sorted by name) atomically (temp file + rename). Throws std::runtime_error on I/O failure.
+void save_safetensors(const std::filesystem::path& path, const WeightMap& tensors,
+                      const std::map<std::string, std::string>& metadata = {});
+
+/// Reads our config.json. Throws std::runtime_error naming the file and the bad field.
+[[nodiscard]] ModelConfig load_config(const std::filesystem::path& path);
+void save_config(const std::filesystem::path& path, const ModelConfig& c);
+
+/// Loads a model folder (config.json + model.safetensors). Throws std::runtime_error naming the problem.
+[[nodiscard]] std::shared_ptr<const Model> load_model_dir(const std::filesystem::path& dir);
+void save_model_dir(const std::filesystem::path& dir, const Model& m);
+
+}  // namespace ts

