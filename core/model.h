@@ -63,7 +63,7 @@ struct MaskSpec {
 struct ForwardOptions {
     float temperature = 1.0f;           ///< attention softmax temperature: softmax(scores / temperature)
     MaskSpec self_mask;                 ///< decoder self-attention (default causal); encoder uses `enc_mask`
-    MaskSpec enc_mask{MaskKind::None};
+    MaskSpec enc_mask{MaskKind::None, 0, {}, {}};
     CaptureFilter capture = CaptureFilter::none();
     bool all_logits = true;             ///< false: logits only for the last position (shape (1, vocab))
 };
