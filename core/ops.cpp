@@ -1,0 +1,429 @@
+// Transformer ops (see core/ops.h for shapes, units, sources): activations and their derivatives, LayerNorm /
+// RMSNorm / BatchNorm, sinusoidal table and RoPE, the softmax family, cross-entropy / z-loss, inverted dropout.
+// Reference semantics are PyTorch's; tests/core/ops_golden_test.cpp checks them against fixtures made by torch.
+#include "core/ops.h"
+
+// GCC 12 reports -Wmaybe-uninitialized inside its own AVX-512 intrinsics (_mm512_undefined_ps) when Eigen's packet
+// math is inlined here with -march=native: a known false positive, not something this file can fix.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+#include <array>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace ts {
+
+namespace {
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+constexpr double kSqrt2 = 1.4142135623730951;
+constexpr double kInvSqrt2Pi = 0.3989422804014327;   // 1 / sqrt(2 pi)
+constexpr float kGeluTanhK = 0.7978845608028654f;    // sqrt(2 / pi)
+constexpr float kGeluTanhC = 0.044715f;
+
+using ConstRowMap = Eigen::Map<const RowVectorF>;
+
+// gamma/beta may be empty (identity affine) or exactly d long; anything else is a caller bug worth a clear message.
+void check_affine(const char* fn, const char* what, std::span<const float> v, Eigen::Index d) {
+    if (!v.empty() && static_cast<Eigen::Index>(v.size()) != d)
+        throw std::invalid_argument(std::string(fn) + ": " + what + " has " + std::to_string(v.size()) +
+                                    " values, expected 0 or d = " + std::to_string(d));
+}
+
+void apply_affine(MatrixRM& y, std::span<const float> gamma, std::span<const float> beta) {
+    if (!gamma.empty()) y.array().rowwise() *= ConstRowMap(gamma.data(), Eigen::Index(gamma.size())).array();
+    if (!beta.empty()) y.array().rowwise() += ConstRowMap(beta.data(), Eigen::Index(beta.size())).array();
+}
+
+// splitmix64 (Steele, Lea, Flood 2014): a tiny, well-mixed generator whose output is identical on every platform,
+// unlike std::uniform_real_distribution, so a dropout seed means the same mask everywhere.
+uint64_t splitmix64(uint64_t& state) {
+    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+}  // namespace
+
+// --- scalar activations ------------------------------------------------------------------------------------------
+float tanh_act(float x) { return std::tanh(x); }
+float tanh_grad(float x) {
+    const float t = std::tanh(x);
+    return 1.0f - t * t;
+}
+
+float sigmoid(float x) {
+    // Only ever exponentiate a non-positive number so exp never overflows for large |x|.
+    if (x >= 0.0f) return 1.0f / (1.0f + std::exp(-x));
+    const float e = std::exp(x);
+    return e / (1.0f + e);
+}
+float sigmoid_grad(float x) {
+    const float s = sigmoid(x);
+    return s * (1.0f - s);
+}
+
+float relu(float x) { return x > 0.0f ? x : 0.0f; }
+float relu_grad(float x) { return x > 0.0f ? 1.0f : 0.0f; }
+
+float leaky_relu(float x, float alpha) { return x > 0.0f ? x : alpha * x; }
+float leaky_relu_grad(float x, float alpha) { return x > 0.0f ? 1.0f : alpha; }
+
+float gelu(float x) { return static_cast<float>(0.5 * x * (1.0 + std::erf(x / kSqrt2))); }
+float gelu_grad(float x) {
+    // d/dx [x Phi(x)] = Phi(x) + x phi(x)
+    const double xd = x;
+    const double cdf = 0.5 * (1.0 + std::erf(xd / kSqrt2));
+    const double pdf = kInvSqrt2Pi * std::exp(-0.5 * xd * xd);
+    return static_cast<float>(cdf + xd * pdf);
+}
+
+float gelu_tanh(float x) {
+    const float inner = kGeluTanhK * (x + kGeluTanhC * x * x * x);
+    return 0.5f * x * (1.0f + std::tanh(inner));
+}
+float gelu_tanh_grad(float x) {
+    const float inner = kGeluTanhK * (x + kGeluTanhC * x * x * x);
+    const float t = std::tanh(inner);
+    const float d_inner = kGeluTanhK * (1.0f + 3.0f * kGeluTanhC * x * x);
+    return 0.5f * (1.0f + t) + 0.5f * x * (1.0f - t * t) * d_inner;
+}
+
+float swish(float x, float beta) { return x * sigmoid(beta * x); }
+float swish_grad(float x, float beta) {
+    // d/dx [x s(bx)] = s + b x s (1 - s)
+    const float s = sigmoid(beta * x);
+    return s + beta * x * s * (1.0f - s);
+}
+
+float apply_activation(Activation a, float x) {
+    switch (a) {
+        case Activation::ReLU: return relu(x);
+        case Activation::GELU: return gelu(x);
+        case Activation::GELUTanh: return gelu_tanh(x);
+        case Activation::SiLU: return swish(x, 1.0f);
+        case Activation::GLU: return sigmoid(x);
+        case Activation::SwiGLU: return swish(x, 1.0f);
+        case Activation::GeGLU: return gelu(x);
+    }
+    throw std::invalid_argument("apply_activation: unknown Activation value " + std::to_string(int(a)));
+}
+
+float activation_grad(Activation a, float x) {
+    switch (a) {
+        case Activation::ReLU: return relu_grad(x);
+        case Activation::GELU: return gelu_grad(x);
+        case Activation::GELUTanh: return gelu_tanh_grad(x);
+        case Activation::SiLU: return swish_grad(x, 1.0f);
+        case Activation::GLU: return sigmoid_grad(x);
+        case Activation::SwiGLU: return swish_grad(x, 1.0f);
+        case Activation::GeGLU: return gelu_grad(x);
+    }
+    throw std::invalid_argument("activation_grad: unknown Activation value " + std::to_string(int(a)));
+}
+
+void apply_activation_inplace(Activation a, MatrixRM& x) {
+    // Dispatch once, not per element; ReLU is a pure Eigen max so it vectorizes.
+    float* p = x.data();
+    const Eigen::Index n = x.size();
+    auto each = [&](auto f) {
+        for (Eigen::Index i = 0; i < n; ++i) p[i] = f(p[i]);
+    };
+    switch (a) {
+        case Activation::ReLU: x.array() = x.array().max(0.0f); return;
+        case Activation::GELU:
+        case Activation::GeGLU: each([](float v) { return gelu(v); }); return;
+        case Activation::GELUTanh: each([](float v) { return gelu_tanh(v); }); return;
+        case Activation::SiLU:
+        case Activation::SwiGLU: each([](float v) { return swish(v, 1.0f); }); return;
+        case Activation::GLU: each([](float v) { return sigmoid(v); }); return;
+    }
+    throw std::invalid_argument("apply_activation_inplace: unknown Activation value " + std::to_string(int(a)));
+}
+
+// --- normalization -----------------------------------------------------------------------------------------------
+MatrixRM layer_norm(const MatrixRM& x, std::span<const float> gamma, std::span<const float> beta, float eps) {
+    const Eigen::Index d = x.cols();
+    check_affine("layer_norm", "gamma", gamma, d);
+    check_affine("layer_norm", "beta", beta, d);
+    MatrixRM y = x;
+    if (d == 0) return y;
+    for (Eigen::Index r = 0; r < y.rows(); ++r) {
+        auto row = y.row(r);
+        const float mean = row.mean();
+        row.array() -= mean;
+        const float var = row.squaredNorm() / float(d);  // biased, as torch.nn.LayerNorm
+        row *= 1.0f / std::sqrt(var + eps);
+    }
+    apply_affine(y, gamma, beta);
+    return y;
+}
+
+MatrixRM rms_norm(const MatrixRM& x, std::span<const float> gamma, float eps) {
+    const Eigen::Index d = x.cols();
+    check_affine("rms_norm", "gamma", gamma, d);
+    MatrixRM y = x;
+    if (d == 0) return y;
+    for (Eigen::Index r = 0; r < y.rows(); ++r) {
+        auto row = y.row(r);
+        const float ms = row.squaredNorm() / float(d);
+        row *= 1.0f / std::sqrt(ms + eps);
+    }
+    apply_affine(y, gamma, {});
+    return y;
+}
+
+MatrixRM apply_norm(NormKind kind, const MatrixRM& x, std::span<const float> gamma, std::span<const float> beta,
+                    float eps) {
+    switch (kind) {
+        case NormKind::LayerNorm: return layer_norm(x, gamma, beta, eps);
+        case NormKind::RMSNorm: return rms_norm(x, gamma, eps);
+    }
+    throw std::invalid_argument("apply_norm: unknown NormKind value " + std::to_string(int(kind)));
+}
+
+MatrixRM batch_norm(const MatrixRM& x, std::span<const float> gamma, std::span<const float> beta, float eps,
+                    BatchNormState& state, bool training) {
+    const Eigen::Index n = x.rows(), d = x.cols();
+    check_affine("batch_norm", "gamma", gamma, d);
+    check_affine("batch_norm", "beta", beta, d);
+    // An empty state starts where torch.nn.BatchNorm1d starts: running_mean = 0, running_var = 1.
+    if (state.running_mean.size() == 0) state.running_mean = RowVectorF::Zero(d);
+    if (state.running_var.size() == 0) state.running_var = RowVectorF::Ones(d);
+    if (state.running_mean.size() != d || state.running_var.size() != d)
+        throw std::invalid_argument("batch_norm: running stats have " + std::to_string(state.running_mean.size()) +
+                                    "/" + std::to_string(state.running_var.size()) + " features, x has d = " +
+                                    std::to_string(d));
+    MatrixRM y(n, d);
+    if (training) {
+        if (n < 2)
+            throw std::invalid_argument("batch_norm: training needs more than 1 row per feature (batch variance), "
+                                        "found N = " + std::to_string(n));
+        const RowVectorF mean = x.colwise().mean();
+        y = x.rowwise() - mean;
+        const RowVectorF var = y.colwise().squaredNorm() / float(n);  // biased: used to normalize
+        // sqrt then divide (IEEE exact) rather than Eigen's rsqrt, which may use an approximate SIMD instruction.
+        const RowVectorF inv_std = (var.array() + eps).sqrt().inverse().matrix();
+        y.array().rowwise() *= inv_std.array();
+        // torch updates running_var with the unbiased estimate and running = (1 - m) running + m batch.
+        const float m = state.momentum;
+        const float unbias = float(n) / float(n - 1);
+        state.running_mean = (1.0f - m) * state.running_mean + m * mean;
+        state.running_var = (1.0f - m) * state.running_var + (m * unbias) * var;
+    } else {
+        y = x.rowwise() - state.running_mean;
+        const RowVectorF inv_std = (state.running_var.array() + eps).sqrt().inverse().matrix();
+        y.array().rowwise() *= inv_std.array();
+    }
+    apply_affine(y, gamma, beta);
+    return y;
+}
+
+// --- positions ---------------------------------------------------------------------------------------------------
+MatrixRM sinusoidal_table(int n_pos, int d_model, float base) {
+    if (n_pos < 0 || d_model <= 0 || !(base > 0.0f))
+        throw std::invalid_argument("sinusoidal_table: expected n_pos >= 0, d_model > 0, base > 0; found n_pos = " +
+                                    std::to_string(n_pos) + ", d_model = " + std::to_string(d_model) +
+                                    ", base = " + std::to_string(base));
+    MatrixRM pe(n_pos, d_model);
+    // double angles: p / base^(2i/d) at p ~ 1e4 would lose digits in float before sin/cos.
+    for (int j = 0; j < d_model; j += 2) {
+        const double inv_freq = std::pow(double(base), -double(j) / double(d_model));
+        for (int p = 0; p < n_pos; ++p) {
+            const double angle = p * inv_freq;
+            pe(p, j) = float(std::sin(angle));
+            if (j + 1 < d_model) pe(p, j + 1) = float(std::cos(angle));
+        }
+    }
+    return pe;
+}
+
+void apply_rope_rows(float* x, int T, int d_head, int start_pos, float rope_theta, RopeLayout layout) {
+    if (d_head <= 0 || d_head % 2 != 0)
+        throw std::invalid_argument("apply_rope: d_head must be a positive even number, found " +
+                                    std::to_string(d_head));
+    if (T < 0 || start_pos < 0 || !(rope_theta > 0.0f))
+        throw std::invalid_argument("apply_rope: expected T >= 0, start_pos >= 0, rope_theta > 0; found T = " +
+                                    std::to_string(T) + ", start_pos = " + std::to_string(start_pos) +
+                                    ", rope_theta = " + std::to_string(rope_theta));
+    if (T == 0) return;
+    if (x == nullptr) throw std::invalid_argument("apply_rope: null data for T = " + std::to_string(T));
+    const int half = d_head / 2;
+    // Called per head inside attention: keep the frequency table on the stack for every realistic d_head.
+    std::array<double, 512> stack_freq;
+    std::vector<double> heap_freq;
+    double* inv_freq = stack_freq.data();
+    if (half > int(stack_freq.size())) {
+        heap_freq.resize(half);
+        inv_freq = heap_freq.data();
+    }
+    for (int i = 0; i < half; ++i) inv_freq[i] = std::pow(double(rope_theta), -2.0 * i / double(d_head));
+    for (int t = 0; t < T; ++t) {
+        float* row = x + int64_t(t) * d_head;
+        const double pos = double(start_pos + t);
+        for (int i = 0; i < half; ++i) {
+            const double angle = pos * inv_freq[i];
+            const float c = float(std::cos(angle)), s = float(std::sin(angle));
+            // Pair (a, b) -> (a cos - b sin, a sin + b cos): a 2-D rotation by angle.
+            float& a = layout == RopeLayout::Interleaved ? row[2 * i] : row[i];
+            float& b = layout == RopeLayout::Interleaved ? row[2 * i + 1] : row[i + half];
+            const float a0 = a, b0 = b;
+            a = a0 * c - b0 * s;
+            b = a0 * s + b0 * c;
+        }
+    }
+}
+
+void apply_rope(MatrixRM& x, int start_pos, float rope_theta, RopeLayout layout) {
+    apply_rope_rows(x.data(), int(x.rows()), int(x.cols()), start_pos, rope_theta, layout);
+}
+
+// --- softmax family ----------------------------------------------------------------------------------------------
+void softmax_rows_inplace(MatrixRM& x, float temperature) {
+    if (!(temperature > 0.0f) || !std::isfinite(temperature))
+        throw std::invalid_argument("softmax_rows: temperature must be a finite number > 0, found " +
+                                    std::to_string(temperature));
+    if (temperature != 1.0f) x.array() /= temperature;  // divide (not multiply by 1/T) to round like torch
+    for (Eigen::Index r = 0; r < x.rows(); ++r) {
+        auto row = x.row(r);
+        if (row.size() == 0) continue;
+        const float mx = row.maxCoeff();
+        if (mx == -kInf) {  // fully masked: defined as zeros, not 0/0
+            row.setZero();
+            continue;
+        }
+        row.array() = (row.array() - mx).exp();
+        row /= row.sum();
+    }
+}
+
+MatrixRM softmax_rows(const MatrixRM& scores, float temperature) {
+    MatrixRM y = scores;
+    softmax_rows_inplace(y, temperature);
+    return y;
+}
+
+MatrixRM log_softmax_rows(const MatrixRM& x) {
+    MatrixRM y = x;
+    for (Eigen::Index r = 0; r < y.rows(); ++r) {
+        auto row = y.row(r);
+        if (row.size() == 0) continue;
+        const float mx = row.maxCoeff();
+        if (mx == -kInf) {
+            row.setConstant(-kInf);
+            continue;
+        }
+        row.array() -= mx;
+        row.array() -= std::log(row.array().exp().sum());
+    }
+    return y;
+}
+
+Eigen::VectorXf logsumexp_rows(const MatrixRM& x) {
+    Eigen::VectorXf out(x.rows());
+    for (Eigen::Index r = 0; r < x.rows(); ++r) {
+        if (x.cols() == 0) {
+            out(r) = -kInf;  // log of an empty sum
+            continue;
+        }
+        const float mx = x.row(r).maxCoeff();
+        out(r) = mx == -kInf ? -kInf : mx + std::log((x.row(r).array() - mx).exp().sum());
+    }
+    return out;
+}
+
+MatrixRM naive_softmax_rows(const MatrixRM& x) {
+    // Deliberately the textbook formula: exp(1000) overflows to inf and inf/inf gives NaN.
+    MatrixRM y = x.array().exp().matrix();
+    for (Eigen::Index r = 0; r < y.rows(); ++r) y.row(r) /= y.row(r).sum();
+    return y;
+}
+
+float entropy_nats(std::span<const float> probs) {
+    double h = 0.0;
+    for (const float p : probs)
+        if (p > 0.0f) h -= double(p) * std::log(double(p));  // 0 log 0 = 0 (the limit)
+    return float(h);
+}
+
+// --- losses ------------------------------------------------------------------------------------------------------
+namespace {
+void check_targets(const char* fn, const MatrixRM& logits, std::span<const int> targets) {
+    if (static_cast<Eigen::Index>(targets.size()) != logits.rows())
+        throw std::invalid_argument(std::string(fn) + ": " + std::to_string(targets.size()) +
+                                    " targets for " + std::to_string(logits.rows()) + " logit rows");
+    for (size_t i = 0; i < targets.size(); ++i)
+        if (targets[i] != -1 && (targets[i] < 0 || targets[i] >= logits.cols()))
+            throw std::invalid_argument(std::string(fn) + ": target[" + std::to_string(i) + "] = " +
+                                        std::to_string(targets[i]) + ", expected -1 (ignore) or [0, " +
+                                        std::to_string(logits.cols()) + ")");
+}
+}  // namespace
+
+float cross_entropy(const MatrixRM& logits, std::span<const int> targets, float label_smoothing) {
+    check_targets("cross_entropy", logits, targets);
+    if (!(label_smoothing >= 0.0f && label_smoothing <= 1.0f))
+        throw std::invalid_argument("cross_entropy: label_smoothing must be in [0, 1], found " +
+                                    std::to_string(label_smoothing));
+    const Eigen::VectorXf lse = logsumexp_rows(logits);
+    const double V = double(logits.cols());
+    const double eps = label_smoothing;
+    double total = 0.0;
+    int64_t count = 0;
+    for (Eigen::Index r = 0; r < logits.rows(); ++r) {
+        const int t = targets[size_t(r)];
+        if (t == -1) continue;
+        // -log p_t = lse - z_t; smoothing spreads eps uniformly: eps * mean_j(-log p_j) = eps * (lse - mean_j z_j).
+        const double nll = double(lse(r)) - double(logits(r, t));
+        double loss = (1.0 - eps) * nll;
+        if (eps > 0.0) loss += eps * (double(lse(r)) - double(logits.row(r).sum()) / V);
+        total += loss;
+        ++count;
+    }
+    // Like torch's reduction='mean': 0/0 = NaN when every target is ignored.
+    return count ? float(total / double(count)) : std::numeric_limits<float>::quiet_NaN();
+}
+
+float z_loss(const MatrixRM& logits, std::span<const int> targets, float coef) {
+    check_targets("z_loss", logits, targets);
+    const Eigen::VectorXf lse = logsumexp_rows(logits);
+    double total = 0.0;
+    int64_t count = 0;
+    for (Eigen::Index r = 0; r < logits.rows(); ++r) {
+        if (targets[size_t(r)] == -1) continue;
+        total += double(lse(r)) * double(lse(r));
+        ++count;
+    }
+    // No rows to regularize contributes nothing (not NaN) so it can always be added to a loss.
+    return count ? float(coef * total / double(count)) : 0.0f;
+}
+
+// --- dropout -----------------------------------------------------------------------------------------------------
+void dropout_inplace(MatrixRM& x, float p, uint64_t seed, std::vector<uint8_t>* mask) {
+    if (!(p >= 0.0f && p < 1.0f))
+        throw std::invalid_argument("dropout: p must be in [0, 1), found " + std::to_string(p));
+    const Eigen::Index n = x.size();
+    if (mask) mask->assign(size_t(n), 1);
+    if (p == 0.0f) return;
+    const float scale = 1.0f / (1.0f - p);  // inverted dropout: expectation unchanged, eval needs no rescale
+    const double pd = p;
+    uint64_t state = seed;
+    float* v = x.data();
+    for (Eigen::Index i = 0; i < n; ++i) {
+        const double u = double(splitmix64(state) >> 11) * 0x1.0p-53;  // uniform in [0, 1)
+        if (u < pd) {
+            v[i] = 0.0f;
+            if (mask) (*mask)[size_t(i)] = 0;
+        } else {
+            v[i] *= scale;
+        }
+    }
+}
+
+}  // namespace ts
