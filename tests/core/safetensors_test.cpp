@@ -1,0 +1,225 @@
+// safetensors parser robustness and round trips, config.json parsing and ModelConfig validation messages.
+#include "core/model_config.h"
+#include "core/safetensors.h"
+#include "tests/test_util.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+namespace ts {
+namespace {
+
+std::string make_file(const std::string& header, const std::string& data) {
+    std::string out;
+    const uint64_t n = header.size();
+    for (int i = 0; i < 8; ++i) out.push_back(char((n >> (8 * i)) & 0xff));
+    return out + header + data;
+}
+
+WeightMap parse(const std::string& bytes) {
+    return parse_safetensors(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), "test.safetensors");
+}
+
+std::string error_of(const std::string& bytes) {
+    try {
+        (void)parse(bytes);
+    } catch (const std::runtime_error& e) {
+        return e.what();
+    }
+    return "<no error>";
+}
+
+std::string floats(std::initializer_list<float> v) {
+    std::string s(v.size() * 4, '\0');
+    std::memcpy(s.data(), std::data(v), s.size());
+    return s;
+}
+
+TEST(Safetensors, RoundTripThroughFile) {
+    WeightMap w;
+    w.emplace("a.weight", Tensor({2, 3}, {1, 2, 3, 4, 5, 6}));
+    w.emplace("b", Tensor({4}, {-1.5f, 0.0f, 3.25f, 1e-8f}));
+    const auto path = std::filesystem::temp_directory_path() / "ts_roundtrip.safetensors";
+    save_safetensors(path, w, {{"format", "pt"}});
+    std::map<std::string, std::string> meta;
+    const WeightMap r = load_safetensors(path, &meta);
+    ASSERT_EQ(r.size(), 2u);
+    EXPECT_EQ(r.at("a.weight").shape, (std::vector<int64_t>{2, 3}));
+    EXPECT_EQ(r.at("a.weight").data, w.at("a.weight").data);
+    EXPECT_EQ(r.at("b").data, w.at("b").data);
+    EXPECT_EQ(meta.at("format"), "pt");
+    std::filesystem::remove(path);
+}
+
+TEST(Safetensors, ReadsF16AndBF16) {
+    // F16: 1.0 = 0x3c00, -2.0 = 0xc000, 65504 = 0x7bff, smallest subnormal 2^-24 = 0x0001
+    // BF16: 1.0 = 0x3f80, -0.5 = 0xbf00
+    const std::string f16("\x00\x3c\x00\xc0\xff\x7b\x01\x00", 8);
+    const std::string bf16("\x80\x3f\x00\xbf", 4);
+    const std::string header =
+        R"({"h":{"dtype":"F16","shape":[4],"data_offsets":[0,8]},"b":{"dtype":"BF16","shape":[2],"data_offsets":[8,12]}})";
+    const WeightMap r = parse(make_file(header, f16 + bf16));
+    EXPECT_EQ(r.at("h").data, (std::vector<float>{1.0f, -2.0f, 65504.0f, 5.9604644775390625e-8f}));
+    EXPECT_EQ(r.at("b").data, (std::vector<float>{1.0f, -0.5f}));
+}
+
+TEST(Safetensors, RejectsTruncatedLengthPrefix) {
+    EXPECT_NE(error_of(std::string("\x05\x00\x00", 3)).find("too short"), std::string::npos);
+}
+
+TEST(Safetensors, RejectsHeaderLengthBeyondFile) {
+    std::string bytes = make_file(R"({})", "");
+    bytes[0] = char(200);
+    EXPECT_NE(error_of(bytes).find("runs past the end"), std::string::npos);
+}
+
+TEST(Safetensors, RejectsDataBeyondBuffer) {
+    const std::string h = R"({"x":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}})";
+    EXPECT_NE(error_of(make_file(h, floats({1, 2}))).find("truncated"), std::string::npos);
+}
+
+TEST(Safetensors, RejectsOverlappingTensors) {
+    const std::string h =
+        R"({"x":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"y":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}})";
+    EXPECT_NE(error_of(make_file(h, floats({1, 2, 3}))).find("overlap"), std::string::npos);
+}
+
+TEST(Safetensors, RejectsUnknownDtype) {
+    const std::string h = R"({"x":{"dtype":"I64","shape":[1],"data_offsets":[0,8]}})";
+    EXPECT_NE(error_of(make_file(h, floats({1, 2}))).find("unsupported dtype I64"), std::string::npos);
+}
+
+TEST(Safetensors, RejectsShapeByteCountMismatch) {
+    const std::string h = R"({"x":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}})";
+    EXPECT_NE(error_of(make_file(h, floats({1, 2}))).find("needs 12 bytes"), std::string::npos);
+}
+
+TEST(Safetensors, RejectsBeginAfterEndAndNegativeDims) {
+    EXPECT_NE(error_of(make_file(R"({"x":{"dtype":"F32","shape":[0],"data_offsets":[8,4]}})", floats({1, 2})))
+                  .find("begin > end"),
+              std::string::npos);
+    EXPECT_NE(error_of(make_file(R"({"x":{"dtype":"F32","shape":[-1],"data_offsets":[0,4]}})", floats({1})))
+                  .find("negative"),
+              std::string::npos);
+}
+
+TEST(Safetensors, RejectsNonUtf8AndDeeplyNestedJson) {
+    EXPECT_NE(error_of(make_file("{\"\xff\xfe\":1}", "")).find("invalid JSON"), std::string::npos);
+    std::string deep(200, '[');
+    deep += std::string(200, ']');
+    EXPECT_NE(error_of(make_file("{\"x\":" + deep + "}", "")).find("nested deeper"), std::string::npos);
+}
+
+TEST(Safetensors, RejectsMissingFields) {
+    EXPECT_NE(error_of(make_file(R"({"x":{"shape":[1],"data_offsets":[0,4]}})", floats({1}))).find("dtype"),
+              std::string::npos);
+    EXPECT_NE(error_of(make_file(R"({"x":{"dtype":"F32","shape":[1]}})", floats({1}))).find("data_offsets"),
+              std::string::npos);
+    EXPECT_NE(error_of(make_file(R"([1,2])", "")).find("not a JSON object"), std::string::npos);
+}
+
+TEST(Safetensors, MissingFileNamesThePath) {
+    try {
+        (void)load_safetensors("/nonexistent/dir/model.safetensors");
+        FAIL() << "expected an error";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("/nonexistent/dir/model.safetensors"), std::string::npos);
+    }
+}
+
+// --- ModelConfig ----------------------------------------------------------------------------------------------
+
+std::string validation_error(const ModelConfig& c) {
+    try {
+        c.validate();
+    } catch (const std::invalid_argument& e) {
+        return e.what();
+    }
+    return "<valid>";
+}
+
+TEST(ModelConfig, ValidateNamesTheField) {
+    ModelConfig c;
+    EXPECT_EQ(validation_error(c), "<valid>");
+    c.d_model = 100;
+    c.n_heads = 3;
+    EXPECT_EQ(validation_error(c), "d_model (100) must be divisible by n_heads (3)");
+    c = ModelConfig{};
+    c.n_heads = 4;
+    c.n_kv_heads = 3;
+    EXPECT_EQ(validation_error(c), "n_heads (4) must be divisible by n_kv_heads (3)");
+    c = ModelConfig{};
+    c.position = PositionKind::RoPE;
+    c.d_model = 12;
+    c.n_heads = 4;
+    c.n_kv_heads = 4;
+    EXPECT_NE(validation_error(c).find("RoPE needs an even d_head"), std::string::npos);
+    c = ModelConfig{};
+    c.arch = Arch::EncoderDecoder;
+    c.n_enc_layers = 0;
+    EXPECT_NE(validation_error(c).find("n_enc_layers"), std::string::npos);
+    c = ModelConfig{};
+    c.vocab_size = 0;
+    EXPECT_NE(validation_error(c).find("vocab_size"), std::string::npos);
+}
+
+TEST(ModelConfig, JsonRoundTripAndErrors) {
+    ModelConfig c;
+    c.arch = Arch::EncoderDecoder;
+    c.n_enc_layers = 3;
+    c.norm = NormKind::RMSNorm;
+    c.activation = Activation::SwiGLU;
+    c.position = PositionKind::RoPE;
+    c.rope_layout = RopeLayout::Interleaved;
+    c.rope_theta = 500000.0f;
+    c.n_kv_heads = 2;
+    const nlohmann::json j = c;
+    const ModelConfig r = j.get<ModelConfig>();
+    EXPECT_EQ(nlohmann::json(r), j);
+
+    nlohmann::json bad = j;
+    bad["activation"] = "mish";
+    try {
+        (void)bad.get<ModelConfig>();
+        FAIL();
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("'activation' has unknown value 'mish'"), std::string::npos);
+    }
+    bad = j;
+    bad["d_model"] = "64";
+    EXPECT_THROW((void)bad.get<ModelConfig>(), std::invalid_argument);
+}
+
+TEST(ModelConfig, LoadConfigReportsFileAndField) {
+    const auto path = std::filesystem::temp_directory_path() / "ts_bad_config.json";
+    std::ofstream(path) << R"({"d_model": 64, "n_heads": 5})";
+    try {
+        (void)load_config(path);
+        FAIL();
+    } catch (const std::runtime_error& e) {
+        const std::string msg = e.what();
+        EXPECT_NE(msg.find(path.string()), std::string::npos);
+        EXPECT_NE(msg.find("n_heads (5)"), std::string::npos);
+    }
+    std::filesystem::remove(path);
+}
+
+TEST(ModelConfig, SwiGLUWithTwoThirdsDffMatchesMlpParameterCount) {
+    // Shazeer 2020: a gated FFN with d_ff = 8/3 d_model has about the parameters of a 4 d_model MLP.
+    ModelConfig mlp;
+    mlp.d_model = 768;
+    mlp.d_ff = 4 * 768;
+    mlp.ffn_bias = false;
+    mlp.activation = Activation::GELU;
+    ModelConfig glu = mlp;
+    glu.activation = Activation::SwiGLU;
+    glu.d_ff = 8 * 768 / 3;  // 2048
+    const double ratio = double(glu.parameter_count()) / double(mlp.parameter_count());
+    EXPECT_NEAR(ratio, 1.0, 1e-3);
+}
+
+}  // namespace
+}  // namespace ts
