@@ -239,22 +239,25 @@ void save_safetensors(const std::filesystem::path& path, const WeightMap& tensor
     write_file_atomic(path, bytes);
 }
 
-ModelConfig load_config(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) fail(path.string(), std::string("cannot open: ") + std::strerror(errno));
-    std::stringstream ss;
-    ss << in.rdbuf();
-    const std::string text = ss.str();
-    const nlohmann::json j = parse_json_limited(text.data(), text.data() + text.size(), path.string());
+ModelConfig parse_config_json(std::string_view text, const std::string& what) {
+    const nlohmann::json j = parse_json_limited(text.data(), text.data() + text.size(), what);
     try {
         ModelConfig c = j.get<ModelConfig>();
         c.validate();
         return c;
     } catch (const std::invalid_argument& e) {
-        fail(path.string(), e.what());
+        fail(what, e.what());
     } catch (const nlohmann::json::exception& e) {
-        fail(path.string(), e.what());
+        fail(what, e.what());
     }
+}
+
+ModelConfig load_config(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) fail(path.string(), std::string("cannot open: ") + std::strerror(errno));
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return parse_config_json(ss.str(), path.string());
 }
 
 void save_config(const std::filesystem::path& path, const ModelConfig& c) {

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <string_view>
 
 namespace ts {
 
@@ -26,6 +27,8 @@ namespace ts {
 void save_safetensors(const std::filesystem::path& path, const WeightMap& tensors,
                       const std::map<std::string, std::string>& metadata = {});
 
+/// Parses config.json text (depth-limited JSON) and validates it. Throws std::runtime_error prefixed with `what`.
+[[nodiscard]] ModelConfig parse_config_json(std::string_view text, const std::string& what = "config.json");
 /// Reads our config.json. Throws std::runtime_error naming the file and the bad field.
 [[nodiscard]] ModelConfig load_config(const std::filesystem::path& path);
 void save_config(const std::filesystem::path& path, const ModelConfig& c);
