@@ -1,0 +1,190 @@
+// Multi-head attention sub-layer used by every stack: projections as whole-sequence GEMMs, head-major copies so
+// each KV group is one GEMM (grouped-query attention), masking with -inf, temperature softmax, output projection.
+#include "core/attention.h"
+
+#include "core/ops.h"
+
+#include <cmath>
+#include <limits>
+#include <span>
+#include <stdexcept>
+
+namespace ts::detail {
+
+void TraceSink::rec(const char* suffix, std::vector<int64_t> shape, const float* data) const {
+    if (!on) return;
+    const std::string name = prefix + suffix;
+    if (trace->wants(name)) trace->record(name, std::move(shape), data);
+}
+
+bool TraceSink::wants(const char* suffix) const { return on && trace->wants(prefix + suffix); }
+
+AttnWeights attn_weights(const Model& m, const std::string& prefix) {
+    AttnWeights w;
+    w.wq = &m.weight(prefix + ".wq");
+    w.wk = &m.weight(prefix + ".wk");
+    w.wv = &m.weight(prefix + ".wv");
+    w.wo = &m.weight(prefix + ".wo");
+    w.bq = m.find_weight(prefix + ".bq");
+    w.bk = m.find_weight(prefix + ".bk");
+    w.bv = m.find_weight(prefix + ".bv");
+    w.bo = m.find_weight(prefix + ".bo");
+    w.q_norm = m.find_weight(prefix + ".q_norm.weight");
+    w.k_norm = m.find_weight(prefix + ".k_norm.weight");
+    return w;
+}
+
+MaskTable build_mask(const MaskSpec& spec, int T, int S, int q_start, int k_start) {
+    MaskTable mt;
+    mt.T = T;
+    mt.S = S;
+    if (!spec.key_padding.empty() && static_cast<int>(spec.key_padding.size()) != S)
+        throw std::invalid_argument("key_padding has length " + std::to_string(spec.key_padding.size()) +
+                                    ", expected one entry per key (" + std::to_string(S) + ")");
+    if (spec.kind == MaskKind::Custom && static_cast<int64_t>(spec.custom.size()) != int64_t(T) * S)
+        throw std::invalid_argument("custom mask has " + std::to_string(spec.custom.size()) +
+                                    " entries, expected (T, S) = (" + std::to_string(T) + ", " + std::to_string(S) +
+                                    ") = " + std::to_string(int64_t(T) * S));
+    if (spec.kind == MaskKind::SlidingWindow && spec.window < 1)
+        throw std::invalid_argument("sliding-window mask needs window >= 1, got " + std::to_string(spec.window));
+    if (spec.kind == MaskKind::None && spec.key_padding.empty()) return mt;
+    mt.allowed.assign(size_t(T) * S, 1);
+    for (int t = 0; t < T; ++t) {
+        const int qpos = q_start + t;
+        uint8_t* row = mt.allowed.data() + size_t(t) * S;
+        for (int s = 0; s < S; ++s) {
+            const int kpos = k_start + s;
+            bool ok = true;
+            switch (spec.kind) {
+                case MaskKind::None: break;
+                case MaskKind::Causal: ok = kpos <= qpos; break;
+                case MaskKind::SlidingWindow: ok = kpos <= qpos && kpos > qpos - spec.window; break;
+                case MaskKind::Custom: ok = spec.custom[size_t(t) * S + s] != 0; break;
+            }
+            if (!spec.key_padding.empty() && spec.key_padding[s]) ok = false;
+            row[s] = ok ? 1 : 0;
+        }
+    }
+    return mt;
+}
+
+void linear(const MatrixRM& x, const Tensor& w, const Tensor* b, MatrixRM& out) {
+    const ConstMapRM W = w.mat();
+    out.resize(x.rows(), W.rows());
+    out.noalias() = x * W.transpose();
+    if (b) out.rowwise() += Eigen::Map<const RowVectorF>(b->data.data(), b->numel());
+}
+
+namespace {
+
+// (N, n*D) with head h in columns [h*D, (h+1)*D) -> head-major (n*N, D).
+void to_head_major(const MatrixRM& x, int n, int D, MatrixRM& out) {
+    const Eigen::Index N = x.rows();
+    out.resize(n * N, D);
+    for (int h = 0; h < n; ++h) out.middleRows(h * N, N) = x.middleCols(h * D, D);
+}
+
+// Copies rows [0, S) of each head's block (stride rows apart) into one contiguous (n, S, D) buffer for the trace.
+void record_heads(const TraceSink& sink, const char* suffix, const float* base, int n, int S, int stride, int D,
+                  std::vector<float>& gather) {
+    if (!sink.wants(suffix)) return;
+    if (stride == S) {
+        sink.rec(suffix, {n, S, D}, base);
+        return;
+    }
+    gather.resize(size_t(n) * S * D);
+    for (int g = 0; g < n; ++g)
+        std::copy_n(base + size_t(g) * stride * D, size_t(S) * D, gather.data() + size_t(g) * S * D);
+    sink.rec(suffix, {n, S, D}, gather.data());
+}
+
+}  // namespace
+
+void attention_forward(const AttnWeights& w, const AttnParams& p, const MatrixRM& xq, const MatrixRM& xkv,
+                       const MaskTable& mask, const CacheSlot* cache, AttnWorkspace& ws, const TraceSink& sink) {
+    const int H = p.n_heads, K = p.n_kv_heads, D = p.d_head, rep = H / K;
+    const int T = static_cast<int>(xq.rows());
+    const int Sn = static_cast<int>(xkv.rows());
+    const int n_past = cache ? cache->n_past : 0;
+    const int S = n_past + Sn;
+    const int k_start = p.q_start;  // RoPE only runs in self-attention, where new keys sit at the queries' positions
+
+    // --- projections over the whole sequence, then head-major copies -------------------------------------------
+    linear(xq, *w.wq, w.bq, ws.q);
+    linear(xkv, *w.wk, w.bk, ws.k);
+    linear(xkv, *w.wv, w.bv, ws.v);
+    to_head_major(ws.q, H, D, ws.qh);
+    to_head_major(ws.k, K, D, ws.kh);
+    to_head_major(ws.v, K, D, ws.vh);
+    sink.rec("q", {H, T, D}, ws.qh.data());
+    sink.rec("k", {K, Sn, D}, ws.kh.data());
+    sink.rec("v", {K, Sn, D}, ws.vh.data());
+
+    if (w.q_norm) {  // qk-norm: RMSNorm over d_head per head and position (before RoPE)
+        ws.qh = rms_norm(ws.qh, std::span<const float>(w.q_norm->data), p.norm_eps);
+        ws.kh = rms_norm(ws.kh, std::span<const float>(w.k_norm->data), p.norm_eps);
+        sink.rec("q_normed", {H, T, D}, ws.qh.data());
+        sink.rec("k_normed", {K, Sn, D}, ws.kh.data());
+    }
+    if (p.rope) {
+        for (int h = 0; h < H; ++h)
+            apply_rope_rows(ws.qh.data() + size_t(h) * T * D, T, D, p.q_start, p.rope_theta, p.rope_layout);
+        for (int g = 0; g < K; ++g)
+            apply_rope_rows(ws.kh.data() + size_t(g) * Sn * D, Sn, D, k_start, p.rope_theta, p.rope_layout);
+        sink.rec("q_rot", {H, T, D}, ws.qh.data());
+    }
+
+    // --- key/value storage: this call's rows, or the cache with them appended ------------------------------------
+    const float* kbase = ws.kh.data();
+    const float* vbase = ws.vh.data();
+    int stride = Sn;
+    if (cache) {
+        const int cap = cache->capacity;
+        for (int g = 0; g < K; ++g) {
+            cache->k->middleRows(g * cap + n_past, Sn) = ws.kh.middleRows(g * Sn, Sn);
+            cache->v->middleRows(g * cap + n_past, Sn) = ws.vh.middleRows(g * Sn, Sn);
+        }
+        kbase = cache->k->data();
+        vbase = cache->v->data();
+        stride = cap;
+    }
+    if (p.rope) record_heads(sink, "k_rot", kbase, K, S, stride, D, ws.gather);
+
+    // --- scores = Q K^T per KV group: the rep query heads sharing a KV head are one (rep*T, D) block ------------
+    ws.scores.resize(H * T, S);
+    for (int g = 0; g < K; ++g) {
+        const ConstMapRM Kg(kbase + size_t(g) * stride * D, S, D);
+        const ConstMapRM Qg(ws.qh.data() + size_t(g) * rep * T * D, rep * T, D);
+        ws.scores.middleRows(g * rep * T, rep * T).noalias() = Qg * Kg.transpose();
+    }
+    sink.rec("scores", {H, T, S}, ws.scores.data());
+    if (p.scale) ws.scores *= 1.0f / std::sqrt(static_cast<float>(D));
+    sink.rec("scores_scaled", {H, T, S}, ws.scores.data());
+    if (!mask.allowed.empty()) {
+        constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+        for (int h = 0; h < H; ++h)
+            for (int t = 0; t < T; ++t) {
+                float* row = ws.scores.data() + (size_t(h) * T + t) * S;
+                const uint8_t* ok = mask.allowed.data() + size_t(t) * S;
+                for (int s = 0; s < S; ++s)
+                    if (!ok[s]) row[s] = kNegInf;
+            }
+    }
+    sink.rec("scores_masked", {H, T, S}, ws.scores.data());
+    softmax_rows_inplace(ws.scores, p.temperature);  // fully masked rows -> zeros
+    sink.rec("probs", {H, T, S}, ws.scores.data());
+
+    // --- head outputs = P V per KV group, concatenated back to (T, H*D), then W_o ------------------------------
+    ws.head_out.resize(H * T, D);
+    for (int g = 0; g < K; ++g) {
+        const ConstMapRM Vg(vbase + size_t(g) * stride * D, S, D);
+        ws.head_out.middleRows(g * rep * T, rep * T).noalias() = ws.scores.middleRows(g * rep * T, rep * T) * Vg;
+    }
+    sink.rec("head_out", {H, T, D}, ws.head_out.data());
+    ws.concat.resize(T, H * D);
+    for (int h = 0; h < H; ++h) ws.concat.middleCols(h * D, D) = ws.head_out.middleRows(h * T, T);
+    linear(ws.concat, *w.wo, w.bo, ws.out);
+    sink.rec("out", ws.out);
+}
+
+}  // namespace ts::detail

@@ -1,0 +1,82 @@
+// Internal to core: one multi-head attention sub-layer (self or cross, MHA/GQA/MQA, optional qk-norm and RoPE,
+// masks, temperature, KV cache) over preallocated workspaces, plus the small trace helper the forward pass uses.
+// Public entry points are in core/model.h; this header is shared by core/forward.cpp and core/attention.cpp only.
+#pragma once
+
+#include "core/model.h"
+
+#include <string>
+#include <vector>
+
+namespace ts::detail {
+
+/// Records tensors under "<prefix><suffix>" when the trace wants them; builds no string when capture is off.
+struct TraceSink {
+    Trace* trace = nullptr;
+    bool on = false;     ///< trace->filter().captures_anything()
+    std::string prefix;  ///< e.g. "dec.3." (built only when on)
+
+    void rec(const char* suffix, std::vector<int64_t> shape, const float* data) const;
+    void rec(const char* suffix, const MatrixRM& m) const { rec(suffix, {m.rows(), m.cols()}, m.data()); }
+    [[nodiscard]] bool wants(const char* suffix) const;
+};
+
+/// out (N, out_features) = x (N, in_features) W^T + b, W in torch.nn.Linear layout (out, in); b may be null.
+/// `out` must not alias x. torch.nn.functional.linear.
+void linear(const MatrixRM& x, const Tensor& w, const Tensor* b, MatrixRM& out);
+
+/// Pointers into a Model's WeightMap for one attention block (biases / q-k norms null when absent).
+struct AttnWeights {
+    const Tensor *wq = nullptr, *wk = nullptr, *wv = nullptr, *wo = nullptr;
+    const Tensor *bq = nullptr, *bk = nullptr, *bv = nullptr, *bo = nullptr;
+    const Tensor *q_norm = nullptr, *k_norm = nullptr;
+};
+[[nodiscard]] AttnWeights attn_weights(const Model& m, const std::string& prefix);  // prefix "dec.0.attn"
+
+/// Which (query, key) pairs may attend, expanded once per stack call into a (T, S) table (1 = may attend).
+struct MaskTable {
+    std::vector<uint8_t> allowed;  ///< (T, S) row-major; empty = everything allowed
+    int T = 0, S = 0;
+};
+/// q_start / k_start: absolute positions of the first query row and first key column. Throws
+/// std::invalid_argument on a custom mask that is not (T, S), key_padding not of length S, or window < 1.
+[[nodiscard]] MaskTable build_mask(const MaskSpec& spec, int T, int S, int q_start, int k_start);
+
+/// Per-forward scratch for one attention kind (self or cross); sized on first use, reused by every layer.
+struct AttnWorkspace {
+    MatrixRM q, k, v;          ///< projections (T, H*D), (Sn, K*D), (Sn, K*D)
+    MatrixRM qh, kh, vh;       ///< head-major (H*T, D), (K*Sn, D), (K*Sn, D)
+    MatrixRM scores;           ///< (H*T, S), becomes probs in place
+    MatrixRM head_out;         ///< (H*T, D)
+    MatrixRM concat;           ///< (T, H*D)
+    MatrixRM out;              ///< (T, d_model)
+    std::vector<float> gather; ///< only used when capturing cached keys/values
+};
+
+struct AttnParams {
+    int n_heads = 1, n_kv_heads = 1, d_head = 1;
+    bool scale = true;
+    float temperature = 1.0f;
+    bool rope = false;
+    float rope_theta = 10000.0f;
+    RopeLayout rope_layout = RopeLayout::HalfSplit;
+    float norm_eps = 1e-5f;     ///< qk-norm epsilon
+    int q_start = 0;            ///< absolute position of the first query (RoPE)
+};
+
+/// Key/value storage of one layer in a KVCache: new keys are written at rows g*capacity + n_past + s.
+struct CacheSlot {
+    MatrixRM* k = nullptr;
+    MatrixRM* v = nullptr;
+    int n_past = 0;
+    int capacity = 0;
+};
+
+/// xq: (T, d_model) queries' input; xkv: (Sn, d_model) keys'/values' input (= xq for self-attention).
+/// Result in ws.out (T, d_model). With `cache`, keys/values of xkv are appended after cache->n_past and attention
+/// covers S = n_past + Sn keys. `mask` is (T, S) or empty. Records attn.* under sink (prefix includes the block).
+/// Source: "Attention Is All You Need" eq. 1 and §3.2.2; GQA (Ainslie et al. 2023); torch F.scaled_dot_product_attention.
+void attention_forward(const AttnWeights& w, const AttnParams& p, const MatrixRM& xq, const MatrixRM& xkv,
+                       const MaskTable& mask, const CacheSlot* cache, AttnWorkspace& ws, const TraceSink& sink);
+
+}  // namespace ts::detail

@@ -1,0 +1,393 @@
+// The model forward pass: embeddings and positions, encoder/decoder stacks of (self-attention, cross-attention,
+// FFN) layers with pre- or post-norm, final norm, LM head, KV cache, and the named trace of every intermediate.
+//
+// Trace names (recorded only when the ForwardOptions::capture filter wants them; T = query positions of this call,
+// S = keys attended (T, n_past + T with a KV cache, or the encoder length for cross-attention), Sn = keys/values
+// computed by this call (= T for self-attention), H = n_heads, K = n_kv_heads, D = d_head, F = d_ff):
+//   tok_emb.out            (T, d_model)  token embeddings (already × sqrt(d_model) when scale_embeddings)
+//   pos.out                (T, d_model)  additive positions (Sinusoidal, Learned only)
+//   embed.out              (T, d_model)  input of the first layer
+//   In forward_seq2seq the encoder's embeddings are "enc.tok_emb.out", "enc.pos.out", "enc.embed.out".
+// Per layer, s = enc | dec, i = layer index:
+//   s.i.attn_norm.out      (T, d_model)  pre-norm: norm(x), the attention input; post-norm: norm(x + attn(x))
+//   s.i.attn.q             (H, T, D)     query projection (+ bias), split into heads
+//   s.i.attn.k, s.i.attn.v (K, Sn, D)    key / value projections of this call's positions
+//   s.i.attn.q_normed, s.i.attn.k_normed  (H, T, D), (K, Sn, D)  after qk-norm [qk_norm]
+//   s.i.attn.q_rot         (H, T, D)     queries after RoPE [RoPE]
+//   s.i.attn.k_rot         (K, S, D)     keys after RoPE, all S attended keys (cached ones included) [RoPE]
+//   s.i.attn.scores        (H, T, S)     raw Q K^T
+//   s.i.attn.scores_scaled (H, T, S)     / sqrt(D) when scale_attn (equal to scores otherwise)
+//   s.i.attn.scores_masked (H, T, S)     -inf where the mask forbids attending
+//   s.i.attn.probs         (H, T, S)     softmax(scores_masked / temperature); fully masked rows are all 0
+//   s.i.attn.head_out      (H, T, D)     probs V per head
+//   s.i.attn.out           (T, d_model)  concat(head_out) W_o^T + b_o
+//   s.i.resid_attn         (T, d_model)  residual stream after the attention sub-layer
+//   dec.i.cross_norm.out, dec.i.cross_attn.* (same names and shapes, S = encoder length, no RoPE),
+//   dec.i.resid_cross      [encoder-decoder only]
+//   s.i.ffn_norm.out       (T, d_model)  like attn_norm.out
+//   s.i.ffn.pre_act        (T, F)        x W_up^T + b_up; gated FFNs: the gate branch x W_gate^T
+//   s.i.ffn.up             (T, F)        gated FFNs only: the linear branch x W_up^T + b_up
+//   s.i.ffn.post_act       (T, F)        act(pre_act); gated: act(gate) * up
+//   s.i.ffn.out            (T, d_model)  post_act W_down^T + b_down
+//   s.i.resid_ffn          (T, d_model)  residual stream after the FFN sub-layer (the layer's output)
+// After the stacks:
+//   enc.out                (S, d_model)  encoder output after enc.final_norm (encoder memory)
+//   final_norm.out         (T, d_model)  final hidden states (after the final norm, if the config has one)
+//   logits                 (T, vocab)    or (1, vocab) when all_logits = false
+#include "core/attention.h"
+#include "core/model.h"
+#include "core/ops.h"
+
+#include <algorithm>
+#include <cmath>
+#include <span>
+#include <stdexcept>
+#include <string>
+
+namespace ts {
+
+using detail::AttnParams;
+using detail::AttnWeights;
+using detail::AttnWorkspace;
+using detail::CacheSlot;
+using detail::MaskTable;
+using detail::TraceSink;
+
+namespace {
+
+struct NormW {
+    const Tensor* w = nullptr;
+    const Tensor* b = nullptr;
+};
+struct FfnW {
+    const Tensor *w_up = nullptr, *w_gate = nullptr, *w_down = nullptr, *b_up = nullptr, *b_down = nullptr;
+};
+struct LayerW {
+    NormW attn_norm, cross_norm, ffn_norm;
+    AttnWeights attn, cross;
+    FfnW ffn;
+};
+
+NormW norm_weights(const Model& m, const std::string& p) {
+    return {&m.weight(p + ".weight"), m.find_weight(p + ".bias")};
+}
+
+MatrixRM norm(const ModelConfig& c, const MatrixRM& x, const NormW& n) {
+    const std::span<const float> beta = n.b ? std::span<const float>(n.b->data) : std::span<const float>();
+    return apply_norm(c.norm, x, std::span<const float>(n.w->data), beta, c.norm_eps);
+}
+
+LayerW layer_weights(const Model& m, const std::string& p, bool cross) {
+    LayerW l;
+    l.attn_norm = norm_weights(m, p + ".attn_norm");
+    l.attn = detail::attn_weights(m, p + ".attn");
+    if (cross) {
+        l.cross_norm = norm_weights(m, p + ".cross_norm");
+        l.cross = detail::attn_weights(m, p + ".cross_attn");
+    }
+    l.ffn_norm = norm_weights(m, p + ".ffn_norm");
+    l.ffn.w_up = &m.weight(p + ".ffn.w_up");
+    l.ffn.w_gate = m.find_weight(p + ".ffn.w_gate");
+    l.ffn.w_down = &m.weight(p + ".ffn.w_down");
+    l.ffn.b_up = m.find_weight(p + ".ffn.b_up");
+    l.ffn.b_down = m.find_weight(p + ".ffn.b_down");
+    return l;
+}
+
+struct FfnWorkspace {
+    MatrixRM h, up, out;
+};
+
+// xn: (T, d_model) -> ws.out (T, d_model). Plain: act(x W_up^T + b_up) W_down^T + b_down; gated (GLU family,
+// Shazeer 2020): (act(x W_gate^T) * (x W_up^T + b_up)) W_down^T + b_down.
+void ffn_forward(const ModelConfig& c, const FfnW& f, const MatrixRM& xn, FfnWorkspace& ws, const TraceSink& sink) {
+    if (f.w_gate) {
+        detail::linear(xn, *f.w_gate, nullptr, ws.h);
+        sink.rec("ffn.pre_act", ws.h);
+        detail::linear(xn, *f.w_up, f.b_up, ws.up);
+        sink.rec("ffn.up", ws.up);
+        apply_activation_inplace(c.activation, ws.h);
+        ws.h.array() *= ws.up.array();
+    } else {
+        detail::linear(xn, *f.w_up, f.b_up, ws.h);
+        sink.rec("ffn.pre_act", ws.h);
+        apply_activation_inplace(c.activation, ws.h);
+    }
+    sink.rec("ffn.post_act", ws.h);
+    detail::linear(ws.h, *f.w_down, f.b_down, ws.out);
+    sink.rec("ffn.out", ws.out);
+}
+
+// Makes room for `needed` positions in every layer (n_kv_heads * capacity rows per layer), keeping the cached rows.
+void reserve_cache(KVCache& c, int n_layers, int K, int D, int needed) {
+    if (static_cast<int>(c.k.size()) != n_layers || static_cast<int>(c.v.size()) != n_layers) {
+        if (c.n_past != 0 || !c.k.empty() || !c.v.empty())
+            throw std::invalid_argument("KV cache holds " + std::to_string(c.k.size()) + " layers, the model has " +
+                                        std::to_string(n_layers) + " (reset() the cache for a new model)");
+        c.k.assign(n_layers, MatrixRM());
+        c.v.assign(n_layers, MatrixRM());
+        c.capacity = 0;
+    }
+    if (c.n_past < 0 || c.n_past > c.capacity)
+        throw std::invalid_argument("KV cache n_past (" + std::to_string(c.n_past) + ") outside [0, capacity = " +
+                                    std::to_string(c.capacity) + "]");
+    for (int i = 0; i < n_layers; ++i)
+        if (c.capacity > 0 && (c.k[i].rows() != int64_t(K) * c.capacity || c.k[i].cols() != D ||
+                               c.v[i].rows() != c.k[i].rows() || c.v[i].cols() != D))
+            throw std::invalid_argument("KV cache layer " + std::to_string(i) + " is (" +
+                                        std::to_string(c.k[i].rows()) + ", " + std::to_string(c.k[i].cols()) +
+                                        "), expected (n_kv_heads * capacity, d_head) = (" +
+                                        std::to_string(int64_t(K) * c.capacity) + ", " + std::to_string(D) + ")");
+    if (needed <= c.capacity) return;
+    const int new_cap = std::max({needed, 2 * c.capacity, 64});
+    for (int i = 0; i < n_layers; ++i)
+        for (MatrixRM* buf : {&c.k[i], &c.v[i]}) {
+            MatrixRM grown(int64_t(K) * new_cap, D);
+            for (int g = 0; g < K; ++g)
+                if (c.n_past > 0) grown.middleRows(g * new_cap, c.n_past) = buf->middleRows(g * c.capacity, c.n_past);
+            buf->swap(grown);
+        }
+    c.capacity = new_cap;
+}
+
+// Runs the layers of one stack over x (T, d_model) in place. memory != nullptr adds cross-attention.
+void run_layers(const Model& m, const std::string& stack, int n_layers, MatrixRM& x, const MatrixRM* memory,
+                const MaskSpec& self_mask, const ForwardOptions& opt, Trace& trace, KVCache* cache, int start_pos) {
+    const ModelConfig& c = m.config();
+    const bool pre = c.norm_placement == NormPlacement::Pre;
+    const int T = static_cast<int>(x.rows());
+    const int n_past = cache ? cache->n_past : 0;
+    const int S = n_past + T;
+    if (cache) reserve_cache(*cache, n_layers, c.n_kv_heads, c.d_head(), S);
+
+    // Keys of this call sit at positions start_pos.., cached keys at 0..n_past-1 (then start_pos == n_past).
+    const MaskTable self_table = detail::build_mask(self_mask, T, S, start_pos, start_pos - n_past);
+    MaskTable cross_table;
+    if (memory) {
+        MaskSpec pad;
+        pad.kind = MaskKind::None;
+        pad.key_padding = opt.enc_mask.key_padding;
+        cross_table = detail::build_mask(pad, T, static_cast<int>(memory->rows()), 0, 0);
+    }
+
+    AttnParams ap;
+    ap.n_heads = c.n_heads;
+    ap.n_kv_heads = c.n_kv_heads;
+    ap.d_head = c.d_head();
+    ap.scale = c.scale_attn;
+    ap.temperature = opt.temperature;
+    ap.rope = c.position == PositionKind::RoPE;
+    ap.rope_theta = c.rope_theta;
+    ap.rope_layout = c.rope_layout;
+    ap.norm_eps = c.norm_eps;
+    ap.q_start = start_pos;
+    AttnParams cross_ap = ap;
+    cross_ap.rope = false;
+    cross_ap.q_start = 0;
+
+    AttnWorkspace self_ws, cross_ws;
+    FfnWorkspace ffn_ws;
+    MatrixRM xn;
+    TraceSink sink{&trace, trace.filter().captures_anything(), {}};
+    TraceSink attn_sink = sink, cross_sink = sink;
+
+    for (int i = 0; i < n_layers; ++i) {
+        const std::string lp = stack + "." + std::to_string(i);
+        const LayerW w = layer_weights(m, lp, memory != nullptr);
+        if (sink.on) {
+            sink.prefix = lp + ".";
+            attn_sink.prefix = lp + ".attn.";
+            cross_sink.prefix = lp + ".cross_attn.";
+        }
+        CacheSlot slot;
+        if (cache) slot = CacheSlot{&cache->k[i], &cache->v[i], n_past, cache->capacity};
+
+        // --- self-attention ---
+        if (pre) {
+            xn = norm(c, x, w.attn_norm);
+            sink.rec("attn_norm.out", xn);
+            detail::attention_forward(w.attn, ap, xn, xn, self_table, cache ? &slot : nullptr, self_ws, attn_sink);
+            x += self_ws.out;
+        } else {
+            detail::attention_forward(w.attn, ap, x, x, self_table, cache ? &slot : nullptr, self_ws, attn_sink);
+            x += self_ws.out;
+            x = norm(c, x, w.attn_norm);
+            sink.rec("attn_norm.out", x);
+        }
+        sink.rec("resid_attn", x);
+
+        // --- cross-attention over the encoder memory ---
+        if (memory) {
+            if (pre) {
+                xn = norm(c, x, w.cross_norm);
+                sink.rec("cross_norm.out", xn);
+                detail::attention_forward(w.cross, cross_ap, xn, *memory, cross_table, nullptr, cross_ws, cross_sink);
+                x += cross_ws.out;
+            } else {
+                detail::attention_forward(w.cross, cross_ap, x, *memory, cross_table, nullptr, cross_ws, cross_sink);
+                x += cross_ws.out;
+                x = norm(c, x, w.cross_norm);
+                sink.rec("cross_norm.out", x);
+            }
+            sink.rec("resid_cross", x);
+        }
+
+        // --- feed-forward ---
+        if (pre) {
+            xn = norm(c, x, w.ffn_norm);
+            sink.rec("ffn_norm.out", xn);
+            ffn_forward(c, w.ffn, xn, ffn_ws, sink);
+            x += ffn_ws.out;
+        } else {
+            ffn_forward(c, w.ffn, x, ffn_ws, sink);
+            x += ffn_ws.out;
+            x = norm(c, x, w.ffn_norm);
+            sink.rec("ffn_norm.out", x);
+        }
+        sink.rec("resid_ffn", x);
+    }
+    if (cache) cache->n_past += T;
+}
+
+void check_input(const ModelConfig& c, const MatrixRM& x, const char* what) {
+    if (x.rows() == 0) throw std::invalid_argument(std::string(what) + ": empty input (0 positions)");
+    if (x.cols() != c.d_model)
+        throw std::invalid_argument(std::string(what) + ": input has " + std::to_string(x.cols()) +
+                                    " columns, expected d_model = " + std::to_string(c.d_model));
+}
+
+// ids -> (T, d_model): tok_emb[id] (× sqrt(d_model)) + additive positions of start_pos..start_pos+T-1.
+MatrixRM embed(const Model& m, const std::vector<int>& ids, int start_pos, Trace& trace, const std::string& prefix) {
+    const ModelConfig& c = m.config();
+    if (ids.empty()) throw std::invalid_argument("forward: empty token ids (need at least one token)");
+    const int T = static_cast<int>(ids.size());
+    const Tensor& emb = m.weight("tok_emb.weight");
+    const bool cap = trace.filter().captures_anything();
+    MatrixRM x(T, c.d_model);
+    const float scale = c.scale_embeddings ? std::sqrt(static_cast<float>(c.d_model)) : 1.0f;
+    for (int t = 0; t < T; ++t) {
+        const int id = ids[t];
+        if (id < 0 || id >= c.vocab_size)
+            throw std::invalid_argument("forward: token id " + std::to_string(id) + " at position " +
+                                        std::to_string(t) + " is outside [0, vocab_size = " +
+                                        std::to_string(c.vocab_size) + ")");
+        x.row(t) = Eigen::Map<const RowVectorF>(emb.data.data() + size_t(id) * c.d_model, c.d_model) * scale;
+    }
+    if (cap) trace.record(prefix + "tok_emb.out", x);
+    if (c.position == PositionKind::Learned) {
+        if (start_pos + T > c.max_seq_len)
+            throw std::invalid_argument("forward: positions " + std::to_string(start_pos) + ".." +
+                                        std::to_string(start_pos + T - 1) + " exceed max_seq_len = " +
+                                        std::to_string(c.max_seq_len) + " (learned positions)");
+        const ConstMapRM pos(m.weight("pos_emb.weight").data.data() + size_t(start_pos) * c.d_model, T, c.d_model);
+        if (cap && trace.wants(prefix + "pos.out")) trace.record(prefix + "pos.out", {T, c.d_model}, pos.data());
+        x += pos;
+    } else if (c.position == PositionKind::Sinusoidal) {
+        const MatrixRM table = sinusoidal_table(start_pos + T, c.d_model, c.sinusoidal_base);
+        const MatrixRM pos = table.bottomRows(T);
+        if (cap) trace.record(prefix + "pos.out", pos);
+        x += pos;
+    }
+    if (cap) trace.record(prefix + "embed.out", x);
+    return x;
+}
+
+MatrixRM lm_head(const Model& m, const MatrixRM& hidden, bool all_logits) {
+    const Tensor* w = m.config().tie_embeddings ? m.find_weight("tok_emb.weight") : m.find_weight("lm_head.weight");
+    if (!w) return {};
+    const ConstMapRM W = w->mat();
+    MatrixRM logits;
+    if (all_logits)
+        logits.noalias() = hidden * W.transpose();
+    else
+        logits.noalias() = hidden.bottomRows(1) * W.transpose();
+    return logits;
+}
+
+MatrixRM final_norm(const Model& m, const std::string& stack, MatrixRM x) {
+    if (!m.config().final_norm) return x;
+    return norm(m.config(), x, norm_weights(m, stack + ".final_norm"));
+}
+
+}  // namespace
+
+MatrixRM encoder_stack_forward(const Model& m, const MatrixRM& x, const ForwardOptions& opt, Trace& trace) {
+    const ModelConfig& c = m.config();
+    if (!c.has_encoder())
+        throw std::invalid_argument("encoder_stack_forward: model '" + c.name + "' is decoder-only (no encoder)");
+    check_input(c, x, "encoder_stack_forward");
+    MatrixRM h = x;
+    const int n = c.arch == Arch::EncoderDecoder ? c.n_enc_layers : c.n_layers;
+    run_layers(m, "enc", n, h, nullptr, opt.enc_mask, opt, trace, nullptr, 0);
+    h = final_norm(m, "enc", std::move(h));
+    if (trace.filter().captures_anything()) trace.record("enc.out", h);
+    return h;
+}
+
+MatrixRM decoder_stack_forward(const Model& m, const MatrixRM& x, const MatrixRM* memory, const ForwardOptions& opt,
+                               Trace& trace, KVCache* cache, int start_pos) {
+    const ModelConfig& c = m.config();
+    if (!c.has_decoder())
+        throw std::invalid_argument("decoder_stack_forward: model '" + c.name + "' is encoder-only (no decoder)");
+    check_input(c, x, "decoder_stack_forward");
+    if (c.arch == Arch::EncoderDecoder && !memory)
+        throw std::invalid_argument("decoder_stack_forward: encoder-decoder model needs the encoder memory");
+    if (c.arch != Arch::EncoderDecoder && memory)
+        throw std::invalid_argument("decoder_stack_forward: memory given but decoder-only model '" + c.name +
+                                    "' has no cross-attention");
+    if (memory && memory->cols() != c.d_model)
+        throw std::invalid_argument("decoder_stack_forward: memory has " + std::to_string(memory->cols()) +
+                                    " columns, expected d_model = " + std::to_string(c.d_model));
+    if (cache && start_pos != cache->n_past)
+        throw std::invalid_argument("decoder_stack_forward: start_pos (" + std::to_string(start_pos) +
+                                    ") must equal cache->n_past (" + std::to_string(cache->n_past) + ")");
+    if (start_pos < 0) throw std::invalid_argument("decoder_stack_forward: negative start_pos");
+    MatrixRM h = x;
+    run_layers(m, "dec", c.n_layers, h, memory, opt.self_mask, opt, trace, cache, start_pos);
+    h = final_norm(m, "dec", std::move(h));
+    if (trace.filter().captures_anything()) trace.record("final_norm.out", h);
+    return h;
+}
+
+ForwardResult forward(const Model& m, const std::vector<int>& ids, const ForwardOptions& opt, KVCache* cache) {
+    const ModelConfig& c = m.config();
+    if (c.arch == Arch::EncoderDecoder)
+        throw std::invalid_argument("forward: model '" + c.name +
+                                    "' is encoder-decoder; use forward_seq2seq(src_ids, tgt_ids)");
+    if (cache && c.arch == Arch::EncoderOnly)
+        throw std::invalid_argument("forward: a KV cache needs a decoder (model '" + c.name + "' is encoder-only)");
+    ForwardResult r;
+    r.trace = std::make_shared<Trace>(opt.capture);
+    Trace& trace = *r.trace;
+    const int start = cache ? cache->n_past : 0;
+    const MatrixRM x = embed(m, ids, start, trace, "");
+    if (c.arch == Arch::EncoderOnly) {
+        r.hidden = encoder_stack_forward(m, x, opt, trace);
+        if (trace.filter().captures_anything()) trace.record("final_norm.out", r.hidden);
+    } else {
+        r.hidden = decoder_stack_forward(m, x, nullptr, opt, trace, cache, start);
+    }
+    r.logits = lm_head(m, r.hidden, opt.all_logits);
+    if (trace.filter().captures_anything() && r.logits.size()) trace.record("logits", r.logits);
+    return r;
+}
+
+ForwardResult forward_seq2seq(const Model& m, const std::vector<int>& src_ids, const std::vector<int>& tgt_ids,
+                              const ForwardOptions& opt) {
+    const ModelConfig& c = m.config();
+    if (c.arch != Arch::EncoderDecoder)
+        throw std::invalid_argument("forward_seq2seq: model '" + c.name + "' is " + to_string(c.arch) +
+                                    ", not encoder_decoder; use forward(ids)");
+    ForwardResult r;
+    r.trace = std::make_shared<Trace>(opt.capture);
+    Trace& trace = *r.trace;
+    const MatrixRM src = embed(m, src_ids, 0, trace, "enc.");
+    const MatrixRM memory = encoder_stack_forward(m, src, opt, trace);
+    const MatrixRM tgt = embed(m, tgt_ids, 0, trace, "");
+    r.hidden = decoder_stack_forward(m, tgt, &memory, opt, trace, nullptr, 0);
+    r.logits = lm_head(m, r.hidden, opt.all_logits);
+    if (trace.filter().captures_anything() && r.logits.size()) trace.record("logits", r.logits);
+    return r;
+}
+
+}  // namespace ts

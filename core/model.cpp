@@ -1,0 +1,147 @@
+// Model weights: the list of names/shapes a config implies (expected_weights), seeded random initialisation,
+// and the Model constructor that checks a WeightMap against that list.
+#include "core/model.h"
+
+#include <random>
+#include <set>
+#include <stdexcept>
+#include <string>
+
+namespace ts {
+
+namespace {
+
+using WeightList = std::vector<std::pair<std::string, std::vector<int64_t>>>;
+
+void add_norm(WeightList& out, const ModelConfig& c, const std::string& name) {
+    out.push_back({name + ".weight", {c.d_model}});
+    if (c.norm == NormKind::LayerNorm && c.norm_bias) out.push_back({name + ".bias", {c.d_model}});
+}
+
+void add_attention(WeightList& out, const ModelConfig& c, const std::string& p) {
+    const int64_t D = c.d_model, H = c.n_heads, K = c.n_kv_heads, Dh = c.d_head();
+    out.push_back({p + ".wq", {H * Dh, D}});
+    out.push_back({p + ".wk", {K * Dh, D}});
+    out.push_back({p + ".wv", {K * Dh, D}});
+    out.push_back({p + ".wo", {D, H * Dh}});
+    if (c.attn_qkv_bias) {
+        out.push_back({p + ".bq", {H * Dh}});
+        out.push_back({p + ".bk", {K * Dh}});
+        out.push_back({p + ".bv", {K * Dh}});
+    }
+    if (c.attn_out_bias) out.push_back({p + ".bo", {D}});
+    // ModelConfig::parameter_count counts q/k norms for every attention block, cross attention included.
+    if (c.qk_norm) {
+        out.push_back({p + ".q_norm.weight", {Dh}});
+        out.push_back({p + ".k_norm.weight", {Dh}});
+    }
+}
+
+void add_ffn(WeightList& out, const ModelConfig& c, const std::string& p) {
+    const int64_t D = c.d_model, F = c.d_ff;
+    out.push_back({p + ".w_up", {F, D}});
+    if (is_gated(c.activation)) out.push_back({p + ".w_gate", {F, D}});
+    out.push_back({p + ".w_down", {D, F}});
+    if (c.ffn_bias) {
+        out.push_back({p + ".b_up", {F}});
+        out.push_back({p + ".b_down", {D}});
+    }
+}
+
+void add_layer(WeightList& out, const ModelConfig& c, const std::string& stack, int i, bool cross) {
+    const std::string p = stack + "." + std::to_string(i);
+    add_norm(out, c, p + ".attn_norm");
+    add_attention(out, c, p + ".attn");
+    if (cross) {
+        add_norm(out, c, p + ".cross_norm");
+        add_attention(out, c, p + ".cross_attn");
+    }
+    add_norm(out, c, p + ".ffn_norm");
+    add_ffn(out, c, p + ".ffn");
+}
+
+std::string shape_str(const std::vector<int64_t>& s) {
+    std::string r = "(";
+    for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
+    return r + ")";
+}
+
+bool ends_with(const std::string& s, std::string_view suffix) {
+    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::vector<int64_t>>> expected_weights(const ModelConfig& c) {
+    c.validate();
+    WeightList out;
+    out.push_back({"tok_emb.weight", {c.vocab_size, c.d_model}});
+    if (c.position == PositionKind::Learned) out.push_back({"pos_emb.weight", {c.max_seq_len, c.d_model}});
+    if (c.arch == Arch::EncoderDecoder) {
+        for (int i = 0; i < c.n_enc_layers; ++i) add_layer(out, c, "enc", i, false);
+        if (c.final_norm) add_norm(out, c, "enc.final_norm");
+        for (int i = 0; i < c.n_layers; ++i) add_layer(out, c, "dec", i, true);
+        if (c.final_norm) add_norm(out, c, "dec.final_norm");
+    } else {
+        const std::string stack = c.arch == Arch::EncoderOnly ? "enc" : "dec";
+        for (int i = 0; i < c.n_layers; ++i) add_layer(out, c, stack, i, false);
+        if (c.final_norm) add_norm(out, c, stack + ".final_norm");
+    }
+    if (!c.tie_embeddings && c.arch != Arch::EncoderOnly) out.push_back({"lm_head.weight", {c.vocab_size, c.d_model}});
+    return out;
+}
+
+WeightMap init_weights(const ModelConfig& c, uint64_t seed) {
+    WeightMap w;
+    std::mt19937_64 rng(seed);
+    std::normal_distribution<float> normal(0.0f, 0.02f);
+    for (auto& [name, shape] : expected_weights(c)) {
+        Tensor t(shape);
+        const bool is_norm_weight = ends_with(name, "norm.weight");
+        const bool is_bias = ends_with(name, ".bias") || ends_with(name, ".bq") || ends_with(name, ".bk") ||
+                             ends_with(name, ".bv") || ends_with(name, ".bo") || ends_with(name, ".b_up") ||
+                             ends_with(name, ".b_down");
+        if (is_norm_weight)
+            std::fill(t.data.begin(), t.data.end(), 1.0f);
+        else if (!is_bias)
+            for (float& v : t.data) v = normal(rng);
+        w.emplace(name, std::move(t));
+    }
+    return w;
+}
+
+Model::Model(ModelConfig config, WeightMap weights) : m_config(std::move(config)), m_weights(std::move(weights)) {
+    const auto expected = expected_weights(m_config);  // validates the config
+    std::set<std::string, std::less<>> names;
+    for (const auto& [name, shape] : expected) {
+        names.insert(name);
+        auto it = m_weights.find(name);
+        if (it == m_weights.end())
+            throw std::invalid_argument("model '" + m_config.name + "': missing weight '" + name +
+                                        "' (expected shape " + shape_str(shape) + ")");
+        const Tensor& t = it->second;
+        if (t.shape != shape)
+            throw std::invalid_argument("model '" + m_config.name + "': weight '" + name + "' has shape " +
+                                        t.shape_str() + ", expected " + shape_str(shape));
+        if (t.numel() != Tensor::count(shape))
+            throw std::invalid_argument("model '" + m_config.name + "': weight '" + name + "' holds " +
+                                        std::to_string(t.numel()) + " values, shape " + shape_str(shape) +
+                                        " needs " + std::to_string(Tensor::count(shape)));
+    }
+    for (const auto& [name, t] : m_weights)
+        if (!names.count(name))
+            throw std::invalid_argument("model '" + m_config.name + "': unexpected weight '" + name + "' " +
+                                        t.shape_str() + " (not used by this config)");
+}
+
+const Tensor& Model::weight(std::string_view name) const {
+    if (const Tensor* t = find_weight(name)) return *t;
+    throw std::out_of_range("model '" + m_config.name + "' has no weight named '" + std::string(name) + "'");
+}
+
+const Tensor* Model::find_weight(std::string_view name) const {
+    auto it = m_weights.find(name);
+    return it == m_weights.end() ? nullptr : &it->second;
+}
+
+}  // namespace ts
