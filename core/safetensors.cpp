@@ -128,8 +128,12 @@ void write_file_atomic(const std::filesystem::path& path, const std::string& byt
 
 }  // namespace
 
-WeightMap parse_safetensors(const uint8_t* bytes, size_t size, const std::string& what,
-                            std::map<std::string, std::string>* metadata) {
+namespace {
+
+/// Shared by both parse_safetensors overloads. `released(begin, end)` is told each decoded tensor's source bytes.
+WeightMap parse_impl(const uint8_t* bytes, size_t size, const std::string& what, const SafetensorsReadOptions& opt,
+                     std::map<std::string, std::string>* metadata,
+                     const std::function<void(const uint8_t*, const uint8_t*)>& released) {
     if (size < 8) fail(what, "file is " + std::to_string(size) + " bytes, too short for the 8-byte header length");
     uint64_t header_len = 0;
     for (int i = 7; i >= 0; --i) header_len = (header_len << 8) | bytes[i];
@@ -144,12 +148,14 @@ WeightMap parse_safetensors(const uint8_t* bytes, size_t size, const std::string
     const uint8_t* buffer = bytes + 8 + header_len;
     const uint64_t buffer_size = size - 8 - header_len;
 
-    struct Span {
+    struct Entry {
         uint64_t begin, end;
-        std::string name;
+        std::string name, dtype;
+        std::vector<int64_t> shape;
+        bool skip;
     };
-    std::vector<Span> spans;
-    WeightMap out;
+    std::vector<Entry> entries;
+    uint64_t total = 0;
     for (const auto& [name, info] : header.items()) {
         if (name == "__metadata__") {
             if (!info.is_object()) fail(what, "__metadata__ is not an object");
@@ -159,6 +165,7 @@ WeightMap parse_safetensors(const uint8_t* bytes, size_t size, const std::string
             continue;
         }
         const std::string where = "tensor '" + name + "'";
+        const bool skip = opt.skip && opt.skip(name);
         if (!info.is_object()) fail(what, where + " entry is not an object");
         if (!info.contains("dtype") || !info["dtype"].is_string()) fail(what, where + " has no string dtype");
         if (!info.contains("shape") || !info["shape"].is_array()) fail(what, where + " has no shape array");
@@ -166,7 +173,8 @@ WeightMap parse_safetensors(const uint8_t* bytes, size_t size, const std::string
             fail(what, where + " has no [begin, end] data_offsets");
         const std::string dtype = info["dtype"].get<std::string>();
         const size_t esize = dtype_size(dtype);
-        if (esize == 0) fail(what, where + " has unsupported dtype " + dtype + " (supported: F32, F16, BF16)");
+        if (esize == 0 && !skip)
+            fail(what, where + " has unsupported dtype " + dtype + " (supported: F32, F16, BF16)");
         std::vector<int64_t> shape;
         uint64_t numel = 1;
         for (const auto& d : info["shape"]) {
@@ -184,37 +192,74 @@ WeightMap parse_safetensors(const uint8_t* bytes, size_t size, const std::string
         if (e > buffer_size)
             fail(what, where + " data ends at byte " + std::to_string(e) + " but the data buffer has " +
                            std::to_string(buffer_size) + " bytes (truncated file?)");
-        if (e - b != numel * esize)
+        if (!skip && e - b != numel * esize)
             fail(what, where + " shape " + Tensor(shape).shape_str() + " of " + dtype + " needs " +
                            std::to_string(numel * esize) + " bytes but data_offsets span " + std::to_string(e - b));
-        spans.push_back({b, e, name});
+        if (!skip) total += e - b;
+        entries.push_back({b, e, name, dtype, std::move(shape), skip});
+    }
+    std::vector<const Entry*> by_offset;
+    for (const Entry& en : entries) by_offset.push_back(&en);
+    std::sort(by_offset.begin(), by_offset.end(), [](const Entry* a, const Entry* b) { return a->begin < b->begin; });
+    for (size_t i = 1; i < by_offset.size(); ++i)
+        if (by_offset[i]->begin < by_offset[i - 1]->end)
+            fail(what, "tensors '" + by_offset[i - 1]->name + "' and '" + by_offset[i]->name +
+                           "' overlap in the data buffer");
 
+    WeightMap out;
+    uint64_t done = 0;
+    for (Entry& en : entries) {
+        if (en.skip) continue;
         Tensor t;
-        t.shape = std::move(shape);
+        const uint64_t numel = uint64_t(Tensor::count(en.shape));
+        t.shape = std::move(en.shape);
         t.data.resize(numel);
-        const uint8_t* src = buffer + b;
-        if (dtype == "F32") {
+        const uint8_t* src = buffer + en.begin;
+        if (en.dtype == "F32") {
             std::memcpy(t.data.data(), src, numel * 4);
         } else {
-            const bool bf = dtype == "BF16";
+            const bool bf = en.dtype == "BF16";
             for (uint64_t i = 0; i < numel; ++i) {
                 uint16_t h;
                 std::memcpy(&h, src + 2 * i, 2);
                 t.data[i] = bf ? bf16_to_f32(h) : f16_to_f32(h);
             }
         }
-        out.emplace(name, std::move(t));
+        out.emplace(en.name, std::move(t));
+        if (released) released(buffer + en.begin, buffer + en.end);
+        done += en.end - en.begin;
+        if (opt.progress) opt.progress(done, total);
     }
-    std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) { return a.begin < b.begin; });
-    for (size_t i = 1; i < spans.size(); ++i)
-        if (spans[i].begin < spans[i - 1].end)
-            fail(what, "tensors '" + spans[i - 1].name + "' and '" + spans[i].name + "' overlap in the data buffer");
     return out;
 }
 
+}  // namespace
+
+WeightMap parse_safetensors(const uint8_t* bytes, size_t size, const std::string& what,
+                            std::map<std::string, std::string>* metadata) {
+    return parse_impl(bytes, size, what, {}, metadata, {});
+}
+
+WeightMap parse_safetensors(const uint8_t* bytes, size_t size, const std::string& what,
+                            const SafetensorsReadOptions& options, std::map<std::string, std::string>* metadata) {
+    return parse_impl(bytes, size, what, options, metadata, {});
+}
+
 WeightMap load_safetensors(const std::filesystem::path& path, std::map<std::string, std::string>* metadata) {
+    return load_safetensors(path, SafetensorsReadOptions{}, metadata);
+}
+
+WeightMap load_safetensors(const std::filesystem::path& path, const SafetensorsReadOptions& options,
+                           std::map<std::string, std::string>* metadata) {
     MappedFile f(path);
-    return parse_safetensors(f.data(), f.size(), path.string(), metadata);
+    // Drop the pages of each decoded tensor from this mapping (they stay in the page cache), so a big checkpoint
+    // is not resident twice (mapped source + decoded floats) while it loads.
+    const auto page = uintptr_t(::sysconf(_SC_PAGESIZE));
+    auto release = [&](const uint8_t* b, const uint8_t* e) {
+        const uintptr_t lo = (uintptr_t(b) + page - 1) / page * page, hi = uintptr_t(e) / page * page;
+        if (hi > lo) ::madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_DONTNEED);
+    };
+    return parse_impl(f.data(), f.size(), path.string(), options, metadata, release);
 }
 
 void save_safetensors(const std::filesystem::path& path, const WeightMap& tensors,

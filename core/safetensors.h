@@ -7,6 +7,7 @@
 #include "core/tensor.h"
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -21,6 +22,23 @@ namespace ts {
 
 /// mmaps `path` and parses it. Throws std::runtime_error with the path on failure.
 [[nodiscard]] WeightMap load_safetensors(const std::filesystem::path& path,
+                                         std::map<std::string, std::string>* metadata = nullptr);
+
+/// Optional behaviour of load_safetensors / parse_safetensors (defaults = the strict plain load).
+struct SafetensorsReadOptions {
+    /// Names for which this returns true are not decoded and their dtype is not checked (their offsets still
+    /// must lie inside the buffer). Used for GPT-2's non-persistent attn.bias / attn.masked_bias buffers.
+    std::function<bool(std::string_view name)> skip;
+    /// Called after each decoded tensor with (tensor-data bytes decoded so far, tensor-data bytes of the file).
+    std::function<void(uint64_t bytes_done, uint64_t bytes_total)> progress;
+};
+
+/// As above, with skip/progress options. load_safetensors also releases each tensor's mapped source pages once
+/// it is decoded, so the peak resident size stays near the decoded floats plus one tensor.
+[[nodiscard]] WeightMap parse_safetensors(const uint8_t* bytes, size_t size, const std::string& what,
+                                          const SafetensorsReadOptions& options,
+                                          std::map<std::string, std::string>* metadata = nullptr);
+[[nodiscard]] WeightMap load_safetensors(const std::filesystem::path& path, const SafetensorsReadOptions& options,
                                          std::map<std::string, std::string>* metadata = nullptr);
 
 /// Writes F32 tensors (sorted by name) atomically (temp file + rename). Throws std::runtime_error on I/O failure.
