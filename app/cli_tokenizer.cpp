@@ -1,6 +1,125 @@
-// `transformer-studio tokenizer ...` (stub until the tokenizer lands).
+// `transformer-studio tokenizer train|encode`: trains a byte-level BPE tokenizer on text files and writes
+// tokenizer.json, or encodes a text and prints ids with byte and character spans.
 #include "app/cli.h"
+#include "app/cli_args.h"
+#include "core/tokenizer/bpe_train.h"
+#include "core/tokenizer/tokenizer_io.h"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
+
 namespace ts::cli {
-int run_tokenizer(int, char**) { throw std::runtime_error("not implemented yet"); }
+namespace {
+
+void print_tokenizer_usage() {
+    std::puts(
+        "usage: transformer-studio tokenizer train --input FILE... --vocab-size N --out DIR\n"
+        "                                          [--min-frequency N] [--special TOKEN...] [--progress-every N]\n"
+        "         Trains byte-level BPE (GPT-2 pre-tokenizer) on the files; writes DIR/tokenizer.json.\n"
+        "         Special tokens default to <|endoftext|> (last id); --min-frequency defaults to 2.\n"
+        "       transformer-studio tokenizer encode --tokenizer FILE_OR_DIR --text T [--json] [--no-special]\n"
+        "         Prints ids and, per token, its byte span [b,e), character span [b,e) and text.");
+}
+
+int run_train_tokenizer(int argc, char** argv) {
+    const Args args(argc, argv, 3, {"vocab-size", "out", "min-frequency", "progress-every"}, {},
+                    {"input", "special"});
+    const auto& inputs = args.all("input");
+    if (inputs.empty()) throw std::invalid_argument("missing required option --input FILE...");
+    const std::string out_dir = args.required("out");
+    BpeTrainOptions opt;
+    const double vs = args.number("vocab-size", -1);
+    if (vs < 0) throw std::invalid_argument("missing required option --vocab-size N");
+    opt.vocab_size = int32_t(vs);
+    opt.min_frequency = int64_t(args.number("min-frequency", 2));
+    opt.progress_every = size_t(args.number("progress-every", 500));
+    if (args.has("special")) opt.special_tokens = args.all("special");
+    opt.on_progress = [](const BpeTrainProgress& p) {
+        std::fprintf(stderr, "  merges %zu/%zu  last: %-16s count %lld  (%.1f s)\n", p.merges_done, p.merges_target,
+                     p.last_token.c_str(), static_cast<long long>(p.last_count), p.seconds);
+    };
+
+    const auto t0 = std::chrono::steady_clock::now();
+    BpeTrainer trainer(opt);
+    size_t total_bytes = 0;
+    for (const std::string& path : inputs) {
+        std::ifstream f(path, std::ios::binary);
+        if (!f) throw std::runtime_error(path + ": cannot open input file");
+        std::ostringstream ss;
+        ss << f.rdbuf();
+        const std::string text = ss.str();
+        total_bytes += text.size();
+        trainer.add_text(text);
+    }
+    std::fprintf(stderr, "tokenizer train: %zu file(s), %.2f MB, %llu words (%zu distinct); learning %d tokens\n",
+                 inputs.size(), double(total_bytes) / 1e6, static_cast<unsigned long long>(trainer.total_words()),
+                 trainer.unique_words(), opt.vocab_size);
+    const auto tok = trainer.train();
+    std::filesystem::create_directories(out_dir);
+    const std::string out_path = (std::filesystem::path(out_dir) / "tokenizer.json").string();
+    save_tokenizer_json(*tok, out_path);
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::printf("wrote %s: vocab_size %zu (%zu merges, %zu special), %.1f s\n", out_path.c_str(), tok->vocab_size(),
+                tok->merges().size(), tok->added_tokens().size(), secs);
+    if (int64_t(tok->vocab_size()) < opt.vocab_size)
+        std::fprintf(stderr, "note: stopped at %zu tokens: no pair occurs --min-frequency %lld times\n",
+                     tok->vocab_size(), static_cast<long long>(opt.min_frequency));
+    return 0;
+}
+
+int run_encode(int argc, char** argv) {
+    const Args args(argc, argv, 3, {"tokenizer", "text"}, {"json", "no-special"});
+    const auto tok = load_tokenizer(args.required("tokenizer"));
+    const std::string text = args.required("text");
+    EncodeOptions opt;
+    opt.match_added_tokens = !args.flag("no-special");
+    const Encoding enc = tok->encode(text, opt);
+    if (args.flag("json")) {
+        nlohmann::json j;
+        j["ids"] = enc.ids;
+        nlohmann::json toks = nlohmann::json::array();
+        for (size_t i = 0; i < enc.ids.size(); ++i) {
+            const TokenSpan& s = enc.spans[i];
+            toks.push_back({{"id", enc.ids[i]},
+                            {"token", tok->display_token(enc.ids[i])},
+                            {"bytes", {s.byte_begin, s.byte_end}},
+                            {"chars", {s.char_begin, s.char_end}}});
+        }
+        j["tokens"] = toks;
+        std::puts(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+        return 0;
+    }
+    std::string ids = "[";
+    for (size_t i = 0; i < enc.ids.size(); ++i) ids += (i ? ", " : "") + std::to_string(enc.ids[i]);
+    std::printf("ids (%zu): %s]\n", enc.ids.size(), ids.c_str());
+    std::printf("%5s %8s %14s %14s  %s\n", "i", "id", "bytes", "chars", "token");
+    for (size_t i = 0; i < enc.ids.size(); ++i) {
+        const TokenSpan& s = enc.spans[i];
+        const std::string b = "[" + std::to_string(s.byte_begin) + "," + std::to_string(s.byte_end) + ")";
+        const std::string c = "[" + std::to_string(s.char_begin) + "," + std::to_string(s.char_end) + ")";
+        std::printf("%5zu %8d %14s %14s  %s\n", i, enc.ids[i], b.c_str(), c.c_str(),
+                    tok->display_token(enc.ids[i]).c_str());
+    }
+    return 0;
+}
+
+}  // namespace
+
+int run_tokenizer(int argc, char** argv) {
+    const std::string action = argc > 2 ? argv[2] : "";
+    if (action == "train") return run_train_tokenizer(argc, argv);
+    if (action == "encode") return run_encode(argc, argv);
+    if (action.empty() || action == "-h" || action == "--help" || action == "help") {
+        print_tokenizer_usage();
+        return action.empty() ? 2 : 0;
+    }
+    throw std::invalid_argument("unknown action '" + action + "' (expected train or encode)");
+}
+
 }  // namespace ts::cli
