@@ -1,6 +1,39 @@
-// The desktop app (stub until the app lands).
+// `transformer-studio` with no subcommand: opens the desktop app. Options:
+//   --model DIR  --text TEXT  --theme light|dark  --panel NAME  --size WxH  --no-state
+//   --screenshot-dir DIR [--frames N] [--panel NAME|all]   render, save one PNG per panel, exit (tests)
 #include "app/cli.h"
+#include "app/cli_args.h"
+#include "app/ui/app.h"
+
+#include <cstdio>
 #include <stdexcept>
+
 namespace ts::cli {
-int run_gui(int, char**) { throw std::runtime_error("not implemented yet"); }
+
+int run_gui(int argc, char** argv) {
+    const Args args(argc, argv, 1, {"model", "text", "theme", "panel", "screenshot-dir", "frames", "size"}, {"no-state"});
+    ui::AppOptions o;
+    o.exe_path = argc > 0 ? argv[0] : "";
+    o.model_dir = args.get("model");
+    o.has_text = args.has("text");
+    o.text = args.get("text");
+    o.theme = args.get("theme");
+    if (!o.theme.empty() && o.theme != "light" && o.theme != "dark")
+        throw std::invalid_argument("--theme expects light or dark, got '" + o.theme + "'");
+    o.panel = args.get("panel");
+    o.screenshot_dir = args.get("screenshot-dir");
+    o.frames = int(args.number("frames", 5));
+    o.persist = !args.flag("no-state");
+    if (args.has("size")) {
+        int w = 0, h = 0;
+        if (std::sscanf(args.get("size").c_str(), "%dx%d", &w, &h) != 2 || w < 200 || h < 200)
+            throw std::invalid_argument("--size expects WxH (at least 200x200), got '" + args.get("size") + "'");
+        o.width = w;
+        o.height = h;
+    }
+    if (!args.positional().empty())
+        throw std::invalid_argument("unexpected argument '" + args.positional().front() + "'");
+    return ui::run_app(o);
+}
+
 }  // namespace ts::cli

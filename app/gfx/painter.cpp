@@ -1,0 +1,467 @@
+// The ImDrawList painter for Figures (see painter.h).
+#include "app/gfx/painter.h"
+
+#include "app/gfx/heatmap_texture.h"
+#include "app/plot/ticks.h"
+#include "app/plot/writers.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <optional>
+
+namespace ts::gfx {
+
+using plot::Figure;
+using plot::Rgba;
+
+ImU32 to_u32(const Rgba& c) {
+    if (c.a == 0) return ImGui::GetColorU32(ImGuiCol_Text);
+    return ImGui::ColorConvertFloat4ToU32(ImVec4(c.r, c.g, c.b, c.a));
+}
+
+Rgba palette(int i) {
+    static const Rgba p[] = {{0.00f, 0.45f, 0.70f, 1}, {0.90f, 0.62f, 0.00f, 1}, {0.00f, 0.62f, 0.45f, 1},
+                             {0.80f, 0.40f, 0.00f, 1}, {0.34f, 0.71f, 0.91f, 1}, {0.80f, 0.47f, 0.65f, 1},
+                             {0.60f, 0.60f, 0.20f, 1}, {0.55f, 0.35f, 0.75f, 1}};
+    return p[((i % 8) + 8) % 8];
+}
+
+void add_text_vertical(ImDrawList* dl, ImVec2 center, ImU32 col, const char* text) {
+    const ImVec2 sz = ImGui::CalcTextSize(text);
+    const int start = dl->VtxBuffer.Size;
+    dl->AddText(ImVec2(center.x - sz.x * 0.5f, center.y - sz.y * 0.5f), col, text);
+    for (int i = start; i < dl->VtxBuffer.Size; ++i) {
+        ImDrawVert& v = dl->VtxBuffer[i];
+        const float dx = v.pos.x - center.x, dy = v.pos.y - center.y;
+        v.pos = ImVec2(center.x + dy, center.y - dx);
+    }
+}
+
+namespace {
+
+ImU32 with_alpha(ImU32 c, float a) {
+    ImVec4 v = ImGui::ColorConvertU32ToFloat4(c);
+    v.w *= a;
+    return ImGui::ColorConvertFloat4ToU32(v);
+}
+
+std::string category(const plot::Axis& a, int i) {
+    return i >= 0 && i < int(a.categories.size()) ? a.categories[size_t(i)] : std::to_string(i);
+}
+
+void dashed_line(ImDrawList* dl, ImVec2 a, ImVec2 b, ImU32 col, float w, float dash = 6.0f) {
+    const float len = std::hypot(b.x - a.x, b.y - a.y);
+    if (len <= 0) return;
+    const ImVec2 d((b.x - a.x) / len, (b.y - a.y) / len);
+    for (float t = 0; t < len; t += dash * 1.7f) {
+        const float t1 = std::min(len, t + dash);
+        dl->AddLine(ImVec2(a.x + d.x * t, a.y + d.y * t), ImVec2(a.x + d.x * t1, a.y + d.y * t1), col, w);
+    }
+}
+
+void export_popup(const Figure& f) {
+    if (ImGui::BeginPopup("export")) {
+        ImGui::TextDisabled("Export \"%s\"", f.title.c_str());
+        if (ImGui::Selectable("Copy values as CSV")) ImGui::SetClipboardText(plot::figure_to_csv(f).c_str());
+        if (ImGui::Selectable("Copy as SVG")) ImGui::SetClipboardText(plot::figure_to_svg(f).c_str());
+        ImGui::TextDisabled("PNG / file export: see the render command");
+        ImGui::EndPopup();
+    }
+}
+
+}  // namespace
+
+PlotInteraction draw_figure(const Figure& f, ImVec2 size, const PaintOptions& opt, const char* id) {
+    PlotInteraction out;
+    ImGui::PushID(id ? id : f.title.c_str());
+    const float avail = ImGui::GetContentRegionAvail().x;
+    if (size.x <= 0) size.x = std::max(50.0f, avail + size.x);
+    if (size.y <= 0) size.y = std::max(50.0f, size.x * 0.6f);
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    ImGui::Dummy(size);
+    const ImVec2 after = ImGui::GetCursorScreenPos();
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const float line_h = ImGui::GetTextLineHeight();
+    auto measure = [](const std::string& s) { return ImGui::CalcTextSize(s.c_str()).x; };
+    plot::FigureLayout L = plot::layout_figure(f, size.x, size.y, measure, line_h, opt.compact);
+    auto off = [&](plot::Rect r) { return plot::Rect{r.x0 + origin.x, r.y0 + origin.y, r.x1 + origin.x, r.y1 + origin.y}; };
+    const plot::Rect P = off(L.plot);
+    const plot::Transform T = plot::make_transform(f, P);
+    const ImU32 text_col = ImGui::GetColorU32(ImGuiCol_Text);
+    const ImU32 dim_col = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+    const ImU32 grid_col = with_alpha(text_col, 0.12f);
+    const ImU32 frame_col = with_alpha(text_col, 0.55f);
+
+    // Interaction over the plot area only (title row and export button stay clickable).
+    ImGui::SetCursorScreenPos(ImVec2(P.x0, P.y0));
+    ImGui::InvisibleButton("##area", ImVec2(std::max(1.0f, P.w()), std::max(1.0f, P.h())));
+    out.hovered = ImGui::IsItemHovered();
+    out.clicked = ImGui::IsItemClicked(ImGuiMouseButton_Left);
+    const ImVec2 mouse = ImGui::GetIO().MousePos;
+
+    // Title, formula tooltip, export button.
+    if (!opt.compact && !f.title.empty()) {
+        const plot::Rect tr = off(L.title);
+        const ImVec2 ts = ImGui::CalcTextSize(f.title.c_str());
+        const float tx = std::max(tr.x0, (tr.x0 + tr.x1) * 0.5f - ts.x * 0.5f);
+        dl->AddText(ImVec2(tx, tr.y0 + (tr.h() - ts.y) * 0.5f), text_col, f.title.c_str());
+        if (!f.formula.empty()) {
+            const char* mark = "(?)";
+            const ImVec2 ms = ImGui::CalcTextSize(mark);
+            const ImVec2 mp(tx + ts.x + line_h * 0.4f, tr.y0 + (tr.h() - ms.y) * 0.5f);
+            dl->AddText(mp, dim_col, mark);
+            const ImVec2 tmin(tx, tr.y0), tmax(mp.x + ms.x, tr.y1);
+            if (ImGui::IsMouseHoveringRect(tmin, tmax) && ImGui::IsWindowHovered()) {
+                ImGui::BeginTooltip();
+                ImGui::PushTextWrapPos(ImGui::GetFontSize() * 40.0f);
+                ImGui::TextUnformatted(f.formula.c_str());
+                if (!f.note.empty()) { ImGui::Separator(); ImGui::TextUnformatted(f.note.c_str()); }
+                ImGui::PopTextWrapPos();
+                ImGui::EndTooltip();
+            }
+        }
+        if (opt.export_button) {
+            const ImVec2 bs = ImGui::CalcTextSize("Export");
+            ImGui::SetCursorScreenPos(ImVec2(tr.x1 - bs.x - ImGui::GetStyle().FramePadding.x * 2, tr.y0));
+            if (ImGui::SmallButton("Export")) ImGui::OpenPopup("export");
+            export_popup(f);
+        }
+    }
+
+    // Plot background.
+    dl->AddRectFilled(ImVec2(P.x0, P.y0), ImVec2(P.x1, P.y1), ImGui::GetColorU32(ImGuiCol_FrameBg));
+
+    // Heatmap cells.
+    if (f.heatmap && f.heatmap->rows > 0 && f.heatmap->cols > 0) {
+        const plot::Heatmap& h = *f.heatmap;
+        const float cw = P.w() / float(h.cols), ch = P.h() / float(h.rows);
+        ImTextureID tex = nullptr;
+        if (size_t(h.rows) * size_t(h.cols) > 64u * 64u) tex = heatmap_texture(ImGui::GetID("##heat"), h);
+        if (tex) {
+            dl->AddImage(tex, ImVec2(P.x0, P.y0), ImVec2(P.x1, P.y1), ImVec2(0, 0), ImVec2(1, 1));
+        } else {
+            for (int r = 0; r < h.rows; ++r)
+                for (int c = 0; c < h.cols; ++c) {
+                    const Rgba col = plot::colormap_sample(h.cmap, plot::normalize_value(h.at(r, c), h.vmin, h.vmax));
+                    const ImVec2 a(P.x0 + c * cw, P.y0 + r * ch), b(P.x0 + (c + 1) * cw, P.y0 + (r + 1) * ch);
+                    dl->AddRectFilled(a, b, to_u32(col));
+                }
+        }
+        if (h.annotate && !opt.compact && cw > measure("0.00") + 4 && ch > line_h) {
+            for (int r = 0; r < h.rows; ++r)
+                for (int c = 0; c < h.cols; ++c) {
+                    const float v = h.at(r, c);
+                    char buf[16];
+                    if (std::isfinite(v)) std::snprintf(buf, sizeof buf, std::abs(v) < 10 ? "%.2f" : "%.0f", v);
+                    else std::snprintf(buf, sizeof buf, "-inf");
+                    const float t = plot::normalize_value(v, h.vmin, h.vmax);
+                    const bool dark_cell = h.cmap == plot::Colormap::Diverging ? std::abs(t - 0.5f) > 0.3f
+                                                                                : (std::isnan(t) || t < 0.6f);
+                    const ImVec2 bs = ImGui::CalcTextSize(buf);
+                    dl->AddText(ImVec2(P.x0 + (c + 0.5f) * cw - bs.x / 2, P.y0 + (r + 0.5f) * ch - bs.y / 2),
+                                dark_cell ? IM_COL32(255, 255, 255, 230) : IM_COL32(0, 0, 0, 230), buf);
+                }
+        }
+        if (opt.highlight_row >= 0 && opt.highlight_row < h.rows)
+            dl->AddRect(ImVec2(P.x0, P.y0 + opt.highlight_row * ch), ImVec2(P.x1, P.y0 + (opt.highlight_row + 1) * ch),
+                        IM_COL32(255, 80, 80, 255), 0, 0, 2.0f);
+    }
+
+    // Grid and ticks.
+    std::vector<double> xt, yt;
+    double xstep = 1, ystep = 1;
+    if (!opt.compact) {
+        if (f.x.categories.empty()) {
+            xt = f.x.log ? plot::log_ticks(T.b.xmin, T.b.xmax)
+                         : plot::nice_ticks(T.b.xmin, T.b.xmax, std::clamp(int(P.w() / (line_h * 4.5f)), 2, 10));
+            if (xt.size() > 1) xstep = xt[1] - xt[0];
+        }
+        if (f.y.categories.empty()) {
+            yt = f.y.log ? plot::log_ticks(T.b.ymin, T.b.ymax)
+                         : plot::nice_ticks(T.b.ymin, T.b.ymax, std::clamp(int(P.h() / (line_h * 2.5f)), 2, 10));
+            if (yt.size() > 1) ystep = yt[1] - yt[0];
+        }
+        if (!f.heatmap) {
+            for (double v : xt) dl->AddLine(ImVec2(T.px(v), P.y0), ImVec2(T.px(v), P.y1), grid_col);
+            for (double v : yt) dl->AddLine(ImVec2(P.x0, T.py(v)), ImVec2(P.x1, T.py(v)), grid_col);
+            if (!f.y.log && T.b.ymin < 0 && T.b.ymax > 0)
+                dl->AddLine(ImVec2(P.x0, T.py(0)), ImVec2(P.x1, T.py(0)), with_alpha(text_col, 0.35f));
+            if (!f.x.log && T.b.xmin < 0 && T.b.xmax > 0)
+                dl->AddLine(ImVec2(T.px(0), P.y0), ImVec2(T.px(0), P.y1), with_alpha(text_col, 0.35f));
+        }
+    }
+
+    // Series, reference lines, annotations (clipped to the plot).
+    dl->PushClipRect(ImVec2(P.x0, P.y0), ImVec2(P.x1, P.y1), true);
+    for (const auto& rl : f.ref_lines) {
+        const ImU32 c = to_u32(rl.color);
+        if (rl.vertical) dashed_line(dl, ImVec2(T.px(rl.pos), P.y0), ImVec2(T.px(rl.pos), P.y1), c, 1.5f);
+        else dashed_line(dl, ImVec2(P.x0, T.py(rl.pos)), ImVec2(P.x1, T.py(rl.pos)), c, 1.5f);
+        if (!rl.label.empty()) {
+            const ImVec2 p = rl.vertical ? ImVec2(T.px(rl.pos) + 3, P.y0 + 2) : ImVec2(P.x0 + 3, T.py(rl.pos) - line_h);
+            dl->AddText(p, c, rl.label.c_str());
+        }
+    }
+    for (const auto& s : f.series) {
+        const ImU32 c = to_u32(s.color);
+        const size_t n = std::min(s.x.size(), s.y.size());
+        if (s.kind == plot::SeriesKind::Line) {
+            std::vector<ImVec2> pts;
+            auto flush = [&]() {
+                if (pts.size() >= 2) {
+                    if (s.dashed)
+                        for (size_t i = 0; i + 1 < pts.size(); i += 2) dl->AddLine(pts[i], pts[i + 1], c, s.width);
+                    else dl->AddPolyline(pts.data(), int(pts.size()), c, 0, s.width);
+                }
+                pts.clear();
+            };
+            for (size_t i = 0; i < n; ++i) {
+                if (!std::isfinite(s.y[i]) || (f.y.log && s.y[i] <= 0)) { flush(); continue; }
+                pts.emplace_back(T.px(s.x[i]), T.py(s.y[i]));
+            }
+            flush();
+        } else if (s.kind == plot::SeriesKind::Scatter) {
+            for (size_t i = 0; i < n; ++i)
+                if (std::isfinite(s.y[i])) dl->AddCircleFilled(ImVec2(T.px(s.x[i]), T.py(s.y[i])), s.marker, c);
+        } else {
+            for (size_t i = 0; i < n; ++i) {
+                if (!std::isfinite(s.y[i])) continue;
+                const float x0 = T.px(s.x[i] - s.bar_width / 2), x1 = T.px(s.x[i] + s.bar_width / 2);
+                const double base = f.y.log ? std::max(T.b.ymin, s.bar_base) : s.bar_base;
+                const float ya = T.py(std::max(s.y[i], base)), yb = T.py(std::min(s.y[i], base));
+                dl->AddRectFilled(ImVec2(x0, ya), ImVec2(std::max(x0 + 1.0f, x1 - 0.5f), yb), c);
+            }
+        }
+    }
+    for (const auto& a : f.annotations)
+        dl->AddText(ImVec2(T.px(a.x) + 4, T.py(a.y) - line_h - 2), to_u32(a.color), a.text.c_str());
+    dl->PopClipRect();
+
+    if (opt.selected) dl->AddRect(ImVec2(P.x0 - 2, P.y0 - 2), ImVec2(P.x1 + 2, P.y1 + 2), IM_COL32(255, 80, 80, 255), 0, 0, 3.0f);
+    if (!opt.compact) dl->AddRect(ImVec2(P.x0, P.y0), ImVec2(P.x1, P.y1), frame_col);
+
+    // Axis ticks, labels and titles.
+    if (!opt.compact) {
+        for (double v : xt) {
+            const float x = T.px(v);
+            dl->AddLine(ImVec2(x, P.y1), ImVec2(x, P.y1 + 4), frame_col);
+            const std::string s = plot::format_tick(v, xstep);
+            const float w = measure(s);
+            dl->AddText(ImVec2(x - w / 2, P.y1 + 5), text_col, s.c_str());
+        }
+        for (double v : yt) {
+            const float y = T.py(v);
+            dl->AddLine(ImVec2(P.x0 - 4, y), ImVec2(P.x0, y), frame_col);
+            const std::string s = plot::format_tick(v, ystep);
+            dl->AddText(ImVec2(P.x0 - 6 - measure(s), y - line_h / 2), text_col, s.c_str());
+        }
+        const bool cells = f.heatmap.has_value();
+        const double half = cells ? 0.5 : 0.0;
+        for (size_t i = 0; i < f.x.categories.size(); i += size_t(L.category_stride_x)) {
+            const float x = T.px(double(i) + half);
+            const std::string& s = f.x.categories[i];
+            const float w = measure(s);
+            if (L.rotate_x_categories) {
+                add_text_vertical(dl, ImVec2(x, P.y1 + 5 + std::min(w, L.x_label.y0 - L.plot.y1) / 2), text_col, s.c_str());
+            } else {
+                dl->AddText(ImVec2(x - w / 2, P.y1 + 4), text_col, s.c_str());
+            }
+        }
+        for (size_t i = 0; i < f.y.categories.size(); i += size_t(L.category_stride_y)) {
+            const float y = T.py(double(i) + half);
+            const std::string& s = f.y.categories[i];
+            dl->AddText(ImVec2(P.x0 - 5 - measure(s), y - line_h / 2), text_col, s.c_str());
+        }
+        const std::string xtitle = f.x.title(), ytitle = f.y.title();
+        if (!xtitle.empty()) {
+            const plot::Rect xr = off(L.x_label);
+            dl->AddText(ImVec2((xr.x0 + xr.x1) / 2 - measure(xtitle) / 2, xr.y0 + 2), text_col, xtitle.c_str());
+        }
+        if (!ytitle.empty()) {
+            const plot::Rect yr = off(L.y_label);
+            add_text_vertical(dl, ImVec2((yr.x0 + yr.x1) / 2, (yr.y0 + yr.y1) / 2), text_col, ytitle.c_str());
+        }
+    }
+
+    // Colorbar.
+    if (!opt.compact && f.heatmap && f.colorbar) {
+        const plot::Heatmap& h = *f.heatmap;
+        const plot::Rect C = off(L.colorbar);
+        const int n = 48;
+        for (int i = 0; i < n; ++i) {
+            const float t0 = float(i) / n, t1 = float(i + 1) / n;
+            const ImU32 c = to_u32(plot::colormap_sample(h.cmap, 1.0f - (t0 + t1) / 2));
+            dl->AddRectFilled(ImVec2(C.x0, C.y0 + C.h() * t0), ImVec2(C.x1, C.y0 + C.h() * t1 + 1), c);
+        }
+        dl->AddRect(ImVec2(C.x0, C.y0), ImVec2(C.x1, C.y1), frame_col);
+        const auto ticks = plot::nice_ticks(h.vmin, h.vmax, std::clamp(int(C.h() / (line_h * 2.2f)), 2, 8));
+        const double step = ticks.size() > 1 ? ticks[1] - ticks[0] : 1.0;
+        for (double v : ticks) {
+            const float y = C.y1 - float((v - h.vmin) / (h.vmax - h.vmin)) * C.h();
+            dl->AddLine(ImVec2(C.x1, y), ImVec2(C.x1 + 3, y), frame_col);
+            dl->AddText(ImVec2(C.x1 + 5, y - line_h / 2), text_col, plot::format_tick(v, step).c_str());
+        }
+        const std::string ct = h.value_unit.empty() ? h.value_label : h.value_label + " [" + h.value_unit + "]";
+        const float right_edge = origin.x + size.x;
+        add_text_vertical(dl, ImVec2(std::min(right_edge - line_h * 0.6f, C.x1 + 5 + measure("-0.000") + line_h * 0.8f),
+                                     (C.y0 + C.y1) / 2), text_col, ct.c_str());
+    }
+
+    // Legend.
+    if (!opt.compact && f.legend) {
+        float w = 0;
+        int count = 0;
+        for (const auto& s : f.series)
+            if (!s.name.empty()) { w = std::max(w, measure(s.name)); ++count; }
+        if (count > 0) {
+            const float sw = line_h * 1.2f;
+            const ImVec2 p0(P.x1 - w - sw - line_h * 1.0f, P.y0 + 4);
+            dl->AddRectFilled(p0, ImVec2(P.x1 - 4, p0.y + count * line_h + 6),
+                              with_alpha(ImGui::GetColorU32(ImGuiCol_PopupBg), 0.85f), 3.0f);
+            int k = 0;
+            for (const auto& s : f.series) {
+                if (s.name.empty()) continue;
+                const float y = p0.y + 3 + k * line_h;
+                const ImU32 c = to_u32(s.color);
+                if (s.kind == plot::SeriesKind::Line) {
+                    if (s.dashed) dashed_line(dl, ImVec2(p0.x + 4, y + line_h / 2), ImVec2(p0.x + 4 + sw, y + line_h / 2), c, s.width, 4.0f);
+                    else dl->AddLine(ImVec2(p0.x + 4, y + line_h / 2), ImVec2(p0.x + 4 + sw, y + line_h / 2), c, s.width);
+                } else {
+                    dl->AddRectFilled(ImVec2(p0.x + 4, y + 3), ImVec2(p0.x + 4 + sw, y + line_h - 3), c);
+                }
+                dl->AddText(ImVec2(p0.x + 8 + sw, y), text_col, s.name.c_str());
+                ++k;
+            }
+        }
+    }
+
+    // Hover readout with exact values.
+    if (out.hovered) {
+        out.x = T.data_x(mouse.x);
+        out.y = T.data_y(mouse.y);
+        if (f.heatmap && f.heatmap->rows > 0 && f.heatmap->cols > 0) {
+            const plot::Heatmap& h = *f.heatmap;
+            const int c = std::clamp(int(std::floor(out.x)), 0, h.cols - 1);
+            const int r = std::clamp(int(std::floor(out.y)), 0, h.rows - 1);
+            out.row = r;
+            out.col = c;
+            const float cw = P.w() / float(h.cols), ch = P.h() / float(h.rows);
+            dl->AddRect(ImVec2(P.x0 + c * cw, P.y0 + r * ch), ImVec2(P.x0 + (c + 1) * cw, P.y0 + (r + 1) * ch),
+                        IM_COL32(255, 255, 255, 255), 0, 0, 2.0f);
+            const float v = h.at(r, c);
+            ImGui::BeginTooltip();
+            ImGui::Text("%s %s (%d)", h.row_name.c_str(), category(f.y, r).c_str(), r);
+            ImGui::Text("%s %s (%d)", h.col_name.c_str(), category(f.x, c).c_str(), c);
+            if (std::isfinite(v)) ImGui::Text("%s = %s %s", h.value_label.c_str(), plot::format_value(v).c_str(), h.value_unit.c_str());
+            else ImGui::Text("%s = %s (masked)", h.value_label.c_str(), plot::format_value(v).c_str());
+            ImGui::EndTooltip();
+        } else {
+            float best = line_h * 1.5f;
+            for (size_t si = 0; si < f.series.size(); ++si) {
+                const auto& s = f.series[si];
+                for (size_t i = 0; i < s.x.size() && i < s.y.size(); ++i) {
+                    if (!std::isfinite(s.y[i])) continue;
+                    float d;
+                    if (s.kind == plot::SeriesKind::Bars) {
+                        const float x0 = T.px(s.x[i] - s.bar_width / 2), x1 = T.px(s.x[i] + s.bar_width / 2);
+                        d = (mouse.x >= x0 && mouse.x <= x1) ? 0.5f : 1e9f;
+                    } else {
+                        d = std::hypot(T.px(s.x[i]) - mouse.x, T.py(s.y[i]) - mouse.y);
+                    }
+                    if (d < best) { best = d; out.series = int(si); out.index = int(i); }
+                }
+            }
+            ImGui::BeginTooltip();
+            if (out.series >= 0) {
+                const auto& s = f.series[size_t(out.series)];
+                const size_t i = size_t(out.index);
+                if (s.kind != plot::SeriesKind::Bars)
+                    dl->AddCircle(ImVec2(T.px(s.x[i]), T.py(s.y[i])), 5.0f, IM_COL32(255, 255, 255, 255), 12, 2.0f);
+                if (!s.name.empty()) ImGui::TextUnformatted(s.name.c_str());
+                if (i < s.point_labels.size()) ImGui::Text("%s", s.point_labels[i].c_str());
+                ImGui::Text("%s = %s", f.x.label.empty() ? "x" : f.x.label.c_str(),
+                            f.x.categories.empty() ? plot::format_value(s.x[i]).c_str()
+                                                   : category(f.x, int(std::lround(s.x[i]))).c_str());
+                ImGui::Text("%s = %s %s", f.y.label.empty() ? "y" : f.y.label.c_str(), plot::format_value(s.y[i]).c_str(),
+                            f.y.unit.c_str());
+            } else {
+                ImGui::Text("%s = %s, %s = %s", f.x.label.empty() ? "x" : f.x.label.c_str(), plot::format_value(out.x).c_str(),
+                            f.y.label.empty() ? "y" : f.y.label.c_str(), plot::format_value(out.y).c_str());
+            }
+            ImGui::EndTooltip();
+        }
+    }
+
+    ImGui::SetCursorScreenPos(after);
+    ImGui::PopID();
+    return out;
+}
+
+// --- ImPlot-like API ------------------------------------------------------------------------------------------------
+
+namespace {
+struct Current {
+    std::optional<Figure> fig;
+    ImVec2 size;
+};
+Current g_cur;
+}  // namespace
+
+bool BeginPlot(const char* title, ImVec2 size) {
+    IM_ASSERT(!g_cur.fig && "BeginPlot without EndPlot");
+    g_cur.fig.emplace();
+    g_cur.fig->title = title;
+    g_cur.size = size;
+    return true;
+}
+void SetupAxes(const char* xl, const char* yl, const char* xu, const char* yu) {
+    g_cur.fig->x.label = xl;
+    g_cur.fig->y.label = yl;
+    g_cur.fig->x.unit = xu;
+    g_cur.fig->y.unit = yu;
+}
+void SetupFormula(const char* formula) { g_cur.fig->formula = formula; }
+void SetupAxisLimits(double xmin, double xmax, double ymin, double ymax) {
+    g_cur.fig->x.min = xmin;
+    g_cur.fig->x.max = xmax;
+    g_cur.fig->y.min = ymin;
+    g_cur.fig->y.max = ymax;
+}
+static plot::Series make_series(plot::SeriesKind k, const char* label, const double* xs, const double* ys, int n) {
+    plot::Series s;
+    s.kind = k;
+    s.name = label;
+    s.x.assign(xs, xs + n);
+    s.y.assign(ys, ys + n);
+    s.color = palette(int(g_cur.fig->series.size()));
+    return s;
+}
+void PlotLine(const char* label, const double* xs, const double* ys, int n) {
+    g_cur.fig->series.push_back(make_series(plot::SeriesKind::Line, label, xs, ys, n));
+}
+void PlotScatter(const char* label, const double* xs, const double* ys, int n) {
+    g_cur.fig->series.push_back(make_series(plot::SeriesKind::Scatter, label, xs, ys, n));
+}
+void PlotBars(const char* label, const double* xs, const double* ys, int n, double bw) {
+    auto s = make_series(plot::SeriesKind::Bars, label, xs, ys, n);
+    s.bar_width = bw;
+    g_cur.fig->series.push_back(std::move(s));
+}
+void PlotHistogram(const char* label, const float* values, int n, int bins) {
+    auto s = plot::histogram_series(std::span<const float>(values, size_t(std::max(0, n))), bins);
+    s.name = label;
+    s.color = palette(int(g_cur.fig->series.size()));
+    g_cur.fig->series.push_back(std::move(s));
+}
+void PlotHeatmap(const char* label, const float* values, int rows, int cols, plot::Colormap cmap) {
+    g_cur.fig->heatmap = plot::make_heatmap(rows, cols, std::span<const float>(values, size_t(rows) * size_t(cols)), cmap, label);
+}
+PlotInteraction EndPlot() {
+    IM_ASSERT(g_cur.fig && "EndPlot without BeginPlot");
+    const PlotInteraction r = draw_figure(*g_cur.fig, g_cur.size);
+    g_cur.fig.reset();
+    return r;
+}
+
+}  // namespace ts::gfx

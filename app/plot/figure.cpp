@@ -1,0 +1,209 @@
+// Figure helpers: histograms, heatmap construction, bounds, layout and the data-to-pixel transform.
+#include "app/plot/figure.h"
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+
+namespace ts::plot {
+
+Series histogram_series(std::span<const float> values, int bins, double lo, double hi, bool density) {
+    if (bins < 1) throw std::invalid_argument("histogram_series: bins must be >= 1, got " + std::to_string(bins));
+    double dmin = std::numeric_limits<double>::infinity(), dmax = -dmin;
+    size_t n_finite = 0;
+    for (float v : values)
+        if (std::isfinite(v)) { dmin = std::min(dmin, double(v)); dmax = std::max(dmax, double(v)); ++n_finite; }
+    if (std::isnan(lo)) lo = n_finite ? dmin : 0.0;
+    if (std::isnan(hi)) hi = n_finite ? dmax : 1.0;
+    if (!(hi > lo)) { lo -= 0.5; hi += 0.5; }
+    const double w = (hi - lo) / bins;
+    std::vector<double> counts(size_t(bins), 0.0);
+    size_t n_in = 0;
+    for (float v : values) {
+        if (!std::isfinite(v) || v < lo || v > hi) continue;
+        const int b = std::min(bins - 1, int((double(v) - lo) / w));
+        counts[size_t(b)] += 1.0;
+        ++n_in;
+    }
+    Series s;
+    s.kind = SeriesKind::Bars;
+    s.bar_width = w;
+    for (int b = 0; b < bins; ++b) {
+        s.x.push_back(lo + (b + 0.5) * w);
+        s.y.push_back(density && n_in ? counts[size_t(b)] / (double(n_in) * w) : counts[size_t(b)]);
+    }
+    return s;
+}
+
+Heatmap make_heatmap(int rows, int cols, std::span<const float> values, Colormap cmap, std::string value_label,
+                     std::string value_unit) {
+    if (rows < 0 || cols < 0 || size_t(rows) * size_t(cols) != values.size())
+        throw std::invalid_argument("make_heatmap: " + std::to_string(rows) + "x" + std::to_string(cols) +
+                                    " cells need " + std::to_string(size_t(rows) * size_t(cols)) + " values, got " +
+                                    std::to_string(values.size()));
+    Heatmap h;
+    h.rows = rows;
+    h.cols = cols;
+    h.values.assign(values.begin(), values.end());
+    h.cmap = cmap;
+    h.value_label = std::move(value_label);
+    h.value_unit = std::move(value_unit);
+    float lo = std::numeric_limits<float>::infinity(), hi = -lo;
+    for (float v : values)
+        if (std::isfinite(v)) { lo = std::min(lo, v); hi = std::max(hi, v); }
+    if (!std::isfinite(lo)) { lo = 0; hi = 1; }
+    if (cmap == Colormap::Diverging) {
+        const float m = std::max(std::abs(lo), std::abs(hi));
+        lo = -m;
+        hi = m;
+    }
+    if (!(hi > lo)) { lo -= 0.5f; hi += 0.5f; }
+    h.vmin = lo;
+    h.vmax = hi;
+    return h;
+}
+
+Bounds figure_bounds(const Figure& f) {
+    Bounds b;
+    const double inf = std::numeric_limits<double>::infinity();
+    double xmin = inf, xmax = -inf, ymin = inf, ymax = -inf;
+    auto addx = [&](double v) { if (std::isfinite(v) && (!f.x.log || v > 0)) { xmin = std::min(xmin, v); xmax = std::max(xmax, v); } };
+    auto addy = [&](double v) { if (std::isfinite(v) && (!f.y.log || v > 0)) { ymin = std::min(ymin, v); ymax = std::max(ymax, v); } };
+    bool has_bars = false;
+    for (const auto& s : f.series) {
+        for (size_t i = 0; i < s.x.size() && i < s.y.size(); ++i) {
+            if (!std::isfinite(s.y[i])) continue;
+            if (s.kind == SeriesKind::Bars) {
+                addx(s.x[i] - s.bar_width / 2);
+                addx(s.x[i] + s.bar_width / 2);
+                addy(s.bar_base);
+                has_bars = true;
+            } else {
+                addx(s.x[i]);
+            }
+            addy(s.y[i]);
+        }
+    }
+    if (f.heatmap) {
+        xmin = 0; xmax = f.heatmap->cols; ymin = 0; ymax = f.heatmap->rows;
+    } else {
+        for (const auto& a : f.annotations) { addx(a.x); addy(a.y); }
+        if (!std::isfinite(xmin)) { xmin = 0; xmax = 1; }
+        if (!std::isfinite(ymin)) { ymin = 0; ymax = 1; }
+        auto pad = [](double& lo, double& hi, bool log, bool keep_lo) {
+            if (log) {
+                if (hi <= lo) { lo /= 2; hi *= 2; }
+                const double r = std::log10(hi / lo) * 0.05;
+                lo /= std::pow(10.0, r);
+                hi *= std::pow(10.0, r);
+                return;
+            }
+            if (hi <= lo) { lo -= 0.5; hi += 0.5; }
+            const double r = (hi - lo) * 0.05;
+            if (!keep_lo) lo -= r;
+            hi += r;
+        };
+        pad(xmin, xmax, f.x.log, false);
+        pad(ymin, ymax, f.y.log, has_bars && ymin == 0.0);
+    }
+    b = {xmin, xmax, ymin, ymax};
+    if (std::isfinite(f.x.min)) b.xmin = f.x.min;
+    if (std::isfinite(f.x.max)) b.xmax = f.x.max;
+    if (std::isfinite(f.y.min)) b.ymin = f.y.min;
+    if (std::isfinite(f.y.max)) b.ymax = f.y.max;
+    if (!(b.xmax > b.xmin)) b.xmax = b.xmin + 1;
+    if (!(b.ymax > b.ymin)) b.ymax = b.ymin + 1;
+    return b;
+}
+
+FigureLayout layout_figure(const Figure& f, float width, float height,
+                           const std::function<float(const std::string&)>& text_width, float line_h, bool compact) {
+    FigureLayout L;
+    L.outer = {0, 0, width, height};
+    const float pad = compact ? 2.0f : line_h * 0.5f;
+    const float title_h = (compact || f.title.empty()) ? 0.0f : line_h * 1.4f;
+    L.title = {pad, pad, width - pad, pad + title_h};
+    if (compact) {
+        L.plot = {pad, pad, width - pad, height - pad};
+        return L;
+    }
+    // Left margin: the widest y tick / category label plus the rotated y-axis title.
+    float ytick_w = text_width("-0.000");
+    if (!f.y.categories.empty()) {
+        float m = 0;
+        for (const auto& c : f.y.categories) m = std::max(m, text_width(c));
+        ytick_w = std::min(m, width * 0.25f);
+    }
+    const float ytitle_w = f.y.title().empty() ? 0.0f : line_h * 1.2f;
+    const float left = pad + ytitle_w + ytick_w + line_h * 0.4f;
+    // Bottom margin: tick labels (rotated categories take more) plus the x-axis title.
+    float xcat_h = line_h;
+    if (!f.x.categories.empty()) {
+        float m = 0;
+        for (const auto& c : f.x.categories) m = std::max(m, text_width(c));
+        const float cell = (width - left) / float(std::max<size_t>(1, f.x.categories.size()));
+        if (m > cell * 0.95f) {
+            L.rotate_x_categories = true;
+            xcat_h = std::min(m, height * 0.25f) + line_h * 0.3f;
+        }
+    }
+    const float xtitle_h = f.x.title().empty() ? 0.0f : line_h * 1.3f;
+    const float bottom = xcat_h + xtitle_h + pad + line_h * 0.3f;
+    const bool has_cbar = f.heatmap && f.colorbar;
+    const float cbar_w = has_cbar ? line_h * 1.0f + text_width("-0.000e+00") * 0.8f + line_h * 1.6f : 0.0f;
+    const float right = pad + cbar_w + line_h * 0.5f;
+    L.plot = {left, L.title.y1 + line_h * 0.3f, std::max(left + 10.0f, width - right),
+              std::max(L.title.y1 + 10.0f, height - bottom)};
+    L.y_label = {pad, L.plot.y0, pad + ytitle_w, L.plot.y1};
+    L.x_label = {L.plot.x0, height - pad - xtitle_h, L.plot.x1, height - pad};
+    if (has_cbar) L.colorbar = {L.plot.x1 + line_h * 0.6f, L.plot.y0, L.plot.x1 + line_h * 1.4f, L.plot.y1};
+    // Category label strides so labels never overlap.
+    if (!f.y.categories.empty()) {
+        const float cell = L.plot.h() / float(f.y.categories.size());
+        L.category_stride_y = std::max(1, int(std::ceil(line_h / std::max(cell, 1e-3f))));
+    }
+    if (!f.x.categories.empty()) {
+        const float cell = L.plot.w() / float(f.x.categories.size());
+        float need = line_h;
+        if (!L.rotate_x_categories) {
+            float m = 0;
+            for (const auto& c : f.x.categories) m = std::max(m, text_width(c));
+            need = m + line_h * 0.3f;
+        }
+        L.category_stride_x = std::max(1, int(std::ceil(need / std::max(cell, 1e-3f))));
+    }
+    return L;
+}
+
+float Transform::px(double x) const {
+    const double t = xlog ? (std::log10(x) - std::log10(b.xmin)) / (std::log10(b.xmax) - std::log10(b.xmin))
+                          : (x - b.xmin) / (b.xmax - b.xmin);
+    return plot.x0 + float(t) * plot.w();
+}
+float Transform::py(double y) const {
+    const double t = ylog ? (std::log10(y) - std::log10(b.ymin)) / (std::log10(b.ymax) - std::log10(b.ymin))
+                          : (y - b.ymin) / (b.ymax - b.ymin);
+    return y_down ? plot.y0 + float(t) * plot.h() : plot.y1 - float(t) * plot.h();
+}
+double Transform::data_x(float p) const {
+    const double t = (p - plot.x0) / plot.w();
+    return xlog ? std::pow(10.0, std::log10(b.xmin) + t * (std::log10(b.xmax) - std::log10(b.xmin)))
+                : b.xmin + t * (b.xmax - b.xmin);
+}
+double Transform::data_y(float p) const {
+    const double t = y_down ? (p - plot.y0) / plot.h() : (plot.y1 - p) / plot.h();
+    return ylog ? std::pow(10.0, std::log10(b.ymin) + t * (std::log10(b.ymax) - std::log10(b.ymin)))
+                : b.ymin + t * (b.ymax - b.ymin);
+}
+
+Transform make_transform(const Figure& f, const Rect& plot) {
+    Transform t;
+    t.plot = plot;
+    t.b = figure_bounds(f);
+    t.xlog = f.x.log;
+    t.ylog = f.y.log;
+    t.y_down = f.heatmap.has_value();
+    return t;
+}
+
+}  // namespace ts::plot

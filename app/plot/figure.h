@@ -1,0 +1,129 @@
+// Figure: a complete, GL-free description of one plot (title, formula, axes with labels and units, line /
+// scatter / bar series, an optional heatmap with its colorbar, annotations). Panels build Figures from a
+// Snapshot; one painter draws them on screen (app/gfx/painter.h) and the writers turn them into SVG / CSV.
+#pragma once
+
+#include "app/plot/colormap.h"
+
+#include <cmath>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace ts::plot {
+
+enum class SeriesKind { Line, Scatter, Bars };
+
+struct Series {
+    SeriesKind kind = SeriesKind::Line;
+    std::string name;                    ///< legend entry ("" = not in the legend)
+    std::vector<double> x, y;            ///< same length; NaN y breaks a line
+    Rgba color{0.2f, 0.4f, 0.8f, 1.0f};
+    float width = 2.0f;                  ///< line width in pixels (Line)
+    float marker = 4.0f;                 ///< marker radius in pixels (Scatter)
+    double bar_width = 0.8;              ///< bar width in x data units (Bars)
+    double bar_base = 0.0;               ///< bars grow from this y
+    bool dashed = false;
+    std::vector<std::string> point_labels;  ///< optional hover label per point (e.g. a token's text)
+};
+
+struct Axis {
+    std::string label;                   ///< "key token", "x", "probability"
+    std::string unit;                    ///< "nats", "rad", "" (dimensionless shown as no unit)
+    double min = NAN, max = NAN;         ///< NaN = automatic from the data
+    bool log = false;                    ///< log10 scale (data must be > 0)
+    std::vector<std::string> categories; ///< labels at integer positions 0..n-1 (heatmap rows/cols, bar names)
+    [[nodiscard]] std::string title() const { return unit.empty() ? label : label + " [" + unit + "]"; }
+};
+
+/// rows × cols values, row-major. Row 0 is drawn at the top. NaN or -inf cells are "masked" (drawn gray,
+/// read out as "masked").
+struct Heatmap {
+    int rows = 0, cols = 0;
+    std::vector<float> values;
+    float vmin = 0, vmax = 1;
+    Colormap cmap = Colormap::Viridis;
+    std::string value_label = "value";   ///< colorbar title and readout name
+    std::string value_unit;
+    std::string row_name = "row", col_name = "column";  ///< readout: "query 'cat' (3)"
+    bool annotate = false;               ///< print values in cells (when cells are large enough)
+    [[nodiscard]] float at(int r, int c) const { return values[size_t(r) * size_t(cols) + size_t(c)]; }
+};
+
+struct Annotation {
+    double x = 0, y = 0;                 ///< data coordinates
+    std::string text;
+    Rgba color{0, 0, 0, 0};              ///< alpha 0 = theme text color
+};
+
+struct RefLine {
+    bool vertical = true;
+    double pos = 0;
+    std::string label;
+    Rgba color{0.5f, 0.5f, 0.5f, 1.0f};
+};
+
+struct Figure {
+    std::string title;
+    std::string formula;                 ///< the formula the plot shows (tooltip on the title, SVG <desc>)
+    Axis x, y;
+    std::vector<Series> series;
+    std::optional<Heatmap> heatmap;      ///< drawn under the series; axes then span [0, cols] × [0, rows]
+    bool colorbar = true;                ///< shown when a heatmap is present
+    bool legend = true;
+    std::vector<Annotation> annotations;
+    std::vector<RefLine> ref_lines;
+    std::string note;                    ///< one line under the plot (e.g. "random weights")
+};
+
+// --- building helpers -----------------------------------------------------------------------------------------
+
+/// Bars of a histogram of `values` (non-finite values skipped) over [lo, hi] (NaN = data range) in `bins` bins.
+/// density=true scales bar heights so the bars integrate to 1 (units 1/x); else heights are counts.
+[[nodiscard]] Series histogram_series(std::span<const float> values, int bins, double lo = NAN, double hi = NAN,
+                                      bool density = false);
+
+/// A heatmap from row-major data; vmin/vmax from the finite data (symmetric around 0 for Diverging).
+[[nodiscard]] Heatmap make_heatmap(int rows, int cols, std::span<const float> values, Colormap cmap,
+                                   std::string value_label, std::string value_unit = "");
+
+/// Data bounds of the figure along each axis after applying Axis::min/max overrides and 5% padding (none for
+/// heatmaps, which span whole cells). Returns {xmin, xmax, ymin, ymax}; never degenerate.
+struct Bounds {
+    double xmin = 0, xmax = 1, ymin = 0, ymax = 1;
+};
+[[nodiscard]] Bounds figure_bounds(const Figure& f);
+
+// --- layout shared by painters ----------------------------------------------------------------------------------
+struct Rect {
+    float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+    [[nodiscard]] float w() const { return x1 - x0; }
+    [[nodiscard]] float h() const { return y1 - y0; }
+    [[nodiscard]] bool contains(float px, float py) const { return px >= x0 && px < x1 && py >= y0 && py < y1; }
+};
+struct FigureLayout {
+    Rect outer, title, plot, colorbar, x_label, y_label;
+    int category_stride_x = 1, category_stride_y = 1;  ///< draw every n-th category label so they do not overlap
+    bool rotate_x_categories = false;
+};
+/// Where the parts go in an outer rectangle of width×height pixels. `text_width` measures a string in pixels,
+/// `line_h` is the font's line height.
+[[nodiscard]] FigureLayout layout_figure(const Figure& f, float width, float height,
+                                         const std::function<float(const std::string&)>& text_width, float line_h,
+                                         bool compact = false);
+
+/// Maps data coordinates to pixels inside layout.plot (y grows downwards on screen; heatmap row 0 at top).
+struct Transform {
+    Rect plot;
+    Bounds b;
+    bool xlog = false, ylog = false, y_down = false;
+    [[nodiscard]] float px(double x) const;
+    [[nodiscard]] float py(double y) const;
+    [[nodiscard]] double data_x(float px) const;
+    [[nodiscard]] double data_y(float py) const;
+};
+[[nodiscard]] Transform make_transform(const Figure& f, const Rect& plot);
+
+}  // namespace ts::plot

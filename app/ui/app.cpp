@@ -1,0 +1,537 @@
+// The app's main loop, sidebar and tabs (see app.h).
+#include "app/ui/app.h"
+
+#include "app/gfx/gl.h"
+#include "app/gfx/heatmap_texture.h"
+#include "app/ui/fonts.h"
+#include "app/ui/panels/panels.h"
+#include "app/ui/session/state.h"
+#include "app/ui/session/worker.h"
+#include "app/ui/theme.h"
+
+#include <GLFW/glfw3.h>
+#include <backends/imgui_impl_glfw.h>
+#include <backends/imgui_impl_opengl3.h>
+#include <imgui.h>
+#include <imgui_stdlib.h>
+#include <stb_image_write.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <thread>
+
+namespace ts::ui {
+
+namespace {
+
+int g_error_count = 0;
+
+void log_error(const std::string& msg) {
+    ++g_error_count;
+    std::fprintf(stderr, "[error] %s\n", msg.c_str());
+}
+void log_info(const std::string& msg) { std::fprintf(stderr, "[info] %s\n", msg.c_str()); }
+
+void glfw_error(int code, const char* desc) { log_error("GLFW " + std::to_string(code) + ": " + desc); }
+
+const char* kSamples[][2] = {
+    {"English", "The quick brown fox jumps over the lazy dog."},
+    {"Austen", "It is a truth universally acknowledged, that a single man in possession of a good fortune, must be in want of a wife."},
+    {"中文", "注意力机制让模型关注句子中的重要部分。"},
+    {"Mixed", "Attention 注意力 is all you need!"},
+};
+
+/// What decides whether the forward pass must run again.
+struct ForwardKey {
+    const Model* model = nullptr;
+    std::string text;
+    bool apply = false;
+    float temperature = 1;
+    std::string mask;
+    int window = 0;
+    bool operator==(const ForwardKey&) const = default;
+};
+
+MaskSpec mask_from(const std::string& kind, int window, int T) {
+    MaskSpec m;
+    if (kind == "none") m.kind = MaskKind::None;
+    else if (kind == "sliding") { m.kind = MaskKind::SlidingWindow; m.window = std::max(1, window); }
+    else if (kind == "padding") {
+        m.kind = MaskKind::Causal;
+        m.key_padding.assign(size_t(std::max(0, T)), 0);
+        if (T > 1) m.key_padding.back() = 1;
+    } else m.kind = MaskKind::Causal;
+    return m;
+}
+
+class App {
+public:
+    explicit App(const AppOptions& o) : m_opt(o) {}
+    int run();
+
+private:
+    bool init_window();
+    void shutdown();
+    void frame();
+    void sidebar();
+    void main_area();
+    void poll_results();
+    void maybe_submit();
+    void start_load(const std::string& path);
+    void adopt_model(LoadedModel lm);
+    bool save_screenshot(const std::string& path);
+    void save_state_now();
+
+    AppOptions m_opt;
+    GLFWwindow* m_window = nullptr;
+    UiState m_state;
+    std::filesystem::path m_state_file;
+    std::string m_ini_path;
+    float m_scale = 1.0f;
+    bool m_fonts_dirty = false;
+    FontStatus m_fonts;
+
+    std::unique_ptr<ForwardWorker> m_worker;
+    ModelLoader m_loader;
+    LoadedModel m_model;
+    std::shared_ptr<const TokenizedText> m_tokens;
+    std::shared_ptr<const Snapshot> m_snap, m_gen;
+    uint64_t m_last_submitted = 0;
+    ForwardKey m_key;
+    std::string m_path_edit;
+    std::string m_load_error, m_state_warning;
+    uint64_t m_seen_gen = 0;
+
+    // Screenshot mode.
+    std::vector<std::string> m_shot_panels;
+    size_t m_shot_index = 0;
+    int m_shot_frames = 0;
+    std::chrono::steady_clock::time_point m_shot_wait_start;
+    std::string m_force_panel;
+    bool m_quit = false;
+    int m_exit_code = 0;
+};
+
+bool App::init_window() {
+    glfwSetErrorCallback(glfw_error);
+    if (!glfwInit()) {
+        log_error("could not initialise GLFW (is a display available? try xvfb-run)");
+        return false;
+    }
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+    glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+    glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GL_TRUE);
+    glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
+    m_window = glfwCreateWindow(m_opt.width, m_opt.height, "Transformer Studio", nullptr, nullptr);
+    if (!m_window) {
+        log_error("could not create an OpenGL 3.3 window");
+        glfwTerminate();
+        return false;
+    }
+    glfwMakeContextCurrent(m_window);
+    glfwSwapInterval(m_opt.screenshot_dir.empty() ? 1 : 0);
+    float sx = 1, sy = 1;
+    glfwGetWindowContentScale(m_window, &sx, &sy);
+    m_scale = m_state.ui_scale > 0 ? m_state.ui_scale : std::clamp(sx, 1.0f, 3.0f);
+
+    IMGUI_CHECKVERSION();
+    ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.IniFilename = m_ini_path.empty() ? nullptr : m_ini_path.c_str();
+    apply_theme(m_state.dark_theme, m_scale);
+    m_fonts = build_fonts(std::round(16.0f * m_scale), m_state.text);
+    if (!m_fonts.notice.empty()) log_info(m_fonts.notice);
+    ImGui_ImplGlfw_InitForOpenGL(m_window, true);
+    ImGui_ImplOpenGL3_Init("#version 330 core");
+    return true;
+}
+
+void App::shutdown() {
+    m_worker.reset();
+    gfx::heatmap_textures_shutdown();
+    ImGui_ImplOpenGL3_Shutdown();
+    ImGui_ImplGlfw_Shutdown();
+    ImGui::DestroyContext();
+    if (m_window) glfwDestroyWindow(m_window);
+    glfwTerminate();
+}
+
+void App::save_state_now() {
+    if (!m_opt.persist) return;
+    try {
+        save_state(m_state_file, m_state);
+    } catch (const std::exception& e) {
+        log_info(std::string("settings not saved: ") + e.what());
+    }
+}
+
+void App::adopt_model(LoadedModel lm) {
+    m_model = std::move(lm);
+    if (!m_model.path.empty()) {
+        m_state.model_path = m_model.path;
+        m_state.remember_model(m_model.path);
+    }
+    m_path_edit = m_model.path;
+    if (!m_model.tokenizer_warning.empty()) log_info(m_model.tokenizer_warning);
+    m_key = ForwardKey{};  // force a new forward
+}
+
+void App::start_load(const std::string& path) {
+    m_load_error.clear();
+    if (!m_loader.start(path)) m_load_error = "a model is already loading";
+}
+
+void App::poll_results() {
+    if (auto r = m_loader.poll()) {
+        if (r->model) {
+            log_info("loaded model " + r->path);
+            adopt_model(std::move(*r->model));
+        } else {
+            m_load_error = "could not load '" + r->path + "': " + r->error + " (the previous model stays)";
+            std::fprintf(stderr, "[warn] %s\n", m_load_error.c_str());
+            m_state.recent.erase(std::remove(m_state.recent.begin(), m_state.recent.end(), r->path), m_state.recent.end());
+        }
+    }
+    if (auto s = m_worker->latest(); s && s != m_snap) m_snap = s;
+    if (auto g = m_worker->latest_generation(); g && g->id != m_seen_gen) {
+        m_seen_gen = g->id;
+        m_gen = g;
+    }
+}
+
+void App::maybe_submit() {
+    if (!m_model.model) return;
+    ForwardKey k{m_model.model.get(), m_state.text, m_state.apply_to_model, m_state.attn_temperature, m_state.attn_mask,
+                 m_state.attn_window};
+    if (k == m_key) return;
+    m_key = k;
+    const int max_len = m_model.model->config().max_seq_len;
+    m_tokens = std::make_shared<const TokenizedText>(tokenize_text(m_state.text, *m_model.codec, max_len));
+    ForwardRequest r;
+    r.model = m_model.model;
+    r.codec = m_model.codec;
+    r.tokens = m_tokens;
+    r.temperature = m_state.apply_to_model ? m_state.attn_temperature : 1.0f;
+    r.mask = m_state.apply_to_model ? mask_from(m_state.attn_mask, m_state.attn_window, int(m_tokens->ids.size()))
+                                    : MaskSpec{};
+    if (m_model.model->config().arch == Arch::EncoderOnly && !m_state.apply_to_model) r.mask.kind = MaskKind::None;
+    m_last_submitted = m_worker->submit(std::move(r));
+    if (m_fonts_dirty == false && fonts_need_rebuild(m_state.text)) m_fonts_dirty = true;
+}
+
+void App::sidebar() {
+    const float line_h = ImGui::GetTextLineHeight();
+    ImGui::TextUnformatted("Transformer Studio");
+    ImGui::SameLine(ImGui::GetContentRegionAvail().x - line_h * 3.5f);
+    if (ImGui::SmallButton(m_state.dark_theme ? "Light" : "Dark")) {
+        m_state.dark_theme = !m_state.dark_theme;
+        apply_theme(m_state.dark_theme, m_scale);
+    }
+    ImGui::Separator();
+
+    // Model.
+    ImGui::TextDisabled("MODEL");
+    ImGui::TextWrapped("%s", m_model.display_name.c_str());
+    if (m_model.model) {
+        const ModelConfig& c = m_model.model->config();
+        ImGui::TextDisabled("%s · %d layers · d_model %d · %d heads (%d KV) · vocab %d", to_string(c.arch), c.n_layers,
+                            c.d_model, c.n_heads, c.n_kv_heads, c.vocab_size);
+    }
+    if (m_model.random_weights) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.55f, 0.1f, 1.0f));
+        ImGui::TextWrapped("random weights — attention teaches nothing (no bundled model found; load a trained model folder)");
+        ImGui::PopStyleColor();
+    }
+    ImGui::SetNextItemWidth(-line_h * 3.2f);
+    const bool enter = ImGui::InputTextWithHint("##path", "model folder (config.json + model.safetensors)", &m_path_edit,
+                                                ImGuiInputTextFlags_EnterReturnsTrue);
+    ImGui::SameLine();
+    if ((ImGui::Button("Load") || enter) && !m_path_edit.empty()) start_load(m_path_edit);
+    if (m_loader.busy()) ImGui::TextDisabled("loading %s ...", m_loader.loading_path().c_str());
+    if (!m_load_error.empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.95f, 0.3f, 0.3f, 1.0f));
+        ImGui::TextWrapped("%s", m_load_error.c_str());
+        ImGui::PopStyleColor();
+    }
+    if (!m_state.recent.empty() && ImGui::TreeNode("Recent models")) {
+        for (size_t i = 0; i < m_state.recent.size(); ++i) {
+            ImGui::PushID(int(i));
+            if (ImGui::Selectable(m_state.recent[i].c_str(), m_state.recent[i] == m_model.path)) {
+                m_path_edit = m_state.recent[i];
+                start_load(m_state.recent[i]);
+            }
+            ImGui::PopID();
+        }
+        ImGui::TreePop();
+    }
+    ImGui::Separator();
+
+    // Text.
+    ImGui::TextDisabled("TEXT");
+    ImGui::InputTextMultiline("##text", &m_state.text, ImVec2(-1, line_h * 5.5f));
+    ImGui::TextDisabled("samples:");
+    for (const auto& smp : kSamples) {
+        ImGui::SameLine();
+        if (ImGui::SmallButton(smp[0])) m_state.text = smp[1];
+    }
+    if (m_tokens) {
+        for (const auto& n : m_tokens->notices) {
+            ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.95f, 0.65f, 0.2f, 1.0f));
+            ImGui::TextWrapped("%s", n.c_str());
+            ImGui::PopStyleColor();
+        }
+    }
+    ImGui::Separator();
+
+    // Layer, head, query.
+    ImGui::TextDisabled("VIEW");
+    if (m_model.model) {
+        const ModelConfig& c = m_model.model->config();
+        m_state.layer = std::clamp(m_state.layer, 0, c.n_layers - 1);
+        m_state.head = std::clamp(m_state.head, 0, c.n_heads - 1);
+        ImGui::SliderInt("layer", &m_state.layer, 0, c.n_layers - 1);
+        ImGui::SliderInt("head", &m_state.head, 0, c.n_heads - 1);
+        const int T = m_tokens ? int(m_tokens->ids.size()) : 0;
+        if (T > 0) {
+            m_state.query = std::clamp(m_state.query, -1, T - 1);
+            const int q = m_state.query < 0 ? T - 1 : m_state.query;
+            const std::string lbl = m_tokens->pieces[size_t(q)].label;
+            ImGui::SliderInt("query", &m_state.query, -1, T - 1, m_state.query < 0 ? ("last: " + lbl).c_str() : ("%d: " + lbl).c_str());
+            if (ImGui::IsItemHovered()) ImGui::SetTooltip("query token for the Softmax lab and Predictions (-1 = last token)");
+        }
+    }
+    ImGui::Separator();
+
+    // Attention knobs applied to the model.
+    ImGui::TextDisabled("ATTENTION KNOBS");
+    ImGui::Checkbox("apply to the model's attention", &m_state.apply_to_model);
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("Re-runs the forward pass with softmax(scores / temperature) and this mask in every layer.");
+    ImGui::BeginDisabled(!m_state.apply_to_model);
+    slider_log("temperature", &m_state.attn_temperature, 0.05f, 10.0f);
+    const char* masks[] = {"causal", "none", "sliding", "padding"};
+    int mi = 0;
+    for (int i = 0; i < 4; ++i)
+        if (m_state.attn_mask == masks[i]) mi = i;
+    if (ImGui::Combo("mask", &mi, masks, 4)) m_state.attn_mask = masks[mi];
+    if (m_state.attn_mask == "sliding") ImGui::SliderInt("window w", &m_state.attn_window, 1, 64);
+    ImGui::EndDisabled();
+    ImGui::Separator();
+
+    // Status.
+    if (m_snap) {
+        if (!m_snap->error.empty()) {
+            ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.95f, 0.3f, 0.3f, 1.0f));
+            ImGui::TextWrapped("forward failed: %s", m_snap->error.c_str());
+            ImGui::PopStyleColor();
+        }
+        ImGui::TextDisabled("forward: %.1f ms · %zu tokens%s", m_snap->compute_ms,
+                            m_snap->tokens ? m_snap->tokens->ids.size() : size_t(0), m_worker->busy() ? " · computing..." : "");
+    }
+    if (!m_fonts.notice.empty()) ImGui::TextDisabled("%s", m_fonts.notice.c_str());
+    if (!m_state_warning.empty()) ImGui::TextWrapped("%s", m_state_warning.c_str());
+}
+
+void App::main_area() {
+    PanelContext ctx{m_state, m_snap.get(), &m_model, [this] { m_key = ForwardKey{}; },
+                     [this] {
+                         if (!m_model.model || !m_tokens) return;
+                         ForwardRequest r;
+                         r.kind = ForwardRequest::Kind::Generate;
+                         r.model = m_model.model;
+                         r.codec = m_model.codec;
+                         r.tokens = m_tokens;
+                         r.generate_tokens = m_state.generate_tokens;
+                         r.sampling = {m_state.sample_temperature, m_state.top_k, m_state.top_p};
+                         r.seed = uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
+                         m_worker->submit(std::move(r));
+                     },
+                     m_gen};
+    if (ImGui::BeginTabBar("panels")) {
+        for (const auto& p : all_panels()) {
+            ImGuiTabItemFlags flags = 0;
+            if (!m_force_panel.empty() && m_force_panel == p.name) flags |= ImGuiTabItemFlags_SetSelected;
+            if (ImGui::BeginTabItem(p.name, nullptr, flags)) {
+                if (m_force_panel.empty() || m_force_panel == p.name) m_state.panel = p.name;
+                ImGui::BeginChild("panel_body", ImVec2(0, 0), false);
+                p.draw(ctx);
+                ImGui::EndChild();
+                ImGui::EndTabItem();
+            }
+        }
+        ImGui::EndTabBar();
+    }
+    m_force_panel.clear();
+}
+
+void App::frame() {
+    poll_results();
+    maybe_submit();
+    if (m_fonts_dirty) {
+        m_fonts = build_fonts(std::round(16.0f * m_scale), m_state.text);
+        ImGui_ImplOpenGL3_DestroyFontsTexture();
+        ImGui_ImplOpenGL3_CreateFontsTexture();
+        m_fonts_dirty = false;
+    }
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplGlfw_NewFrame();
+    ImGui::NewFrame();
+
+    const ImGuiViewport* vp = ImGui::GetMainViewport();
+    ImGui::SetNextWindowPos(vp->WorkPos);
+    ImGui::SetNextWindowSize(vp->WorkSize);
+    ImGui::Begin("##root", nullptr,
+                 ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoBringToFrontOnFocus |
+                     ImGuiWindowFlags_NoSavedSettings);
+    const float side_w = std::min(vp->WorkSize.x * 0.3f, 330.0f * m_scale);
+    ImGui::BeginChild("sidebar", ImVec2(side_w, 0), true);
+    sidebar();
+    ImGui::EndChild();
+    ImGui::SameLine();
+    ImGui::BeginChild("main", ImVec2(0, 0), false);
+    main_area();
+    ImGui::EndChild();
+    ImGui::End();
+
+    ImGui::Render();
+    int w = 0, h = 0;
+    glfwGetFramebufferSize(m_window, &w, &h);
+    glViewport(0, 0, w, h);
+    const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
+    glClearColor(bg.x, bg.y, bg.z, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    gfx::heatmap_textures_collect();
+
+    // Screenshot mode: wait for the forward pass of the current text, render N frames of each panel, capture.
+    if (!m_opt.screenshot_dir.empty() && m_shot_index < m_shot_panels.size()) {
+        const bool ready = m_snap && m_snap->id >= m_last_submitted && !m_worker->busy() && !m_loader.busy();
+        const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_shot_wait_start).count();
+        if (ready || waited > 120.0) {
+            if (!ready) log_error("timed out waiting for the forward pass before the screenshot");
+            if (++m_shot_frames >= std::max(2, m_opt.frames)) {
+                const std::string name = m_shot_panels[m_shot_index];
+                std::string file = name;
+                std::transform(file.begin(), file.end(), file.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+                const std::string path = (std::filesystem::path(m_opt.screenshot_dir) / (file + ".png")).string();
+                if (save_screenshot(path)) log_info("screenshot " + path);
+                ++m_shot_index;
+                m_shot_frames = 0;
+                m_shot_wait_start = std::chrono::steady_clock::now();
+                if (m_shot_index >= m_shot_panels.size()) m_quit = true;
+                else m_force_panel = m_shot_panels[m_shot_index];
+            }
+        }
+    }
+    glfwSwapBuffers(m_window);
+}
+
+bool App::save_screenshot(const std::string& path) {
+    int w = 0, h = 0;
+    glfwGetFramebufferSize(m_window, &w, &h);
+    std::vector<unsigned char> px(size_t(w) * size_t(h) * 3);
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    glReadBuffer(GL_BACK);
+    glReadPixels(0, 0, w, h, GL_RGB, GL_UNSIGNED_BYTE, px.data());
+    std::error_code ec;
+    std::filesystem::create_directories(m_opt.screenshot_dir, ec);
+    stbi_flip_vertically_on_write(1);
+    if (!stbi_write_png(path.c_str(), w, h, 3, px.data(), w * 3)) {
+        log_error("could not write screenshot " + path);
+        m_exit_code = 1;
+        return false;
+    }
+    return true;
+}
+
+int App::run() {
+    // State.
+    if (m_opt.persist) {
+        const auto dir = config_dir();
+        m_state_file = dir / "state.json";
+        m_state = load_state(m_state_file, &m_state_warning);
+        if (!m_state_warning.empty()) log_info(m_state_warning);
+        std::error_code ec;
+        std::filesystem::create_directories(dir, ec);
+        m_ini_path = (dir / "imgui.ini").string();
+    }
+    if (m_opt.has_text) m_state.text = m_opt.text;
+    if (m_opt.theme == "light") m_state.dark_theme = false;
+    if (m_opt.theme == "dark") m_state.dark_theme = true;
+    if (!m_opt.panel.empty() && m_opt.panel != "all") {
+        bool found = false;
+        for (const auto& p : all_panels()) {
+            std::string a = p.name, b = m_opt.panel;
+            std::transform(a.begin(), a.end(), a.begin(), ::tolower);
+            std::transform(b.begin(), b.end(), b.begin(), ::tolower);
+            if (a == b) { m_state.panel = p.name; found = true; }
+        }
+        if (!found) {
+            std::string names;
+            for (const auto& p : all_panels()) names += std::string(" ") + p.name;
+            throw std::invalid_argument("unknown panel '" + m_opt.panel + "' (expected all or one of:" + names + ")");
+        }
+    }
+    if (!m_opt.screenshot_dir.empty()) {
+        if (m_opt.panel == "all" || m_opt.panel.empty())
+            for (const auto& p : all_panels()) m_shot_panels.push_back(p.name);
+        else m_shot_panels.push_back(m_state.panel);
+        m_state.panel = m_shot_panels.front();
+    }
+    m_force_panel = m_state.panel;
+
+    if (!init_window()) return 1;
+    m_worker = std::make_unique<ForwardWorker>();
+
+    // First model: --model, else the remembered one, else the bundled default, else the random demo. Loaded
+    // synchronously at start (the window shows right after); later loads run in the background.
+    std::vector<std::string> candidates;
+    if (!m_opt.model_dir.empty()) candidates.push_back(m_opt.model_dir);
+    else if (!m_state.model_path.empty()) candidates.push_back(m_state.model_path);
+    if (m_opt.model_dir.empty()) {
+        const std::string def = find_default_model_dir(m_opt.exe_path);
+        if (!def.empty()) candidates.push_back(def);
+    }
+    for (const auto& c : candidates) {
+        try {
+            adopt_model(load_model_folder(c));
+            break;
+        } catch (const std::exception& e) {
+            m_load_error = "could not load '" + c + "': " + e.what();
+            std::fprintf(stderr, "[warn] %s\n", m_load_error.c_str());
+            if (!m_opt.model_dir.empty() && c == m_opt.model_dir && !m_opt.screenshot_dir.empty()) {
+                // A test asked for this model explicitly: a failure is an error.
+                log_error(m_load_error);
+            }
+        }
+    }
+    if (!m_model.model) {
+        adopt_model(make_demo_model());
+        log_info("no model folder found: using the random-weight demo model");
+    }
+    m_path_edit = m_model.path;
+    m_shot_wait_start = std::chrono::steady_clock::now();
+
+    while (!glfwWindowShouldClose(m_window) && !m_quit) {
+        glfwPollEvents();
+        frame();
+    }
+    save_state_now();
+    shutdown();
+    if (g_error_count > 0 && !m_opt.screenshot_dir.empty()) return 1;
+    return m_exit_code;
+}
+
+}  // namespace
+
+int run_app(const AppOptions& opt) {
+    App app(opt);
+    return app.run();
+}
+
+}  // namespace ts::ui

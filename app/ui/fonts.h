@@ -1,0 +1,21 @@
+// Fonts: DejaVu Sans merged with WenQuanYi Micro Hei for CJK, glyph ranges = Latin, Greek, math symbols, the
+// common simplified Chinese set, plus every character of the current text (so any typed character renders).
+#pragma once
+
+#include <string>
+
+namespace ts::ui {
+
+struct FontStatus {
+    bool latin = false, cjk = false;
+    std::string notice;  ///< shown in the status line when a font file is missing
+};
+
+/// (Re)builds the ImGui font atlas at `pixel_size` covering `text`. Call before the first NewFrame, or between
+/// frames followed by re-creating the backend's font texture.
+FontStatus build_fonts(float pixel_size, const std::string& text);
+
+/// True when some character of `text` is not in the current atlas but the CJK font could supply it.
+[[nodiscard]] bool fonts_need_rebuild(const std::string& text);
+
+}  // namespace ts::ui

@@ -1,0 +1,54 @@
+// The app's panels. Each reads the newest Snapshot and the UI state (never owns model state), builds Figures and
+// draws them; actions that need the model (re-run, generate) go through PanelContext.
+#pragma once
+
+#include "app/ui/session/state.h"
+#include "app/ui/session/worker.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace ts::ui {
+
+struct PanelContext {
+    UiState& state;
+    const Snapshot* snap = nullptr;      ///< newest result; nullptr until the first forward finished
+    const LoadedModel* model = nullptr;  ///< the current model (also while a forward is still running)
+    std::function<void()> rerun;         ///< ask for a new forward with the current knobs
+    std::function<void()> generate;      ///< sample a continuation on the worker
+    std::shared_ptr<const Snapshot> generation;  ///< newest Generate result
+};
+
+struct PanelInfo {
+    const char* name;
+    void (*draw)(PanelContext&);
+};
+/// All panels in tab order.
+[[nodiscard]] const std::vector<PanelInfo>& all_panels();
+
+void draw_tokens_panel(PanelContext& ctx);
+void draw_attention_panel(PanelContext& ctx);
+void draw_softmax_panel(PanelContext& ctx);
+void draw_activations_panel(PanelContext& ctx);
+void draw_normalization_panel(PanelContext& ctx);
+void draw_positions_panel(PanelContext& ctx);
+void draw_predictions_panel(PanelContext& ctx);
+void draw_residual_panel(PanelContext& ctx);
+void draw_model_panel(PanelContext& ctx);
+
+// --- helpers shared by panels ---------------------------------------------------------------------------------------
+/// Token labels of the snapshot ("3:cat" style when `with_index`), one per position.
+[[nodiscard]] std::vector<std::string> token_labels(const Snapshot& s, bool with_index = false);
+/// Selected layer / head / query clamped to the snapshot's model.
+[[nodiscard]] int current_layer(const PanelContext& ctx);
+[[nodiscard]] int current_head(const PanelContext& ctx);
+[[nodiscard]] int current_query(const PanelContext& ctx);
+/// One head's (rows, cols) slice of a (H, rows, cols) tensor (copy). Empty when absent.
+[[nodiscard]] std::vector<float> head_slice(const Tensor* t, int head, int* rows, int* cols);
+/// A centred grey message for panels that have nothing to show yet.
+void empty_message(const char* text);
+/// Slider for a float on a log scale.
+bool slider_log(const char* label, float* v, float lo, float hi, const char* fmt = "%.3g");
+
+}  // namespace ts::ui

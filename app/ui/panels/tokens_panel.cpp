@@ -1,0 +1,125 @@
+// Tokens panel: the text split into tokens (alternating chips with ids), each token's byte span, and on hover the
+// BPE merge steps that produced it.
+#include "app/ui/panels/panels.h"
+
+#include <imgui.h>
+
+#include <cstdio>
+
+namespace ts::ui {
+
+namespace {
+
+void merge_tooltip(const Snapshot& s, size_t i) {
+    const TokenPiece& p = s.tokens->pieces[i];
+    const std::string bytes = s.tokens->text.substr(p.byte_begin, p.byte_end - p.byte_begin);
+    ImGui::BeginTooltip();
+    ImGui::Text("token %zu: id %d", i, p.id);
+    ImGui::Text("label: %s", p.label.c_str());
+    ImGui::Text("bytes [%zu, %zu) of the text", p.byte_begin, p.byte_end);
+    std::string hex;
+    char buf[8];
+    for (unsigned char c : bytes) {
+        std::snprintf(buf, sizeof buf, "%02X ", c);
+        hex += buf;
+    }
+    ImGui::Text("UTF-8: %s", hex.c_str());
+    if (s.codec) {
+        const auto steps = s.codec->merge_steps(bytes);
+        if (!steps.empty()) {
+            ImGui::Separator();
+            ImGui::TextUnformatted("BPE merges (bytes, then one merge per line):");
+            for (size_t k = 0; k < steps.size() && k < 24; ++k) {
+                std::string line;
+                for (const auto& piece : steps[k]) line += "[" + printable_label(piece) + "] ";
+                ImGui::Text("%2zu  %s", k, line.c_str());
+            }
+            if (steps.size() > 24) ImGui::TextDisabled("... %zu more steps", steps.size() - 24);
+        } else if (s.tokens->ids_only) {
+            ImGui::Separator();
+            ImGui::TextDisabled("ids-only mode: each byte is one token (no merges)");
+        }
+    }
+    ImGui::EndTooltip();
+}
+
+}  // namespace
+
+void draw_tokens_panel(PanelContext& ctx) {
+    if (!ctx.snap || !ctx.snap->tokens) return empty_message("waiting for the first forward pass...");
+    const Snapshot& s = *ctx.snap;
+    const TokenizedText& tt = *s.tokens;
+    ImGui::Text("%zu tokens  ·  %zu bytes  ·  tokenizer: %s", tt.ids.size(), tt.text.size(),
+                s.codec ? s.codec->name().c_str() : "?");
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("Each chip is one token: its text on top, its id below. Spans tile the input bytes.");
+    if (tt.ids.empty()) return empty_message("the text is empty: nothing to tokenize");
+    ImGui::Separator();
+
+    // Chips, wrapped to the panel width.
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const float line_h = ImGui::GetTextLineHeight();
+    const float pad = line_h * 0.3f;
+    const float avail = ImGui::GetContentRegionAvail().x;
+    const ImVec2 start = ImGui::GetCursorScreenPos();
+    float x = 0, y = 0;
+    const ImU32 bg[2] = {ImGui::GetColorU32(ImVec4(0.30f, 0.55f, 0.85f, 0.35f)),
+                         ImGui::GetColorU32(ImVec4(0.95f, 0.65f, 0.20f, 0.35f))};
+    const float chip_h = line_h * 2 + pad * 3;
+    for (size_t i = 0; i < tt.pieces.size(); ++i) {
+        const TokenPiece& p = tt.pieces[i];
+        char idbuf[32];
+        std::snprintf(idbuf, sizeof idbuf, "%d", p.id);
+        const float w = std::max(ImGui::CalcTextSize(p.label.c_str()).x, ImGui::CalcTextSize(idbuf).x) + pad * 2;
+        if (x > 0 && x + w > avail) {
+            x = 0;
+            y += chip_h + pad;
+        }
+        const ImVec2 a(start.x + x, start.y + y), b(a.x + w, a.y + chip_h);
+        ImGui::SetCursorScreenPos(a);
+        ImGui::PushID(int(i));
+        ImGui::InvisibleButton("chip", ImVec2(w, chip_h));
+        const bool hov = ImGui::IsItemHovered();
+        ImGui::PopID();
+        dl->AddRectFilled(a, b, bg[i % 2], 4.0f);
+        if (hov) dl->AddRect(a, b, ImGui::GetColorU32(ImGuiCol_Text), 4.0f, 0, 2.0f);
+        dl->AddText(ImVec2(a.x + pad, a.y + pad), ImGui::GetColorU32(ImGuiCol_Text), p.label.c_str());
+        dl->AddText(ImVec2(a.x + pad, a.y + pad * 2 + line_h), ImGui::GetColorU32(ImGuiCol_TextDisabled), idbuf);
+        if (hov) merge_tooltip(s, i);
+        x += w + pad;
+    }
+    ImGui::SetCursorScreenPos(ImVec2(start.x, start.y + y + chip_h + pad * 2));
+    ImGui::Dummy(ImVec2(avail, 0));
+    ImGui::Separator();
+
+    // Table: position, id, label, span, text.
+    if (ImGui::BeginTable("tokens", 5, ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_ScrollY |
+                                           ImGuiTableFlags_SizingFixedFit,
+                          ImVec2(0, std::max(line_h * 6, ImGui::GetContentRegionAvail().y)))) {
+        ImGui::TableSetupScrollFreeze(0, 1);
+        ImGui::TableSetupColumn("position");
+        ImGui::TableSetupColumn("id");
+        ImGui::TableSetupColumn("token");
+        ImGui::TableSetupColumn("bytes [begin, end)");
+        ImGui::TableSetupColumn("text", ImGuiTableColumnFlags_WidthStretch);
+        ImGui::TableHeadersRow();
+        for (size_t i = 0; i < tt.pieces.size(); ++i) {
+            const TokenPiece& p = tt.pieces[i];
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ImGui::Text("%zu", i);
+            ImGui::TableNextColumn();
+            ImGui::Text("%d", p.id);
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(p.label.c_str());
+            if (ImGui::IsItemHovered()) merge_tooltip(s, i);
+            ImGui::TableNextColumn();
+            ImGui::Text("[%zu, %zu)", p.byte_begin, p.byte_end);
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(sanitize_utf8(tt.text.substr(p.byte_begin, p.byte_end - p.byte_begin)).c_str());
+        }
+        ImGui::EndTable();
+    }
+}
+
+}  // namespace ts::ui

@@ -1,0 +1,136 @@
+// UiState JSON mapping and atomic persistence.
+#include "app/ui/session/state.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <system_error>
+
+namespace ts::ui {
+
+void UiState::remember_model(const std::string& path) {
+    if (path.empty()) return;
+    recent.erase(std::remove(recent.begin(), recent.end(), path), recent.end());
+    recent.insert(recent.begin(), path);
+    if (recent.size() > kMaxRecent) recent.resize(kMaxRecent);
+}
+
+void UiState::clamp() {
+    layer = std::max(0, layer);
+    head = std::max(0, head);
+    query = std::max(-1, query);
+    ui_scale = std::clamp(ui_scale, 0.0f, 4.0f);
+    attn_temperature = std::clamp(attn_temperature, 0.05f, 10.0f);
+    attn_window = std::clamp(attn_window, 1, 4096);
+    sm_temperature = std::clamp(sm_temperature, 0.05f, 10.0f);
+    sm_window = std::clamp(sm_window, 1, 4096);
+    sm_padding = std::clamp(sm_padding, 0, 4096);
+    act_leaky_alpha = std::clamp(act_leaky_alpha, 0.0f, 1.0f);
+    act_swish_beta = std::clamp(act_swish_beta, 0.0f, 10.0f);
+    act_range = std::clamp(act_range, 0.5f, 20.0f);
+    norm_std = std::clamp(norm_std, 0.01f, 100.0f);
+    norm_eps = std::clamp(norm_eps, 1e-12f, 1.0f);
+    pe_d_model = std::clamp(pe_d_model / 2 * 2, 2, 1024);
+    pe_base = std::clamp(pe_base, 2.0f, 1e7f);
+    pe_positions = std::clamp(pe_positions, 2, 4096);
+    rope_theta = std::clamp(rope_theta, 2.0f, 1e7f);
+    sample_temperature = std::clamp(sample_temperature, 0.05f, 10.0f);
+    top_k = std::clamp(top_k, 0, 100000);
+    top_p = std::clamp(top_p, 0.01f, 1.0f);
+    generate_tokens = std::clamp(generate_tokens, 1, 512);
+    kv_context = std::clamp(kv_context, 1, 1 << 22);
+    if (recent.size() > kMaxRecent) recent.resize(kMaxRecent);
+}
+
+#define TS_STATE_FIELDS(X)                                                                                        \
+    X(model_path) X(recent) X(text) X(panel) X(layer) X(head) X(query) X(dark_theme) X(ui_scale)                  \
+    X(apply_to_model) X(attn_temperature) X(attn_mask) X(attn_window) X(sm_temperature) X(sm_mask) X(sm_window)   \
+    X(sm_padding) X(sm_use_typed) X(sm_typed_logits) X(act_leaky_alpha) X(act_swish_beta) X(act_range)            \
+    X(act_show_grad) X(norm_mean) X(norm_std) X(norm_gamma) X(norm_beta) X(norm_eps) X(pe_d_model) X(pe_base)     \
+    X(pe_positions) X(rope_theta) X(rope_interleaved) X(sample_temperature) X(top_k) X(top_p) X(generate_tokens)  \
+    X(kv_context)
+
+void to_json(nlohmann::json& j, const UiState& s) {
+    j = nlohmann::json::object();
+#define TS_PUT(f) j[#f] = s.f;
+    TS_STATE_FIELDS(TS_PUT)
+#undef TS_PUT
+    j["version"] = 1;
+}
+
+namespace {
+template <typename T>
+void get_if(const nlohmann::json& j, const char* key, T& out) {
+    auto it = j.find(key);
+    if (it == j.end()) return;
+    try {
+        T v = it->template get<T>();
+        out = std::move(v);
+    } catch (const nlohmann::json::exception&) {
+        // wrong type: keep the default
+    }
+}
+}  // namespace
+
+void from_json(const nlohmann::json& j, UiState& s) {
+    if (!j.is_object()) return;
+#define TS_GET(f) get_if(j, #f, s.f);
+    TS_STATE_FIELDS(TS_GET)
+#undef TS_GET
+    s.clamp();
+}
+
+std::filesystem::path config_dir() {
+    if (const char* x = std::getenv("XDG_CONFIG_HOME"); x && *x) return std::filesystem::path(x) / "transformer-studio";
+    if (const char* h = std::getenv("HOME"); h && *h) return std::filesystem::path(h) / ".config" / "transformer-studio";
+    return std::filesystem::path(".transformer-studio");
+}
+
+UiState load_state(const std::filesystem::path& file, std::string* warning) {
+    UiState s;
+    std::error_code ec;
+    if (!std::filesystem::exists(file, ec)) return s;
+    std::ifstream in(file, std::ios::binary);
+    std::stringstream buf;
+    buf << in.rdbuf();
+    if (!in.good() && !in.eof()) {
+        if (warning) *warning = "could not read " + file.string() + "; using defaults";
+        return s;
+    }
+    try {
+        const nlohmann::json j = nlohmann::json::parse(buf.str());
+        from_json(j, s);
+    } catch (const std::exception& e) {
+        std::filesystem::path broken = file;
+        broken += ".broken";
+        std::filesystem::copy_file(file, broken, std::filesystem::copy_options::overwrite_existing, ec);
+        if (warning)
+            *warning = "settings file " + file.string() + " is not valid JSON (" + e.what() +
+                       "); using defaults (old file kept as " + broken.filename().string() + ")";
+        return UiState{};
+    }
+    return s;
+}
+
+void save_state(const std::filesystem::path& file, const UiState& s) {
+    std::error_code ec;
+    if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), ec);
+    std::filesystem::path tmp = file;
+    tmp += ".tmp";
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        if (!out) throw std::runtime_error("cannot write settings file " + tmp.string());
+        nlohmann::json j = s;
+        out << j.dump(2) << '\n';
+        out.flush();
+        if (!out) throw std::runtime_error("cannot write settings file " + tmp.string());
+    }
+    std::filesystem::rename(tmp, file, ec);
+    if (ec) throw std::runtime_error("cannot replace settings file " + file.string() + ": " + ec.message());
+}
+
+}  // namespace ts::ui

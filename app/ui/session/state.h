@@ -1,0 +1,85 @@
+// UiState: everything the app remembers between runs (model path, recent models, the typed text, open panel,
+// layer/head and every panel knob), stored as JSON under $XDG_CONFIG_HOME/transformer-studio/state.json
+// (or ~/.config/transformer-studio/state.json). GL-free so it can be tested without a display.
+#pragma once
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace ts::ui {
+
+struct UiState {
+    std::string model_path;              ///< "" = the bundled default (or the random demo model)
+    std::vector<std::string> recent;     ///< most recent first, at most kMaxRecent
+    std::string text = "The quick brown fox jumps over the lazy dog.";
+    std::string panel = "Tokens";
+    int layer = 0, head = 0, query = -1; ///< query = selected query position (-1 = last token)
+    bool dark_theme = true;
+    float ui_scale = 0.0f;               ///< 0 = from the monitor's content scale
+
+    // Attention knobs applied to the model's forward pass (Softmax lab "apply to model").
+    bool apply_to_model = false;
+    float attn_temperature = 1.0f;
+    std::string attn_mask = "causal";    ///< none | causal | sliding | padding
+    int attn_window = 4;
+
+    // Softmax lab.
+    float sm_temperature = 1.0f;
+    std::string sm_mask = "causal";
+    int sm_window = 4;
+    int sm_padding = 1;                  ///< how many trailing keys count as padding
+    bool sm_use_typed = false;
+    std::string sm_typed_logits = "2.0, 1.0, 0.1, -1.0";
+
+    // Activations.
+    float act_leaky_alpha = 0.1f;
+    float act_swish_beta = 1.0f;
+    float act_range = 4.0f;
+    bool act_show_grad = true;
+
+    // Normalization.
+    float norm_mean = 5.0f, norm_std = 2.0f;
+    float norm_gamma = 1.0f, norm_beta = 0.0f, norm_eps = 1e-5f;
+
+    // Positions.
+    int pe_d_model = 64;
+    float pe_base = 10000.0f;
+    int pe_positions = 64;
+    float rope_theta = 10000.0f;
+    bool rope_interleaved = false;
+
+    // Predictions.
+    float sample_temperature = 1.0f;
+    int top_k = 10;
+    float top_p = 1.0f;
+    int generate_tokens = 20;
+
+    // Model panel.
+    int kv_context = 2048;
+
+    static constexpr size_t kMaxRecent = 8;
+    /// Moves `path` to the front of `recent` (deduplicated, capped at kMaxRecent).
+    void remember_model(const std::string& path);
+    /// Clamps every knob into its valid range (after loading a hand-edited file).
+    void clamp();
+};
+
+void to_json(nlohmann::json& j, const UiState& s);
+/// Missing keys keep their defaults; keys of the wrong type are ignored (a hand-edited file never fails a start).
+void from_json(const nlohmann::json& j, UiState& s);
+
+/// $XDG_CONFIG_HOME/transformer-studio, else $HOME/.config/transformer-studio, else ./.transformer-studio.
+[[nodiscard]] std::filesystem::path config_dir();
+
+/// Reads the state; a missing file gives defaults; unreadable or broken JSON gives defaults and a warning in
+/// `*warning` (the broken file is kept as state.json.broken so nothing the user had is silently lost).
+[[nodiscard]] UiState load_state(const std::filesystem::path& file, std::string* warning = nullptr);
+
+/// Writes atomically (temp file in the same folder + rename), creating the folder. Throws std::runtime_error
+/// naming the path when it cannot be written.
+void save_state(const std::filesystem::path& file, const UiState& s);
+
+}  // namespace ts::ui

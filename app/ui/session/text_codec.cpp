@@ -1,0 +1,195 @@
+// Byte-level fallback codec, the BPE adapter (when the tokenizer library is present) and input checks.
+#include "app/ui/session/text_codec.h"
+
+#if __has_include("core/tokenizer/tokenizer_io.h")
+#include "core/tokenizer/bpe.h"
+#include "core/tokenizer/tokenizer_io.h"
+#define TS_APP_HAS_BPE 1
+#else
+#define TS_APP_HAS_BPE 0
+#endif
+
+#include <cstdio>
+#include <stdexcept>
+
+namespace ts::ui {
+
+namespace {
+size_t utf8_len_at(std::string_view s, size_t i) {
+    const auto b = (unsigned char)s[i];
+    size_t n = 0;
+    uint32_t cp = 0, min_cp = 0;
+    if (b < 0x80) return 1;
+    if ((b & 0xE0) == 0xC0) { n = 2; cp = b & 0x1F; min_cp = 0x80; }
+    else if ((b & 0xF0) == 0xE0) { n = 3; cp = b & 0x0F; min_cp = 0x800; }
+    else if ((b & 0xF8) == 0xF0) { n = 4; cp = b & 0x07; min_cp = 0x10000; }
+    else return 0;
+    if (i + n > s.size()) return 0;
+    for (size_t k = 1; k < n; ++k) {
+        const auto c = (unsigned char)s[i + k];
+        if ((c & 0xC0) != 0x80) return 0;
+        cp = (cp << 6) | (c & 0x3F);
+    }
+    if (cp < min_cp || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+    return n;
+}
+
+class ByteCodec final : public TextCodec {
+public:
+    explicit ByteCodec(int vocab) : m_vocab(vocab < 1 ? 1 : vocab) {}
+    std::string name() const override { return "bytes (ids-only mode)"; }
+    bool ids_only() const override { return true; }
+    void encode(std::string_view text, std::vector<int>& ids, std::vector<std::pair<size_t, size_t>>& spans) const override {
+        ids.clear();
+        spans.clear();
+        for (size_t i = 0; i < text.size(); ++i) {
+            ids.push_back(int((unsigned char)text[i]) % m_vocab);
+            spans.emplace_back(i, i + 1);
+        }
+    }
+    std::string decode(const std::vector<int>& ids) const override {
+        std::string out;
+        for (int id : ids) out.push_back(char((unsigned char)(id & 0xFF)));
+        return out;
+    }
+    std::string label(int id) const override {
+        const std::string b(1, char((unsigned char)(id & 0xFF)));
+        return printable_label(b);
+    }
+
+private:
+    int m_vocab;
+};
+
+#if TS_APP_HAS_BPE
+class BpeCodec final : public TextCodec {
+public:
+    explicit BpeCodec(std::shared_ptr<const ts::Tokenizer> t) : m_tok(std::move(t)) {}
+    std::string name() const override { return "BPE (" + std::to_string(m_tok->vocab_size()) + " tokens)"; }
+    bool ids_only() const override { return false; }
+    void encode(std::string_view text, std::vector<int>& ids, std::vector<std::pair<size_t, size_t>>& spans) const override {
+        const ts::Encoding e = m_tok->encode(text);
+        ids.assign(e.ids.begin(), e.ids.end());
+        spans.clear();
+        for (const auto& s : e.spans) spans.emplace_back(s.byte_begin, s.byte_end);
+    }
+    std::string decode(const std::vector<int>& ids) const override {
+        const std::vector<int32_t> v(ids.begin(), ids.end());
+        return m_tok->decode(v);
+    }
+    std::string label(int id) const override {
+        try {
+            return printable_label(m_tok->token_bytes(id));
+        } catch (const std::exception&) {
+            return "<" + std::to_string(id) + ">";
+        }
+    }
+    std::vector<std::vector<std::string>> merge_steps(std::string_view bytes) const override {
+        return m_tok->merge_steps(bytes);
+    }
+
+private:
+    std::shared_ptr<const ts::Tokenizer> m_tok;
+};
+#endif
+}  // namespace
+
+std::shared_ptr<const TextCodec> make_byte_codec(int vocab_size) { return std::make_shared<ByteCodec>(vocab_size); }
+
+std::shared_ptr<const TextCodec> load_codec_for_model_dir(const std::filesystem::path& dir) {
+#if TS_APP_HAS_BPE
+    auto tok = ts::find_tokenizer(dir.string());  // tokenizer.json, vocab.json + merges.txt, ...
+    if (!tok) return nullptr;
+    return std::make_shared<BpeCodec>(std::move(tok));
+#else
+    return nullptr;
+#endif
+}
+
+TokenizedText tokenize_text(const std::string& text, const TextCodec& codec, int max_tokens) {
+    TokenizedText t;
+    t.text = text;
+    t.ids_only = codec.ids_only();
+    if (t.ids_only) t.notices.push_back("ids-only mode: no tokenizer.json, token ids are the UTF-8 bytes");
+    if (text.empty()) {
+        t.notices.push_back("type some text to see inside the model");
+        return t;
+    }
+    size_t bad = 0;
+    if (!is_valid_utf8(text, &bad))
+        t.notices.push_back("text is not valid UTF-8 (first bad byte at offset " + std::to_string(bad) +
+                            "); invalid bytes are shown as <XX>");
+    std::vector<int> ids;
+    std::vector<std::pair<size_t, size_t>> spans;
+    codec.encode(text, ids, spans);
+    t.total_tokens = ids.size();
+    if (max_tokens >= 0 && ids.size() > size_t(max_tokens)) {
+        ids.resize(size_t(max_tokens));
+        spans.resize(size_t(max_tokens));
+        t.truncated = true;
+        t.notices.push_back("text truncated to the model's max_seq_len: " + std::to_string(max_tokens) + " of " +
+                            std::to_string(t.total_tokens) + " tokens are used");
+    }
+    t.ids = ids;
+    for (size_t i = 0; i < ids.size(); ++i) {
+        TokenPiece p;
+        p.id = ids[i];
+        p.byte_begin = spans[i].first;
+        p.byte_end = spans[i].second;
+        const std::string_view bytes(text.data() + p.byte_begin, p.byte_end - p.byte_begin);
+        p.label = t.ids_only ? printable_label(bytes) : codec.label(ids[i]);
+        t.pieces.push_back(std::move(p));
+    }
+    return t;
+}
+
+bool is_valid_utf8(std::string_view s, size_t* bad_offset) {
+    for (size_t i = 0; i < s.size();) {
+        const size_t n = utf8_len_at(s, i);
+        if (n == 0) {
+            if (bad_offset) *bad_offset = i;
+            return false;
+        }
+        i += n;
+    }
+    return true;
+}
+
+std::string sanitize_utf8(std::string_view s) {
+    std::string out;
+    for (size_t i = 0; i < s.size();) {
+        const size_t n = utf8_len_at(s, i);
+        if (n == 0) { out += "\xEF\xBF\xBD"; ++i; }
+        else { out.append(s.substr(i, n)); i += n; }
+    }
+    return out;
+}
+
+std::string printable_label(std::string_view s, bool show_space) {
+    std::string out;
+    char buf[8];
+    for (size_t i = 0; i < s.size();) {
+        const size_t n = utf8_len_at(s, i);
+        const auto b = (unsigned char)s[i];
+        if (n == 0) {
+            std::snprintf(buf, sizeof buf, "<%02X>", b);
+            out += buf;
+            ++i;
+            continue;
+        }
+        if (n == 1) {
+            if (b == ' ' && show_space) out += "\xC2\xB7";  // middle dot
+            else if (b == '\n') out += "\\n";
+            else if (b == '\t') out += "\\t";
+            else if (b == '\r') out += "\\r";
+            else if (b < 0x20 || b == 0x7F) { std::snprintf(buf, sizeof buf, "<%02X>", b); out += buf; }
+            else out.push_back(char(b));
+        } else {
+            out.append(s.substr(i, n));
+        }
+        i += n;
+    }
+    return out;
+}
+
+}  // namespace ts::ui

@@ -1,0 +1,336 @@
+// ForwardWorker thread, request execution (forward, logit lens, generation), sampling and model loading.
+#include "app/ui/session/worker.h"
+
+#include "core/ops.h"
+#include "core/safetensors.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <numeric>
+#include <random>
+
+namespace ts::ui {
+
+// --- sampling -----------------------------------------------------------------------------------------------------
+
+std::vector<float> sampling_distribution(const float* logits, int vocab, const SamplingOptions& opt) {
+    if (!(opt.temperature > 0)) throw std::invalid_argument("sampling temperature must be > 0");
+    std::vector<float> p(size_t(std::max(0, vocab)), 0.0f);
+    if (vocab <= 0) return p;
+    float mx = -INFINITY;
+    for (int i = 0; i < vocab; ++i) if (std::isfinite(logits[i])) mx = std::max(mx, logits[i]);
+    if (!std::isfinite(mx)) return p;
+    std::vector<int> order(static_cast<size_t>(vocab));
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return logits[a] > logits[b]; });
+    const int k = opt.top_k > 0 ? std::min(opt.top_k, vocab) : vocab;
+    double z = 0;
+    for (int r = 0; r < k; ++r) {
+        const int i = order[size_t(r)];
+        const float v = std::isfinite(logits[i]) ? std::exp((logits[i] - mx) / opt.temperature) : 0.0f;
+        p[size_t(i)] = v;
+        z += v;
+    }
+    for (int r = 0; r < k; ++r) p[size_t(order[size_t(r)])] = float(p[size_t(order[size_t(r)])] / z);
+    if (opt.top_p < 1.0f) {
+        double cum = 0;
+        int keep = 0;
+        for (int r = 0; r < k; ++r) {
+            cum += p[size_t(order[size_t(r)])];
+            ++keep;
+            if (cum >= opt.top_p) break;
+        }
+        double z2 = 0;
+        for (int r = 0; r < k; ++r) {
+            if (r >= keep) p[size_t(order[size_t(r)])] = 0.0f;
+            else z2 += p[size_t(order[size_t(r)])];
+        }
+        for (int r = 0; r < keep; ++r) p[size_t(order[size_t(r)])] = float(p[size_t(order[size_t(r)])] / z2);
+    }
+    return p;
+}
+
+// --- snapshot -----------------------------------------------------------------------------------------------------
+
+std::string Snapshot::stack() const {
+    return model && model->config().arch == Arch::EncoderOnly ? "enc" : "dec";
+}
+int Snapshot::n_layers() const { return model ? model->config().n_layers : 0; }
+
+namespace {
+
+ForwardResult run_model(const Model& m, const std::vector<int>& ids, const ForwardOptions& opt) {
+    if (m.config().arch == Arch::EncoderDecoder) return forward_seq2seq(m, ids, ids, opt);
+    return forward(m, ids, opt);
+}
+
+ForwardOptions options_for(const ForwardRequest& r, bool capture) {
+    ForwardOptions opt;
+    opt.temperature = r.temperature;
+    if (r.model->config().arch == Arch::EncoderOnly) opt.enc_mask = r.mask;
+    else opt.self_mask = r.mask;
+    opt.capture = capture ? CaptureFilter::all() : CaptureFilter::none();
+    return opt;
+}
+
+void compute_logit_lens(const Model& m, const Trace& trace, const std::string& stack, Snapshot& s) {
+    const ModelConfig& c = m.config();
+    const Tensor* head = m.find_weight("lm_head.weight");
+    if (!head) head = m.find_weight("tok_emb.weight");
+    if (!head || head->dim(0) != c.vocab_size) return;
+    const Tensor* nw = m.find_weight(stack + ".final_norm.weight");
+    const Tensor* nb = m.find_weight(stack + ".final_norm.bias");
+    for (int i = 0; i < c.n_layers; ++i) {
+        const Tensor* h = trace.find(stack + "." + std::to_string(i) + ".resid_ffn");
+        if (!h) return;
+        MatrixRM x = h->mat();
+        if (nw) {
+            const std::span<const float> beta = nb ? std::span<const float>(nb->data) : std::span<const float>();
+            x = apply_norm(c.norm, x, std::span<const float>(nw->data), beta, c.norm_eps);
+        }
+        const MatrixRM logits = x * head->mat().transpose();
+        const MatrixRM probs = softmax_rows(logits);
+        std::vector<int> am(size_t(logits.rows()));
+        std::vector<float> pr(size_t(logits.rows()));
+        for (Eigen::Index t = 0; t < logits.rows(); ++t) {
+            Eigen::Index j = 0;
+            probs.row(t).maxCoeff(&j);
+            am[size_t(t)] = int(j);
+            pr[size_t(t)] = probs(t, j);
+        }
+        s.lens_argmax.push_back(std::move(am));
+        s.lens_prob.push_back(std::move(pr));
+    }
+}
+
+}  // namespace
+
+std::shared_ptr<const Snapshot> run_forward_request(const ForwardRequest& r, uint64_t id) {
+    auto s = std::make_shared<Snapshot>();
+    s->id = id;
+    s->kind = r.kind;
+    s->model = r.model;
+    s->codec = r.codec;
+    s->tokens = r.tokens;
+    s->temperature = r.temperature;
+    s->mask = r.mask;
+    const auto t0 = std::chrono::steady_clock::now();
+    try {
+        if (!r.model) throw std::invalid_argument("no model loaded");
+        if (!r.tokens || r.tokens->ids.empty()) {
+            s->compute_ms = 0;
+            return s;  // empty text: nothing to run, not an error
+        }
+        if (r.kind == ForwardRequest::Kind::Forward) {
+            ForwardResult out = run_model(*r.model, r.tokens->ids, options_for(r, r.capture_all));
+            s->logits = std::move(out.logits);
+            s->trace = out.trace;
+            if (r.logit_lens && s->trace) compute_logit_lens(*r.model, *s->trace, s->stack(), *s);
+        } else {
+            std::vector<int> ids = r.tokens->ids;
+            std::mt19937_64 rng(r.seed);
+            const int max_len = r.model->config().max_seq_len;
+            for (int step = 0; step < r.generate_tokens; ++step) {
+                std::vector<int> ctx = ids;
+                if (int(ctx.size()) > max_len) ctx.erase(ctx.begin(), ctx.end() - max_len);
+                ForwardOptions opt = options_for(r, false);
+                opt.all_logits = false;
+                const ForwardResult out = run_model(*r.model, ctx, opt);
+                if (out.logits.rows() == 0) throw std::runtime_error("this model has no LM head to sample from");
+                const auto row = out.logits.row(out.logits.rows() - 1);
+                const std::vector<float> p = sampling_distribution(row.data(), int(row.size()), r.sampling);
+                std::discrete_distribution<int> dist(p.begin(), p.end());
+                const int next = dist(rng);
+                ids.push_back(next);
+                s->generated.push_back(next);
+            }
+            if (r.codec) s->generated_text = r.codec->decode(s->generated);
+        }
+    } catch (const std::exception& e) {
+        s->error = e.what();
+        s->trace.reset();
+    }
+    s->compute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    return s;
+}
+
+// --- worker thread --------------------------------------------------------------------------------------------------
+
+ForwardWorker::ForwardWorker(RunFn run) : m_run(std::move(run)) { m_thread = std::thread([this] { loop(); }); }
+
+ForwardWorker::~ForwardWorker() {
+    {
+        std::lock_guard lk(m_mutex);
+        m_stop = true;
+    }
+    m_cv.notify_all();
+    if (m_thread.joinable()) m_thread.join();
+}
+
+uint64_t ForwardWorker::submit(ForwardRequest r) {
+    uint64_t id;
+    {
+        std::lock_guard lk(m_mutex);
+        id = m_next_id++;
+        if (m_pending) ++m_dropped;
+        m_pending.emplace(id, std::move(r));
+    }
+    m_cv.notify_all();
+    return id;
+}
+
+std::shared_ptr<const Snapshot> ForwardWorker::latest() const {
+    std::lock_guard lk(m_mutex);
+    return m_latest;
+}
+std::shared_ptr<const Snapshot> ForwardWorker::latest_generation() const {
+    std::lock_guard lk(m_mutex);
+    return m_latest_gen;
+}
+bool ForwardWorker::busy() const {
+    std::lock_guard lk(m_mutex);
+    return m_running || m_pending.has_value();
+}
+uint64_t ForwardWorker::dropped() const {
+    std::lock_guard lk(m_mutex);
+    return m_dropped;
+}
+uint64_t ForwardWorker::completed() const {
+    std::lock_guard lk(m_mutex);
+    return m_completed;
+}
+
+bool ForwardWorker::wait_idle(double timeout_s) const {
+    std::unique_lock lk(m_mutex);
+    return m_cv.wait_for(lk, std::chrono::duration<double>(timeout_s),
+                         [this] { return !m_running && !m_pending.has_value(); });
+}
+
+void ForwardWorker::loop() {
+    std::unique_lock lk(m_mutex);
+    for (;;) {
+        m_cv.wait(lk, [this] { return m_stop || m_pending.has_value(); });
+        if (m_stop) return;
+        auto [id, req] = std::move(*m_pending);
+        m_pending.reset();
+        m_running = true;
+        lk.unlock();
+        std::shared_ptr<const Snapshot> snap;
+        try {
+            snap = m_run(req, id);
+        } catch (const std::exception& e) {
+            auto s = std::make_shared<Snapshot>();
+            s->id = id;
+            s->kind = req.kind;
+            s->model = req.model;
+            s->tokens = req.tokens;
+            s->error = e.what();
+            snap = s;
+        }
+        lk.lock();
+        m_running = false;
+        ++m_completed;
+        if (snap) {
+            auto& slot = req.kind == ForwardRequest::Kind::Generate ? m_latest_gen : m_latest;
+            if (!slot || snap->id > slot->id) slot = snap;  // newest wins
+        }
+        m_cv.notify_all();
+    }
+}
+
+// --- models -------------------------------------------------------------------------------------------------------
+
+LoadedModel load_model_folder(const std::string& dir) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (dir.empty()) throw std::runtime_error("no model folder given");
+    if (!fs::is_directory(dir, ec)) throw std::runtime_error("'" + dir + "' is not a folder");
+    LoadedModel lm;
+    lm.model = load_model_dir(dir);
+    lm.path = dir;
+    lm.display_name = fs::path(dir).lexically_normal().filename().string();
+    if (lm.display_name.empty()) lm.display_name = fs::path(dir).lexically_normal().parent_path().filename().string();
+    try {
+        lm.codec = load_codec_for_model_dir(dir);
+    } catch (const std::exception& e) {
+        lm.tokenizer_warning = std::string("tokenizer.json could not be read: ") + e.what();
+    }
+    if (!lm.codec) lm.codec = make_byte_codec(lm.model->config().vocab_size);
+    return lm;
+}
+
+LoadedModel make_demo_model() {
+    ModelConfig c;
+    c.name = "random-demo";
+    c.vocab_size = 256;
+    c.d_model = 64;
+    c.n_heads = 4;
+    c.n_kv_heads = 2;
+    c.d_ff = 256;
+    c.n_layers = 4;
+    c.max_seq_len = 128;
+    c.norm = NormKind::RMSNorm;
+    c.norm_bias = false;
+    c.activation = Activation::SwiGLU;
+    c.position = PositionKind::RoPE;
+    c.attn_qkv_bias = false;
+    c.attn_out_bias = false;
+    c.ffn_bias = false;
+    LoadedModel lm;
+    lm.model = std::make_shared<const Model>(c, init_weights(c, 1234));
+    lm.codec = make_byte_codec(c.vocab_size);
+    lm.display_name = "random demo (in memory)";
+    lm.random_weights = true;
+    return lm;
+}
+
+std::string find_default_model_dir(const std::string& exe_path) {
+    namespace fs = std::filesystem;
+    std::vector<fs::path> roots;
+#ifdef TS_ASSETS_DIR
+    roots.emplace_back(TS_ASSETS_DIR);
+#endif
+    std::error_code ec;
+    fs::path exe = exe_path.empty() ? fs::path() : fs::weakly_canonical(fs::path(exe_path), ec);
+    if (!exe.empty()) {
+        const fs::path d = exe.parent_path();
+        roots.push_back(d / "assets");
+        roots.push_back(d / ".." / "assets");
+        roots.push_back(d / ".." / ".." / "assets");
+        roots.push_back(d / ".." / ".." / ".." / "assets");
+        roots.push_back(d / ".." / "share" / "transformer-studio" / "assets");
+    }
+    for (const char* name : {"austen-gpt", "austen-llama"})
+        for (const auto& r : roots) {
+            const fs::path p = r / "models" / name;
+            if (fs::exists(p / "config.json", ec) && fs::exists(p / "model.safetensors", ec))
+                return p.lexically_normal().string();
+        }
+    return "";
+}
+
+bool ModelLoader::start(std::string path) {
+    if (busy()) return false;
+    m_path = path;
+    m_future = std::async(std::launch::async, [path]() {
+        Result r;
+        r.path = path;
+        try {
+            r.model = load_model_folder(path);
+        } catch (const std::exception& e) {
+            r.error = e.what();
+        }
+        return r;
+    });
+    return true;
+}
+
+std::optional<ModelLoader::Result> ModelLoader::poll() {
+    if (!m_future.valid()) return std::nullopt;
+    if (m_future.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return std::nullopt;
+    return m_future.get();
+}
+
+}  // namespace ts::ui

@@ -1,0 +1,147 @@
+// The compute worker: the UI thread submits ForwardRequests; one background thread runs the model forward and
+// publishes an immutable Snapshot (shared_ptr<const>). Newest wins: a request submitted while another waits
+// replaces it (the stale one is dropped unrun), and a result older than the published one is discarded.
+// Model loading runs off the UI thread too (ModelLoader). GL-free.
+#pragma once
+
+#include "app/ui/session/text_codec.h"
+#include "core/model.h"
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <future>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace ts::ui {
+
+/// Next-token sampling knobs (Predictions panel, Generate).
+struct SamplingOptions {
+    float temperature = 1.0f;  ///< > 0
+    int top_k = 0;             ///< 0 = all
+    float top_p = 1.0f;        ///< nucleus mass in (0, 1]
+};
+
+/// logits (vocab) -> probabilities after temperature, top-k and top-p (nucleus) filtering; filtered ids get 0.
+/// Ties at the top-k boundary keep the lower ids. Throws std::invalid_argument for temperature <= 0.
+[[nodiscard]] std::vector<float> sampling_distribution(const float* logits, int vocab, const SamplingOptions& opt);
+
+struct ForwardRequest {
+    enum class Kind { Forward, Generate };
+    Kind kind = Kind::Forward;
+    std::shared_ptr<const Model> model;
+    std::shared_ptr<const TextCodec> codec;
+    std::shared_ptr<const TokenizedText> tokens;
+    float temperature = 1.0f;           ///< attention softmax temperature
+    MaskSpec mask;                      ///< decoder self-attention mask (encoder-only models: encoder mask)
+    bool capture_all = true;            ///< record every trace name
+    bool logit_lens = true;             ///< compute per-layer argmax through the final norm + LM head
+    int generate_tokens = 0;            ///< Generate: how many tokens to sample
+    SamplingOptions sampling;
+    uint64_t seed = 1;
+};
+
+struct Snapshot {
+    uint64_t id = 0;                    ///< request id (monotonic)
+    ForwardRequest::Kind kind = ForwardRequest::Kind::Forward;
+    std::shared_ptr<const Model> model;
+    std::shared_ptr<const TextCodec> codec;
+    std::shared_ptr<const TokenizedText> tokens;
+    std::shared_ptr<const Trace> trace; ///< may be null when the forward failed or the text was empty
+    MatrixRM logits;                    ///< (T, vocab)
+    float temperature = 1.0f;
+    MaskSpec mask;
+    /// Logit lens: lens_argmax[layer][pos], lens_prob[layer][pos] (probability of that argmax).
+    std::vector<std::vector<int>> lens_argmax;
+    std::vector<std::vector<float>> lens_prob;
+    std::vector<int> generated;         ///< Generate: sampled ids
+    std::string generated_text;         ///< Generate: decoded continuation (raw bytes)
+    std::string error;                  ///< non-empty when the forward threw
+    double compute_ms = 0.0;
+    /// "dec" for decoder stacks, "enc" for encoder-only models.
+    [[nodiscard]] std::string stack() const;
+    [[nodiscard]] int n_layers() const;
+    /// Trace tensor or nullptr.
+    [[nodiscard]] const Tensor* find(const std::string& name) const { return trace ? trace->find(name) : nullptr; }
+};
+
+/// Runs one request (the default worker job). Never throws: errors go to Snapshot::error.
+[[nodiscard]] std::shared_ptr<const Snapshot> run_forward_request(const ForwardRequest& r, uint64_t id);
+
+class ForwardWorker {
+public:
+    using RunFn = std::function<std::shared_ptr<const Snapshot>(const ForwardRequest&, uint64_t id)>;
+    explicit ForwardWorker(RunFn run = run_forward_request);
+    ~ForwardWorker();
+    ForwardWorker(const ForwardWorker&) = delete;
+    ForwardWorker& operator=(const ForwardWorker&) = delete;
+
+    /// Queues r, replacing any request not yet started. Returns its id.
+    uint64_t submit(ForwardRequest r);
+    /// Newest published Forward snapshot (nullptr before the first). Cheap; call every frame.
+    [[nodiscard]] std::shared_ptr<const Snapshot> latest() const;
+    /// Newest published Generate result (nullptr before the first).
+    [[nodiscard]] std::shared_ptr<const Snapshot> latest_generation() const;
+    [[nodiscard]] bool busy() const;
+    /// Requests dropped unrun because a newer one replaced them; requests run.
+    [[nodiscard]] uint64_t dropped() const;
+    [[nodiscard]] uint64_t completed() const;
+    /// Blocks until nothing is pending or running, or timeout; true when idle.
+    bool wait_idle(double timeout_s) const;
+
+private:
+    void loop();
+    RunFn m_run;
+    mutable std::mutex m_mutex;
+    mutable std::condition_variable m_cv;
+    std::optional<std::pair<uint64_t, ForwardRequest>> m_pending;
+    bool m_running = false, m_stop = false;
+    uint64_t m_next_id = 1, m_dropped = 0, m_completed = 0;
+    std::shared_ptr<const Snapshot> m_latest, m_latest_gen;
+    std::thread m_thread;
+};
+
+// --- models -------------------------------------------------------------------------------------------------------
+
+struct LoadedModel {
+    std::shared_ptr<const Model> model;
+    std::shared_ptr<const TextCodec> codec;
+    std::string path;                   ///< folder, or "" for the in-memory demo
+    std::string display_name;
+    bool random_weights = false;        ///< the in-memory demo: attention teaches nothing
+    std::string tokenizer_warning;      ///< tokenizer.json present but unusable
+};
+
+/// Loads config.json + model.safetensors (+ tokenizer.json). Throws std::runtime_error naming the problem.
+[[nodiscard]] LoadedModel load_model_folder(const std::string& dir);
+/// A small random-weight decoder (4 layers, 4 heads, 2 KV heads, byte vocabulary) built in memory.
+[[nodiscard]] LoadedModel make_demo_model();
+/// The first existing bundled default (assets/models/austen-gpt, austen-llama), searched relative to
+/// TS_ASSETS_DIR and to the executable's folder; "" when none exists.
+[[nodiscard]] std::string find_default_model_dir(const std::string& exe_path);
+
+/// Loads on a background thread; poll() every frame. One load at a time (start() while busy is ignored).
+class ModelLoader {
+public:
+    struct Result {
+        std::optional<LoadedModel> model;
+        std::string path;
+        std::string error;              ///< non-empty when loading failed (the previous model stays)
+    };
+    bool start(std::string path);
+    [[nodiscard]] bool busy() const { return m_future.valid(); }
+    [[nodiscard]] const std::string& loading_path() const { return m_path; }
+    /// The result once ready (exactly once), else nullopt.
+    [[nodiscard]] std::optional<Result> poll();
+
+private:
+    std::future<Result> m_future;
+    std::string m_path;
+};
+
+}  // namespace ts::ui
