@@ -1,0 +1,332 @@
+// Training loop, held-out evaluation, progress lines, train_log.jsonl, checkpoints (save/resume) and the model
+// folder written during and after training.
+#include "core/train/trainer.h"
+
+#include "core/safetensors.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+
+namespace ts::train {
+
+// --- options JSON -------------------------------------------------------------------------------------------------
+
+void to_json(nlohmann::json& j, const TrainOptions& o) {
+    j = nlohmann::json{{"steps", o.steps},
+                       {"batch", o.batch},
+                       {"seq_len", o.seq_len},
+                       {"lr", o.lr},
+                       {"min_lr", o.min_lr},
+                       {"warmup", o.warmup},
+                       {"weight_decay", o.weight_decay},
+                       {"beta1", o.beta1},
+                       {"beta2", o.beta2},
+                       {"adam_eps", o.adam_eps},
+                       {"decay_embeddings", o.decay_embeddings},
+                       {"grad_clip", o.grad_clip},
+                       {"label_smoothing", o.label_smoothing},
+                       {"z_loss", o.z_loss},
+                       {"dropout", o.dropout},
+                       {"attn_dropout", o.attn_dropout},
+                       {"eval_every", o.eval_every},
+                       {"eval_batches", o.eval_batches},
+                       {"ckpt_every", o.ckpt_every},
+                       {"log_every", o.log_every},
+                       {"seed", o.seed},
+                       {"val_fraction", o.val_fraction}};
+}
+
+void from_json(const nlohmann::json& j, TrainOptions& o) {
+    const auto get = [&j](const char* k, auto& v) {
+        if (j.contains(k)) j.at(k).get_to(v);
+    };
+    get("steps", o.steps);
+    get("batch", o.batch);
+    get("seq_len", o.seq_len);
+    get("lr", o.lr);
+    get("min_lr", o.min_lr);
+    get("warmup", o.warmup);
+    get("weight_decay", o.weight_decay);
+    get("beta1", o.beta1);
+    get("beta2", o.beta2);
+    get("adam_eps", o.adam_eps);
+    get("decay_embeddings", o.decay_embeddings);
+    get("grad_clip", o.grad_clip);
+    get("label_smoothing", o.label_smoothing);
+    get("z_loss", o.z_loss);
+    get("dropout", o.dropout);
+    get("attn_dropout", o.attn_dropout);
+    get("eval_every", o.eval_every);
+    get("eval_batches", o.eval_batches);
+    get("ckpt_every", o.ckpt_every);
+    get("log_every", o.log_every);
+    get("seed", o.seed);
+    get("val_fraction", o.val_fraction);
+}
+
+// --- construction -------------------------------------------------------------------------------------------------
+
+Trainer::Trainer(ModelConfig config, WeightMap params, std::shared_ptr<const TokenDataset> data, TrainOptions opt,
+                 std::filesystem::path out_dir, std::ostream* log)
+    : m_config(std::move(config)), m_opt(opt), m_data(std::move(data)), m_dir(std::move(out_dir)), m_log(log) {
+    const auto positive = [](const char* what, int v) {
+        if (v <= 0) throw std::invalid_argument(std::string(what) + " must be positive, got " + std::to_string(v));
+    };
+    positive("steps", m_opt.steps);
+    positive("batch", m_opt.batch);
+    positive("seq_len", m_opt.seq_len);
+    positive("eval_every", m_opt.eval_every);
+    positive("eval_batches", m_opt.eval_batches);
+    positive("ckpt_every", m_opt.ckpt_every);
+    positive("log_every", m_opt.log_every);
+    if (m_opt.seq_len > m_config.max_seq_len)
+        throw std::invalid_argument("seq_len " + std::to_string(m_opt.seq_len) + " exceeds the config's max_seq_len " +
+                                    std::to_string(m_config.max_seq_len));
+    if (!m_data || m_data->seq_len() != m_opt.seq_len)
+        throw std::invalid_argument("the token dataset's seq_len does not match the options' seq_len");
+    if (m_opt.min_lr < 0) m_opt.min_lr = m_opt.lr / 10.0f;
+    if (m_opt.attn_dropout < 0) m_opt.attn_dropout = m_opt.dropout;
+    m_model = std::make_unique<TrainModel>(m_config, std::move(params));
+    m_adam = std::make_unique<AdamW>(m_model->params(), AdamWOptions{m_opt.beta1, m_opt.beta2, m_opt.adam_eps,
+                                                                     m_opt.weight_decay, m_opt.decay_embeddings});
+    m_sched = LrSchedule{m_opt.lr, m_opt.min_lr, m_opt.warmup, m_opt.steps};
+    std::filesystem::create_directories(m_dir);
+    m_start = std::chrono::steady_clock::now();
+}
+
+// --- evaluation and logging ---------------------------------------------------------------------------------------
+
+double Trainer::evaluate() {
+    const int B = m_opt.batch;
+    const int n_windows = std::min(m_data->val_windows(), B * m_opt.eval_batches);
+    if (n_windows == 0) return std::numeric_limits<double>::quiet_NaN();
+    double sum = 0;
+    int64_t count = 0;
+    // Full batches only (keeps the training buffers' shape), unless the held-out part is smaller than one batch.
+    const int step = n_windows >= B ? B : n_windows;
+    for (int w = 0; w + step <= n_windows; w += step) {
+        const int n = m_data->val_batch(w, step, m_inputs, m_targets);
+        const StepLoss l = m_model->forward(m_inputs, m_targets, n, m_opt.seq_len, StepOptions{});
+        sum += double(l.nll) * double(l.count);
+        count += l.count;
+    }
+    return count ? sum / double(count) : std::numeric_limits<double>::quiet_NaN();
+}
+
+namespace {
+std::string format_duration(double s) {
+    if (!std::isfinite(s) || s < 0) return "?";
+    const long t = long(s + 0.5);
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", t / 3600, (t / 60) % 60, t % 60);
+    return buf;
+}
+
+nlohmann::json number_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+}  // namespace
+
+void Trainer::append_log(const EvalRecord& r) {
+    m_history.push_back(r);
+    const nlohmann::json j{{"step", r.step},
+                           {"train_loss", number_or_null(r.train_loss)},
+                           {"val_loss", number_or_null(r.val_loss)},
+                           {"lr", r.lr},
+                           {"tokens_per_s", r.tokens_per_s},
+                           {"elapsed_s", r.elapsed_s}};
+    std::ofstream f(m_dir / "train_log.jsonl", std::ios::app);
+    if (!f) throw std::runtime_error("cannot append to " + (m_dir / "train_log.jsonl").string());
+    f << j.dump() << "\n";
+}
+
+void Trainer::progress_line(double train_loss, double tokens_per_s, const double* val_loss) const {
+    if (!m_log) return;
+    const double session = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
+    char buf[256];
+    std::string val = val_loss ? (" | val " + std::to_string(*val_loss).substr(0, 6)) : "";
+    std::snprintf(buf, sizeof buf, "step %6lld/%d | loss %.4f%s | lr %.2e | %.0f tok/s | elapsed %s", (long long)m_step,
+                  m_opt.steps, train_loss, val.c_str(), double(m_sched.at(std::max<int64_t>(0, m_step - 1))),
+                  tokens_per_s, format_duration(m_elapsed_prev + session).c_str());
+    *m_log << buf;
+    if (tokens_per_s > 0) {
+        const double eta = double(m_opt.steps - m_step) * double(m_opt.batch) * m_opt.seq_len / tokens_per_s;
+        *m_log << " | ETA " << format_duration(eta);
+    }
+    *m_log << std::endl;
+}
+
+// --- the loop -----------------------------------------------------------------------------------------------------
+
+void Trainer::run(int64_t stop_at) {
+    using clock = std::chrono::steady_clock;
+    m_start = clock::now();
+    const auto elapsed = [this] {
+        return m_elapsed_prev + std::chrono::duration<double>(clock::now() - m_start).count();
+    };
+    const int64_t end = (stop_at > 0 && stop_at < m_opt.steps) ? stop_at : m_opt.steps;
+    const int B = m_opt.batch, T = m_opt.seq_len;
+    if (m_step == 0 && m_history.empty()) {
+        const double val = evaluate();
+        append_log(EvalRecord{0, std::numeric_limits<double>::quiet_NaN(), val, m_sched.at(0), 0.0, elapsed()});
+        progress_line(std::numeric_limits<double>::quiet_NaN(), 0.0, &val);
+    }
+    double log_loss = 0, eval_loss = 0;
+    int log_n = 0, eval_n = 0;
+    auto window_start = clock::now();
+    int64_t window_steps = 0;
+    double tokens_per_s = 0;
+    while (m_step < end) {
+        m_data->sample_batch(m_opt.seed, uint64_t(m_step), B, m_inputs, m_targets);
+        StepOptions so;
+        so.label_smoothing = m_opt.label_smoothing;
+        so.z_loss = m_opt.z_loss;
+        so.attn_dropout = m_opt.attn_dropout;
+        so.resid_dropout = m_opt.dropout;
+        so.seed = m_opt.seed;
+        so.step = uint64_t(m_step);
+        const StepLoss l = m_model->forward(m_inputs, m_targets, B, T, so);
+        if (!std::isfinite(l.loss))
+            throw std::runtime_error("loss became " + std::to_string(l.loss) + " at step " + std::to_string(m_step) +
+                                     " (try a lower --lr or a stronger --grad-clip)");
+        m_model->backward();
+        clip_grad_norm(m_model->grads(), m_opt.grad_clip);
+        const float lr = m_sched.at(m_step);
+        m_adam->step(m_model->params(), m_model->grads(), lr);
+        ++m_step;
+        ++window_steps;
+        log_loss += l.loss;
+        eval_loss += l.loss;
+        ++log_n;
+        ++eval_n;
+
+        const bool do_eval = m_step % m_opt.eval_every == 0 || m_step == m_opt.steps;
+        const bool do_log = m_step % m_opt.log_every == 0 || do_eval;
+        if (do_log) {
+            const double secs = std::chrono::duration<double>(clock::now() - window_start).count();
+            tokens_per_s = secs > 0 ? double(window_steps) * B * T / secs : 0.0;
+        }
+        if (do_eval) {
+            const double val = evaluate();
+            append_log(EvalRecord{m_step, eval_loss / eval_n, val, lr, tokens_per_s, elapsed()});
+            progress_line(log_loss / log_n, tokens_per_s, &val);
+        } else if (do_log) {
+            progress_line(log_loss / log_n, tokens_per_s, nullptr);
+        }
+        if (do_eval) eval_loss = 0, eval_n = 0;
+        if (do_log) {
+            log_loss = 0, log_n = 0;
+            window_start = clock::now();
+            window_steps = 0;
+        }
+        if (m_step % m_opt.ckpt_every == 0 || m_step == m_opt.steps) {
+            m_elapsed_prev = elapsed();
+            m_start = clock::now();
+            save_checkpoint();
+            save_model();
+            window_start = clock::now();  // checkpoint I/O is not training throughput
+        }
+    }
+}
+
+// --- checkpoints --------------------------------------------------------------------------------------------------
+
+namespace {
+constexpr const char* kCheckpointFormat = "ts-train-checkpoint-1";
+}
+
+void Trainer::save_checkpoint() {
+    WeightMap all;
+    for (const auto& [name, t] : m_model->params()) all.emplace("param." + name, t);
+    for (const auto& [name, t] : m_adam->exp_avg()) all.emplace("adam_m." + name, t);
+    for (const auto& [name, t] : m_adam->exp_avg_sq()) all.emplace("adam_v." + name, t);
+    const std::map<std::string, std::string> meta{
+        {"format", kCheckpointFormat},
+        {"step", std::to_string(m_step)},
+        {"adam_t", std::to_string(m_adam->t())},
+        {"elapsed_s", std::to_string(m_elapsed_prev)},
+        {"seed", std::to_string(m_opt.seed)},
+        {"data_fingerprint", std::to_string(m_data->fingerprint())},
+        {"data_tokens", std::to_string(m_data->size())},
+        {"config", nlohmann::json(m_config).dump()},
+        {"options", nlohmann::json(m_opt).dump()},
+    };
+    std::filesystem::create_directories(m_dir / "checkpoint");
+    save_safetensors(m_dir / "checkpoint" / "state.safetensors", all, meta);  // temp file + rename: atomic
+}
+
+void Trainer::save_model() const { save_model_dir(m_dir, Model(m_config, m_model->params())); }
+
+bool Trainer::resume() {
+    const auto path = m_dir / "checkpoint" / "state.safetensors";
+    if (!std::filesystem::exists(path)) return false;
+    std::map<std::string, std::string> meta;
+    WeightMap all = load_safetensors(path, &meta);
+    const auto need = [&](const char* k) -> const std::string& {
+        const auto it = meta.find(k);
+        if (it == meta.end()) throw std::runtime_error(path.string() + ": checkpoint metadata lacks '" + k + "'");
+        return it->second;
+    };
+    if (need("format") != kCheckpointFormat)
+        throw std::runtime_error(path.string() + ": checkpoint format '" + need("format") + "', expected '" +
+                                 kCheckpointFormat + "'");
+    if (nlohmann::json::parse(need("config")) != nlohmann::json(m_config))
+        throw std::runtime_error(path.string() + ": checkpoint was made for a different model config");
+    if (need("seed") != std::to_string(m_opt.seed))
+        throw std::runtime_error(path.string() + ": checkpoint seed " + need("seed") + " differs from --seed " +
+                                 std::to_string(m_opt.seed));
+    if (need("data_fingerprint") != std::to_string(m_data->fingerprint()))
+        throw std::runtime_error(path.string() + ": checkpoint was made on a different token stream (" +
+                                 need("data_tokens") + " tokens; now " + std::to_string(m_data->size()) + ")");
+    const TrainOptions saved = nlohmann::json::parse(need("options")).get<TrainOptions>();
+    if (m_log && nlohmann::json(saved) != nlohmann::json(m_opt))
+        *m_log << "resume: training options differ from the checkpoint's; continuing with the new ones\n";
+
+    const auto restore = [&](const std::string& prefix, WeightMap& dst) {
+        for (auto& [name, t] : dst) {
+            const auto it = all.find(prefix + name);
+            if (it == all.end() || it->second.shape != t.shape)
+                throw std::runtime_error(path.string() + ": checkpoint lacks '" + prefix + name + "' of shape " +
+                                         t.shape_str());
+            t.data = std::move(it->second.data);
+        }
+    };
+    restore("param.", m_model->params());
+    restore("adam_m.", m_adam->exp_avg());
+    restore("adam_v.", m_adam->exp_avg_sq());
+    m_adam->set_t(std::stoll(need("adam_t")));
+    m_step = std::stoll(need("step"));
+    m_elapsed_prev = std::stod(need("elapsed_s"));
+
+    // Keep the log consistent with the checkpoint: drop records after its step.
+    m_history.clear();
+    const auto log_path = m_dir / "train_log.jsonl";
+    std::vector<std::string> kept;
+    if (std::ifstream in(log_path); in) {
+        std::string line;
+        while (std::getline(in, line)) {
+            if (line.empty()) continue;
+            const auto j = nlohmann::json::parse(line, nullptr, false);
+            if (j.is_discarded() || !j.contains("step") || j["step"].get<int64_t>() > m_step) continue;
+            kept.push_back(line);
+            const auto num = [&j](const char* k) {
+                return j[k].is_number() ? j[k].get<double>() : std::numeric_limits<double>::quiet_NaN();
+            };
+            m_history.push_back(EvalRecord{j["step"].get<int64_t>(), num("train_loss"), num("val_loss"), num("lr"),
+                                           num("tokens_per_s"), num("elapsed_s")});
+        }
+    }
+    {
+        std::ofstream out(log_path.string() + ".tmp", std::ios::trunc);
+        for (const auto& l : kept) out << l << "\n";
+    }
+    std::filesystem::rename(log_path.string() + ".tmp", log_path);
+    if (m_log) *m_log << "resumed from " << path.string() << " at step " << m_step << "\n";
+    return true;
+}
+
+}  // namespace ts::train

@@ -1,0 +1,105 @@
+// The training loop: batches from a TokenDataset, forward/backward (TrainModel), global-norm clipping, AdamW with
+// warm-up + cosine schedule, periodic held-out evaluation, progress lines, DIR/train_log.jsonl, atomic checkpoints
+// (DIR/checkpoint/state.safetensors: weights, AdamW moments, step; all randomness is a function of (seed, step),
+// so that is the whole RNG state) and the model folder (DIR/config.json + DIR/model.safetensors).
+#pragma once
+
+#include "core/model.h"
+#include "core/train/adamw.h"
+#include "core/train/data.h"
+#include "core/train/train_model.h"
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <ostream>
+
+namespace ts::train {
+
+struct TrainOptions {
+    int steps = 1000;              ///< optimizer steps in the whole run (the schedule's length)
+    int batch = 8;                 ///< sequences per step
+    int seq_len = 128;             ///< tokens per sequence (<= max_seq_len)
+    float lr = 1e-3f;              ///< peak learning rate
+    float min_lr = -1.0f;          ///< end of the cosine; < 0 means lr / 10
+    int warmup = 100;              ///< linear warm-up steps
+    float weight_decay = 0.1f;
+    float beta1 = 0.9f, beta2 = 0.95f, adam_eps = 1e-8f;
+    bool decay_embeddings = false;
+    float grad_clip = 1.0f;        ///< global-norm clip; <= 0 disables
+    float label_smoothing = 0.0f;
+    float z_loss = 0.0f;
+    float dropout = 0.0f;          ///< residual-branch dropout
+    float attn_dropout = -1.0f;    ///< attention-probability dropout; < 0 means = dropout
+    int eval_every = 100;          ///< held-out evaluation every N steps (and at the end)
+    int eval_batches = 8;          ///< batches of held-out windows per evaluation
+    int ckpt_every = 500;          ///< checkpoint + model folder every N steps (and at the end)
+    int log_every = 10;            ///< progress line every N steps
+    uint64_t seed = 1;             ///< initialisation, batches and dropout
+    double val_fraction = 0.02;    ///< held-out tail of the token stream
+};
+void to_json(nlohmann::json& j, const TrainOptions& o);
+void from_json(const nlohmann::json& j, TrainOptions& o);
+
+/// One held-out evaluation (also a train_log.jsonl line).
+struct EvalRecord {
+    int64_t step = 0;
+    double train_loss = 0;    ///< mean optimized train loss since the previous record (NaN at step 0)
+    double val_loss = 0;      ///< mean NLL over the held-out windows, nats/token
+    double lr = 0;
+    double tokens_per_s = 0;
+    double elapsed_s = 0;
+};
+
+class Trainer {
+public:
+    /// params: initial weights (expected_weights(config)). out_dir is created. `log` receives progress lines
+    /// (nullptr: silent). Throws std::invalid_argument on inconsistent options (seq_len > max_seq_len, ...).
+    Trainer(ModelConfig config, WeightMap params, std::shared_ptr<const TokenDataset> data, TrainOptions opt,
+            std::filesystem::path out_dir, std::ostream* log = nullptr);
+
+    /// Loads DIR/checkpoint/state.safetensors if present: weights, AdamW state, step, elapsed time; truncates
+    /// train_log.jsonl to the checkpoint's step. Returns false when there is no checkpoint. Throws
+    /// std::runtime_error when it belongs to another config, seed or token stream.
+    bool resume();
+
+    /// Trains until `steps` are done (or until step `stop_at` when 0 < stop_at < steps, for tests that simulate
+    /// an interruption). Evaluates at step 0 of a fresh run, every eval_every steps and at the end; checkpoints
+    /// every ckpt_every steps and at the end.
+    void run(int64_t stop_at = -1);
+
+    /// Mean held-out NLL over up to eval_batches batches of windows (no dropout, no smoothing, no z-loss).
+    [[nodiscard]] double evaluate();
+    void save_checkpoint();
+    /// DIR/config.json + DIR/model.safetensors.
+    void save_model() const;
+
+    [[nodiscard]] int64_t step() const { return m_step; }
+    [[nodiscard]] const TrainModel& model() const { return *m_model; }
+    [[nodiscard]] TrainModel& model() { return *m_model; }
+    [[nodiscard]] const AdamW& optimizer() const { return *m_adam; }
+    [[nodiscard]] const std::vector<EvalRecord>& history() const { return m_history; }
+    [[nodiscard]] const TrainOptions& options() const { return m_opt; }
+
+private:
+    void append_log(const EvalRecord& r);
+    void progress_line(double train_loss, double tokens_per_s, const double* val_loss) const;
+
+    ModelConfig m_config;
+    TrainOptions m_opt;
+    std::shared_ptr<const TokenDataset> m_data;
+    std::filesystem::path m_dir;
+    std::ostream* m_log;
+    std::unique_ptr<TrainModel> m_model;
+    std::unique_ptr<AdamW> m_adam;
+    LrSchedule m_sched;
+    int64_t m_step = 0;
+    double m_elapsed_prev = 0;  // seconds spent in earlier runs (resume)
+    std::chrono::steady_clock::time_point m_start;
+    std::vector<EvalRecord> m_history;
+    std::vector<int> m_inputs, m_targets;
+};
+
+}  // namespace ts::train
