@@ -185,9 +185,18 @@ void run_layers(const Model& m, const std::string& stack, int n_layers, MatrixRM
     cross_ap.rope = false;
     cross_ap.q_start = 0;
 
-    AttnWorkspace self_ws, cross_ws;
-    FfnWorkspace ffn_ws;
-    MatrixRM xn;
+    // Scratch reused across forwards on the same thread: resizing to an equal or smaller shape keeps the buffer, so
+    // a steady stream of forwards (the UI worker) touches no fresh pages. Not re-entered: stacks run one at a time.
+    struct Scratch {
+        AttnWorkspace self_ws, cross_ws;
+        FfnWorkspace ffn_ws;
+        MatrixRM xn;
+    };
+    thread_local Scratch scratch;
+    AttnWorkspace& self_ws = scratch.self_ws;
+    AttnWorkspace& cross_ws = scratch.cross_ws;
+    FfnWorkspace& ffn_ws = scratch.ffn_ws;
+    MatrixRM& xn = scratch.xn;
     TraceSink sink{&trace, trace.filter().captures_anything(), {}};
     TraceSink attn_sink = sink, cross_sink = sink;
 

@@ -1,0 +1,116 @@
+// Forward-pass speed: a GPT-2-small-shaped decoder (random weights) at T = 16, 64, 256 and the default-size model
+// at T = 32, with full trace capture (and without, to show the capture cost), plus a plain Eigen sgemm of a
+// comparable shape. Compare with tests/reference/bench_forward_torch.py (same shapes, PyTorch, 1 thread).
+#include "core/model.h"
+
+#include <benchmark/benchmark.h>
+
+#include <malloc.h>
+
+#include <cstdlib>
+#include <memory>
+
+namespace {
+
+using namespace ts;
+
+ModelConfig gpt2_small() {
+    ModelConfig c;
+    c.name = "gpt2_small_shape";
+    c.vocab_size = 50257;
+    c.d_model = 768;
+    c.n_heads = c.n_kv_heads = 12;
+    c.d_ff = 3072;
+    c.n_layers = 12;
+    c.max_seq_len = 1024;
+    c.activation = Activation::GELUTanh;
+    c.position = PositionKind::Learned;
+    return c;
+}
+
+ModelConfig default_size() {
+    ModelConfig c;
+    c.name = "default_size";
+    c.vocab_size = 8192;
+    c.d_model = 256;
+    c.n_heads = c.n_kv_heads = 4;
+    c.d_ff = 1024;
+    c.n_layers = 4;
+    c.max_seq_len = 256;
+    return c;
+}
+
+// glibc returns freed multi-MB trace/logit buffers to the OS and page-faults them back on the next forward (~1 ms of
+// a 3 ms default-size forward with full capture). TS_BENCH_MALLOC_DEFAULTS=1 keeps glibc's defaults to show that cost;
+// otherwise keep freed memory in the process, as an app doing back-to-back forwards should.
+const bool kMallocTuned = [] {
+    if (std::getenv("TS_BENCH_MALLOC_DEFAULTS")) return false;
+    mallopt(M_MMAP_THRESHOLD, 64 << 20);
+    mallopt(M_TRIM_THRESHOLD, 512 << 20);
+    return true;
+}();
+
+const Model& cached_model(bool big) {
+    static std::unique_ptr<Model> gpt2, small;
+    std::unique_ptr<Model>& m = big ? gpt2 : small;
+    if (!m) {
+        const ModelConfig c = big ? gpt2_small() : default_size();
+        m = std::make_unique<Model>(c, init_weights(c, 42));
+    }
+    return *m;
+}
+
+// Multiply-adds counted as 2 FLOPs: projections, FFN, QK^T and PV, LM head (all rows).
+double forward_flops(const ModelConfig& c, int T) {
+    const double D = c.d_model, F = c.d_ff, Hd = double(c.n_heads) * c.d_head(), Kd = double(c.n_kv_heads) * c.d_head();
+    const double per_layer = 2.0 * T * (D * Hd + 2 * D * Kd + Hd * D) + 2.0 * T * D * F * (is_gated(c.activation) ? 3 : 2) +
+                             2.0 * 2.0 * T * T * Hd;
+    return c.n_layers * per_layer + 2.0 * T * D * c.vocab_size;
+}
+
+void run_forward(benchmark::State& state, bool big, bool capture) {
+    const Model& m = cached_model(big);
+    const int T = static_cast<int>(state.range(0));
+    std::vector<int> ids(T);
+    for (int t = 0; t < T; ++t) ids[t] = (t * 7919) % m.config().vocab_size;
+    ForwardOptions opt;
+    opt.capture = capture ? CaptureFilter::all() : CaptureFilter::none();
+    size_t traced = 0;
+    for (auto _ : state) {
+        ForwardResult r = forward(m, ids, opt);
+        benchmark::DoNotOptimize(r.logits.data());
+        traced = r.trace->size();
+    }
+    state.counters["FLOP/s"] =
+        benchmark::Counter(forward_flops(m.config(), T), benchmark::Counter::kIsIterationInvariantRate);
+    state.counters["traced"] = static_cast<double>(traced);
+    state.SetLabel(kMallocTuned ? "malloc tuned" : "malloc defaults");
+}
+
+void BM_ForwardGpt2Small(benchmark::State& s) { run_forward(s, true, true); }
+void BM_ForwardGpt2SmallNoCapture(benchmark::State& s) { run_forward(s, true, false); }
+void BM_ForwardDefaultSize(benchmark::State& s) { run_forward(s, false, true); }
+void BM_ForwardDefaultSizeNoCapture(benchmark::State& s) { run_forward(s, false, false); }
+
+BENCHMARK(BM_ForwardGpt2Small)->Arg(16)->Arg(64)->Arg(256)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ForwardGpt2SmallNoCapture)->Arg(64)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ForwardDefaultSize)->Arg(32)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ForwardDefaultSizeNoCapture)->Arg(32)->Unit(benchmark::kMillisecond);
+
+// Reference: the FFN up-projection of GPT-2 small, (T, 768) x (768, 3072)^T with a row-major (out, in) weight,
+// exactly the GEMM the forward runs.
+void BM_EigenSgemmFfnUp(benchmark::State& state) {
+    const int T = static_cast<int>(state.range(0));
+    const MatrixRM x = MatrixRM::Random(T, 768);
+    const MatrixRM w = MatrixRM::Random(3072, 768);
+    MatrixRM out(T, 3072);
+    for (auto _ : state) {
+        out.noalias() = x * w.transpose();
+        benchmark::DoNotOptimize(out.data());
+    }
+    state.counters["FLOP/s"] =
+        benchmark::Counter(2.0 * T * 768 * 3072, benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_EigenSgemmFfnUp)->Arg(64)->Arg(256)->Unit(benchmark::kMillisecond);
+
+}  // namespace

@@ -1,0 +1,65 @@
+# PyTorch counterpart of tests/bench/forward_bench.cpp: a GPT-2-small-shaped decoder (12 layers, d_model 768,
+# 12 heads, d_ff 3072, vocab 50257, pre-LayerNorm, GELU-tanh, learned positions, tied head), 1 thread, fp32.
+# Run: OPENBLAS_NUM_THREADS=1 /usr/bin/python3 tests/reference/bench_forward_torch.py   (prints ms per forward)
+import math
+import statistics
+import time
+
+import torch
+import torch.nn.functional as F
+
+torch.set_num_threads(1)
+V, D, H, L, FF, MAXLEN = 50257, 768, 12, 12, 3072, 1024
+
+
+class Block(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.ln1, self.ln2 = torch.nn.LayerNorm(D), torch.nn.LayerNorm(D)
+        self.qkv, self.proj = torch.nn.Linear(D, 3 * D), torch.nn.Linear(D, D)
+        self.up, self.down = torch.nn.Linear(D, FF), torch.nn.Linear(FF, D)
+
+    def forward(self, x, mask):
+        T = x.shape[0]
+        q, k, v = self.qkv(self.ln1(x)).split(D, dim=-1)
+        q, k, v = (t.view(T, H, D // H).transpose(0, 1) for t in (q, k, v))
+        scores = (q @ k.transpose(-1, -2)) / math.sqrt(D // H)
+        probs = torch.softmax(scores.masked_fill(mask, float("-inf")), dim=-1)
+        x = x + self.proj((probs @ v).transpose(0, 1).reshape(T, D))
+        return x + self.down(F.gelu(self.up(self.ln2(x)), approximate="tanh"))
+
+
+class Gpt2(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.tok, self.pos = torch.nn.Embedding(V, D), torch.nn.Embedding(MAXLEN, D)
+        self.blocks = torch.nn.ModuleList(Block() for _ in range(L))
+        self.ln_f = torch.nn.LayerNorm(D)
+
+    def forward(self, ids):
+        T = ids.shape[0]
+        mask = torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)
+        x = self.tok(ids) + self.pos(torch.arange(T))
+        for b in self.blocks:
+            x = b(x, mask)
+        return self.ln_f(x) @ self.tok.weight.T
+
+
+def main():
+    torch.manual_seed(0)
+    model = Gpt2().eval()
+    print(f"torch {torch.__version__}, threads {torch.get_num_threads()}")
+    with torch.no_grad():
+        for T in (16, 64, 256):
+            ids = torch.arange(T) * 7919 % V
+            model(ids)
+            times = []
+            for _ in range(10 if T < 256 else 5):
+                t0 = time.perf_counter()
+                model(ids)
+                times.append((time.perf_counter() - t0) * 1e3)
+            print(f"gpt2_small T={T}: {statistics.median(times):.1f} ms per forward (median of {len(times)})")
+
+
+if __name__ == "__main__":
+    main()
