@@ -1,0 +1,261 @@
+// Loading Hugging Face checkpoint folders: hub-cache resolution, shard discovery (single file, index.json, or
+// numbered shards), shard-by-shard decoding with progress, and the name/shape mapping of core/hf_names.cpp.
+#include "core/hf_checkpoint.h"
+#include "core/hf_names.h"
+#include "core/safetensors.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+namespace ts {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+[[noreturn]] void fail(const fs::path& where, const std::string& msg) {
+    throw std::runtime_error(where.string() + ": " + msg);
+}
+
+std::string read_text(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    if (!in) fail(p, "cannot open");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+std::string shape_str(const std::vector<int64_t>& s) { return Tensor(s).shape_str(); }
+
+/// One safetensors file of the checkpoint and, with an index, the HF names the index places in it.
+struct Shard {
+    fs::path path;
+    std::set<std::string> indexed_names;
+};
+
+/// Which files hold the weights: model.safetensors.index.json, else model.safetensors, else numbered shards
+/// model-0000k-of-0000n.safetensors (all n must be present).
+std::vector<Shard> find_shards(const fs::path& dir) {
+    const fs::path index_path = dir / "model.safetensors.index.json";
+    if (fs::exists(index_path)) {
+        nlohmann::json j;
+        try {
+            j = nlohmann::json::parse(read_text(index_path));
+        } catch (const nlohmann::json::exception& e) {
+            fail(index_path, std::string("invalid JSON: ") + e.what());
+        }
+        if (!j.is_object() || !j.contains("weight_map") || !j["weight_map"].is_object())
+            fail(index_path, "no \"weight_map\" object (tensor name -> shard file)");
+        std::vector<Shard> shards;
+        std::map<std::string, size_t> slot;
+        for (const auto& [name, file] : j["weight_map"].items()) {
+            if (!file.is_string()) fail(index_path, "weight_map entry '" + name + "' is not a file name");
+            const std::string f = file.get<std::string>();
+            if (f.empty() || f.find('/') != std::string::npos || f.find('\\') != std::string::npos || f == "..")
+                fail(index_path, "weight_map entry '" + name + "' names '" + f + "', not a file in this folder");
+            if (!slot.count(f)) {
+                if (!fs::is_regular_file(dir / f))
+                    fail(index_path, "shard file '" + f + "' (holding '" + name + "') is missing from " +
+                                         dir.string());
+                slot[f] = shards.size();
+                shards.push_back({dir / f, {}});
+            }
+            shards[slot[f]].indexed_names.insert(name);
+        }
+        if (shards.empty()) fail(index_path, "weight_map is empty");
+        std::sort(shards.begin(), shards.end(), [](const Shard& a, const Shard& b) { return a.path < b.path; });
+        return shards;
+    }
+    if (fs::exists(dir / "model.safetensors")) return {{dir / "model.safetensors", {}}};
+    // Numbered shards without an index: model-00001-of-00003.safetensors ...
+    int n_total = 0;
+    for (const auto& e : fs::directory_iterator(dir)) {
+        const std::string f = e.path().filename().string();
+        int k = 0, n = 0;
+        char tail[32] = {};
+        if (std::sscanf(f.c_str(), "model-%5d-of-%5d.%20s", &k, &n, tail) == 3 && std::string(tail) == "safetensors")
+            n_total = std::max(n_total, n);
+    }
+    if (n_total > 0) {
+        std::vector<Shard> shards;
+        for (int k = 1; k <= n_total; ++k) {
+            char f[64];
+            std::snprintf(f, sizeof f, "model-%05d-of-%05d.safetensors", k, n_total);
+            if (!fs::is_regular_file(dir / f))
+                fail(dir, std::string("shard '") + f + "' is missing (and there is no model.safetensors.index.json)");
+            shards.push_back({dir / f, {}});
+        }
+        return shards;
+    }
+    if (fs::exists(dir / "pytorch_model.bin"))
+        fail(dir, "only pytorch_model.bin (pickle) found; convert it to model.safetensors, pickle is not loaded");
+    fail(dir, "no model.safetensors, model.safetensors.index.json or model-*-of-*.safetensors shards");
+}
+
+/// Applies one table rule: moves or rearranges the HF tensor into `ours`.
+void apply_rule(const detail::HfTensorRule& rule, Tensor&& t, WeightMap& ours) {
+    using detail::HfTransform;
+    switch (rule.transform) {
+        case HfTransform::Move:
+            ours[rule.ours[0]] = std::move(t);
+            break;
+        case HfTransform::Transpose: {
+            Tensor out({t.shape[1], t.shape[0]});
+            out.mat() = t.mat().transpose();
+            ours[rule.ours[0]] = std::move(out);
+            break;
+        }
+        case HfTransform::SplitQkvW: {  // (d_in, 3 d) Conv1D: columns [j d, (j+1) d) are q, k, v
+            const int64_t d_in = t.shape[0], d = t.shape[1] / 3;
+            for (int j = 0; j < 3; ++j) {
+                Tensor out({d, d_in});
+                out.mat() = t.mat().middleCols(j * d, d).transpose();
+                ours[rule.ours[j]] = std::move(out);
+            }
+            break;
+        }
+        case HfTransform::SplitQkvB: {
+            const int64_t d = t.shape[0] / 3;
+            for (int j = 0; j < 3; ++j)
+                ours[rule.ours[j]] = Tensor({d}, std::vector<float>(t.data.begin() + j * d, t.data.begin() + (j + 1) * d));
+            break;
+        }
+        case HfTransform::TiedHead:
+            ours["hf.tied_lm_head"] = std::move(t);  // compared with tok_emb.weight once every shard is read
+            break;
+    }
+}
+
+/// "org/name" for a hub cache path .../models--org--name/snapshots/<hash>, else the folder's name.
+std::string model_name_for(const fs::path& dir) {
+    for (const auto& part : dir) {
+        std::string s = part.string();
+        if (s.rfind("models--", 0) == 0) {
+            s = s.substr(8);
+            const size_t k = s.find("--");
+            if (k != std::string::npos) s = s.substr(0, k) + "/" + s.substr(k + 2);
+            return s;
+        }
+    }
+    const fs::path clean = dir.filename().empty() ? dir.parent_path() : dir;
+    return clean.filename().string();
+}
+
+}  // namespace
+
+fs::path resolve_model_dir(const fs::path& path) {
+    if (fs::is_regular_file(path / "config.json")) return path;
+    const fs::path snapshots = path / "snapshots";
+    if (!fs::is_directory(snapshots)) {
+        if (!fs::exists(path)) fail(path, "model folder does not exist");
+        fail(path, "no config.json, and not a hub cache entry (models--org--name with snapshots/)");
+    }
+    const fs::path ref = path / "refs" / "main";
+    if (fs::is_regular_file(ref)) {
+        std::string hash = read_text(ref);
+        hash.erase(std::remove_if(hash.begin(), hash.end(), [](unsigned char ch) { return std::isspace(ch); }),
+                   hash.end());
+        const fs::path snap = snapshots / hash;
+        if (hash.empty() || hash.find('/') != std::string::npos || !fs::is_directory(snap))
+            fail(ref, "names snapshot '" + hash + "', which is not a folder under " + snapshots.string());
+        if (!fs::is_regular_file(snap / "config.json")) fail(snap, "snapshot has no config.json");
+        return snap;
+    }
+    fs::path best;
+    fs::file_time_type best_time{};
+    for (const auto& e : fs::directory_iterator(snapshots)) {
+        if (!e.is_directory() || !fs::is_regular_file(e.path() / "config.json")) continue;
+        const auto t = fs::last_write_time(e.path());
+        if (best.empty() || t > best_time) best = e.path(), best_time = t;
+    }
+    if (best.empty()) fail(snapshots, "no snapshot folder with a config.json");
+    return best;
+}
+
+bool is_hf_model_dir(const fs::path& dir) {
+    try {
+        const nlohmann::json j = nlohmann::json::parse(read_text(resolve_model_dir(dir) / "config.json"));
+        return j.is_object() && j.contains("model_type");
+    } catch (...) {
+        return false;
+    }
+}
+
+std::shared_ptr<const Model> load_hf_model(const fs::path& path, const HfLoadOptions& options) {
+    const fs::path dir = resolve_model_dir(path);
+    const fs::path cfg_path = dir / "config.json";
+    HfConfig hf = parse_hf_config(read_text(cfg_path), cfg_path.string());
+    const std::string& type = hf.model_type;
+    if (hf.config.name == type || hf.config.name.empty()) hf.config.name = model_name_for(dir);
+    const detail::HfTable table = detail::hf_tensor_table(type, hf.config);
+
+    const std::vector<Shard> shards = find_shards(dir);
+    uint64_t total = 0, done = 0;
+    for (const Shard& s : shards) total += fs::file_size(s.path);
+    if (options.progress) options.progress(0, total);
+
+    WeightMap ours;
+    bool prefixed = false;  // the file uses the model-class prefix ("transformer." / "model."): name missing ones so
+    std::map<std::string, std::string, std::less<>> found;  // canonical HF name -> file it came from
+    SafetensorsReadOptions read;
+    read.skip = [&](std::string_view name) {
+        return detail::hf_is_ignored_buffer(type, detail::hf_canonical_name(type, name));
+    };
+    for (const Shard& shard : shards) {
+        const std::string file = shard.path.filename().string();
+        const uint64_t file_bytes = fs::file_size(shard.path);
+        if (options.progress)
+            read.progress = [&, base = done](uint64_t d, uint64_t n) {
+                options.progress(base + (n ? d * file_bytes / n : 0), total);
+            };
+        WeightMap tensors = load_safetensors(shard.path, read);
+        for (auto it = tensors.begin(); it != tensors.end(); it = tensors.erase(it)) {
+            const std::string& raw = it->first;
+            const std::string name = detail::hf_canonical_name(type, raw);
+            prefixed = prefixed || name != raw;
+            if (!shard.indexed_names.empty() && !shard.indexed_names.count(raw))
+                fail(shard.path, "tensor '" + raw + "' is not listed for this file in model.safetensors.index.json");
+            const auto rule = table.find(name);
+            if (rule == table.end())
+                fail(shard.path, "unexpected tensor '" + raw + "' " + it->second.shape_str() + ": not part of a " +
+                                     type + " checkpoint with this config.json");
+            if (auto [prev, fresh] = found.emplace(name, file); !fresh)
+                fail(shard.path, "tensor '" + raw + "' appears twice (also in " + prev->second + ")");
+            if (it->second.shape != rule->second.shape)
+                fail(shard.path, "tensor '" + raw + "' has shape " + it->second.shape_str() + ", expected " +
+                                     shape_str(rule->second.shape) + " from config.json");
+            apply_rule(rule->second, std::move(it->second), ours);
+        }
+        for (const std::string& n : shard.indexed_names)
+            if (!found.count(detail::hf_canonical_name(type, n)) &&
+                !detail::hf_is_ignored_buffer(type, detail::hf_canonical_name(type, n)))
+                fail(shard.path, "model.safetensors.index.json places tensor '" + n + "' in this file, which lacks it");
+        done += file_bytes;
+        if (options.progress) options.progress(done, total);
+    }
+    const std::string prefix = !prefixed ? "" : type == "gpt2" ? "transformer." : "model.";
+    for (const auto& [name, rule] : table)
+        if (!rule.optional && !found.count(name))
+            fail(dir, "missing tensor '" + (name == "lm_head.weight" ? "" : prefix) + name + "' " +
+                          shape_str(rule.shape) + " required by config.json (" + type + ")");
+    if (auto head = ours.find("hf.tied_lm_head"); head != ours.end()) {
+        if (head->second.data != ours.at("tok_emb.weight").data)
+            fail(dir, "lm_head.weight differs from the token embeddings although tie_word_embeddings is true");
+        ours.erase(head);
+    }
+    try {
+        return std::make_shared<const Model>(std::move(hf.config), std::move(ours));
+    } catch (const std::invalid_argument& e) {
+        fail(dir, e.what());
+    }
+}
+
+}  // namespace ts

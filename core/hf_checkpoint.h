@@ -1,0 +1,66 @@
+// Opening Hugging Face checkpoints (GPT-2; Llama, Mistral, Qwen2 / SmolLM / TinyLlama) as a ts::Model: maps the
+// family's config.json keys onto ModelConfig and its tensor names onto ours (core/model.h) with explicit tables
+// (core/hf_names.cpp). Folders: config.json + model.safetensors, or shards + model.safetensors.index.json.
+#pragma once
+
+#include "core/model.h"
+#include "core/model_config.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ts {
+
+/// What an HF config.json says, mapped onto our ModelConfig, plus the facts ModelConfig has no field for.
+struct HfConfig {
+    ModelConfig config;
+    std::string model_type;  ///< "gpt2", "llama", "mistral", "qwen2"
+    /// Mistral/Qwen2 sliding-window attention width (0 = none). ModelConfig has no such field: forward() uses a
+    /// plain causal mask, which is identical while the text is no longer than the window (4096 for Mistral 7B);
+    /// for longer texts pass ForwardOptions::self_mask = {MaskKind::SlidingWindow, sliding_window}.
+    int sliding_window = 0;
+};
+
+/// Model types load_hf_model understands, e.g. {"gpt2", "llama", "mistral", "qwen2"}.
+[[nodiscard]] std::vector<std::string> hf_supported_model_types();
+
+/// Parses the text of an HF config.json. GPT-2 keys: n_embd, n_layer, n_head, n_positions, vocab_size,
+/// layer_norm_epsilon, activation_function (gelu_new -> GELUTanh), n_inner (null = 4 n_embd). Llama family:
+/// hidden_size, intermediate_size, num_hidden_layers, num_attention_heads, num_key_value_heads (default = heads),
+/// rms_norm_eps, rope_theta (default 10000), max_position_embeddings, vocab_size, tie_word_embeddings (default
+/// false), hidden_act silu -> SwiGLU. Throws std::runtime_error prefixed with `what` for an unknown model_type
+/// (listing the supported ones), a missing or mistyped key, or an unsupported feature (rope_scaling, head_dim !=
+/// hidden_size / heads, quantization_config, cross-attention, ...).
+[[nodiscard]] HfConfig parse_hf_config(std::string_view json_text, const std::string& what = "config.json");
+
+struct HfLoadOptions {
+    /// Called as shards are decoded with (bytes_done, bytes_total) over the checkpoint's safetensors files;
+    /// the last call has bytes_done == bytes_total. Runs on the loading thread.
+    std::function<void(uint64_t bytes_done, uint64_t bytes_total)> progress;
+};
+
+/// True when `dir` (after resolve_model_dir) holds a config.json with a "model_type" key (ours have none).
+/// Never throws.
+[[nodiscard]] bool is_hf_model_dir(const std::filesystem::path& dir);
+
+/// The folder that holds config.json: `path` itself when it has one; for a hub cache entry
+/// (.../models--org--name) the snapshot named by refs/main, else the only (or newest) snapshots/<hash>/.
+/// Throws std::runtime_error naming the path when none qualifies.
+[[nodiscard]] std::filesystem::path resolve_model_dir(const std::filesystem::path& path);
+
+/// Loads an HF checkpoint folder (resolved with resolve_model_dir) into a Model. Weights stored as F32, F16 or
+/// BF16 are widened to float32 at load: the core computes in fp32 throughout; the widening is exact, and memory
+/// is 2x a half-precision checkpoint. Shards are decoded one at a time and tensors are moved, not copied; GPT-2's
+/// Conv1D weights (in, out) are transposed to our (out, in) and its fused c_attn split into wq, wk, wv.
+/// Throws std::runtime_error naming the problem: unknown model_type, missing config.json / weights file, an
+/// index pointing at a missing shard (names the shard), a missing or unexpected tensor (names it), a wrong shape
+/// (names the tensor, expected and found shapes), a tied lm_head.weight that differs from the embeddings.
+[[nodiscard]] std::shared_ptr<const Model> load_hf_model(const std::filesystem::path& dir,
+                                                         const HfLoadOptions& options = {});
+
+}  // namespace ts

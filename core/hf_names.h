@@ -1,0 +1,43 @@
+// Internal to core/hf_checkpoint.cpp: the per-family tables that map Hugging Face tensor names and shapes onto
+// our weight names (core/model.h), and how each tensor is rearranged on the way.
+#pragma once
+
+#include "core/model_config.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ts::detail {
+
+enum class HfTransform {
+    Move,        ///< same layout: ours = hf
+    Transpose,   ///< GPT-2 Conv1D weight (in, out) -> torch Linear (out, in)
+    SplitQkvW,   ///< GPT-2 c_attn.weight (d_model, 3 d_model) -> wq, wk, wv each (d_model, d_model), transposed
+    SplitQkvB,   ///< GPT-2 c_attn.bias (3 d_model) -> bq, bk, bv
+    TiedHead,    ///< lm_head.weight of a tied model: optional, must equal ours[0] (tok_emb.weight); then dropped
+};
+
+struct HfTensorRule {
+    std::vector<int64_t> shape;      ///< shape as stored in the HF file
+    HfTransform transform = HfTransform::Move;
+    std::vector<std::string> ours;   ///< target names (3 for the splits)
+    bool optional = false;
+};
+
+/// HF name without the model-class prefix ("transformer." for GPT-2, "model." for the Llama family) -> rule.
+using HfTable = std::map<std::string, HfTensorRule, std::less<>>;
+
+[[nodiscard]] HfTable hf_tensor_table(const std::string& model_type, const ModelConfig& c);
+
+/// Strips the family's model-class prefix: "transformer.h.0.ln_1.weight" -> "h.0.ln_1.weight",
+/// "model.layers.0.mlp.up_proj.weight" -> "layers.0.mlp.up_proj.weight". Other names are returned unchanged.
+[[nodiscard]] std::string hf_canonical_name(const std::string& model_type, std::string_view name);
+
+/// Non-persistent buffers some exports still carry, which are skipped without reading (their dtype may be BOOL,
+/// U8, ...): GPT-2 h.i.attn.bias / h.i.attn.masked_bias, Llama layers.i.self_attn.rotary_emb.inv_freq.
+[[nodiscard]] bool hf_is_ignored_buffer(const std::string& model_type, std::string_view canonical_name);
+
+}  // namespace ts::detail

@@ -1,0 +1,341 @@
+// Hugging Face checkpoint loading: tiny GPT-2 / Llama / Qwen2 / Mistral folders (tests/golden/hf_*, made by
+// tests/reference/make_hf_fixtures.py) against PyTorch reference forwards, malformed folders built at runtime,
+// and hub cache layouts.
+#include "core/hf_checkpoint.h"
+#include "core/safetensors.h"
+#include "tests/test_util.h"
+
+#include <nlohmann/json.hpp>
+
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace ts {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+/// A fresh temporary folder, removed at scope exit.
+struct TempDir {
+    fs::path path;
+    TempDir() {
+        static int counter = 0;
+        path = fs::temp_directory_path() /
+               ("ts_hf_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+        fs::remove_all(path);
+        fs::create_directories(path);
+    }
+    ~TempDir() {
+        std::error_code ec;
+        fs::remove_all(path, ec);
+    }
+};
+
+fs::path fixture(const std::string& name) { return fs::path(test::golden_path(name)); }
+
+/// Copies a fixture folder (without expected.safetensors) into `dst`.
+void copy_fixture(const std::string& name, const fs::path& dst) {
+    fs::create_directories(dst);
+    for (const auto& e : fs::directory_iterator(fixture(name)))
+        if (e.path().filename() != "expected.safetensors") fs::copy_file(e.path(), dst / e.path().filename());
+}
+
+json read_json(const fs::path& p) {
+    std::ifstream in(p);
+    return json::parse(in);
+}
+void write_json(const fs::path& p, const json& j) { std::ofstream(p) << j.dump(2); }
+
+std::string load_error(const fs::path& dir) {
+    try {
+        (void)load_hf_model(dir);
+    } catch (const std::runtime_error& e) {
+        return e.what();
+    }
+    return "<no error>";
+}
+
+::testing::AssertionResult contains(const std::string& msg, std::initializer_list<std::string> parts) {
+    for (const auto& p : parts)
+        if (msg.find(p) == std::string::npos)
+            return ::testing::AssertionFailure() << "message lacks '" << p << "': " << msg;
+    return ::testing::AssertionSuccess();
+}
+
+// --- golden comparisons ---------------------------------------------------------------------------------------
+class HfGolden : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(HfGolden, LogitsAndEveryHeadsProbsMatchTorch) {
+    const std::string name = GetParam();
+    uint64_t last_done = 0, last_total = 0;
+    int calls = 0;
+    bool monotone = true;
+    HfLoadOptions opt;
+    opt.progress = [&](uint64_t done, uint64_t total) {
+        monotone = monotone && done >= last_done && done <= total;
+        last_done = done, last_total = total, ++calls;
+    };
+    const auto model = load_hf_model(fixture(name), opt);
+    EXPECT_TRUE(monotone);
+    EXPECT_GE(calls, 2);
+    EXPECT_GT(last_total, 0u);
+    EXPECT_EQ(last_done, last_total);
+
+    const WeightMap expected = load_safetensors(fixture(name) / "expected.safetensors");
+    std::vector<int> ids;
+    for (float v : expected.at("ids").data) ids.push_back(int(v));
+    ForwardOptions fo;
+    fo.capture = CaptureFilter::prefixes({"dec.0.attn.probs", "dec.1.attn.probs", "logits"});
+    const ForwardResult r = forward(*model, ids, fo);
+    // Reference: float64 torch on the same (rounded) weights; ours: fp32. 1e-4 absolute on logits of magnitude
+    // up to ~14 leaves a wide margin over fp32 rounding (measured max errors are printed by allclose).
+    const Tensor& e_logits = expected.at("logits");
+    ASSERT_EQ(r.logits.rows(), e_logits.dim(0));
+    ASSERT_EQ(r.logits.cols(), e_logits.dim(1));
+    const auto logits_ok = test::allclose(r.logits.data(), e_logits.data.data(), e_logits.numel(), 1e-4f, 0.0f);
+    EXPECT_TRUE(logits_ok) << name << " logits";
+    std::cout << "[ " << name << " ] logits " << logits_ok.message() << "\n";
+    ASSERT_EQ(model->config().n_layers, 2);
+    for (int i = 0; i < model->config().n_layers; ++i) {
+        const std::string key = "dec." + std::to_string(i) + ".attn.probs";
+        const Tensor& got = r.trace->at(key);
+        const Tensor& want = expected.at(key);
+        ASSERT_EQ(got.shape, want.shape) << key;  // (n_heads, T, T): every head compared
+        const auto ok = test::allclose(got, want, 1e-5f);
+        EXPECT_TRUE(ok) << name << " " << key;
+        std::cout << "[ " << name << " ] " << key << " " << ok.message() << "\n";
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Families, HfGolden, ::testing::Values("hf_gpt2", "hf_llama", "hf_qwen2", "hf_mistral"));
+
+TEST(HfConfigMapping, FixturesMapOntoModelConfig) {
+    const auto gpt2 = load_hf_model(fixture("hf_gpt2"));
+    const ModelConfig& g = gpt2->config();
+    EXPECT_EQ(g.d_ff, 4 * g.d_model);  // n_inner: null
+    EXPECT_EQ(g.activation, Activation::GELUTanh);
+    EXPECT_EQ(g.position, PositionKind::Learned);
+    EXPECT_TRUE(g.tie_embeddings);
+    EXPECT_EQ(gpt2->find_weight("lm_head.weight"), nullptr);
+    EXPECT_EQ(g.name, "hf_gpt2");
+
+    const auto llama = load_hf_model(fixture("hf_llama"));
+    const ModelConfig& l = llama->config();
+    EXPECT_EQ(l.n_heads, 4);
+    EXPECT_EQ(l.n_kv_heads, 2);
+    EXPECT_EQ(l.norm, NormKind::RMSNorm);
+    EXPECT_EQ(l.activation, Activation::SwiGLU);
+    EXPECT_EQ(l.rope_layout, RopeLayout::HalfSplit);
+    EXPECT_FALSE(l.tie_embeddings);
+    EXPECT_FALSE(l.attn_qkv_bias);
+    EXPECT_FLOAT_EQ(l.norm_eps, 1e-5f);
+
+    const auto qwen = load_hf_model(fixture("hf_qwen2"));
+    EXPECT_TRUE(qwen->config().tie_embeddings);
+    EXPECT_TRUE(qwen->config().attn_qkv_bias);
+    EXPECT_FALSE(qwen->config().attn_out_bias);
+    EXPECT_FLOAT_EQ(qwen->config().rope_theta, 1e6f);
+
+    std::ifstream in(fixture("hf_mistral") / "config.json");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    const HfConfig m = parse_hf_config(ss.str());
+    EXPECT_EQ(m.model_type, "mistral");
+    EXPECT_EQ(m.sliding_window, 4096);
+    EXPECT_EQ(m.config.n_kv_heads, 1);
+}
+
+TEST(HfConfigMapping, DefaultsAndMissingKeys) {
+    const HfConfig g = parse_hf_config(R"({"model_type": "gpt2", "n_embd": 16, "n_layer": 1, "n_head": 2,
+                                           "vocab_size": 10})");
+    EXPECT_EQ(g.config.d_ff, 64);
+    EXPECT_EQ(g.config.max_seq_len, 1024);
+    EXPECT_FLOAT_EQ(g.config.norm_eps, 1e-5f);
+    const HfConfig l = parse_hf_config(R"({"model_type": "llama", "hidden_size": 16, "intermediate_size": 40,
+        "num_hidden_layers": 1, "num_attention_heads": 4, "vocab_size": 10, "head_dim": 4})");
+    EXPECT_EQ(l.config.n_kv_heads, 4);
+    EXPECT_FLOAT_EQ(l.config.rope_theta, 10000.0f);
+    EXPECT_FALSE(l.config.tie_embeddings);
+    try {
+        (void)parse_hf_config(R"({"model_type": "llama", "hidden_size": 16})", "cfg");
+        FAIL() << "no error";
+    } catch (const std::runtime_error& e) {
+        EXPECT_TRUE(contains(e.what(), {"cfg", "intermediate_size"}));
+    }
+}
+
+TEST(HfLoad, GPT2WithoutPrefixOrHeadOrBuffersGivesSameLogits) {
+    TempDir tmp;
+    SafetensorsReadOptions ro;
+    ro.skip = [](std::string_view n) { return n.ends_with(".attn.bias") || n.ends_with(".attn.masked_bias"); };
+    const WeightMap src = load_safetensors(fixture("hf_gpt2") / "model.safetensors", ro);
+    WeightMap plain;  // GPT2Model.save_pretrained: no prefix, no lm_head
+    for (const auto& [name, t] : src)
+        if (name != "lm_head.weight") plain[name.substr(std::string("transformer.").size())] = t;
+    ASSERT_TRUE(plain.count("h.0.attn.c_attn.bias"));
+    save_safetensors(tmp.path / "model.safetensors", plain);
+    fs::copy_file(fixture("hf_gpt2") / "config.json", tmp.path / "config.json");
+    const std::vector<int> ids = {5, 6, 7, 299, 0};
+    const auto a = forward(*load_hf_model(fixture("hf_gpt2")), ids, {});
+    const auto b = forward(*load_hf_model(tmp.path), ids, {});
+    EXPECT_ALLCLOSE(b.logits, a.logits, 0.0f, 0.0f);
+}
+
+// --- malformed folders --------------------------------------------------------------------------------------------
+TEST(HfLoadErrors, MissingShardNamesTheFile) {
+    TempDir tmp;
+    copy_fixture("hf_qwen2", tmp.path);
+    fs::remove(tmp.path / "model-00002-of-00002.safetensors");
+    EXPECT_TRUE(contains(load_error(tmp.path), {"model-00002-of-00002.safetensors", "missing"}));
+    // Without the index, numbered shards are still checked for completeness.
+    fs::remove(tmp.path / "model.safetensors.index.json");
+    EXPECT_TRUE(contains(load_error(tmp.path), {"model-00002-of-00002.safetensors", "missing"}));
+}
+
+TEST(HfLoadErrors, IndexPointingAtMissingFile) {
+    TempDir tmp;
+    copy_fixture("hf_qwen2", tmp.path);
+    json idx = read_json(tmp.path / "model.safetensors.index.json");
+    idx["weight_map"]["model.norm.weight"] = "model-00003-of-00003.safetensors";
+    write_json(tmp.path / "model.safetensors.index.json", idx);
+    EXPECT_TRUE(contains(load_error(tmp.path), {"model-00003-of-00003.safetensors", "model.norm.weight"}));
+}
+
+TEST(HfLoadErrors, IndexDisagreesWithShardContents) {
+    TempDir tmp;
+    copy_fixture("hf_qwen2", tmp.path);
+    json idx = read_json(tmp.path / "model.safetensors.index.json");
+    idx["weight_map"]["model.norm.weight"] = "model-00001-of-00002.safetensors";
+    write_json(tmp.path / "model.safetensors.index.json", idx);
+    EXPECT_TRUE(contains(load_error(tmp.path), {"model.norm.weight", "index"}));
+}
+
+/// Rewrites hf_llama's weights (F32) with `edit` applied.
+template <typename Edit>
+void llama_variant(const fs::path& dst, Edit edit) {
+    copy_fixture("hf_llama", dst);
+    WeightMap w = load_safetensors(dst / "model.safetensors");
+    edit(w);
+    save_safetensors(dst / "model.safetensors", w, {{"format", "pt"}});
+}
+
+TEST(HfLoadErrors, WrongShapeNamesTensorExpectedAndFound) {
+    TempDir tmp;
+    llama_variant(tmp.path, [](WeightMap& w) { w["model.layers.1.self_attn.k_proj.weight"] = Tensor({8, 32}); });
+    EXPECT_TRUE(contains(load_error(tmp.path), {"model.layers.1.self_attn.k_proj.weight", "(8, 32)", "(16, 32)"}));
+}
+
+TEST(HfLoadErrors, MissingTensorIsNamed) {
+    TempDir tmp;
+    llama_variant(tmp.path, [](WeightMap& w) { w.erase("model.layers.0.mlp.gate_proj.weight"); });
+    EXPECT_TRUE(contains(load_error(tmp.path), {"missing tensor 'model.layers.0.mlp.gate_proj.weight'"}));
+}
+
+TEST(HfLoadErrors, UnknownExtraTensorIsNamed) {
+    TempDir tmp;
+    llama_variant(tmp.path, [](WeightMap& w) { w["model.layers.0.self_attn.q_norm.weight"] = Tensor({8}); });
+    EXPECT_TRUE(contains(load_error(tmp.path), {"unexpected tensor 'model.layers.0.self_attn.q_norm.weight'"}));
+}
+
+TEST(HfLoadErrors, TiedHeadThatDiffersFromEmbeddings) {
+    TempDir tmp;
+    copy_fixture("hf_llama", tmp.path);
+    json cfg = read_json(tmp.path / "config.json");
+    cfg["tie_word_embeddings"] = true;
+    write_json(tmp.path / "config.json", cfg);
+    EXPECT_TRUE(contains(load_error(tmp.path), {"lm_head.weight", "tie_word_embeddings"}));
+}
+
+TEST(HfLoadErrors, ConfigProblems) {
+    struct Case {
+        const char* key;
+        json value;
+        std::vector<std::string> expect;
+    };
+    const std::vector<Case> cases = {
+        {"model_type", "bert", {"model_type 'bert'", "gpt2, llama, mistral, qwen2"}},
+        {"rope_scaling", json{{"type", "linear"}, {"factor", 2.0}}, {"rope_scaling", "not supported"}},
+        {"head_dim", 16, {"head_dim", "not supported"}},
+        {"hidden_act", "relu", {"hidden_act 'relu'"}},
+        {"num_key_value_heads", 3, {"n_kv_heads"}},
+    };
+    for (const Case& c : cases) {
+        TempDir tmp;
+        copy_fixture("hf_llama", tmp.path);
+        json cfg = read_json(tmp.path / "config.json");
+        cfg[c.key] = c.value;
+        write_json(tmp.path / "config.json", cfg);
+        const std::string msg = load_error(tmp.path);
+        for (const auto& part : c.expect) EXPECT_TRUE(contains(msg, {part, "config.json"})) << c.key;
+    }
+}
+
+TEST(HfLoadErrors, NoWeightsOrNoFolder) {
+    TempDir tmp;
+    fs::copy_file(fixture("hf_llama") / "config.json", tmp.path / "config.json");
+    EXPECT_TRUE(contains(load_error(tmp.path), {"no model.safetensors"}));
+    std::ofstream(tmp.path / "pytorch_model.bin") << "x";
+    EXPECT_TRUE(contains(load_error(tmp.path), {"pytorch_model.bin"}));
+    EXPECT_TRUE(contains(load_error(tmp.path / "nope"), {"does not exist"}));
+}
+
+// --- hub cache layout ---------------------------------------------------------------------------------------------
+/// models--org--tiny-llama/{blobs/, refs/main, snapshots/<hash>/ with symlinks into blobs/}.
+fs::path make_hub_entry(const fs::path& root, bool with_ref) {
+    const fs::path entry = root / "models--org--tiny-llama";
+    fs::create_directories(entry / "blobs");
+    int blob = 0;
+    for (const char* snap : {"0ld5nap", "a1b2c3d4"}) {
+        const fs::path s = entry / "snapshots" / snap;
+        fs::create_directories(s);
+        for (const char* f : {"config.json", "model.safetensors"}) {
+            const std::string b = "blob" + std::to_string(blob++);
+            fs::copy_file(fixture("hf_llama") / f, entry / "blobs" / b);
+            fs::create_symlink(fs::path("../../blobs") / b, s / f);
+        }
+    }
+    // The old snapshot is older; refs/main names the new one.
+    fs::last_write_time(entry / "snapshots" / "0ld5nap", fs::file_time_type::clock::now() - std::chrono::hours(24));
+    if (with_ref) {
+        fs::create_directories(entry / "refs");
+        std::ofstream(entry / "refs" / "main") << "a1b2c3d4";
+    }
+    return entry;
+}
+
+TEST(HfHubCache, ResolvesSnapshotFromRefsMainOrNewest) {
+    for (bool with_ref : {true, false}) {
+        TempDir tmp;
+        const fs::path entry = make_hub_entry(tmp.path, with_ref);
+        EXPECT_EQ(resolve_model_dir(entry), entry / "snapshots" / "a1b2c3d4") << with_ref;
+        const fs::path snap = entry / "snapshots" / "0ld5nap";
+        EXPECT_EQ(resolve_model_dir(snap), snap);
+        EXPECT_TRUE(is_hf_model_dir(entry));
+        const auto m = load_hf_model(entry);
+        EXPECT_EQ(m->config().name, "org/tiny-llama");
+        EXPECT_EQ(m->config().n_kv_heads, 2);
+    }
+}
+
+TEST(HfHubCache, BadRefAndOurOwnFolders) {
+    TempDir tmp;
+    const fs::path entry = make_hub_entry(tmp.path, true);
+    std::ofstream(entry / "refs" / "main") << "deadbeef";
+    try {
+        (void)resolve_model_dir(entry);
+        FAIL() << "no error";
+    } catch (const std::runtime_error& e) {
+        EXPECT_TRUE(contains(e.what(), {"deadbeef"}));
+    }
+    EXPECT_FALSE(is_hf_model_dir(tmp.path / "nothing"));
+    ModelConfig c;  // our own folders have no model_type
+    save_model_dir(tmp.path / "ours", Model(c, init_weights(c, 1)));
+    EXPECT_FALSE(is_hf_model_dir(tmp.path / "ours"));
+    EXPECT_TRUE(is_hf_model_dir(fixture("hf_gpt2")));
+}
+
+}  // namespace
+}  // namespace ts
