@@ -303,9 +303,9 @@ PlotInteraction draw_figure(const Figure& f, ImVec2 size, const PaintOptions& op
             dl->AddText(ImVec2(C.x1 + 5, y - line_h / 2), text_col, plot::format_tick(v, step).c_str());
         }
         const std::string ct = h.value_unit.empty() ? h.value_label : h.value_label + " [" + h.value_unit + "]";
-        const float right_edge = origin.x + size.x;
-        add_text_vertical(dl, ImVec2(std::min(right_edge - line_h * 0.6f, C.x1 + 5 + measure("-0.000") + line_h * 0.8f),
-                                     (C.y0 + C.y1) / 2), text_col, ct.c_str());
+        float tw = 0;
+        for (double v : ticks) tw = std::max(tw, measure(plot::format_tick(v, step)));
+        add_text_vertical(dl, ImVec2(C.x1 + 5 + tw + line_h * 0.7f, (C.y0 + C.y1) / 2), text_col, ct.c_str());
     }
 
     // Legend.

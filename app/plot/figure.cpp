@@ -1,6 +1,8 @@
 // Figure helpers: histograms, heatmap construction, bounds, layout and the data-to-pixel transform.
 #include "app/plot/figure.h"
 
+#include "app/plot/ticks.h"
+
 #include <algorithm>
 #include <limits>
 #include <stdexcept>
@@ -150,7 +152,15 @@ FigureLayout layout_figure(const Figure& f, float width, float height,
     const float xtitle_h = f.x.title().empty() ? 0.0f : line_h * 1.3f;
     const float bottom = xcat_h + xtitle_h + pad + line_h * 0.3f;
     const bool has_cbar = f.heatmap && f.colorbar;
-    const float cbar_w = has_cbar ? line_h * 1.0f + text_width("-0.000e+00") * 0.8f + line_h * 1.6f : 0.0f;
+    float cbar_w = 0.0f;
+    if (has_cbar) {
+        // Bar + the widest tick label (same ticks the painters draw) + the rotated colorbar title.
+        const auto ticks = nice_ticks(f.heatmap->vmin, f.heatmap->vmax, 6);
+        const double step = ticks.size() > 1 ? ticks[1] - ticks[0] : 1.0;
+        float tw = 0;
+        for (double v : ticks) tw = std::max(tw, text_width(format_tick(v, step)));
+        cbar_w = line_h * 0.6f + line_h * 0.8f + 5 + tw + line_h * 1.3f;
+    }
     const float right = pad + cbar_w + line_h * 0.5f;
     L.plot = {left, L.title.y1 + line_h * 0.3f, std::max(left + 10.0f, width - right),
               std::max(L.title.y1 + 10.0f, height - bottom)};

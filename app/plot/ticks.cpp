@@ -40,7 +40,7 @@ std::vector<double> log_ticks(double lo, double hi) {
     if (!(lo > 0) || !(hi > 0) || !std::isfinite(lo) || !std::isfinite(hi)) return out;
     if (lo > hi) std::swap(lo, hi);
     const int e0 = int(std::floor(std::log10(lo) + 1e-9)), e1 = int(std::ceil(std::log10(hi) - 1e-9));
-    const bool fine = (e1 - e0) < 3;
+    const bool fine = std::log10(hi / lo) <= 3.0;
     for (int e = e0; e <= e1; ++e) {
         for (double m : {1.0, 2.0, 5.0}) {
             if (m != 1.0 && !fine) continue;
@@ -60,6 +60,12 @@ std::string format_tick(double v, double step) {
         return buf;
     }
     int decimals = step > 0 ? std::max(0, int(std::ceil(-std::log10(step) - 1e-9))) : 3;
+    // Steps like 0.25 need one more digit than their magnitude says.
+    while (step > 0 && decimals < 6) {
+        const double scaled = step * std::pow(10.0, decimals);
+        if (std::abs(scaled - std::round(scaled)) <= 1e-6 * scaled) break;
+        ++decimals;
+    }
     decimals = std::min(decimals, 6);
     std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
     return buf;

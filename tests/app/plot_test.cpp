@@ -1,0 +1,227 @@
+// Plotting layer without GL: nice ticks, tick labels, colormaps, histograms, heatmap ranges, layout and the
+// CSV / SVG writers.
+#include "app/plot/colormap.h"
+#include "app/plot/figure.h"
+#include "app/plot/ticks.h"
+#include "app/plot/writers.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numeric>
+
+using namespace ts::plot;
+
+TEST(Ticks, NiceStepIsOneTwoOrFiveTimesPowerOfTen) {
+    EXPECT_DOUBLE_EQ(nice_step(10.0, 5), 2.0);
+    EXPECT_DOUBLE_EQ(nice_step(1.0, 4), 0.2);
+    EXPECT_DOUBLE_EQ(nice_step(100.0, 2), 50.0);
+    EXPECT_DOUBLE_EQ(nice_step(7.0, 7), 1.0);
+}
+
+TEST(Ticks, NiceTicksCoverRangeAtRoundValues) {
+    const auto t = nice_ticks(-0.37, 1.62, 6);
+    ASSERT_GE(t.size(), 3u);
+    EXPECT_LE(t.size(), 6u);
+    for (double v : t) {
+        EXPECT_GE(v, -0.37 - 1e-12);
+        EXPECT_LE(v, 1.62 + 1e-12);
+    }
+    const double step = t[1] - t[0];
+    for (size_t i = 1; i < t.size(); ++i) EXPECT_NEAR(t[i] - t[i - 1], step, 1e-12);
+    // 0 is exactly zero, not -1e-17.
+    bool has_zero = false;
+    for (double v : t) has_zero |= (v == 0.0);
+    EXPECT_TRUE(has_zero);
+}
+
+TEST(Ticks, DegenerateAndNonFiniteRanges) {
+    EXPECT_EQ(nice_ticks(3.0, 3.0).size(), 1u);
+    EXPECT_TRUE(nice_ticks(NAN, 1.0).empty());
+    EXPECT_TRUE(nice_ticks(0.0, INFINITY).empty());
+    const auto r = nice_ticks(5.0, 1.0, 5);  // reversed input is accepted
+    ASSERT_FALSE(r.empty());
+    EXPECT_GE(r.front(), 1.0);
+    EXPECT_LE(r.back(), 5.0);
+}
+
+TEST(Ticks, LogTicksArePowersOfTen) {
+    const auto t = log_ticks(0.05, 10.0);
+    ASSERT_FALSE(t.empty());
+    EXPECT_NEAR(t.front(), 0.05, 1e-12);
+    EXPECT_NEAR(t.back(), 10.0, 1e-12);
+    EXPECT_TRUE(log_ticks(0.0, 10.0).empty());
+    const auto wide = log_ticks(1e-3, 1e3);
+    EXPECT_EQ(wide.size(), 7u);  // decades only when the range is wide
+}
+
+TEST(Ticks, FormatUsesStepPrecision) {
+    EXPECT_EQ(format_tick(0.2, 0.2), "0.2");
+    EXPECT_EQ(format_tick(0.30000000000000004, 0.1), "0.3");
+    EXPECT_EQ(format_tick(15, 5), "15");
+    EXPECT_EQ(format_tick(0.0, 0.5), "0");
+    EXPECT_EQ(format_tick(-1.25, 0.25), "-1.25");
+    EXPECT_EQ(format_value(-INFINITY), "-inf");
+    EXPECT_EQ(format_value(NAN), "NaN");
+    EXPECT_EQ(format_value(0.123456), "0.1235");
+}
+
+TEST(Colormap, EndpointsMatchReferenceColors) {
+    const Rgba v0 = colormap_sample(Colormap::Viridis, 0.0f), v1 = colormap_sample(Colormap::Viridis, 1.0f);
+    EXPECT_NEAR(v0.r, 68 / 255.0f, 1e-6);
+    EXPECT_NEAR(v0.b, 84 / 255.0f, 1e-6);
+    EXPECT_NEAR(v1.r, 253 / 255.0f, 1e-6);
+    EXPECT_NEAR(v1.g, 231 / 255.0f, 1e-6);
+    // The diverging map is near white at its centre and blue / red at the ends.
+    const Rgba mid = colormap_sample(Colormap::Diverging, 0.5f);
+    EXPECT_GT(mid.r, 0.9f);
+    EXPECT_GT(mid.g, 0.9f);
+    EXPECT_GT(mid.b, 0.9f);
+    EXPECT_GT(colormap_sample(Colormap::Diverging, 0.0f).b, colormap_sample(Colormap::Diverging, 0.0f).r);
+    EXPECT_GT(colormap_sample(Colormap::Diverging, 1.0f).r, colormap_sample(Colormap::Diverging, 1.0f).b);
+    EXPECT_EQ(colormap_sample(Colormap::Magma, NAN), masked_color());
+    EXPECT_EQ(colormap_sample(Colormap::Magma, 7.0f), colormap_sample(Colormap::Magma, 1.0f));  // clamped
+}
+
+TEST(Colormap, ViridisLuminanceIncreases) {
+    float prev = -1;
+    for (int i = 0; i <= 20; ++i) {
+        const Rgba c = colormap_sample(Colormap::Viridis, i / 20.0f);
+        const float lum = 0.2126f * c.r + 0.7152f * c.g + 0.0722f * c.b;
+        EXPECT_GT(lum, prev) << "at t=" << i / 20.0;
+        prev = lum;
+    }
+}
+
+TEST(Colormap, LutAndNames) {
+    const auto lut = colormap_lut(Colormap::Magma, 256);
+    ASSERT_EQ(lut.size(), 1024u);
+    EXPECT_EQ(lut[3], 255);
+    EXPECT_EQ(colormap_from_string("diverging"), Colormap::Diverging);
+    EXPECT_THROW((void)colormap_from_string("jet"), std::invalid_argument);
+    EXPECT_THROW((void)colormap_lut(Colormap::Gray, 1), std::invalid_argument);
+    EXPECT_TRUE(std::isnan(normalize_value(-INFINITY, 0, 1)));
+    EXPECT_FLOAT_EQ(normalize_value(0.5f, 0, 2), 0.25f);
+}
+
+TEST(Figure, HistogramCountsAndDensity) {
+    const std::vector<float> v = {0.0f, 0.1f, 0.2f, 0.9f, 1.0f, NAN, INFINITY};
+    const Series s = histogram_series(v, 2, 0.0, 1.0);
+    ASSERT_EQ(s.y.size(), 2u);
+    EXPECT_DOUBLE_EQ(s.y[0], 3.0);
+    EXPECT_DOUBLE_EQ(s.y[1], 2.0);  // the right edge belongs to the last bin; non-finite values are skipped
+    EXPECT_DOUBLE_EQ(s.bar_width, 0.5);
+    const Series d = histogram_series(v, 4, 0.0, 1.0, true);
+    double integral = 0;
+    for (double y : d.y) integral += y * d.bar_width;
+    EXPECT_NEAR(integral, 1.0, 1e-12);
+    EXPECT_THROW((void)histogram_series(v, 0), std::invalid_argument);
+    const Series empty = histogram_series({}, 3);  // no data: still 3 empty bins
+    EXPECT_EQ(empty.y.size(), 3u);
+}
+
+TEST(Figure, HeatmapRangeIsSymmetricForDiverging) {
+    const std::vector<float> v = {-1.0f, 3.0f, -INFINITY, 0.5f};
+    const Heatmap h = make_heatmap(2, 2, v, Colormap::Diverging, "score");
+    EXPECT_FLOAT_EQ(h.vmin, -3.0f);
+    EXPECT_FLOAT_EQ(h.vmax, 3.0f);
+    const Heatmap p = make_heatmap(2, 2, v, Colormap::Viridis, "score");
+    EXPECT_FLOAT_EQ(p.vmin, -1.0f);
+    EXPECT_FLOAT_EQ(p.vmax, 3.0f);
+    EXPECT_THROW((void)make_heatmap(3, 2, v, Colormap::Viridis, "x"), std::invalid_argument);
+    const std::vector<float> masked(4, -INFINITY);
+    const Heatmap m = make_heatmap(2, 2, masked, Colormap::Viridis, "x");
+    EXPECT_LT(m.vmin, m.vmax);  // all masked: a valid default range
+}
+
+TEST(Figure, BoundsAndTransform) {
+    Figure f;
+    Series s;
+    s.x = {0, 1, 2};
+    s.y = {-1, 0, 4};
+    f.series.push_back(s);
+    const Bounds b = figure_bounds(f);
+    EXPECT_LT(b.xmin, 0.0);
+    EXPECT_GT(b.xmax, 2.0);
+    EXPECT_LT(b.ymin, -1.0);
+    EXPECT_GT(b.ymax, 4.0);
+    f.y.min = -2;
+    f.y.max = 6;
+    const Transform t = make_transform(f, Rect{10, 20, 110, 220});
+    EXPECT_FLOAT_EQ(t.py(-2), 220.0f);
+    EXPECT_FLOAT_EQ(t.py(6), 20.0f);
+    EXPECT_NEAR(t.data_y(t.py(1.5)), 1.5, 1e-5);
+    EXPECT_NEAR(t.data_x(t.px(1.25)), 1.25, 1e-5);
+    // Heatmaps: row 0 at the top, whole cells.
+    Figure h;
+    h.heatmap = make_heatmap(2, 3, std::vector<float>(6, 0.0f), Colormap::Viridis, "v");
+    const Transform th = make_transform(h, Rect{0, 0, 300, 200});
+    EXPECT_FLOAT_EQ(th.py(0), 0.0f);
+    EXPECT_FLOAT_EQ(th.py(2), 200.0f);
+    EXPECT_FLOAT_EQ(th.px(3), 300.0f);
+}
+
+TEST(Figure, LayoutLeavesRoomForLabelsAndColorbar) {
+    Figure f;
+    f.title = "Attention";
+    f.x.label = "key token";
+    f.y.label = "query token";
+    f.heatmap = make_heatmap(4, 4, std::vector<float>(16, 0.25f), Colormap::Viridis, "attention weight");
+    f.x.categories = {"a", "bb", "ccc", "dddd"};
+    f.y.categories = f.x.categories;
+    auto measure = [](const std::string& s) { return 7.0f * float(s.size()); };
+    const FigureLayout L = layout_figure(f, 600, 400, measure, 16);
+    EXPECT_GT(L.plot.x0, 7.0f * 4);            // y categories fit left of the plot
+    EXPECT_GT(L.plot.y0, L.title.y1 - 1e-3f);  // below the title
+    EXPECT_GT(L.colorbar.w(), 0.0f);
+    EXPECT_GT(L.colorbar.x0, L.plot.x1);
+    EXPECT_LT(L.colorbar.x1, 600.0f);
+    EXPECT_LT(L.plot.y1, 400.0f - 16.0f);     // x title below
+    // Many long categories in a narrow plot: rotated and thinned out.
+    Figure g = f;
+    g.heatmap = make_heatmap(1, 100, std::vector<float>(100, 0.0f), Colormap::Viridis, "v");
+    g.x.categories.assign(100, "longlabel");
+    const FigureLayout G = layout_figure(g, 400, 300, measure, 16);
+    EXPECT_TRUE(G.rotate_x_categories);
+    EXPECT_GT(G.category_stride_x, 1);
+}
+
+TEST(Writers, CsvHoldsHeatmapWithLabelsAndSeries) {
+    Figure f;
+    f.heatmap = make_heatmap(2, 2, std::vector<float>{1.0f, -INFINITY, 0.25f, 0.75f}, Colormap::Viridis, "w");
+    f.heatmap->row_name = "query";
+    f.heatmap->col_name = "key";
+    f.x.categories = {"a,b", "c"};
+    f.y.categories = {"x", "y\"q"};
+    Series s;
+    s.name = "line";
+    s.x = {0, 1};
+    s.y = {2, 3};
+    f.series.push_back(s);
+    const std::string csv = figure_to_csv(f);
+    EXPECT_NE(csv.find("query\\key,\"a,b\",c\n"), std::string::npos) << csv;
+    EXPECT_NE(csv.find("x,1,-inf\n"), std::string::npos) << csv;
+    EXPECT_NE(csv.find("\"y\"\"q\",0.25,0.75\n"), std::string::npos) << csv;
+    EXPECT_NE(csv.find("series,line\n"), std::string::npos);
+    EXPECT_NE(csv.find("1,3\n"), std::string::npos);
+}
+
+TEST(Writers, SvgIsStandaloneAndEscaped) {
+    Figure f;
+    f.title = "softmax <T>";
+    f.formula = "p = exp(z/T) / sum exp(z/T)";
+    f.x.label = "logit";
+    f.y.label = "probability";
+    Series s;
+    s.x = {0, 1, 2};
+    s.y = {0.1, 0.2, 0.7};
+    f.series.push_back(s);
+    f.heatmap = make_heatmap(1, 2, std::vector<float>{0.0f, 1.0f}, Colormap::Magma, "v");
+    const std::string svg = figure_to_svg(f, 400, 300);
+    EXPECT_EQ(svg.rfind("<svg", 0), 0u);
+    EXPECT_NE(svg.find("</svg>"), std::string::npos);
+    EXPECT_NE(svg.find("softmax &lt;T&gt;"), std::string::npos);
+    EXPECT_EQ(svg.find("softmax <T>"), std::string::npos);
+    EXPECT_NE(svg.find("<desc>p = exp"), std::string::npos);
+    EXPECT_NE(svg.find("<polyline"), std::string::npos);
+}

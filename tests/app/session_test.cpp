@@ -1,0 +1,309 @@
+// The app's GL-free session logic: settings persistence, the compute worker (newest wins, stale requests
+// dropped), text -> tokens with bad input (empty, too long, invalid UTF-8), sampling filters, model loading errors.
+#include "app/ui/session/state.h"
+#include "app/ui/session/text_codec.h"
+#include "app/ui/session/worker.h"
+#include "core/safetensors.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+#include <thread>
+
+namespace fs = std::filesystem;
+using namespace ts::ui;
+
+namespace {
+fs::path temp_dir(const std::string& name) {
+    const fs::path d = fs::temp_directory_path() / ("ts_app_test_" + name + "_" + std::to_string(::getpid()));
+    fs::remove_all(d);
+    fs::create_directories(d);
+    return d;
+}
+}  // namespace
+
+TEST(State, RoundTripKeepsEveryField) {
+    const fs::path dir = temp_dir("state");
+    UiState s;
+    s.model_path = "/models/austen-gpt";
+    s.remember_model("/models/a");
+    s.remember_model("/models/b");
+    s.remember_model("/models/a");  // moves to the front, no duplicate
+    s.text = "注意力 is all you need";
+    s.panel = "Attention";
+    s.layer = 3;
+    s.head = 2;
+    s.dark_theme = false;
+    s.attn_temperature = 0.5f;
+    s.attn_mask = "sliding";
+    s.sm_typed_logits = "1000, 1001, 2000";
+    s.rope_interleaved = true;
+    s.top_p = 0.9f;
+    save_state(dir / "state.json", s);
+    EXPECT_FALSE(fs::exists(dir / "state.json.tmp"));  // atomic: the temp file was renamed
+    std::string warning;
+    const UiState r = load_state(dir / "state.json", &warning);
+    EXPECT_TRUE(warning.empty()) << warning;
+    EXPECT_EQ(r.model_path, s.model_path);
+    ASSERT_EQ(r.recent.size(), 2u);
+    EXPECT_EQ(r.recent[0], "/models/a");
+    EXPECT_EQ(r.text, s.text);
+    EXPECT_EQ(r.panel, "Attention");
+    EXPECT_EQ(r.layer, 3);
+    EXPECT_EQ(r.head, 2);
+    EXPECT_FALSE(r.dark_theme);
+    EXPECT_FLOAT_EQ(r.attn_temperature, 0.5f);
+    EXPECT_EQ(r.attn_mask, "sliding");
+    EXPECT_EQ(r.sm_typed_logits, s.sm_typed_logits);
+    EXPECT_TRUE(r.rope_interleaved);
+    EXPECT_FLOAT_EQ(r.top_p, 0.9f);
+    fs::remove_all(dir);
+}
+
+TEST(State, MissingFileGivesDefaults) {
+    std::string warning;
+    const UiState r = load_state("/nonexistent/dir/state.json", &warning);
+    EXPECT_TRUE(warning.empty());
+    EXPECT_EQ(r.panel, UiState{}.panel);
+}
+
+TEST(State, BrokenJsonGivesDefaultsWarningAndBackup) {
+    const fs::path dir = temp_dir("broken");
+    std::ofstream(dir / "state.json") << "{ \"text\": \"unterminated";
+    std::string warning;
+    const UiState r = load_state(dir / "state.json", &warning);
+    EXPECT_NE(warning.find("not valid JSON"), std::string::npos) << warning;
+    EXPECT_EQ(r.text, UiState{}.text);
+    EXPECT_TRUE(fs::exists(dir / "state.json.broken"));
+    fs::remove_all(dir);
+}
+
+TEST(State, WrongTypesAndOutOfRangeValuesAreRepaired) {
+    nlohmann::json j = {{"layer", "three"}, {"head", -5}, {"attn_temperature", 1e9}, {"text", 42}, {"top_k", 7}};
+    UiState s;
+    from_json(j, s);
+    EXPECT_EQ(s.layer, 0);                     // wrong type: default kept
+    EXPECT_EQ(s.head, 0);                      // clamped
+    EXPECT_FLOAT_EQ(s.attn_temperature, 10.0f);
+    EXPECT_EQ(s.text, UiState{}.text);
+    EXPECT_EQ(s.top_k, 7);
+}
+
+TEST(State, ConfigDirFollowsXdg) {
+    const char* old = std::getenv("XDG_CONFIG_HOME");
+    const std::string saved = old ? old : "";
+    ::setenv("XDG_CONFIG_HOME", "/tmp/xdgtest", 1);
+    EXPECT_EQ(config_dir(), fs::path("/tmp/xdgtest/transformer-studio"));
+    if (old) ::setenv("XDG_CONFIG_HOME", saved.c_str(), 1);
+    else ::unsetenv("XDG_CONFIG_HOME");
+}
+
+TEST(Worker, NewestWinsAndStaleRequestsAreDropped) {
+    std::atomic<int> runs{0};
+    std::atomic<bool> release{false};
+    ForwardWorker w([&](const ForwardRequest& r, uint64_t id) {
+        ++runs;
+        while (!release.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        auto s = std::make_shared<Snapshot>();
+        s->id = id;
+        s->temperature = r.temperature;
+        return std::shared_ptr<const Snapshot>(s);
+    });
+    ForwardRequest r;
+    r.temperature = 0.0f;
+    w.submit(r);  // starts running (blocked until release)
+    while (runs.load() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    uint64_t last = 0;
+    for (int i = 1; i <= 50; ++i) {
+        r.temperature = float(i);
+        last = w.submit(r);  // each replaces the pending one
+    }
+    release = true;
+    ASSERT_TRUE(w.wait_idle(30.0));
+    EXPECT_EQ(runs.load(), 2);     // the first and the newest; 49 stale ones never ran
+    EXPECT_EQ(w.dropped(), 49u);
+    EXPECT_EQ(w.completed(), 2u);
+    const auto s = w.latest();
+    ASSERT_TRUE(s);
+    EXPECT_EQ(s->id, last);
+    EXPECT_FLOAT_EQ(s->temperature, 50.0f);
+}
+
+TEST(Worker, ExceptionsBecomeSnapshotErrors) {
+    ForwardWorker w([](const ForwardRequest&, uint64_t) -> std::shared_ptr<const Snapshot> {
+        throw std::runtime_error("boom");
+    });
+    w.submit(ForwardRequest{});
+    ASSERT_TRUE(w.wait_idle(30.0));
+    ASSERT_TRUE(w.latest());
+    EXPECT_EQ(w.latest()->error, "boom");
+}
+
+TEST(Worker, RunsTheDemoModelAndRecordsTheTrace) {
+    const LoadedModel lm = make_demo_model();
+    EXPECT_TRUE(lm.random_weights);
+    ForwardRequest r;
+    r.model = lm.model;
+    r.codec = lm.codec;
+    r.tokens = std::make_shared<const TokenizedText>(tokenize_text("Hello, 世界", *lm.codec, lm.model->config().max_seq_len));
+    ForwardWorker w;
+    w.submit(r);
+    ASSERT_TRUE(w.wait_idle(60.0));
+    const auto s = w.latest();
+    ASSERT_TRUE(s);
+    ASSERT_TRUE(s->error.empty()) << s->error;
+    const int T = int(r.tokens->ids.size());
+    EXPECT_EQ(T, 13);  // 7 ASCII bytes + 2 × 3 UTF-8 bytes
+    const ts::Tensor* p = s->find("dec.0.attn.probs");
+    ASSERT_NE(p, nullptr);
+    EXPECT_EQ(p->shape, (std::vector<int64_t>{4, T, T}));
+    EXPECT_EQ(s->logits.rows(), T);
+    ASSERT_EQ(s->lens_argmax.size(), 4u);  // logit lens: one row per layer
+    EXPECT_EQ(int(s->lens_argmax[0].size()), T);
+    // Causal: a query never attends to a later key.
+    for (int h = 0; h < 4; ++h)
+        for (int t = 0; t < T; ++t)
+            for (int k = t + 1; k < T; ++k) EXPECT_EQ(p->data[size_t((h * T + t) * T + k)], 0.0f);
+}
+
+TEST(Worker, EmptyTextIsNotAnError) {
+    const LoadedModel lm = make_demo_model();
+    ForwardRequest r;
+    r.model = lm.model;
+    r.tokens = std::make_shared<const TokenizedText>(tokenize_text("", *lm.codec, 128));
+    const auto s = run_forward_request(r, 1);
+    EXPECT_TRUE(s->error.empty());
+    EXPECT_FALSE(s->trace);
+}
+
+TEST(Worker, GenerateSamplesRequestedCount) {
+    const LoadedModel lm = make_demo_model();
+    ForwardRequest r;
+    r.kind = ForwardRequest::Kind::Generate;
+    r.model = lm.model;
+    r.codec = lm.codec;
+    r.tokens = std::make_shared<const TokenizedText>(tokenize_text("ab", *lm.codec, 128));
+    r.generate_tokens = 5;
+    r.sampling.top_k = 3;
+    const auto s = run_forward_request(r, 1);
+    ASSERT_TRUE(s->error.empty()) << s->error;
+    EXPECT_EQ(s->generated.size(), 5u);
+    EXPECT_EQ(s->generated_text.size(), 5u);  // byte codec: one byte per id
+}
+
+TEST(Text, ByteFallbackSpansAndLabels) {
+    const auto codec = make_byte_codec(256);
+    const TokenizedText t = tokenize_text("a 中", *codec, 100);
+    EXPECT_TRUE(t.ids_only);
+    ASSERT_EQ(t.ids.size(), 5u);
+    EXPECT_EQ(t.ids[0], 'a');
+    EXPECT_EQ(t.ids[2], 0xE4);
+    EXPECT_EQ(t.pieces[1].label, "\xC2\xB7");  // space shown as a middle dot
+    EXPECT_EQ(t.pieces[2].label, "<E4>");      // a lone byte of a multi-byte character
+    EXPECT_EQ(t.pieces[4].byte_end, 5u);
+    EXPECT_FALSE(t.notices.empty());           // says ids-only mode
+}
+
+TEST(Text, TruncatesToMaxSeqLenWithNotice) {
+    const auto codec = make_byte_codec(256);
+    const std::string text(300, 'x');
+    const TokenizedText t = tokenize_text(text, *codec, 128);
+    EXPECT_TRUE(t.truncated);
+    EXPECT_EQ(t.ids.size(), 128u);
+    EXPECT_EQ(t.total_tokens, 300u);
+    EXPECT_EQ(t.text, text);  // nothing typed is lost
+    bool said = false;
+    for (const auto& n : t.notices) said |= n.find("128 of 300") != std::string::npos;
+    EXPECT_TRUE(said);
+}
+
+TEST(Text, EmptyAndInvalidUtf8) {
+    const auto codec = make_byte_codec(256);
+    const TokenizedText e = tokenize_text("", *codec, 128);
+    EXPECT_TRUE(e.ids.empty());
+    EXPECT_FALSE(e.notices.empty());
+    const std::string bad = std::string("ok") + char(0xFF) + char(0xC3);
+    size_t off = 0;
+    EXPECT_FALSE(is_valid_utf8(bad, &off));
+    EXPECT_EQ(off, 2u);
+    EXPECT_TRUE(is_valid_utf8("héllo 世界"));
+    EXPECT_FALSE(is_valid_utf8("\xED\xA0\x80"));  // surrogate
+    EXPECT_FALSE(is_valid_utf8("\xC0\xAF"));      // overlong
+    EXPECT_EQ(sanitize_utf8(bad), "ok\xEF\xBF\xBD\xEF\xBF\xBD");
+    const TokenizedText t = tokenize_text(bad, *codec, 128);
+    EXPECT_EQ(t.ids.size(), 4u);
+    EXPECT_EQ(t.pieces[2].label, "<FF>");
+    bool said = false;
+    for (const auto& n : t.notices) said |= n.find("not valid UTF-8") != std::string::npos;
+    EXPECT_TRUE(said);
+    EXPECT_EQ(printable_label("a\nb\t"), "a\\nb\\t");
+}
+
+TEST(Text, SmallVocabularyWrapsIds) {
+    const auto codec = make_byte_codec(100);
+    const TokenizedText t = tokenize_text("z", *codec, 8);
+    ASSERT_EQ(t.ids.size(), 1u);
+    EXPECT_EQ(t.ids[0], 'z' % 100);
+}
+
+TEST(Sampling, TemperatureTopKTopP) {
+    const std::vector<float> logits = {2.0f, 1.0f, 0.0f, -1.0f};
+    const auto p = sampling_distribution(logits.data(), 4, {});
+    EXPECT_NEAR(std::accumulate(p.begin(), p.end(), 0.0), 1.0, 1e-6);
+    EXPECT_NEAR(p[0] / p[1], std::exp(1.0), 1e-4);
+    const auto k2 = sampling_distribution(logits.data(), 4, {1.0f, 2, 1.0f});
+    EXPECT_EQ(k2[2], 0.0f);
+    EXPECT_EQ(k2[3], 0.0f);
+    EXPECT_NEAR(k2[0] + k2[1], 1.0, 1e-6);
+    const auto nucleus = sampling_distribution(logits.data(), 4, {1.0f, 0, 0.5f});
+    EXPECT_FLOAT_EQ(nucleus[0], 1.0f);  // the top token alone already holds >= 50%
+    const auto cold = sampling_distribution(logits.data(), 4, {0.05f, 0, 1.0f});
+    EXPECT_GT(cold[0], 0.999f);
+    EXPECT_THROW((void)sampling_distribution(logits.data(), 4, {0.0f, 0, 1.0f}), std::invalid_argument);
+}
+
+TEST(Models, MissingOrBrokenFolderThrowsWithPath) {
+    EXPECT_THROW((void)load_model_folder(""), std::runtime_error);
+    try {
+        (void)load_model_folder("/nonexistent/model");
+        FAIL() << "expected an exception";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("/nonexistent/model"), std::string::npos);
+    }
+    const fs::path dir = temp_dir("broken_model");
+    std::ofstream(dir / "config.json") << "{ not json";
+    EXPECT_ANY_THROW((void)load_model_folder(dir.string()));
+    fs::remove_all(dir);
+}
+
+TEST(Models, LoaderReportsFailureAndSuccess) {
+    const fs::path dir = temp_dir("model_ok");
+    const LoadedModel demo = make_demo_model();
+    ts::save_model_dir(dir, *demo.model);
+    ModelLoader loader;
+    ASSERT_TRUE(loader.start("/nonexistent/model"));
+    std::optional<ModelLoader::Result> r;
+    for (int i = 0; i < 3000 && !r; ++i) {
+        r = loader.poll();
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    ASSERT_TRUE(r);
+    EXPECT_FALSE(r->model);
+    EXPECT_FALSE(r->error.empty());
+    ASSERT_TRUE(loader.start(dir.string()));
+    r.reset();
+    for (int i = 0; i < 3000 && !r; ++i) {
+        r = loader.poll();
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    ASSERT_TRUE(r);
+    ASSERT_TRUE(r->model) << r->error;
+    EXPECT_EQ(r->model->model->config().n_kv_heads, 2);
+    EXPECT_TRUE(r->model->codec->ids_only());  // no tokenizer.json in the folder
+    fs::remove_all(dir);
+}

@@ -1,0 +1,36 @@
+# Runs the app under Xvfb in screenshot mode and checks: exit code 0, no "[error]" in its log, one non-blank PNG
+# per expected panel. Variables: APP, CHECK (ts_png_check), OUT (folder), PANEL (all | name), PANELS (expected
+# file stems, ;-separated), ARGS (extra app arguments, ;-separated), EXPECT_LOG (optional substring the log must hold).
+file(REMOVE_RECURSE ${OUT})
+file(MAKE_DIRECTORY ${OUT})
+find_program(XVFB_RUN xvfb-run REQUIRED)
+execute_process(
+  COMMAND ${XVFB_RUN} -a -s "-screen 0 1600x1000x24" ${APP} --no-state --screenshot-dir ${OUT} --frames 3
+          --panel ${PANEL} ${ARGS}
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 600)
+file(WRITE ${OUT}/app.log "${out}\n${err}")
+message("app log:\n${err}")
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "transformer-studio exited with ${rc}")
+endif()
+string(FIND "${err}${out}" "[error]" has_error)
+if(NOT has_error EQUAL -1)
+  message(FATAL_ERROR "the app logged errors (see above)")
+endif()
+if(DEFINED EXPECT_LOG AND NOT EXPECT_LOG STREQUAL "")
+  string(FIND "${err}${out}" "${EXPECT_LOG}" has_expected)
+  if(has_expected EQUAL -1)
+    message(FATAL_ERROR "the app log does not mention '${EXPECT_LOG}'")
+  endif()
+endif()
+set(files)
+foreach(p ${PANELS})
+  if(NOT EXISTS ${OUT}/${p}.png)
+    message(FATAL_ERROR "missing screenshot ${OUT}/${p}.png")
+  endif()
+  list(APPEND files ${OUT}/${p}.png)
+endforeach()
+execute_process(COMMAND ${CHECK} ${files} RESULT_VARIABLE crc)
+if(NOT crc EQUAL 0)
+  message(FATAL_ERROR "blank screenshot(s)")
+endif()

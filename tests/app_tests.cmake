@@ -1,0 +1,25 @@
+# App window tests (included from tests/CMakeLists.txt when the transformer-studio target exists): run the real
+# window under Xvfb in screenshot mode, save one PNG per panel, check each is non-blank and the log has no errors.
+pkg_check_modules(TS_TEST_STB REQUIRED IMPORTED_TARGET stb)
+add_executable(ts_png_check ${CMAKE_CURRENT_SOURCE_DIR}/app/window/png_check.cpp)
+target_link_libraries(ts_png_check PRIVATE PkgConfig::TS_TEST_STB)
+
+find_program(TS_XVFB_RUN xvfb-run)
+if(NOT TS_XVFB_RUN)
+  message(STATUS "xvfb-run not found: window tests are not registered")
+  return()
+endif()
+
+set(TS_APP_PANELS tokens attention softmax activations normalization positions predictions residual model)
+add_test(NAME app_window_all_panels
+         COMMAND ${CMAKE_COMMAND} -DAPP=$<TARGET_FILE:transformer-studio> -DCHECK=$<TARGET_FILE:ts_png_check>
+                 -DOUT=${CMAKE_BINARY_DIR}/screenshots/all -DPANEL=all "-DPANELS=${TS_APP_PANELS}"
+                 "-DARGS=--text;The quick brown fox jumps over the lazy dog. 注意力机制"
+                 -P ${CMAKE_CURRENT_SOURCE_DIR}/app/window/run_window_test.cmake)
+# Bad input: a missing model folder (falls back with a message) and empty text, light theme.
+add_test(NAME app_window_bad_model_empty_text
+         COMMAND ${CMAKE_COMMAND} -DAPP=$<TARGET_FILE:transformer-studio> -DCHECK=$<TARGET_FILE:ts_png_check>
+                 -DOUT=${CMAKE_BINARY_DIR}/screenshots/bad -DPANEL=attention -DPANELS=attention
+                 "-DARGS=--model;/nonexistent/model-folder;--text=;--theme;light" "-DEXPECT_LOG=could not load"
+                 -P ${CMAKE_CURRENT_SOURCE_DIR}/app/window/run_window_test.cmake)
+set_tests_properties(app_window_all_panels app_window_bad_model_empty_text PROPERTIES TIMEOUT 900 RUN_SERIAL TRUE)
