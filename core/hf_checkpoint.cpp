@@ -46,12 +46,7 @@ struct Shard {
 std::vector<Shard> find_shards(const fs::path& dir) {
     const fs::path index_path = dir / "model.safetensors.index.json";
     if (fs::exists(index_path)) {
-        nlohmann::json j;
-        try {
-            j = nlohmann::json::parse(read_text(index_path));
-        } catch (const nlohmann::json::exception& e) {
-            fail(index_path, std::string("invalid JSON: ") + e.what());
-        }
+        const nlohmann::json j = detail::hf_parse_json(read_text(index_path), index_path.string());
         if (!j.is_object() || !j.contains("weight_map") || !j["weight_map"].is_object())
             fail(index_path, "no \"weight_map\" object (tensor name -> shard file)");
         std::vector<Shard> shards;
@@ -182,7 +177,8 @@ fs::path resolve_model_dir(const fs::path& path) {
 
 bool is_hf_model_dir(const fs::path& dir) {
     try {
-        const nlohmann::json j = nlohmann::json::parse(read_text(resolve_model_dir(dir) / "config.json"));
+        const fs::path cfg = resolve_model_dir(dir) / "config.json";
+        const nlohmann::json j = detail::hf_parse_json(read_text(cfg), cfg.string());
         return j.is_object() && j.contains("model_type");
     } catch (...) {
         return false;

@@ -122,12 +122,7 @@ HfConfig llama_config(const json& j, const std::string& what, const std::string&
 std::vector<std::string> hf_supported_model_types() { return {"gpt2", "llama", "mistral", "qwen2"}; }
 
 HfConfig parse_hf_config(std::string_view json_text, const std::string& what) {
-    json j;
-    try {
-        j = json::parse(json_text.begin(), json_text.end());
-    } catch (const json::exception& e) {
-        fail(what, std::string("invalid JSON: ") + e.what());
-    }
+    const json j = detail::hf_parse_json(json_text, what);
     if (!j.is_object()) fail(what, "not a JSON object");
     if (!j.contains("model_type") || !j["model_type"].is_string())
         fail(what, "no string \"model_type\" key: not a Hugging Face config.json");
@@ -156,6 +151,17 @@ HfConfig parse_hf_config(std::string_view json_text, const std::string& what) {
 }
 
 namespace detail {
+
+json hf_parse_json(std::string_view text, const std::string& what) {
+    try {
+        return json::parse(text.begin(), text.end(), [&](int depth, json::parse_event_t, json&) {
+            if (depth > 64) fail(what, "JSON nested deeper than 64 levels");
+            return true;
+        });
+    } catch (const json::exception& e) {
+        fail(what, std::string("invalid JSON: ") + e.what());
+    }
+}
 
 HfTable hf_tensor_table(const std::string& model_type, const ModelConfig& c) {
     const int64_t D = c.d_model, F = c.d_ff, V = c.vocab_size, Dh = c.d_head();

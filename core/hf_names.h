@@ -4,6 +4,8 @@
 
 #include "core/model_config.h"
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <cstdint>
 #include <map>
 #include <string>
@@ -39,5 +41,9 @@ using HfTable = std::map<std::string, HfTensorRule, std::less<>>;
 /// Non-persistent buffers some exports still carry, which are skipped without reading (their dtype may be BOOL,
 /// U8, ...): GPT-2 h.i.attn.bias / h.i.attn.masked_bias, Llama layers.i.self_attn.rotary_emb.inv_freq.
 [[nodiscard]] bool hf_is_ignored_buffer(const std::string& model_type, std::string_view canonical_name);
+
+/// Parses JSON text (config.json, index.json) rejecting nesting deeper than 64 levels. Throws std::runtime_error
+/// prefixed with `what`.
+[[nodiscard]] nlohmann::json hf_parse_json(std::string_view text, const std::string& what);
 
 }  // namespace ts::detail

@@ -165,6 +165,12 @@ TEST(HfConfigMapping, DefaultsAndMissingKeys) {
     } catch (const std::runtime_error& e) {
         EXPECT_TRUE(contains(e.what(), {"cfg", "intermediate_size"}));
     }
+    try {
+        (void)parse_hf_config(std::string(100000, '['), "deep");
+        FAIL() << "no error";
+    } catch (const std::runtime_error& e) {
+        EXPECT_TRUE(contains(e.what(), {"deep", "nested deeper"}));
+    }
 }
 
 TEST(HfLoad, GPT2WithoutPrefixOrHeadOrBuffersGivesSameLogits) {
