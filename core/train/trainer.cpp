@@ -148,10 +148,12 @@ void Trainer::progress_line(double train_loss, double tokens_per_s, const double
     if (!m_log) return;
     const double session = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
     char buf[256];
-    std::string val = val_loss ? (" | val " + std::to_string(*val_loss).substr(0, 6)) : "";
-    std::snprintf(buf, sizeof buf, "step %6lld/%d | loss %.4f%s | lr %.2e | %.0f tok/s | elapsed %s", (long long)m_step,
-                  m_opt.steps, train_loss, val.c_str(), double(m_sched.at(std::max<int64_t>(0, m_step - 1))),
-                  tokens_per_s, format_duration(m_elapsed_prev + session).c_str());
+    char loss[32] = "-", val[48] = "";
+    if (std::isfinite(train_loss)) std::snprintf(loss, sizeof loss, "%.4f", train_loss);
+    if (val_loss) std::snprintf(val, sizeof val, " | val %.4f", *val_loss);
+    std::snprintf(buf, sizeof buf, "step %6lld/%d | loss %s%s | lr %.2e | %.0f tok/s | elapsed %s", (long long)m_step,
+                  m_opt.steps, loss, val, double(m_sched.at(std::max<int64_t>(0, m_step - 1))), tokens_per_s,
+                  format_duration(m_elapsed_prev + session).c_str());
     *m_log << buf;
     if (tokens_per_s > 0) {
         const double eta = double(m_opt.steps - m_step) * double(m_opt.batch) * m_opt.seq_len / tokens_per_s;
