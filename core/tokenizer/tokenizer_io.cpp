@@ -18,7 +18,7 @@ namespace ts {
 namespace {
 
 using nlohmann::json;
-constexpr int64_t kMaxId = 1 << 24;  // ids beyond this are treated as corrupt (largest real vocabs are ~256k)
+constexpr int64_t kMaxId = 1 << 21;  // ids beyond this are treated as corrupt (largest real vocabs are ~256k)
 constexpr const char* kWholeTextPattern = R"([\s\S]+)";
 
 [[noreturn]] void fail(const std::string& name, const std::string& where, const std::string& what) {
@@ -50,6 +50,8 @@ json parse_json(std::string_view text, const std::string& name) {
         const size_t cut = what.find("syntax error");
         fail(name, "line " + std::to_string(line) + ", column " + std::to_string(col),
              "JSON syntax error (" + (cut == std::string::npos ? what : what.substr(cut)) + ")");
+    } catch (const json::exception& e) {  // e.g. out_of_range 406: a number too large for a double
+        fail(name, "JSON", std::string("cannot be read: ") + e.what());
     }
 }
 

@@ -128,7 +128,7 @@ TEST(TokenizerIo, MalformedVocabNamesFileAndField) {
     EXPECT_EQ(error_of([] { (void)parse_gpt2_tokenizer(R"({"a": 0, "b": 0})", "", "v.json"); }),
               "v.json: entry \"b\": id 0 is already used by entry \"a\"");
     EXPECT_EQ(error_of([] { (void)parse_gpt2_tokenizer(R"({"a": -3})", "", "v.json"); }),
-              "v.json: entry \"a\": expected a token id in [0, 16777216), found -3");
+              "v.json: entry \"a\": expected a token id in [0, 2097152), found -3");
     EXPECT_NE(error_of([] { (void)parse_gpt2_tokenizer(R"({"a b": 1})", "", "v.json"); })
                   .find("v.json: entry \"a b\": expected a byte-level BPE token"),
               std::string::npos);
