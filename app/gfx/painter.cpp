@@ -29,11 +29,19 @@ Rgba palette(int i) {
 
 void add_text_vertical(ImDrawList* dl, ImVec2 center, ImU32 col, const char* text) {
     const ImVec2 sz = ImGui::CalcTextSize(text);
+    // ImGui culls glyphs outside the clip rect before we rotate, so lay the text out horizontally where it fits
+    // inside the clip rect, then rotate it about its own centre and move that centre to `center`.
+    const ImVec4 clip = dl->GetClipRectMin().x <= dl->GetClipRectMax().x
+                            ? ImVec4(dl->GetClipRectMin().x, dl->GetClipRectMin().y, dl->GetClipRectMax().x, dl->GetClipRectMax().y)
+                            : ImVec4(center.x, center.y, center.x, center.y);
+    const float x0 = std::max(clip.x, std::min(center.x - sz.x * 0.5f, clip.z - sz.x));
+    const float y0 = std::max(clip.y, std::min(center.y - sz.y * 0.5f, clip.w - sz.y));
+    const ImVec2 c(x0 + sz.x * 0.5f, y0 + sz.y * 0.5f);
     const int start = dl->VtxBuffer.Size;
-    dl->AddText(ImVec2(center.x - sz.x * 0.5f, center.y - sz.y * 0.5f), col, text);
+    dl->AddText(ImVec2(x0, y0), col, text);
     for (int i = start; i < dl->VtxBuffer.Size; ++i) {
         ImDrawVert& v = dl->VtxBuffer[i];
-        const float dx = v.pos.x - center.x, dy = v.pos.y - center.y;
+        const float dx = v.pos.x - c.x, dy = v.pos.y - c.y;
         v.pos = ImVec2(center.x + dy, center.y - dx);
     }
 }
@@ -104,7 +112,9 @@ PlotInteraction draw_figure(const Figure& f, ImVec2 size, const PaintOptions& op
     if (!opt.compact && !f.title.empty()) {
         const plot::Rect tr = off(L.title);
         const ImVec2 ts = ImGui::CalcTextSize(f.title.c_str());
-        const float tx = std::max(tr.x0, (tr.x0 + tr.x1) * 0.5f - ts.x * 0.5f);
+        const float reserve = (opt.export_button ? ImGui::CalcTextSize("Export").x + line_h : 0.0f) +
+                              (f.formula.empty() ? 0.0f : ImGui::CalcTextSize("(?)").x + line_h * 0.4f);
+        const float tx = std::max(tr.x0, std::min((tr.x0 + tr.x1) * 0.5f - ts.x * 0.5f, tr.x1 - reserve - ts.x));
         dl->AddText(ImVec2(tx, tr.y0 + (tr.h() - ts.y) * 0.5f), text_col, f.title.c_str());
         if (!f.formula.empty()) {
             const char* mark = "(?)";

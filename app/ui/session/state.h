@@ -47,7 +47,7 @@ struct UiState {
     // Positions.
     int pe_d_model = 64;
     float pe_base = 10000.0f;
-    int pe_positions = 64;
+    int pe_positions = 100;
     float rope_theta = 10000.0f;
     bool rope_interleaved = false;
 
