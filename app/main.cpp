@@ -1,6 +1,8 @@
 // Entry point: dispatches `transformer-studio [SUBCOMMAND] ...`; no subcommand opens the desktop app.
 #include "app/cli.h"
 
+#include <malloc.h>
+
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -21,6 +23,10 @@ void print_usage() {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // Keep multi-MB trace/logits buffers in the heap between forwards: with glibc's defaults they are returned to
+    // the OS after each pass and page-faulted back in (~0.75 ms of a 3 ms default-model forward).
+    mallopt(M_MMAP_THRESHOLD, 64 << 20);
+    mallopt(M_TRIM_THRESHOLD, 512 << 20);
     const std::string cmd = argc > 1 ? argv[1] : "";
     try {
         if (cmd == "-h" || cmd == "--help" || cmd == "help") { print_usage(); return 0; }
