@@ -158,7 +158,19 @@ PlotInteraction draw_figure(const Figure& f, ImVec2 size, const PaintOptions& op
                     dl->AddRectFilled(a, b, to_u32(col));
                 }
         }
-        if (h.annotate && !opt.compact && cw > measure("0.00") + 4 && ch > line_h) {
+        const bool has_text = h.cell_text.size() == size_t(h.rows) * size_t(h.cols);
+        if (has_text && !opt.compact && ch > line_h) {
+            for (int r = 0; r < h.rows; ++r)
+                for (int c = 0; c < h.cols; ++c) {
+                    const std::string& t = h.cell_text[size_t(r) * size_t(h.cols) + size_t(c)];
+                    const ImVec2 bs = ImGui::CalcTextSize(t.c_str());
+                    if (bs.x > cw - 2) continue;
+                    const float tv = plot::normalize_value(h.at(r, c), h.vmin, h.vmax);
+                    const bool dark_cell = std::isnan(tv) || tv < 0.6f;
+                    dl->AddText(ImVec2(P.x0 + (c + 0.5f) * cw - bs.x / 2, P.y0 + (r + 0.5f) * ch - bs.y / 2),
+                                dark_cell ? IM_COL32(255, 255, 255, 235) : IM_COL32(0, 0, 0, 235), t.c_str());
+                }
+        } else if (h.annotate && !opt.compact && cw > measure("0.00") + 4 && ch > line_h) {
             for (int r = 0; r < h.rows; ++r)
                 for (int c = 0; c < h.cols; ++c) {
                     const float v = h.at(r, c);
@@ -363,6 +375,8 @@ PlotInteraction draw_figure(const Figure& f, ImVec2 size, const PaintOptions& op
             ImGui::BeginTooltip();
             ImGui::Text("%s %s (%d)", h.row_name.c_str(), category(f.y, r).c_str(), r);
             ImGui::Text("%s %s (%d)", h.col_name.c_str(), category(f.x, c).c_str(), c);
+            if (h.cell_text.size() == size_t(h.rows) * size_t(h.cols))
+                ImGui::Text("%s", h.cell_text[size_t(r) * size_t(h.cols) + size_t(c)].c_str());
             if (std::isfinite(v)) ImGui::Text("%s = %s %s", h.value_label.c_str(), plot::format_value(v).c_str(), h.value_unit.c_str());
             else ImGui::Text("%s = %s (masked)", h.value_label.c_str(), plot::format_value(v).c_str());
             ImGui::EndTooltip();

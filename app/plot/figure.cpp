@@ -130,8 +130,16 @@ FigureLayout layout_figure(const Figure& f, float width, float height,
         return L;
     }
     // Left margin: the widest y tick / category label plus the rotated y-axis title.
-    float ytick_w = text_width("-0.000");
-    if (!f.y.categories.empty()) {
+    float ytick_w = 0;
+    if (f.y.categories.empty()) {
+        // Widest label of the ticks the painters will draw.
+        const Bounds b = figure_bounds(f);
+        const auto ticks = f.y.log ? log_ticks(b.ymin, b.ymax) : nice_ticks(b.ymin, b.ymax, 6);
+        const double step = ticks.size() > 1 ? ticks[1] - ticks[0] : 1.0;
+        for (double v : ticks) ytick_w = std::max(ytick_w, text_width(format_tick(v, step)));
+        if (ytick_w == 0) ytick_w = text_width("0.0");
+        ytick_w += text_width("0");  // the painter may pick a finer step with one more digit
+    } else {
         float m = 0;
         for (const auto& c : f.y.categories) m = std::max(m, text_width(c));
         ytick_w = std::min(m, width * 0.25f);

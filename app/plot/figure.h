@@ -49,6 +49,7 @@ struct Heatmap {
     std::string value_unit;
     std::string row_name = "row", col_name = "column";  ///< readout: "query 'cat' (3)"
     bool annotate = false;               ///< print values in cells (when cells are large enough)
+    std::vector<std::string> cell_text;  ///< optional rows*cols labels printed in cells / shown on hover (logit lens)
     [[nodiscard]] float at(int r, int c) const { return values[size_t(r) * size_t(cols) + size_t(c)]; }
 };
 

@@ -1,0 +1,182 @@
+// Model panel: architecture summary, parameter counts per component, FLOPs per token at a context length, and the
+// KV-cache size for MHA / GQA / MQA variants of this model.
+#include "app/gfx/painter.h"
+#include "app/plot/ticks.h"
+#include "app/ui/panels/panels.h"
+
+#include <imgui.h>
+
+#include <cmath>
+#include <map>
+
+namespace ts::ui {
+
+namespace {
+
+std::string component_of(const std::string& name) {
+    if (name.rfind("tok_emb", 0) == 0) return "token embedding";
+    if (name.rfind("pos_emb", 0) == 0) return "position embedding";
+    if (name.rfind("lm_head", 0) == 0) return "LM head";
+    if (name.find("cross_attn.") != std::string::npos) return "cross-attention";
+    if (name.find(".attn.") != std::string::npos) return "attention";
+    if (name.find(".ffn.") != std::string::npos) return "FFN";
+    if (name.find("norm") != std::string::npos) return "norms";
+    return "other";
+}
+
+std::string human(double v, const char* unit) {
+    const char* prefixes[] = {"", "K", "M", "G", "T"};
+    int p = 0;
+    while (std::abs(v) >= 1000 && p < 4) { v /= 1000; ++p; }
+    char buf[64];
+    std::snprintf(buf, sizeof buf, p ? "%.2f %s%s" : "%.0f %s%s", v, prefixes[p], unit);
+    return buf;
+}
+
+std::string human_bytes(double v) {
+    const char* u[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int p = 0;
+    while (v >= 1024 && p < 4) { v /= 1024; ++p; }
+    char buf[64];
+    std::snprintf(buf, sizeof buf, p ? "%.2f %s" : "%.0f %s", v, u[p]);
+    return buf;
+}
+
+}  // namespace
+
+void draw_model_panel(PanelContext& ctx) {
+    if (!ctx.model || !ctx.model->model) return empty_message("no model loaded");
+    const Model& m = *ctx.model->model;
+    const ModelConfig& c = m.config();
+    const float line_h = ImGui::GetTextLineHeight();
+    const float avail_w = ImGui::GetContentRegionAvail().x;
+
+    // Summary table.
+    ImGui::BeginChild("summary", ImVec2(avail_w * 0.34f, 0), true);
+    ImGui::Text("%s", ctx.model->display_name.c_str());
+    if (!ctx.model->path.empty()) ImGui::TextDisabled("%s", ctx.model->path.c_str());
+    if (ImGui::BeginTable("cfg", 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders)) {
+        auto row = [](const char* k, const std::string& v) {
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(k);
+            ImGui::TableNextColumn();
+            ImGui::TextWrapped("%s", v.c_str());
+        };
+        row("architecture", to_string(c.arch));
+        row("n_layers", std::to_string(c.n_layers) + (c.n_enc_layers ? " (+" + std::to_string(c.n_enc_layers) + " enc)" : ""));
+        row("d_model", std::to_string(c.d_model));
+        row("n_heads / n_kv_heads", std::to_string(c.n_heads) + " / " + std::to_string(c.n_kv_heads) +
+                                        (c.n_kv_heads == c.n_heads ? " (MHA)" : c.n_kv_heads == 1 ? " (MQA)" : " (GQA)"));
+        row("d_head", std::to_string(c.d_head()));
+        row("d_ff", std::to_string(c.d_ff));
+        row("vocab_size", std::to_string(c.vocab_size));
+        row("max_seq_len", std::to_string(c.max_seq_len));
+        row("norm", std::string(to_string(c.norm)) + ", " + to_string(c.norm_placement) + "-norm, eps " + plot::format_value(c.norm_eps));
+        row("activation", to_string(c.activation));
+        row("positions", std::string(to_string(c.position)) +
+                             (c.position == PositionKind::RoPE ? ", theta " + plot::format_value(c.rope_theta) + ", " + to_string(c.rope_layout) : ""));
+        row("biases", std::string("qkv ") + (c.attn_qkv_bias ? "yes" : "no") + ", out " + (c.attn_out_bias ? "yes" : "no") +
+                          ", ffn " + (c.ffn_bias ? "yes" : "no"));
+        row("tied embeddings", c.tie_embeddings ? "yes" : "no");
+        row("qk-norm", c.qk_norm ? "yes" : "no");
+        ImGui::EndTable();
+    }
+    ImGui::EndChild();
+    ImGui::SameLine();
+
+    // Parameter counts per component.
+    std::map<std::string, double> counts;
+    double total = 0;
+    for (const auto& [name, t] : m.weights()) {
+        counts[component_of(name)] += double(t.numel());
+        total += double(t.numel());
+    }
+    ImGui::BeginGroup();
+    const float right_w = ImGui::GetContentRegionAvail().x;
+    plot::Figure fp;
+    fp.title = "Parameters per component (total " + human(total, "") + ")";
+    fp.formula = "Counted from the loaded weights: attention = W_q, W_k, W_v, W_o (+ biases) per layer; FFN = W_up, "
+                 "W_gate, W_down; tied embeddings count once.";
+    fp.y.label = "parameters";
+    fp.x.label = "component";
+    plot::Series bars;
+    bars.kind = plot::SeriesKind::Bars;
+    bars.color = gfx::palette(0);
+    int i = 0;
+    for (const auto& [k, v] : counts) {
+        fp.x.categories.push_back(k);
+        bars.x.push_back(i++);
+        bars.y.push_back(v);
+        bars.point_labels.push_back(k + ": " + human(v, "") + " (" + plot::format_value(100 * v / total) + "%)");
+    }
+    fp.series.push_back(bars);
+    gfx::draw_figure(fp, ImVec2(right_w, std::max(line_h * 12, ImGui::GetContentRegionAvail().y * 0.45f)), {}, "params");
+
+    // FLOPs and KV cache.
+    ImGui::SetNextItemWidth(line_h * 12);
+    ImGui::SliderInt("context length T", &ctx.state.kv_context, 1, 131072, "%d", ImGuiSliderFlags_Logarithmic);
+    const double T = ctx.state.kv_context;
+    const double emb = counts["token embedding"] + counts["position embedding"];
+    const double matmul_params = total - emb - counts["norms"] + (c.tie_embeddings ? counts["token embedding"] : 0.0);
+    const double flops = 2.0 * matmul_params + 2.0 * 2.0 * c.n_layers * T * c.d_model;
+    ImGui::Text("forward FLOPs per token ≈ 2 · %s matmul weights + 4 · n_layers · T · d_model = %s",
+                human(matmul_params, "").c_str(), human(flops, "FLOP").c_str());
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("Each weight is one multiply-add (2 FLOPs) per token; attention adds QKᵀ and A·V: 2 · 2 · T · d_model "
+                          "per layer for the T cached positions (Kaplan et al. 2020, Table 1).");
+    auto kv_bytes = [&](int n_kv, double ctx_len, double bytes_per) {
+        return 2.0 * c.n_layers * n_kv * c.d_head() * ctx_len * bytes_per;
+    };
+    if (ImGui::BeginTable("kv", 4, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg)) {
+        ImGui::TableSetupColumn("variant");
+        ImGui::TableSetupColumn("n_kv_heads");
+        ImGui::TableSetupColumn("KV cache (fp32)");
+        ImGui::TableSetupColumn("KV cache (fp16)");
+        ImGui::TableHeadersRow();
+        const int gqa = c.n_kv_heads != c.n_heads && c.n_kv_heads != 1 ? c.n_kv_heads : std::max(1, c.n_heads / 4);
+        const std::pair<const char*, int> rows[] = {{"MHA", c.n_heads}, {"GQA", gqa}, {"MQA", 1}};
+        for (const auto& [name, n] : rows) {
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ImGui::Text("%s%s", name, n == c.n_kv_heads ? " (this model)" : "");
+            ImGui::TableNextColumn();
+            ImGui::Text("%d", n);
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(human_bytes(kv_bytes(n, T, 4)).c_str());
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(human_bytes(kv_bytes(n, T, 2)).c_str());
+        }
+        ImGui::EndTable();
+    }
+    ImGui::TextDisabled("KV cache = 2 (K and V) · n_layers · n_kv_heads · d_head · T · bytes per value");
+    plot::Figure fk;
+    fk.title = "KV-cache size against context length (fp16)";
+    fk.formula = "bytes = 2 · n_layers · n_kv_heads · d_head · T · 2; GQA/MQA shrink it by n_heads / n_kv_heads";
+    fk.x.label = "context length T";
+    fk.x.unit = "tokens";
+    fk.x.log = true;
+    fk.y.label = "KV cache";
+    fk.y.unit = "bytes";
+    fk.y.log = true;
+    const int gqa_heads = c.n_kv_heads != c.n_heads && c.n_kv_heads != 1 ? c.n_kv_heads : std::max(1, c.n_heads / 4);
+    const int variants[] = {c.n_heads, gqa_heads, 1};
+    const char* vnames[] = {"MHA", "GQA", "MQA"};
+    for (int v = 0; v < 3; ++v) {
+        if (v == 1 && (gqa_heads == 1 || gqa_heads == c.n_heads)) continue;  // no distinct GQA variant
+        plot::Series s;
+        s.name = std::string(vnames[v]) + ", n_kv_heads = " + std::to_string(variants[v]);
+        s.color = gfx::palette(v);
+        for (int e = 0; e <= 40; ++e) {
+            const double t = std::pow(2.0, 17.0 * e / 40.0);
+            s.x.push_back(t);
+            s.y.push_back(kv_bytes(variants[v], t, 2));
+        }
+        fk.series.push_back(std::move(s));
+    }
+    fk.ref_lines.push_back({true, T, "T", plot::Rgba{0.9f, 0.3f, 0.3f, 1}});
+    gfx::draw_figure(fk, ImVec2(right_w, std::max(line_h * 10, ImGui::GetContentRegionAvail().y)), {}, "kv");
+    ImGui::EndGroup();
+}
+
+}  // namespace ts::ui
