@@ -43,6 +43,22 @@ void merge_tooltip(const Snapshot& s, size_t i) {
     ImGui::EndTooltip();
 }
 
+/// The characters a token's bytes belong to; "中 (byte 2 of 3)" when the token covers part of one character.
+std::string covered_text(const std::string& text, size_t b, size_t e) {
+    const std::string piece = text.substr(b, e - b);
+    if (is_valid_utf8(piece)) return piece;
+    auto cont = [&](size_t i) { return i < text.size() && (static_cast<unsigned char>(text[i]) & 0xC0) == 0x80; };
+    size_t cb = b;
+    while (cb > 0 && cont(cb) && b - cb < 3) --cb;
+    size_t ce = std::max(e, cb + 1);
+    while (ce < text.size() && cont(ce) && ce - cb < 4) ++ce;
+    const std::string ch = text.substr(cb, ce - cb);
+    if (!is_valid_utf8(ch)) return sanitize_utf8(piece);
+    if (ce - cb == e - b) return ch;
+    return ch + "  (byte" + (e - b > 1 ? "s " : " ") + std::to_string(b - cb + 1) +
+           (e - b > 1 ? "–" + std::to_string(e - cb) : "") + " of " + std::to_string(ce - cb) + ")";
+}
+
 }  // namespace
 
 void draw_tokens_panel(PanelContext& ctx) {
@@ -101,7 +117,7 @@ void draw_tokens_panel(PanelContext& ctx) {
         ImGui::TableSetupColumn("id");
         ImGui::TableSetupColumn("token");
         ImGui::TableSetupColumn("bytes [begin, end)");
-        ImGui::TableSetupColumn("text", ImGuiTableColumnFlags_WidthStretch);
+        ImGui::TableSetupColumn("text it covers", ImGuiTableColumnFlags_WidthStretch);
         ImGui::TableHeadersRow();
         for (size_t i = 0; i < tt.pieces.size(); ++i) {
             const TokenPiece& p = tt.pieces[i];
@@ -116,7 +132,7 @@ void draw_tokens_panel(PanelContext& ctx) {
             ImGui::TableNextColumn();
             ImGui::Text("[%zu, %zu)", p.byte_begin, p.byte_end);
             ImGui::TableNextColumn();
-            ImGui::TextUnformatted(sanitize_utf8(tt.text.substr(p.byte_begin, p.byte_end - p.byte_begin)).c_str());
+            ImGui::TextUnformatted(covered_text(tt.text, p.byte_begin, p.byte_end).c_str());
         }
         ImGui::EndTable();
     }
