@@ -129,6 +129,9 @@ int run_train(int argc, char** argv) {
         } else {
             save_tokenizer_json(*tok, (dir / "tokenizer.json").string());
         }
+    } else if (!fs::exists(dir / "tokenizer.json")) {
+        std::fprintf(stderr, "note: no --tokenizer given; the model folder %s will have no tokenizer.json\n",
+                     dir.c_str());
     }
 
     train::TrainOptions opt;
