@@ -21,7 +21,9 @@ void print_tokenizer_usage() {
     std::puts(
         "usage: transformer-studio tokenizer train --input FILE... --vocab-size N --out DIR\n"
         "                                          [--min-frequency N] [--special TOKEN...] [--progress-every N]\n"
-        "         Trains byte-level BPE (GPT-2 pre-tokenizer) on the files; writes DIR/tokenizer.json.\n"
+        "                                          [--pattern REGEX...]\n"
+        "         Trains byte-level BPE on the files; writes DIR/tokenizer.json. The pre-tokenizer is GPT-2's regex\n"
+        "         unless --pattern gives a pipeline of PCRE2 regexes (e.g. a Llama-3 style pattern).\n"
         "         Special tokens default to <|endoftext|> (last id); --min-frequency defaults to 2.\n"
         "       transformer-studio tokenizer encode --tokenizer FILE_OR_DIR --text T [--json] [--no-special]\n"
         "         Prints ids and, per token, its byte span [b,e), character span [b,e) and text.");
@@ -29,7 +31,7 @@ void print_tokenizer_usage() {
 
 int run_train_tokenizer(int argc, char** argv) {
     const Args args(argc, argv, 3, {"vocab-size", "out", "min-frequency", "progress-every"}, {},
-                    {"input", "special"});
+                    {"input", "special", "pattern"});
     const auto& inputs = args.all("input");
     if (inputs.empty()) throw std::invalid_argument("missing required option --input FILE...");
     const std::string out_dir = args.required("out");
@@ -40,6 +42,7 @@ int run_train_tokenizer(int argc, char** argv) {
     opt.min_frequency = int64_t(args.number("min-frequency", 2));
     opt.progress_every = size_t(args.number("progress-every", 500));
     if (args.has("special")) opt.special_tokens = args.all("special");
+    if (args.has("pattern")) opt.patterns = args.all("pattern");
     opt.on_progress = [](const BpeTrainProgress& p) {
         std::fprintf(stderr, "  merges %zu/%zu  last: %-16s count %lld  (%.1f s)\n", p.merges_done, p.merges_target,
                      p.last_token.c_str(), static_cast<long long>(p.last_count), p.seconds);

@@ -25,7 +25,8 @@ namespace ts {
 /// pairs), added_tokens, and a pre_tokenizer made of ByteLevel (use_regex -> GPT-2's pattern), Split (Regex or
 /// String pattern, behavior "Isolated") and Digits steps, alone or in a Sequence — the patterns are recorded, so
 /// Llama-3 / Qwen2 style regexes are honoured. Normalizer must be null or NFC (NFC is not applied: input is
-/// assumed NFC already); post_processor and decoder are ignored (no BOS is added).
+/// assumed NFC already); post_processor and decoder are ignored (no BOS is added); added tokens are matched
+/// verbatim everywhere (their lstrip/rstrip/single_word/normalized flags are not applied).
 /// Throws std::runtime_error "<name>: <field>: expected ..., found ..." for malformed or unsupported content.
 [[nodiscard]] std::shared_ptr<const Tokenizer> parse_tokenizer_json(std::string_view json_text,
                                                                     const std::string& name = "tokenizer.json");

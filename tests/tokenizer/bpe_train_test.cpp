@@ -41,6 +41,23 @@ TEST(BpeTrain, FirstMergesMatchHandComputation) {
               (std::vector<int32_t>{*tok->token_id(" newest"), *tok->token_id(" low"), *tok->token_id("est")}));
 }
 
+TEST(BpeTrain, MergeStepsFollowRankOrder) {
+    BpeTrainOptions opt;
+    opt.vocab_size = 256 + 9 + 1;
+    BpeTrainer trainer(opt);
+    trainer.add_text("low low low low low lower lower newest newest newest newest newest newest widest widest widest");
+    const auto tok = trainer.train();
+    using P = std::vector<std::string>;
+    // ranks: es 0, est 1, lo 2, low 3, " low" 4, " n" 5, " ne" 6, " new" 7, " newest" 8
+    const std::vector<P> expected{{" ", "n", "e", "w", "e", "s", "t"}, {" ", "n", "e", "w", "es", "t"},
+                                  {" ", "n", "e", "w", "est"},         {" n", "e", "w", "est"},
+                                  {" ne", "w", "est"},                 {" new", "est"},
+                                  {" newest"}};
+    EXPECT_EQ(tok->merge_steps(" newest"), expected);
+    EXPECT_EQ(tok->merge_steps("xy"), (std::vector<P>{{"x", "y"}}));  // no merge applies
+    EXPECT_EQ(tok->merge_steps(""), (std::vector<P>{{}}));
+}
+
 TEST(BpeTrain, SpecialTokensAreCutOutOfTheCorpus) {
     BpeTrainOptions opt;
     opt.vocab_size = 300;
