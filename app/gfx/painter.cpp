@@ -20,12 +20,7 @@ ImU32 to_u32(const Rgba& c) {
     return ImGui::ColorConvertFloat4ToU32(ImVec4(c.r, c.g, c.b, c.a));
 }
 
-Rgba palette(int i) {
-    static const Rgba p[] = {{0.00f, 0.45f, 0.70f, 1}, {0.90f, 0.62f, 0.00f, 1}, {0.00f, 0.62f, 0.45f, 1},
-                             {0.80f, 0.40f, 0.00f, 1}, {0.34f, 0.71f, 0.91f, 1}, {0.80f, 0.47f, 0.65f, 1},
-                             {0.60f, 0.60f, 0.20f, 1}, {0.55f, 0.35f, 0.75f, 1}};
-    return p[((i % 8) + 8) % 8];
-}
+Rgba palette(int i) { return plot::palette(i); }
 
 void add_text_vertical(ImDrawList* dl, ImVec2 center, ImU32 col, const char* text) {
     const ImVec2 sz = ImGui::CalcTextSize(text);

@@ -84,4 +84,11 @@ float normalize_value(float v, float vmin, float vmax) {
     return std::clamp((v - vmin) / (vmax - vmin), 0.0f, 1.0f);
 }
 
+Rgba palette(int i) {
+    static const Rgba p[] = {{0.00f, 0.45f, 0.70f, 1}, {0.90f, 0.62f, 0.00f, 1}, {0.00f, 0.62f, 0.45f, 1},
+                             {0.80f, 0.40f, 0.00f, 1}, {0.34f, 0.71f, 0.91f, 1}, {0.80f, 0.47f, 0.65f, 1},
+                             {0.60f, 0.60f, 0.20f, 1}, {0.55f, 0.35f, 0.75f, 1}};
+    return p[((i % 8) + 8) % 8];
+}
+
 }  // namespace ts::plot

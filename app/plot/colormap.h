@@ -32,4 +32,8 @@ enum class Colormap { Viridis, Magma, Diverging, Gray };
 /// Maps value into [0,1] for [vmin, vmax]; for Diverging the range is made symmetric around 0 by the caller.
 [[nodiscard]] float normalize_value(float v, float vmin, float vmax);
 
+/// Series colors that read on light and dark backgrounds and for color-blind readers (Okabe-Ito palette);
+/// cycles every 8.
+[[nodiscard]] Rgba palette(int i);
+
 }  // namespace ts::plot

@@ -118,8 +118,14 @@ Bounds figure_bounds(const Figure& f) {
     return b;
 }
 
+int note_lines(const std::string& note) {
+    if (note.empty()) return 0;
+    return 1 + int(std::count(note.begin(), note.end(), '\n'));
+}
+
 FigureLayout layout_figure(const Figure& f, float width, float height,
-                           const std::function<float(const std::string&)>& text_width, float line_h, bool compact) {
+                           const std::function<float(const std::string&)>& text_width, float line_h, bool compact,
+                           bool show_note) {
     FigureLayout L;
     L.outer = {0, 0, width, height};
     const float pad = compact ? 2.0f : line_h * 0.5f;
@@ -158,7 +164,8 @@ FigureLayout layout_figure(const Figure& f, float width, float height,
         }
     }
     const float xtitle_h = f.x.title().empty() ? 0.0f : line_h * 1.3f;
-    const float bottom = xcat_h + xtitle_h + pad + line_h * 0.3f;
+    const float note_h = show_note ? float(note_lines(f.note)) * line_h * 1.1f : 0.0f;
+    const float bottom = xcat_h + xtitle_h + note_h + pad + line_h * 0.3f;
     const bool has_cbar = f.heatmap && f.colorbar;
     float cbar_w = 0.0f;
     if (has_cbar) {
@@ -173,7 +180,8 @@ FigureLayout layout_figure(const Figure& f, float width, float height,
     L.plot = {left, L.title.y1 + line_h * 0.3f, std::max(left + 10.0f, width - right),
               std::max(L.title.y1 + 10.0f, height - bottom)};
     L.y_label = {pad, L.plot.y0, pad + ytitle_w, L.plot.y1};
-    L.x_label = {L.plot.x0, height - pad - xtitle_h, L.plot.x1, height - pad};
+    L.x_label = {L.plot.x0, height - pad - note_h - xtitle_h, L.plot.x1, height - pad - note_h};
+    if (note_h > 0) L.note = {pad, height - pad - note_h, width - pad, height - pad};
     if (has_cbar) L.colorbar = {L.plot.x1 + line_h * 0.6f, L.plot.y0, L.plot.x1 + line_h * 1.4f, L.plot.y1};
     // Category label strides so labels never overlap.
     if (!f.y.categories.empty()) {
@@ -212,6 +220,50 @@ double Transform::data_y(float p) const {
     const double t = y_down ? (p - plot.y0) / plot.h() : (plot.y1 - p) / plot.h();
     return ylog ? std::pow(10.0, std::log10(b.ymin) + t * (std::log10(b.ymax) - std::log10(b.ymin)))
                 : b.ymin + t * (b.ymax - b.ymin);
+}
+
+AxisTicks axis_ticks(const Figure& f, const Transform& t, float line_h, bool x_axis) {
+    AxisTicks out;
+    const Axis& a = x_axis ? f.x : f.y;
+    if (!a.categories.empty()) return out;
+    const double lo = x_axis ? t.b.xmin : t.b.ymin, hi = x_axis ? t.b.xmax : t.b.ymax;
+    if (a.log) {
+        out.values = log_ticks(lo, hi);
+    } else {
+        const float len = x_axis ? t.plot.w() : t.plot.h();
+        const int n = std::clamp(int(len / (line_h * (x_axis ? 4.5f : 2.5f))), 2, 10);
+        out.values = nice_ticks(lo, hi, n);
+        if (out.values.size() > 1) out.step = out.values[1] - out.values[0];
+    }
+    return out;
+}
+
+AxisTicks colorbar_ticks(const Heatmap& h, float bar_height, float line_h) {
+    AxisTicks out;
+    out.values = nice_ticks(h.vmin, h.vmax, std::clamp(int(bar_height / (line_h * 2.2f)), 2, 8));
+    if (out.values.size() > 1) out.step = out.values[1] - out.values[0];
+    return out;
+}
+
+Theme export_theme(bool dark, bool transparent) {
+    Theme t;
+    t.dark = dark;
+    if (dark) {
+        t.background = {0.10f, 0.11f, 0.13f, 1};
+        t.plot_background = {0.18f, 0.20f, 0.24f, 1};
+        t.text = {0.92f, 0.93f, 0.95f, 1};
+        t.text_dim = {0.60f, 0.62f, 0.66f, 1};
+    } else {
+        t.background = {1, 1, 1, 1};
+        t.plot_background = {0.965f, 0.965f, 0.97f, 1};
+        t.text = {0.08f, 0.08f, 0.10f, 1};
+        t.text_dim = {0.42f, 0.42f, 0.45f, 1};
+    }
+    t.grid = {t.text.r, t.text.g, t.text.b, 0.12f};
+    t.frame = {t.text.r, t.text.g, t.text.b, 0.55f};
+    t.legend_background = dark ? Rgba{0.14f, 0.15f, 0.18f, 0.85f} : Rgba{1, 1, 1, 0.85f};
+    if (transparent) t.background.a = 0;
+    return t;
 }
 
 Transform make_transform(const Figure& f, const Rect& plot) {

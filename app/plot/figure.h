@@ -76,7 +76,8 @@ struct Figure {
     bool legend = true;
     std::vector<Annotation> annotations;
     std::vector<RefLine> ref_lines;
-    std::string note;                    ///< one line under the plot (e.g. "random weights")
+    std::string note;                    ///< one line under the plot (e.g. "random weights"); exports print it
+    std::string view;                    ///< the named view that built it ("attention"; app/ui/figures/views.h)
 };
 
 // --- building helpers -----------------------------------------------------------------------------------------
@@ -106,14 +107,19 @@ struct Rect {
 };
 struct FigureLayout {
     Rect outer, title, plot, colorbar, x_label, y_label;
+    Rect note;                           ///< the note lines under the x-axis title (export only; empty otherwise)
     int category_stride_x = 1, category_stride_y = 1;  ///< draw every n-th category label so they do not overlap
     bool rotate_x_categories = false;
 };
 /// Where the parts go in an outer rectangle of width×height pixels. `text_width` measures a string in pixels,
-/// `line_h` is the font's line height.
+/// `line_h` is the font's line height. `show_note` reserves lines at the bottom for Figure::note (exports print
+/// the note; the screen shows it in the title tooltip).
 [[nodiscard]] FigureLayout layout_figure(const Figure& f, float width, float height,
                                          const std::function<float(const std::string&)>& text_width, float line_h,
-                                         bool compact = false);
+                                         bool compact = false, bool show_note = false);
+
+/// Number of lines of a note ('\n'-separated; 0 for an empty note).
+[[nodiscard]] int note_lines(const std::string& note);
 
 /// Maps data coordinates to pixels inside layout.plot (y grows downwards on screen; heatmap row 0 at top).
 struct Transform {
@@ -126,5 +132,27 @@ struct Transform {
     [[nodiscard]] double data_y(float py) const;
 };
 [[nodiscard]] Transform make_transform(const Figure& f, const Rect& plot);
+
+/// Tick values along one axis and their spacing, chosen from the plot size so that labels do not crowd; every
+/// painter (screen, PNG, SVG) calls this so all outputs show the same ticks. Empty for category axes.
+struct AxisTicks {
+    std::vector<double> values;
+    double step = 1.0;
+};
+[[nodiscard]] AxisTicks axis_ticks(const Figure& f, const Transform& t, float line_h, bool x_axis);
+/// Ticks of a heatmap's colorbar `bar_height` pixels tall.
+[[nodiscard]] AxisTicks colorbar_ticks(const Heatmap& h, float bar_height, float line_h);
+
+// --- themes -------------------------------------------------------------------------------------------------------
+/// Colors an exported figure is drawn with (the screen uses the ImGui style; exports use these presets so a
+/// light figure for print looks the same in PNG and SVG).
+struct Theme {
+    bool dark = false;
+    Rgba background;                     ///< outside the plot area (alpha 0 = transparent export)
+    Rgba plot_background;
+    Rgba text, text_dim, grid, frame, legend_background;
+};
+/// light = white paper for print and slides; dark = the app's dark theme. transparent clears the background.
+[[nodiscard]] Theme export_theme(bool dark, bool transparent = false);
 
 }  // namespace ts::plot

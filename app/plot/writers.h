@@ -1,20 +1,70 @@
-// Figure -> CSV (values behind a plot, for spreadsheets) and Figure -> SVG (a vector image of the same plot).
-// GL-free; the on-screen painter and these writers share layout_figure() and the tick rules.
+// Figure -> CSV (the plotted numbers, for spreadsheets) and Figure -> SVG (a true vector image of the same plot:
+// text as <text>, lines as paths, heatmaps as <rect>s or, when large, one embedded PNG <image>). GL-free; the
+// on-screen painter, the PNG exporter and these writers share layout_figure(), axis_ticks() and the themes.
+// Also the file side of exporting: format from the extension, grids of figures, atomic writes.
 #pragma once
 
 #include "app/plot/figure.h"
 
+#include <cstdint>
+#include <filesystem>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace ts::plot {
 
-/// Heatmap: a header row "row\\col,<col labels...>" then one line per row "<row label>,v,v,..." (masked cells
-/// written as -inf). Series: one block per series "series,<name>" / "x,y" / rows. Fields with commas or quotes are
-/// quoted (RFC 4180).
+/// How an export looks. width/height: whole image in pixels (SVG: user units = CSS px). scale multiplies font
+/// size, line widths and margins (2 = a HiDPI / print figure with the same layout as scale 1 at half the size).
+struct ExportOptions {
+    int width = 1200, height = 800;
+    float scale = 1.0f;
+    bool dark = false;                   ///< false: light theme (white paper, for print and slides)
+    bool transparent = false;            ///< no background fill outside the plot areas
+    int columns = 0;                     ///< figures per row in a grid (0: automatic)
+    size_t svg_image_cells = 64 * 64;    ///< SVG: heatmaps with more cells become one embedded PNG <image>
+};
+
+enum class ExportFormat { Png, Svg, Csv };
+/// From the file extension (.png, .svg, .csv; case-insensitive). Throws std::invalid_argument naming the path.
+[[nodiscard]] ExportFormat export_format_from_path(const std::filesystem::path& path);
+[[nodiscard]] const char* to_string(ExportFormat f);
+
+/// One figure's numbers with a header row.
+///  Heatmap: "row\\col,<col labels...>" then "<row label>,v,v,..." (masked cells written as -inf); with per-cell
+///  text (logit lens) one line per cell "<row name>,<col name>,<value label>,text".
+///  Series: one table "series,<x title>[,<x> name],<y title>[,label]", one line per point.
+/// Fields with commas or quotes are quoted (RFC 4180). Numbers print with 9 significant digits (float exact).
 [[nodiscard]] std::string figure_to_csv(const Figure& f);
 
-/// A standalone SVG document of width×height pixels with title, axes, ticks, labels, series, heatmap cells,
-/// colorbar and legend. The formula goes into <desc>.
+/// Several figures in one long table: all heatmaps -> "figure,row,row_label,col,col_label,value"; all series ->
+/// "figure,series,x,y,label"; a single figure -> figure_to_csv. Throws std::invalid_argument when heatmap and
+/// series figures are mixed (export them one by one).
+[[nodiscard]] std::string figures_to_csv(const std::vector<Figure>& figs);
+
+/// A standalone SVG document of one figure (light theme, scale 1).
 [[nodiscard]] std::string figure_to_svg(const Figure& f, int width = 800, int height = 500);
+
+/// A standalone SVG of figures in a grid (ExportOptions::columns), each in its own cell of the image.
+[[nodiscard]] std::string figures_to_svg(const std::vector<Figure>& figs, const ExportOptions& opt);
+
+/// Columns and cell rectangles of a grid of n figures in width × height pixels (columns 0: about square cells).
+[[nodiscard]] int grid_columns(int n, int columns, int width, int height);
+[[nodiscard]] std::vector<Rect> grid_cells(int n, int columns, int width, int height);
+
+/// Every string the figures draw (titles, labels, categories, cell text, legend names, notes), concatenated, so
+/// a rasterizer can make sure its font has every glyph.
+[[nodiscard]] std::string figure_text(const std::vector<Figure>& figs);
+
+/// RGBA8 image with one pixel per heatmap cell (row 0 at the top), colored like the painters do.
+[[nodiscard]] std::vector<uint8_t> heatmap_rgba(const Heatmap& h);
+/// PNG file bytes of an RGBA8 image (stb_image_write). Throws std::runtime_error when encoding fails.
+[[nodiscard]] std::vector<uint8_t> encode_png(const uint8_t* rgba, int width, int height);
+[[nodiscard]] std::string base64(const uint8_t* data, size_t n);
+
+/// Writes `data` to `path` atomically: a temp file in the same folder, flushed and checked, then renamed over
+/// the target (a failed write never leaves a half file). Creates missing parent folders. Throws
+/// std::runtime_error "cannot write <path>: <reason>" (read-only folder, disk full, ...).
+void write_file_atomic(const std::filesystem::path& path, std::string_view data);
 
 }  // namespace ts::plot

@@ -2,46 +2,17 @@
 // KV-cache size for MHA / GQA / MQA variants of this model.
 #include "app/gfx/painter.h"
 #include "app/plot/ticks.h"
+#include "app/ui/figures/figures.h"
 #include "app/ui/panels/panels.h"
 
 #include <imgui.h>
 
 #include <cmath>
-#include <map>
 
 namespace ts::ui {
 
 namespace {
-
-std::string component_of(const std::string& name) {
-    if (name.rfind("tok_emb", 0) == 0) return "token embedding";
-    if (name.rfind("pos_emb", 0) == 0) return "position embedding";
-    if (name.rfind("lm_head", 0) == 0) return "LM head";
-    if (name.find("cross_attn.") != std::string::npos) return "cross-attention";
-    if (name.find(".attn.") != std::string::npos) return "attention";
-    if (name.find(".ffn.") != std::string::npos) return "FFN";
-    if (name.find("norm") != std::string::npos) return "norms";
-    return "other";
-}
-
-std::string human(double v, const char* unit) {
-    const char* prefixes[] = {"", "K", "M", "G", "T"};
-    int p = 0;
-    while (std::abs(v) >= 1000 && p < 4) { v /= 1000; ++p; }
-    char buf[64];
-    std::snprintf(buf, sizeof buf, p ? "%.2f %s%s" : "%.0f %s%s", v, prefixes[p], unit);
-    return buf;
-}
-
-std::string human_bytes(double v) {
-    const char* u[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    int p = 0;
-    while (v >= 1024 && p < 4) { v /= 1024; ++p; }
-    char buf[64];
-    std::snprintf(buf, sizeof buf, p ? "%.2f %s" : "%.0f %s", v, u[p]);
-    return buf;
-}
-
+std::string human(double v, const char* unit) { return human_count(v, unit); }
 }  // namespace
 
 void draw_model_panel(PanelContext& ctx) {
@@ -86,39 +57,18 @@ void draw_model_panel(PanelContext& ctx) {
     ImGui::SameLine();
 
     // Parameter counts per component.
-    std::map<std::string, double> counts;
-    double total = 0;
-    for (const auto& [name, t] : m.weights()) {
-        counts[component_of(name)] += double(t.numel());
-        total += double(t.numel());
-    }
+    const ParameterCounts pc = parameter_counts(m);
+    const double total = pc.total;
     ImGui::BeginGroup();
     const float right_w = ImGui::GetContentRegionAvail().x;
-    plot::Figure fp;
-    fp.title = "Parameters per component (total " + human(total, "") + ")";
-    fp.formula = "Counted from the loaded weights: attention = W_q, W_k, W_v, W_o (+ biases) per layer; FFN = W_up, "
-                 "W_gate, W_down; tied embeddings count once.";
-    fp.y.label = "parameters";
-    fp.x.label = "component";
-    plot::Series bars;
-    bars.kind = plot::SeriesKind::Bars;
-    bars.color = gfx::palette(0);
-    int i = 0;
-    for (const auto& [k, v] : counts) {
-        fp.x.categories.push_back(k);
-        bars.x.push_back(i++);
-        bars.y.push_back(v);
-        bars.point_labels.push_back(k + ": " + human(v, "") + " (" + plot::format_value(100 * v / total) + "%)");
-    }
-    fp.series.push_back(bars);
-    gfx::draw_figure(fp, ImVec2(right_w, std::max(line_h * 12, ImGui::GetContentRegionAvail().y * 0.45f)), {}, "params");
+    gfx::draw_figure(parameter_figure(m), ImVec2(right_w, std::max(line_h * 12, ImGui::GetContentRegionAvail().y * 0.45f)), {}, "params");
 
     // FLOPs and KV cache.
     ImGui::SetNextItemWidth(line_h * 12);
     ImGui::SliderInt("context length T", &ctx.state.kv_context, 1, 131072, "%d", ImGuiSliderFlags_Logarithmic);
     const double T = ctx.state.kv_context;
-    const double emb = counts["token embedding"] + counts["position embedding"];
-    const double matmul_params = total - emb - counts["norms"] + (c.tie_embeddings ? counts["token embedding"] : 0.0);
+    const double emb = pc.get("token embedding") + pc.get("position embedding");
+    const double matmul_params = total - emb - pc.get("norms") + (c.tie_embeddings ? pc.get("token embedding") : 0.0);
     const double flops = 2.0 * matmul_params + 2.0 * 2.0 * c.n_layers * T * c.d_model;
     ImGui::Text("forward FLOPs per token ≈ 2 · %s matmul weights + 4 · n_layers · T · d_model = %s",
                 human(matmul_params, "").c_str(), human(flops, "FLOP").c_str());
@@ -150,31 +100,7 @@ void draw_model_panel(PanelContext& ctx) {
         ImGui::EndTable();
     }
     ImGui::TextDisabled("KV cache = 2 (K and V) · n_layers · n_kv_heads · d_head · T · bytes per value");
-    plot::Figure fk;
-    fk.title = "KV-cache size against context length (fp16)";
-    fk.formula = "bytes = 2 · n_layers · n_kv_heads · d_head · T · 2; GQA/MQA shrink it by n_heads / n_kv_heads";
-    fk.x.label = "context length T";
-    fk.x.unit = "tokens";
-    fk.x.log = true;
-    fk.y.label = "KV cache";
-    fk.y.unit = "bytes";
-    fk.y.log = true;
-    const int gqa_heads = c.n_kv_heads != c.n_heads && c.n_kv_heads != 1 ? c.n_kv_heads : std::max(1, c.n_heads / 4);
-    const int variants[] = {c.n_heads, gqa_heads, 1};
-    const char* vnames[] = {"MHA", "GQA", "MQA"};
-    for (int v = 0; v < 3; ++v) {
-        if (v == 1 && (gqa_heads == 1 || gqa_heads == c.n_heads)) continue;  // no distinct GQA variant
-        plot::Series s;
-        s.name = std::string(vnames[v]) + ", n_kv_heads = " + std::to_string(variants[v]);
-        s.color = gfx::palette(v);
-        for (int e = 0; e <= 40; ++e) {
-            const double t = std::pow(2.0, 17.0 * e / 40.0);
-            s.x.push_back(t);
-            s.y.push_back(kv_bytes(variants[v], t, 2));
-        }
-        fk.series.push_back(std::move(s));
-    }
-    fk.ref_lines.push_back({true, T, "T", plot::Rgba{0.9f, 0.3f, 0.3f, 1}});
+    const plot::Figure fk = kv_cache_figure(m, ctx.state.kv_context);
     gfx::draw_figure(fk, ImVec2(right_w, std::max(line_h * 10, ImGui::GetContentRegionAvail().y)), {}, "kv");
     ImGui::EndGroup();
 }

@@ -1,6 +1,8 @@
 // Helpers shared by panels, and the panel registry (tab order).
 #include "app/ui/panels/panels.h"
 
+#include "app/ui/figures/figures.h"
+
 #include <imgui.h>
 
 #include <algorithm>
@@ -17,40 +19,15 @@ const std::vector<PanelInfo>& all_panels() {
     return p;
 }
 
-std::vector<std::string> token_labels(const Snapshot& s, bool with_index) {
-    std::vector<std::string> out;
-    if (!s.tokens) return out;
-    for (size_t i = 0; i < s.tokens->pieces.size(); ++i) {
-        const std::string& l = s.tokens->pieces[i].label;
-        out.push_back(with_index ? std::to_string(i) + ":" + l : l);
-    }
-    return out;
-}
+std::vector<std::string> token_labels(const Snapshot& s, bool with_index) { return snapshot_token_labels(s, with_index); }
 
-int current_layer(const PanelContext& ctx) {
-    const int n = ctx.model && ctx.model->model ? ctx.model->model->config().n_layers : 1;
-    return std::clamp(ctx.state.layer, 0, std::max(0, n - 1));
-}
-int current_head(const PanelContext& ctx) {
-    const int n = ctx.model && ctx.model->model ? ctx.model->model->config().n_heads : 1;
-    return std::clamp(ctx.state.head, 0, std::max(0, n - 1));
-}
+int current_layer(const PanelContext& ctx) { return clamp_layer(ctx.state, ctx.model ? ctx.model->model.get() : nullptr); }
+int current_head(const PanelContext& ctx) { return clamp_head(ctx.state, ctx.model ? ctx.model->model.get() : nullptr); }
 int current_query(const PanelContext& ctx) {
-    const int T = ctx.snap && ctx.snap->tokens ? int(ctx.snap->tokens->ids.size()) : 0;
-    if (T == 0) return 0;
-    return ctx.state.query < 0 ? T - 1 : std::min(ctx.state.query, T - 1);
+    return resolve_query(ctx.state, ctx.snap && ctx.snap->tokens ? int(ctx.snap->tokens->ids.size()) : 0);
 }
 
-std::vector<float> head_slice(const Tensor* t, int head, int* rows, int* cols) {
-    if (!t || t->rank() != 3 || head < 0 || head >= t->dim(0)) {
-        *rows = *cols = 0;
-        return {};
-    }
-    *rows = int(t->dim(1));
-    *cols = int(t->dim(2));
-    const size_t n = size_t(*rows) * size_t(*cols);
-    return std::vector<float>(t->data.begin() + ptrdiff_t(n * size_t(head)), t->data.begin() + ptrdiff_t(n * size_t(head + 1)));
-}
+std::vector<float> head_slice(const Tensor* t, int head, int* rows, int* cols) { return tensor_head_slice(t, head, rows, cols); }
 
 void empty_message(const char* text) {
     ImGui::Dummy(ImVec2(0, ImGui::GetTextLineHeight() * 2));

@@ -2,13 +2,13 @@
 // curves, the similarity PE(pos)·PE(pos+k); RoPE's rotation angle per pair against position and the dot product
 // ⟨RoPE(q, m), RoPE(k, n)⟩ against m − n (it depends only on the offset), with rope_theta and pair layout.
 #include "app/gfx/painter.h"
+#include "app/ui/figures/figures.h"
 #include "app/ui/panels/panels.h"
 #include "core/ops.h"
 
 #include <imgui.h>
 
 #include <cmath>
-#include <random>
 
 namespace ts::ui {
 
@@ -40,135 +40,20 @@ void draw_positions_panel(PanelContext& ctx) {
                             c.position == PositionKind::RoPE ? (std::string(", rope_theta ") + std::to_string(int(c.rope_theta)) + ", " + to_string(c.rope_layout)).c_str() : "");
     }
 
-    const int N = st.pe_positions, D = st.pe_d_model;
-    const MatrixRM pe = sinusoidal_table(N, D, st.pe_base);
+    const std::vector<plot::Figure> figs = position_figures(st);
     const float avail_w = ImGui::GetContentRegionAvail().x;
     const float row_h = std::max(line_h * 12, ImGui::GetContentRegionAvail().y * 0.5f - 4);
     const float third = avail_w / 3.0f - 6;
-
-    // 1. Table heatmap.
-    plot::Figure ft;
-    ft.title = "Sinusoidal table PE (position × dimension)";
-    ft.formula = "PE[p, 2i] = sin(p / base^(2i/d_model)), PE[p, 2i+1] = cos(p / base^(2i/d_model))  (Vaswani et al. §3.5). "
-                 "Low dimensions oscillate fast, high ones slowly.";
-    ft.heatmap = plot::make_heatmap(N, D, std::span<const float>(pe.data(), size_t(pe.size())), plot::Colormap::Diverging, "PE value");
-    ft.heatmap->vmin = -1;
-    ft.heatmap->vmax = 1;
-    ft.heatmap->row_name = "position";
-    ft.heatmap->col_name = "dimension";
-    ft.x.label = "dimension";
-    ft.y.label = "position";
-    gfx::draw_figure(ft, ImVec2(third, row_h), {}, "pe_table");
+    gfx::draw_figure(figs[0], ImVec2(third, row_h), {}, "pe_table");
     ImGui::SameLine();
-
-    // 2. A few dimensions as curves.
-    plot::Figure fc;
-    fc.title = "Chosen dimensions against position";
-    fc.formula = "PE[p, d] for a few d: wavelength 2π·base^(2i/d_model) grows geometrically with the pair index i";
-    fc.x.label = "position p";
-    fc.y.label = "PE[p, d]";
-    const int dims[] = {0, 1, std::min(D - 2, 6), std::min(D - 2, D / 4 / 2 * 2), std::min(D - 2, D / 2 / 2 * 2)};
-    for (int k = 0; k < 5; ++k) {
-        if (k > 0 && dims[k] == dims[k - 1]) continue;
-        plot::Series s;
-        s.name = "d = " + std::to_string(dims[k]) + (dims[k] % 2 ? " (cos)" : " (sin)");
-        s.color = gfx::palette(k);
-        for (int p = 0; p < N; ++p) {
-            s.x.push_back(p);
-            s.y.push_back(pe(p, dims[k]));
-        }
-        fc.series.push_back(std::move(s));
-    }
-    gfx::draw_figure(fc, ImVec2(third, row_h), {}, "pe_curves");
+    gfx::draw_figure(figs[1], ImVec2(third, row_h), {}, "pe_curves");
     ImGui::SameLine();
-
-    // 3. Similarity against offset.
-    plot::Figure fs;
-    fs.title = "Similarity PE(pos) · PE(pos + k)";
-    fs.formula = "PE(pos)·PE(pos+k) = Σ_i cos(k / base^(2i/d_model)): the same for every pos, so it only depends on the "
-                 "offset k (lines for pos = 0 and pos = N/4 coincide)";
-    fs.x.label = "offset k";
-    fs.x.unit = "positions";
-    fs.y.label = "dot product";
-    for (int v = 0; v < 2; ++v) {
-        const int pos = v == 0 ? 0 : N / 4;
-        plot::Series s;
-        s.name = "pos = " + std::to_string(pos);
-        s.color = gfx::palette(v);
-        s.dashed = v == 1;
-        for (int k = 0; pos + k < N; ++k) {
-            s.x.push_back(k);
-            s.y.push_back(pe.row(pos).dot(pe.row(pos + k)));
-        }
-        fs.series.push_back(std::move(s));
-    }
-    gfx::draw_figure(fs, ImVec2(third, row_h), {}, "pe_sim");
-
-    // --- RoPE ---
-    const int d_head = std::max(4, D);
-    const RopeLayout rl = st.rope_interleaved ? RopeLayout::Interleaved : RopeLayout::HalfSplit;
+    gfx::draw_figure(figs[2], ImVec2(third, row_h), {}, "pe_sim");
     const float half_w = avail_w * 0.5f - 4;
     const float h2 = std::max(line_h * 12, ImGui::GetContentRegionAvail().y);
-    plot::Figure fa;
-    fa.title = "RoPE rotation angle per pair";
-    fa.formula = "pair i is rotated by m·θ_i radians at position m, θ_i = rope_theta^(−2i/d_head) (RoFormer eq. 34); "
-                 "log scale: pair 0 turns 1 rad per position, the last pair barely moves";
-    fa.x.label = "position m";
-    fa.y.label = "angle m·θ_i";
-    fa.y.unit = "rad";
-    fa.y.log = true;
-    const int pairs[] = {0, d_head / 8, d_head / 4, d_head / 2 - 1};
-    for (int k = 0; k < 4; ++k) {
-        if (k > 0 && pairs[k] == pairs[k - 1]) continue;
-        const double theta = std::pow(double(st.rope_theta), -2.0 * pairs[k] / d_head);
-        plot::Series s;
-        s.name = "pair i = " + std::to_string(pairs[k]);
-        s.color = gfx::palette(k);
-        for (int m = 1; m < N; ++m) {
-            s.x.push_back(m);
-            s.y.push_back(m * theta);
-        }
-        fa.series.push_back(std::move(s));
-    }
-    fa.ref_lines.push_back({false, 2 * M_PI, "one full turn (2π)", plot::Rgba{0.6f, 0.6f, 0.6f, 1}});
-    gfx::draw_figure(fa, ImVec2(half_w, h2), {}, "rope_angle");
+    gfx::draw_figure(figs[3], ImVec2(half_w, h2), {}, "rope_angle");
     ImGui::SameLine();
-
-    // Relative-position property with a fixed random q and k.
-    static std::vector<float> qk;
-    if (int(qk.size()) != 2 * d_head) {
-        std::mt19937 rng(7);
-        std::normal_distribution<float> nd(0.0f, 1.0f);
-        qk.resize(size_t(2 * d_head));
-        for (float& v : qk) v = nd(rng);
-    }
-    plot::Figure fd;
-    fd.title = "<RoPE(q, m), RoPE(k, n)> against m − n";
-    fd.formula = "Rotating q by its position m and k by n makes their dot product a function of m − n only: the curves "
-                 "for n = 0 and n = N/4 lie on top of each other (fixed random q, k; d_head = d_model slider)";
-    fd.x.label = "offset m − n";
-    fd.x.unit = "positions";
-    fd.y.label = "q·k after RoPE";
-    for (int v = 0; v < 2; ++v) {
-        const int n = v == 0 ? 0 : N / 4;
-        MatrixRM k(1, d_head);
-        for (int j = 0; j < d_head; ++j) k(0, j) = qk[size_t(d_head + j)];
-        apply_rope(k, n, st.rope_theta, rl);
-        plot::Series s;
-        s.name = "n = " + std::to_string(n);
-        s.color = gfx::palette(v + 2);
-        s.dashed = v == 1;
-        s.width = v == 1 ? 2.5f : 2.0f;
-        for (int m = n; m < n + N; ++m) {
-            MatrixRM q(1, d_head);
-            for (int j = 0; j < d_head; ++j) q(0, j) = qk[size_t(j)];
-            apply_rope(q, m, st.rope_theta, rl);
-            s.x.push_back(m - n);
-            s.y.push_back(q.row(0).dot(k.row(0)));
-        }
-        fd.series.push_back(std::move(s));
-    }
-    gfx::draw_figure(fd, ImVec2(half_w, h2), {}, "rope_dot");
+    gfx::draw_figure(figs[4], ImVec2(half_w, h2), {}, "rope_dot");
 }
 
 }  // namespace ts::ui

@@ -1,6 +1,7 @@
 // Residual stream panel: the L2 norm of the residual stream after every sub-layer (per token and averaged), and
 // pre-norm against post-norm at random initialisation with many layers (computed once off the UI thread).
 #include "app/gfx/painter.h"
+#include "app/ui/figures/figures.h"
 #include "app/ui/panels/panels.h"
 
 #include <imgui.h>
@@ -10,107 +11,13 @@
 
 namespace ts::ui {
 
-namespace {
-
-struct NormCurves {
-    std::vector<std::string> names;
-    std::vector<double> pre, post;
-    std::string error;
-};
-
-/// Mean token L2 norm after every sub-layer of two random 16-layer models that differ only in norm placement.
-NormCurves random_init_curves() {
-    NormCurves out;
-    try {
-        for (int v = 0; v < 2; ++v) {
-            ModelConfig c;
-            c.d_model = 64;
-            c.n_heads = 4;
-            c.n_kv_heads = 4;
-            c.d_ff = 256;
-            c.n_layers = 16;
-            c.max_seq_len = 64;
-            c.norm_placement = v == 0 ? NormPlacement::Pre : NormPlacement::Post;
-            const Model m(c, init_weights(c, 99));
-            std::vector<int> ids;
-            for (int i = 0; i < 32; ++i) ids.push_back((i * 37 + 11) % 256);
-            ForwardOptions opt;
-            opt.capture = CaptureFilter::prefixes({"embed.out", "dec."});
-            const ForwardResult r = forward(m, ids, opt);
-            auto mean_norm = [](const Tensor* t) -> double {
-                if (!t) return NAN;
-                return double(t->mat().rowwise().norm().mean());
-            };
-            std::vector<double>& dst = v == 0 ? out.pre : out.post;
-            dst.push_back(mean_norm(r.trace->find("embed.out")));
-            if (v == 0) out.names.push_back("embed");
-            for (int l = 0; l < c.n_layers; ++l) {
-                for (const char* part : {"resid_attn", "resid_ffn"}) {
-                    dst.push_back(mean_norm(r.trace->find("dec." + std::to_string(l) + "." + part)));
-                    if (v == 0) out.names.push_back(std::to_string(l) + (part[6] == 'a' ? " attn" : " ffn"));
-                }
-            }
-        }
-    } catch (const std::exception& e) {
-        out.error = e.what();
-    }
-    return out;
-}
-
-}  // namespace
-
 void draw_residual_panel(PanelContext& ctx) {
     const float line_h = ImGui::GetTextLineHeight();
     const float avail_w = ImGui::GetContentRegionAvail().x;
     const Snapshot* s = ctx.snap;
     const float top_h = std::max(line_h * 12, ImGui::GetContentRegionAvail().y * 0.5f);
     if (s && s->trace && s->tokens && !s->tokens->ids.empty()) {
-        const std::string st = s->stack();
-        std::vector<std::string> names = {"embed.out"}, cats = {"embed"};
-        for (int l = 0; l < s->n_layers(); ++l) {
-            names.push_back(st + "." + std::to_string(l) + ".resid_attn");
-            cats.push_back(std::to_string(l) + " attn");
-            names.push_back(st + "." + std::to_string(l) + ".resid_ffn");
-            cats.push_back(std::to_string(l) + " ffn");
-        }
-        const int q = current_query(ctx);
-        const auto labels = token_labels(*s);
-        plot::Figure f;
-        f.title = "Residual stream norm after each sub-layer";
-        f.formula = "‖x_t‖₂ of the residual stream x after the embedding and after each attention / FFN sub-layer "
-                    "(x ← x + sublayer(norm(x)) in pre-norm models). Thin lines: every token; thick: mean; red: the "
-                    "selected query token.";
-        f.x.label = "after sub-layer";
-        f.x.categories = cats;
-        f.y.label = "L2 norm";
-        const int T = int(s->tokens->ids.size());
-        std::vector<double> mean(names.size(), 0.0);
-        for (int t = 0; t < T; ++t) {
-            plot::Series line;
-            line.color = t == q ? plot::Rgba{0.9f, 0.3f, 0.3f, 1} : plot::Rgba{0.5f, 0.6f, 0.8f, 0.25f};
-            line.width = t == q ? 2.5f : 1.0f;
-            if (t == q) line.name = "token " + std::to_string(q) + " '" + labels[size_t(q)] + "'";
-            for (size_t k = 0; k < names.size(); ++k) {
-                const Tensor* x = s->find(names[k]);
-                const double n = x && t < x->rows() ? double(x->mat().row(t).norm()) : NAN;
-                line.x.push_back(double(k));
-                line.y.push_back(n);
-                line.point_labels.push_back(labels[size_t(t)] + " after " + cats[k]);
-                if (std::isfinite(n)) mean[k] += n / T;
-            }
-            f.series.push_back(std::move(line));
-        }
-        std::rotate(f.series.begin(), f.series.begin() + q, f.series.begin() + q + 1);  // keep the red line on top
-        std::rotate(f.series.begin(), f.series.begin() + 1, f.series.end());
-        plot::Series m;
-        m.name = "mean over tokens";
-        m.color = gfx::palette(1);
-        m.width = 3.0f;
-        for (size_t k = 0; k < names.size(); ++k) {
-            m.x.push_back(double(k));
-            m.y.push_back(mean[k]);
-        }
-        f.series.push_back(m);
+        const plot::Figure f = residual_norm_figure(*s, current_query(ctx));
         gfx::draw_figure(f, ImVec2(avail_w, top_h), {}, "resid_norm");
     } else {
         empty_message("the residual stream of your text appears after the first forward pass");
@@ -123,28 +30,10 @@ void draw_residual_panel(PanelContext& ctx) {
     const NormCurves& nc = fut.get();
     if (!nc.error.empty()) return empty_message(nc.error.c_str());
     const float h2 = std::max(line_h * 10, ImGui::GetContentRegionAvail().y);
+    const std::vector<plot::Figure> figs = prepost_norm_figures(nc);
     for (int v = 0; v < 2; ++v) {
         if (v) ImGui::SameLine();
-        plot::Figure f;
-        f.title = v == 0 ? "Pre-norm, random init (16 layers)" : "Post-norm, random init (16 layers)";
-        f.formula = v == 0 ? "x ← x + sublayer(LayerNorm(x)): the residual stream is never normalized, so its norm "
-                             "grows with depth while each sub-layer sees unit-scale input"
-                           : "x ← LayerNorm(x + sublayer(x)) (original Transformer): every sub-layer output is "
-                             "re-normalized, so the norm stays at √d_model ≈ 8";
-        f.x.label = "after sub-layer";
-        f.x.categories = nc.names;
-        f.y.label = "mean L2 norm";
-        plot::Series sr;
-        sr.color = gfx::palette(v == 0 ? 0 : 3);
-        sr.width = 2.5f;
-        const auto& y = v == 0 ? nc.pre : nc.post;
-        for (size_t k = 0; k < y.size(); ++k) {
-            sr.x.push_back(double(k));
-            sr.y.push_back(y[k]);
-        }
-        f.series.push_back(sr);
-        f.y.min = 0;
-        gfx::draw_figure(f, ImVec2(avail_w * 0.5f - 4, h2), {}, v == 0 ? "prenorm" : "postnorm");
+        gfx::draw_figure(figs[size_t(v)], ImVec2(avail_w * 0.5f - 4, h2), {}, v == 0 ? "prenorm" : "postnorm");
     }
 }
 

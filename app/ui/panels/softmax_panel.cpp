@@ -3,6 +3,7 @@
 // switch that applies temperature and mask to the model itself, and the overflow demo of the naive formula.
 #include "app/gfx/painter.h"
 #include "app/plot/ticks.h"
+#include "app/ui/figures/figures.h"
 #include "app/ui/panels/panels.h"
 #include "core/ops.h"
 
@@ -11,59 +12,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <sstream>
 
 namespace ts::ui {
-
-namespace {
-
-std::vector<float> parse_logits(const std::string& s, std::string* error) {
-    std::vector<float> out;
-    std::string tok;
-    std::stringstream ss(s);
-    while (std::getline(ss, tok, ',')) {
-        const size_t a = tok.find_first_not_of(" \t"), b = tok.find_last_not_of(" \t");
-        if (a == std::string::npos) continue;
-        tok = tok.substr(a, b - a + 1);
-        try {
-            size_t pos = 0;
-            const float v = std::stof(tok, &pos);
-            if (pos != tok.size()) throw std::invalid_argument("");
-            out.push_back(v);
-        } catch (...) {
-            *error = "'" + tok + "' is not a number";
-            return {};
-        }
-    }
-    if (out.empty()) *error = "type numbers separated by commas, e.g. 2, 1, 0.1";
-    return out;
-}
-
-/// 1 = may attend. Query position q over S keys.
-std::vector<uint8_t> mask_row(const std::string& kind, int q, int S, int window, int padding) {
-    std::vector<uint8_t> m(size_t(S), 1);
-    for (int s = 0; s < S; ++s) {
-        if (kind == "causal" && s > q) m[size_t(s)] = 0;
-        if (kind == "sliding" && (s > q || s < q - window + 1)) m[size_t(s)] = 0;
-        if (kind == "padding" && s >= S - padding) m[size_t(s)] = 0;
-    }
-    return m;
-}
-
-plot::Series bars(const std::vector<double>& y, plot::Rgba c, const std::string& name) {
-    plot::Series s;
-    s.kind = plot::SeriesKind::Bars;
-    s.name = name;
-    s.color = c;
-    for (size_t i = 0; i < y.size(); ++i) {
-        s.x.push_back(double(i));
-        s.y.push_back(y[i]);
-    }
-    s.bar_width = 0.7;
-    return s;
-}
-
-}  // namespace
 
 void draw_softmax_panel(PanelContext& ctx) {
     UiState& st = ctx.state;
@@ -72,9 +22,6 @@ void draw_softmax_panel(PanelContext& ctx) {
     const int layer = current_layer(ctx), head = current_head(ctx), q = current_query(ctx);
 
     // --- source row ---
-    std::vector<float> logits;
-    std::vector<std::string> labels;
-    std::string source, parse_error;
     const bool have_model_row = snap && snap->trace;
     bool typed = st.sm_use_typed || !have_model_row;
     if (ImGui::RadioButton("query row from the model", !typed) && have_model_row) st.sm_use_typed = false;
@@ -85,30 +32,19 @@ void draw_softmax_panel(PanelContext& ctx) {
         ImGui::SameLine();
         ImGui::SetNextItemWidth(line_h * 20);
         ImGui::InputText("##logits", &st.sm_typed_logits);
-        logits = parse_logits(st.sm_typed_logits, &parse_error);
-        for (size_t i = 0; i < logits.size(); ++i) labels.push_back(std::to_string(i));
-        source = "typed logits";
-    } else {
-        int rows = 0, cols = 0;
-        const std::vector<float> scaled = head_slice(snap->find(snap->stack() + "." + std::to_string(layer) + ".attn.scores_scaled"),
-                                                     head, &rows, &cols);
-        if (rows > 0 && q < rows) {
-            logits.assign(scaled.begin() + ptrdiff_t(size_t(q) * size_t(cols)), scaled.begin() + ptrdiff_t(size_t(q + 1) * size_t(cols)));
-            labels = token_labels(*snap);
-            labels.resize(size_t(cols));
-        }
-        source = "layer " + std::to_string(layer) + ", head " + std::to_string(head) + ", query " + std::to_string(q) +
-                 (q < int(token_labels(*snap).size()) ? " '" + token_labels(*snap)[size_t(q)] + "'" : "");
-        ImGui::SameLine();
-        ImGui::TextDisabled("(%s; pick layer/head/query in the sidebar)", source.c_str());
     }
-    if (!parse_error.empty()) {
-        ImGui::TextColored(ImVec4(0.95f, 0.4f, 0.3f, 1), "%s", parse_error.c_str());
+    SoftmaxLab lab = softmax_lab(st, snap);
+    if (!typed) {
+        ImGui::SameLine();
+        ImGui::TextDisabled("(%s; pick layer/head/query in the sidebar)", lab.source.c_str());
+    }
+    if (!lab.error.empty() && typed) {
+        ImGui::TextColored(ImVec4(0.95f, 0.4f, 0.3f, 1), "%s", lab.error.c_str());
         return;
     }
-    if (logits.empty()) return empty_message("no scores recorded yet");
-    const int S = int(logits.size());
-    const int qpos = typed ? S - 1 : q;
+    if (lab.logits.empty()) return empty_message("no scores recorded yet");
+    const int S = int(lab.logits.size());
+    (void)layer; (void)head; (void)q;
 
     // --- knobs ---
     ImGui::SetNextItemWidth(line_h * 14);
@@ -141,101 +77,21 @@ void draw_softmax_panel(PanelContext& ctx) {
         st.attn_window = st.sm_window;
     }
 
-    // --- softmax with mask and temperature ---
-    const std::vector<uint8_t> m = mask_row(st.sm_mask, qpos, S, st.sm_window, st.sm_padding);
-    MatrixRM row(1, S), row1(1, S);
-    for (int s = 0; s < S; ++s) row(0, s) = m[size_t(s)] ? logits[size_t(s)] : -INFINITY;
-    const MatrixRM p = softmax_rows(row, st.sm_temperature);
-    const MatrixRM p1 = softmax_rows(row, 1.0f);
-    const float H = entropy_nats(std::span<const float>(p.data(), size_t(S)));
-    float pmax = 0;
-    int amax = 0;
-    int n_visible = 0;
-    for (int s = 0; s < S; ++s) {
-        if (p(0, s) > pmax) { pmax = p(0, s); amax = s; }
-        n_visible += m[size_t(s)];
-    }
-    ImGui::Text("entropy H = %.4f nats (uniform over %d visible keys: %.4f)   ·   max probability %.4f at key %d '%s'", H,
-                n_visible, n_visible > 0 ? std::log(double(n_visible)) : 0.0, pmax, amax,
-                amax < int(labels.size()) ? labels[size_t(amax)].c_str() : "");
-
+    // --- softmax with mask and temperature (recomputed after the knobs moved) ---
+    lab = softmax_lab(st, snap);
+    if (lab.figures.size() < 3) return empty_message(lab.error.c_str());
+    ImGui::Text("entropy H = %.4f nats (uniform over %d visible keys: %.4f)   ·   max probability %.4f at key %d '%s'", lab.entropy,
+                lab.n_visible, lab.n_visible > 0 ? std::log(double(lab.n_visible)) : 0.0, lab.pmax, lab.amax,
+                lab.amax < int(lab.labels.size()) ? lab.labels[size_t(lab.amax)].c_str() : "");
     const float avail_w = ImGui::GetContentRegionAvail().x;
     const float plot_h = std::max(line_h * 12, (ImGui::GetContentRegionAvail().y - line_h * 9) * 0.5f);
-    const bool show_cats = S <= 40;
-
-    std::vector<double> lv(static_cast<size_t>(S)), pv(static_cast<size_t>(S)), p1v(static_cast<size_t>(S));
-    for (int s = 0; s < S; ++s) {
-        lv[size_t(s)] = m[size_t(s)] ? logits[size_t(s)] : NAN;
-        pv[size_t(s)] = p(0, s);
-        p1v[size_t(s)] = p1(0, s);
-    }
-    plot::Figure fl;
-    fl.title = "Scores (logits) z_s";
-    fl.formula = typed ? "z: the typed logits" : "z_s = q·k_s / √d_head for the selected query (before mask and softmax)";
-    fl.x.label = "key";
-    fl.y.label = "score z";
-    if (show_cats) fl.x.categories = labels;
-    fl.series.push_back(bars(lv, gfx::palette(0), ""));
-    fl.series.back().point_labels = labels;
-    for (int s = 0; s < S; ++s)
-        if (!m[size_t(s)]) fl.annotations.push_back({double(s) - 0.3, 0.0, "×", plot::Rgba{0.9f, 0.3f, 0.3f, 1}});
-    fl.note = "× = masked key (−∞ before softmax)";
-    gfx::draw_figure(fl, ImVec2(avail_w * 0.5f - 4, plot_h), {}, "sm_logits");
+    gfx::draw_figure(lab.figures[0], ImVec2(avail_w * 0.5f - 4, plot_h), {}, "sm_logits");
     ImGui::SameLine();
-
-    plot::Figure fp;
-    char title[96];
-    std::snprintf(title, sizeof title, "softmax(z / T), T = %.3g", st.sm_temperature);
-    fp.title = title;
-    fp.formula = "p_s = exp((z_s − max z) / T) / Σ_j exp((z_j − max z) / T) over visible keys; masked keys get 0. "
-                 "T < 1 sharpens, T > 1 flattens; dots: T = 1.";
-    fp.x.label = "key";
-    fp.y.label = "probability";
-    fp.y.min = 0;
-    double ptop = 0;
-    for (int s = 0; s < S; ++s) ptop = std::max({ptop, pv[size_t(s)], p1v[size_t(s)]});
-    fp.y.max = std::min(1.05, std::max(0.02, ptop * 1.15));
-    if (show_cats) fp.x.categories = labels;
-    fp.series.push_back(bars(pv, gfx::palette(2), "T = " + plot::format_value(st.sm_temperature)));
-    fp.series.back().point_labels = labels;
-    plot::Series d;
-    d.kind = plot::SeriesKind::Scatter;
-    d.name = "T = 1";
-    d.color = gfx::palette(1);
-    for (int s = 0; s < S; ++s) {
-        d.x.push_back(s);
-        d.y.push_back(p1v[size_t(s)]);
-    }
-    fp.series.push_back(d);
-    gfx::draw_figure(fp, ImVec2(avail_w * 0.5f - 4, plot_h), {}, "sm_probs");
-
-    // Entropy against temperature.
-    plot::Figure fe;
-    fe.title = "Entropy against temperature";
-    fe.formula = "H(T) = −Σ p_s ln p_s with p = softmax(z / T): 0 for one-hot (T → 0), ln(#visible) for uniform (T → ∞)";
-    fe.x.label = "temperature T";
-    fe.x.log = true;
-    fe.y.label = "entropy H";
-    fe.y.unit = "nats";
-    plot::Series ce;
-    ce.color = gfx::palette(4);
-    for (int i = 0; i <= 80; ++i) {
-        const float t = 0.05f * std::pow(200.0f, float(i) / 80.0f);
-        const MatrixRM pt = softmax_rows(row, t);
-        ce.x.push_back(t);
-        ce.y.push_back(entropy_nats(std::span<const float>(pt.data(), size_t(S))));
-    }
-    fe.series.push_back(ce);
-    plot::Series cur;
-    cur.kind = plot::SeriesKind::Scatter;
-    cur.color = plot::Rgba{0.9f, 0.3f, 0.3f, 1};
-    cur.marker = 6;
-    cur.x = {st.sm_temperature};
-    cur.y = {H};
-    fe.series.push_back(cur);
-    if (n_visible > 0) fe.ref_lines.push_back({false, std::log(double(n_visible)), "ln(#visible)", plot::Rgba{0.5f, 0.5f, 0.5f, 1}});
-    gfx::draw_figure(fe, ImVec2(avail_w * 0.5f - 4, std::max(line_h * 10, ImGui::GetContentRegionAvail().y)), {}, "sm_entropy");
+    gfx::draw_figure(lab.figures[1], ImVec2(avail_w * 0.5f - 4, plot_h), {}, "sm_probs");
+    gfx::draw_figure(lab.figures[2], ImVec2(avail_w * 0.5f - 4, std::max(line_h * 10, ImGui::GetContentRegionAvail().y)), {}, "sm_entropy");
     ImGui::SameLine();
+    MatrixRM row(1, S);
+    for (int s2 = 0; s2 < S; ++s2) row(0, s2) = lab.mask[size_t(s2)] ? lab.logits[size_t(s2)] : -INFINITY;
 
     // Stable-softmax demo.
     ImGui::BeginChild("stable", ImVec2(0, 0), true);
@@ -271,7 +127,9 @@ void draw_softmax_panel(PanelContext& ctx) {
     const MatrixRM nr = naive_softmax_rows(row);
     int n_nan = 0;
     for (int s = 0; s < S; ++s) n_nan += std::isnan(nr(0, s)) ? 1 : 0;
-    ImGui::Text("naive: %d NaN of %d   ·   stable: sums to %.6f", n_nan, S, double(p.sum()));
+    double psum = 0;
+    for (float v : lab.probs) psum += v;
+    ImGui::Text("naive: %d NaN of %d   ·   stable: sums to %.6f", n_nan, S, psum);
     ImGui::EndChild();
 }
 

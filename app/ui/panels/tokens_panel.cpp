@@ -1,5 +1,7 @@
 // Tokens panel: the text split into tokens (alternating chips with ids), each token's byte span, and on hover the
 // BPE merge steps that produced it.
+#include "app/gfx/painter.h"
+#include "app/ui/figures/figures.h"
 #include "app/ui/panels/panels.h"
 
 #include <imgui.h>
@@ -107,6 +109,9 @@ void draw_tokens_panel(PanelContext& ctx) {
     ImGui::SetCursorScreenPos(ImVec2(start.x, start.y + y + chip_h + pad * 2));
     ImGui::Dummy(ImVec2(avail, 0));
     ImGui::Separator();
+
+    // Bytes per token (the exportable figure of this panel).
+    gfx::draw_figure(tokens_figure(s), ImVec2(avail, std::max(line_h * 10, ImGui::GetContentRegionAvail().y * 0.4f)), {}, "tokens_bytes");
 
     // Table: position, id, label, span, text.
     if (ImGui::BeginTable("tokens", 5, ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_ScrollY |

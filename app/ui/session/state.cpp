@@ -43,6 +43,10 @@ void UiState::clamp() {
     top_p = std::clamp(top_p, 0.01f, 1.0f);
     generate_tokens = std::clamp(generate_tokens, 1, 512);
     kv_context = std::clamp(kv_context, 1, 1 << 22);
+    export_width = std::clamp(export_width, 16, 16384);
+    export_height = std::clamp(export_height, 16, 16384);
+    export_scale = std::clamp(export_scale, 0.25f, 8.0f);
+    if (export_format != "png" && export_format != "svg" && export_format != "csv") export_format = "png";
     if (recent.size() > kMaxRecent) recent.resize(kMaxRecent);
 }
 
@@ -52,7 +56,8 @@ void UiState::clamp() {
     X(sm_padding) X(sm_use_typed) X(sm_typed_logits) X(act_leaky_alpha) X(act_swish_beta) X(act_range)            \
     X(act_show_grad) X(norm_mean) X(norm_std) X(norm_gamma) X(norm_beta) X(norm_eps) X(pe_d_model) X(pe_base)     \
     X(pe_positions) X(rope_theta) X(rope_interleaved) X(sample_temperature) X(top_k) X(top_p) X(generate_tokens)  \
-    X(kv_context)
+    X(kv_context) X(attn_unit_scale) X(attn_annotate) X(act_shown) X(view) X(export_dir) X(export_format)        \
+    X(export_width) X(export_height) X(export_scale) X(export_light) X(export_transparent)
 
 void to_json(nlohmann::json& j, const UiState& s) {
     j = nlohmann::json::object();

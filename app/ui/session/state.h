@@ -5,6 +5,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include <array>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -19,6 +20,10 @@ struct UiState {
     int layer = 0, head = 0, query = -1; ///< query = selected query position (-1 = last token)
     bool dark_theme = true;
     float ui_scale = 0.0f;               ///< 0 = from the monitor's content scale
+
+    // Attention panel display.
+    bool attn_unit_scale = false;        ///< color scale fixed to 0..1 instead of 0..row max
+    bool attn_annotate = true;           ///< print weights in cells (when they fit)
 
     // Attention knobs applied to the model's forward pass (Softmax lab "apply to model").
     bool apply_to_model = false;
@@ -39,6 +44,8 @@ struct UiState {
     float act_swish_beta = 1.0f;
     float act_range = 4.0f;
     bool act_show_grad = true;
+    /// Which curves are shown: tanh, sigmoid, ReLU, LeakyReLU, GELU (erf), GELU (tanh), Swish, GLU, SwiGLU, GeGLU.
+    std::array<bool, 10> act_shown{true, true, true, false, true, false, true, false, false, false};
 
     // Normalization.
     float norm_mean = 5.0f, norm_std = 2.0f;
@@ -59,6 +66,15 @@ struct UiState {
 
     // Model panel.
     int kv_context = 2048;
+
+    // Export (figure files and `render --session`).
+    std::string view;                    ///< the view a session file reproduces ("" = the panel's main view)
+    std::string export_dir;              ///< "" = ~/Pictures/transformer-studio (or the current folder)
+    std::string export_format = "png";   ///< png | svg | csv
+    int export_width = 1600, export_height = 1000;
+    float export_scale = 1.0f;
+    bool export_light = true;            ///< light theme for print (false: the dark theme)
+    bool export_transparent = false;
 
     static constexpr size_t kMaxRecent = 8;
     /// Moves `path` to the front of `recent` (deduplicated, capped at kMaxRecent).

@@ -1,0 +1,188 @@
+// Attention figures: the selected head's weights, thumbnails, head grids and the five-step view; plus the shared
+// helpers (token labels, head slices, layer / head / query clamping).
+#include "app/ui/figures/figures.h"
+
+#include "app/plot/ticks.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ts::ui {
+
+std::vector<std::string> snapshot_token_labels(const Snapshot& s, bool with_index) {
+    std::vector<std::string> out;
+    if (!s.tokens) return out;
+    for (size_t i = 0; i < s.tokens->pieces.size(); ++i) {
+        const std::string& l = s.tokens->pieces[i].label;
+        out.push_back(with_index ? std::to_string(i) + ":" + l : l);
+    }
+    return out;
+}
+
+std::vector<float> tensor_head_slice(const Tensor* t, int head, int* rows, int* cols) {
+    if (!t || t->rank() != 3 || head < 0 || head >= t->dim(0)) {
+        *rows = *cols = 0;
+        return {};
+    }
+    *rows = int(t->dim(1));
+    *cols = int(t->dim(2));
+    const size_t n = size_t(*rows) * size_t(*cols);
+    return std::vector<float>(t->data.begin() + ptrdiff_t(n * size_t(head)), t->data.begin() + ptrdiff_t(n * size_t(head + 1)));
+}
+
+int clamp_layer(const UiState& st, const Model* m) {
+    const int n = m ? m->config().n_layers : 1;
+    return std::clamp(st.layer, 0, std::max(0, n - 1));
+}
+int clamp_head(const UiState& st, const Model* m) {
+    const int n = m ? m->config().n_heads : 1;
+    return std::clamp(st.head, 0, std::max(0, n - 1));
+}
+int resolve_query(const UiState& st, int T) {
+    if (T <= 0) return 0;
+    return st.query < 0 ? T - 1 : std::min(st.query, T - 1);
+}
+
+namespace {
+
+plot::Figure head_figure(const Snapshot& s, const std::string& name, int head, const std::string& title,
+                         plot::Colormap cmap, const std::string& value_label, bool zero_to_max) {
+    plot::Figure f;
+    f.title = title;
+    int rows = 0, cols = 0;
+    const std::vector<float> v = tensor_head_slice(s.find(name), head, &rows, &cols);
+    if (rows == 0) return f;
+    f.heatmap = plot::make_heatmap(rows, cols, v, cmap, value_label);
+    if (zero_to_max) f.heatmap->vmin = 0.0f;
+    f.heatmap->row_name = "query";
+    f.heatmap->col_name = "key";
+    return f;
+}
+
+std::string probs_name(const Snapshot& s, int layer) { return s.stack() + "." + std::to_string(layer) + ".attn.probs"; }
+
+}  // namespace
+
+plot::Figure attention_head_figure(const Snapshot& s, int layer, int head, const UiState& st) {
+    plot::Figure big = head_figure(s, probs_name(s, layer), head,
+                                   "Attention weights, layer " + std::to_string(layer) + ", head " + std::to_string(head),
+                                   plot::Colormap::Viridis, "attention weight", true);
+    if (!big.heatmap) return big;
+    const std::vector<std::string> labels = snapshot_token_labels(s);
+    if (st.attn_unit_scale) big.heatmap->vmax = 1.0f;
+    big.heatmap->annotate = st.attn_annotate;
+    big.view = "attention";
+    big.formula = "A = softmax(Q Kᵀ / √d_head + M) — row t holds how much query token t reads from each key token; "
+                  "each row sums to 1. M is the mask (−∞ where attending is forbidden, shown grey).";
+    big.x.label = "key token";
+    big.y.label = "query token";
+    big.x.categories = labels;
+    big.y.categories = labels;
+    if (s.temperature != 1.0f) big.note = "temperature " + plot::format_value(s.temperature) + " applied";
+    return big;
+}
+
+plot::Figure attention_thumb_figure(const Snapshot& s, int layer, int head, bool unit_scale) {
+    plot::Figure f = head_figure(s, probs_name(s, layer), head, "", plot::Colormap::Viridis, "attention weight", true);
+    if (f.heatmap && unit_scale) f.heatmap->vmax = 1.0f;
+    f.view = "attention";
+    return f;
+}
+
+std::vector<plot::Figure> attention_head_grid(const Snapshot& s, int layer, bool grid_all) {
+    std::vector<plot::Figure> out;
+    if (!s.model) return out;
+    const ModelConfig& c = s.model->config();
+    const std::vector<std::string> labels = snapshot_token_labels(s);
+    const int l0 = grid_all ? 0 : layer, l1 = grid_all ? c.n_layers : layer + 1;
+    for (int l = l0; l < l1; ++l)
+        for (int h = 0; h < c.n_heads; ++h) {
+            plot::Figure f = head_figure(s, probs_name(s, l), h, "layer " + std::to_string(l) + ", head " + std::to_string(h),
+                                         plot::Colormap::Viridis, "attention weight", true);
+            if (!f.heatmap) continue;
+            f.heatmap->vmax = 1.0f;  // one color scale for every head so they compare
+            f.view = grid_all ? "attention-grid" : "attention-layer";
+            f.formula = "A = softmax(Q Kᵀ / √d_head + M); rows: query tokens, columns: key tokens";
+            f.x.label = "key";
+            f.y.label = "query";
+            if (int(labels.size()) == f.heatmap->rows) f.y.categories = labels;
+            if (int(labels.size()) == f.heatmap->cols) f.x.categories = labels;
+            out.push_back(std::move(f));
+        }
+    return out;
+}
+
+std::vector<plot::Figure> attention_step_figures(const Snapshot& s, int layer, int head) {
+    struct Step {
+        const char* name;
+        const char* title;
+        const char* formula;
+        plot::Colormap cmap;
+        const char* value;
+        bool labels_cols;
+    };
+    static const Step steps[] = {
+        {"scores", "1. Q Kᵀ", "scores[t, s] = q_t · k_s  (dot product of query t and key s; d_head terms)",
+         plot::Colormap::Diverging, "score", true},
+        {"scores_scaled", "2. ÷ √d_head", "scaled = scores / √d_head keeps the variance near 1 so softmax does not saturate",
+         plot::Colormap::Diverging, "scaled score", true},
+        {"scores_masked", "3. + mask", "masked = scaled + M, M = −∞ (grey) where key s is hidden from query t (causal: s > t)",
+         plot::Colormap::Diverging, "masked score", true},
+        {"probs", "4. softmax", "A[t, :] = softmax(masked[t, :] / temperature): exp, then divide by the row sum",
+         plot::Colormap::Viridis, "weight", true},
+        {"head_out", "5. · V", "head_out[t, :] = Σ_s A[t, s] v_s  (rows: query tokens, columns: d_head features)",
+         plot::Colormap::Diverging, "value", false},
+    };
+    const std::vector<std::string> labels = snapshot_token_labels(s);
+    const std::string pre = s.stack() + "." + std::to_string(layer) + ".attn.";
+    std::vector<plot::Figure> out;
+    for (int k = 0; k < 5; ++k) {
+        const Step& stp = steps[k];
+        plot::Figure f = head_figure(s, pre + stp.name, head, stp.title, stp.cmap, stp.value, k == 3);
+        f.formula = stp.formula;
+        f.view = "attention-steps";
+        if (f.heatmap) {
+            f.y.label = "query";
+            f.x.label = stp.labels_cols ? "key" : "feature";
+            f.heatmap->col_name = stp.labels_cols ? "key" : "feature";
+            if (int(labels.size()) == f.heatmap->rows && labels.size() <= 24) f.y.categories = labels;
+            if (stp.labels_cols && int(labels.size()) == f.heatmap->cols && labels.size() <= 24) f.x.categories = labels;
+        } else {
+            f.note = std::string(stp.name) + ": not recorded";
+        }
+        out.push_back(std::move(f));
+    }
+    return out;
+}
+
+plot::Figure tokens_figure(const Snapshot& s) {
+    plot::Figure f;
+    f.title = "Tokens of the text: bytes per token";
+    f.view = "tokens";
+    f.formula = "The tokenizer splits the UTF-8 bytes of the text into tokens; each bar is one token (its id below the "
+                "label on hover). Common words become one token; rare words and CJK characters (3 bytes each in UTF-8) "
+                "split into several.";
+    f.x.label = "token";
+    f.y.label = "bytes";
+    f.y.min = 0;
+    plot::Series b;
+    b.kind = plot::SeriesKind::Bars;
+    b.color = plot::palette(0);
+    b.bar_width = 0.75;
+    if (s.tokens) {
+        for (size_t i = 0; i < s.tokens->pieces.size(); ++i) {
+            const TokenPiece& p = s.tokens->pieces[i];
+            f.x.categories.push_back(p.label);
+            b.x.push_back(double(i));
+            b.y.push_back(double(p.byte_end - p.byte_begin));
+            b.point_labels.push_back("id " + std::to_string(p.id));
+        }
+        f.note = std::to_string(s.tokens->ids.size()) + " tokens, " + std::to_string(s.tokens->text.size()) + " bytes" +
+                 (s.codec ? ", tokenizer: " + s.codec->name() : "");
+    }
+    f.series.push_back(std::move(b));
+    f.legend = false;
+    return f;
+}
+
+}  // namespace ts::ui

@@ -1,0 +1,123 @@
+// Figure builders of every panel, GL-free and ImGui-free: the window's panels and the headless `render` command
+// call the same functions, so an exported file shows exactly what the window shows. Each takes the UI state (every
+// knob) and the newest Snapshot and returns plot::Figures (pure data).
+#pragma once
+
+#include "app/plot/figure.h"
+#include "app/ui/session/state.h"
+#include "app/ui/session/worker.h"
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ts::ui {
+
+// --- shared helpers ---------------------------------------------------------------------------------------------------
+/// Token labels of the snapshot ("3:cat" style when `with_index`), one per position.
+[[nodiscard]] std::vector<std::string> snapshot_token_labels(const Snapshot& s, bool with_index = false);
+/// One head's (rows, cols) slice of a (H, rows, cols) tensor (copy). Empty when absent.
+[[nodiscard]] std::vector<float> tensor_head_slice(const Tensor* t, int head, int* rows, int* cols);
+/// The state's layer / head clamped to the model; query -1 (last token) resolved against T tokens.
+[[nodiscard]] int clamp_layer(const UiState& st, const Model* m);
+[[nodiscard]] int clamp_head(const UiState& st, const Model* m);
+[[nodiscard]] int resolve_query(const UiState& st, int T);
+
+// --- tokens -----------------------------------------------------------------------------------------------------------
+/// Bytes per token (bars) with the tokens as categories; hover/CSV label "id N".
+[[nodiscard]] plot::Figure tokens_figure(const Snapshot& s);
+
+// --- attention --------------------------------------------------------------------------------------------------------
+/// The selected head's attention weights (query rows × key columns), st.attn_unit_scale / st.attn_annotate.
+/// No heatmap when the trace has no `<stack>.<layer>.attn.probs`.
+[[nodiscard]] plot::Figure attention_head_figure(const Snapshot& s, int layer, int head, const UiState& st);
+/// Thumbnail of one head for the layer × head grid (no labels).
+[[nodiscard]] plot::Figure attention_thumb_figure(const Snapshot& s, int layer, int head, bool unit_scale);
+/// Every head of a layer, or every layer × head (grid_all): full small figures titled "layer l, head h" on one
+/// shared 0..1 color scale.
+[[nodiscard]] std::vector<plot::Figure> attention_head_grid(const Snapshot& s, int layer, bool grid_all);
+/// QKᵀ, ÷√d_head, + mask, softmax, ·V for one head (5 figures; a step that was not recorded has no heatmap).
+[[nodiscard]] std::vector<plot::Figure> attention_step_figures(const Snapshot& s, int layer, int head);
+
+// --- softmax lab ------------------------------------------------------------------------------------------------------
+/// "2, 1, 0.1" -> numbers; on error returns {} and sets *error.
+[[nodiscard]] std::vector<float> parse_logits(const std::string& s, std::string* error);
+/// 1 = key may be attended by query q of S keys under mask kind none | causal | sliding | padding.
+[[nodiscard]] std::vector<uint8_t> softmax_mask_row(const std::string& kind, int q, int S, int window, int padding);
+
+struct SoftmaxLab {
+    bool typed = false;                  ///< typed logits (else one query row of the model)
+    std::string source;                  ///< "layer 1, head 3, query 5 'cat'" or "typed logits"
+    std::string error;                   ///< parse error of typed logits, or "no scores recorded"
+    std::vector<float> logits;           ///< z (S)
+    std::vector<std::string> labels;     ///< key labels (S)
+    std::vector<uint8_t> mask;           ///< 1 = visible
+    std::vector<float> probs, probs_t1;  ///< softmax at T and at T = 1
+    float entropy = 0, pmax = 0;
+    int amax = 0, n_visible = 0, qpos = 0;
+    /// Scores as bars, probabilities at T (bars) vs T = 1 (dots), entropy against temperature.
+    std::vector<plot::Figure> figures;
+};
+/// Everything the Softmax lab shows, from the state (sm_* knobs) and the snapshot's scaled scores.
+[[nodiscard]] SoftmaxLab softmax_lab(const UiState& st, const Snapshot* snap);
+
+// --- activations ------------------------------------------------------------------------------------------------------
+struct ActivationDef {
+    const char* name;
+    const char* formula;
+    std::function<float(float)> f, df;
+};
+/// The 10 curves of the panel (index = UiState::act_shown index), LeakyReLU slope alpha, Swish beta.
+[[nodiscard]] std::vector<ActivationDef> activation_defs(float alpha, float beta);
+/// x = −2, −0.5, 0, 0.5, 2 (the course's example points).
+[[nodiscard]] const std::vector<float>& activation_examples();
+/// Curves f(x) (grad = false) or f′(x) over ±st.act_range with example dots, for the shown activations.
+[[nodiscard]] plot::Figure activation_curves(const UiState& st, bool grad);
+/// Histogram of the model's FFN pre-activations (and post-activations) at `layer`; nullopt when not recorded.
+[[nodiscard]] std::optional<plot::Figure> ffn_histogram(const Snapshot& s, int layer);
+
+// --- normalization ----------------------------------------------------------------------------------------------------
+/// LayerNorm, RMSNorm, BatchNorm on a fixed-seed synthetic batch 64 × 128 ~ N(norm_mean, norm_std²).
+[[nodiscard]] std::vector<plot::Figure> normalization_synthetic_figures(const UiState& st);
+/// LayerNorm and RMSNorm on the residual stream after `layer`'s attention; empty when not recorded.
+/// *caption gets one line describing the data.
+[[nodiscard]] std::vector<plot::Figure> normalization_model_figures(const UiState& st, const Snapshot& s, int layer,
+                                                                    std::string* caption = nullptr);
+
+// --- positions --------------------------------------------------------------------------------------------------------
+/// 0 sinusoidal table, 1 chosen dimensions, 2 similarity vs offset, 3 RoPE angle per pair, 4 RoPE dot vs offset.
+[[nodiscard]] std::vector<plot::Figure> position_figures(const UiState& st);
+
+// --- predictions ------------------------------------------------------------------------------------------------------
+/// Next-token distribution after position q under sample_temperature / top_k / top_p (bars) vs plain softmax.
+[[nodiscard]] plot::Figure next_token_figure(const Snapshot& s, const UiState& st, int q);
+/// Logit lens heatmap (layers × last ≤ 48 positions); nullopt when not computed.
+[[nodiscard]] std::optional<plot::Figure> logit_lens_figure(const Snapshot& s);
+
+// --- residual stream --------------------------------------------------------------------------------------------------
+[[nodiscard]] plot::Figure residual_norm_figure(const Snapshot& s, int q);
+struct NormCurves {
+    std::vector<std::string> names;
+    std::vector<double> pre, post;
+    std::string error;
+};
+/// Mean token L2 norm after every sub-layer of two random 16-layer models differing only in norm placement
+/// (deterministic seeds; a few ms).
+[[nodiscard]] NormCurves random_init_curves();
+[[nodiscard]] std::vector<plot::Figure> prepost_norm_figures(const NormCurves& nc);
+
+// --- model ------------------------------------------------------------------------------------------------------------
+struct ParameterCounts {
+    std::vector<std::pair<std::string, double>> by_component;  ///< sorted by name
+    double total = 0;
+    [[nodiscard]] double get(const std::string& component) const;
+};
+[[nodiscard]] ParameterCounts parameter_counts(const Model& m);
+[[nodiscard]] std::string human_count(double v, const char* unit);
+[[nodiscard]] std::string human_bytes(double v);
+[[nodiscard]] plot::Figure parameter_figure(const Model& m);
+/// KV-cache bytes (fp16) against context length for MHA / GQA / MQA variants; a marker line at `context`.
+[[nodiscard]] plot::Figure kv_cache_figure(const Model& m, int context);
+
+}  // namespace ts::ui

@@ -1,0 +1,191 @@
+// Softmax lab figures: a query row of scaled scores (or typed logits) with a mask, its softmax at a temperature
+// against T = 1, and the entropy against temperature.
+#include "app/plot/ticks.h"
+#include "app/ui/figures/figures.h"
+#include "core/ops.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+namespace ts::ui {
+
+std::vector<float> parse_logits(const std::string& s, std::string* error) {
+    std::vector<float> out;
+    std::string tok;
+    std::stringstream ss(s);
+    while (std::getline(ss, tok, ',')) {
+        const size_t a = tok.find_first_not_of(" \t"), b = tok.find_last_not_of(" \t");
+        if (a == std::string::npos) continue;
+        tok = tok.substr(a, b - a + 1);
+        try {
+            size_t pos = 0;
+            const float v = std::stof(tok, &pos);
+            if (pos != tok.size()) throw std::invalid_argument("");
+            out.push_back(v);
+        } catch (...) {
+            *error = "'" + tok + "' is not a number";
+            return {};
+        }
+    }
+    if (out.empty()) *error = "type numbers separated by commas, e.g. 2, 1, 0.1";
+    return out;
+}
+
+std::vector<uint8_t> softmax_mask_row(const std::string& kind, int q, int S, int window, int padding) {
+    std::vector<uint8_t> m(size_t(std::max(0, S)), 1);
+    for (int s = 0; s < S; ++s) {
+        if (kind == "causal" && s > q) m[size_t(s)] = 0;
+        if (kind == "sliding" && (s > q || s < q - window + 1)) m[size_t(s)] = 0;
+        if (kind == "padding" && s >= S - padding) m[size_t(s)] = 0;
+    }
+    return m;
+}
+
+namespace {
+plot::Series bars(const std::vector<double>& y, plot::Rgba c, const std::string& name) {
+    plot::Series s;
+    s.kind = plot::SeriesKind::Bars;
+    s.name = name;
+    s.color = c;
+    for (size_t i = 0; i < y.size(); ++i) {
+        s.x.push_back(double(i));
+        s.y.push_back(y[i]);
+    }
+    s.bar_width = 0.7;
+    return s;
+}
+}  // namespace
+
+SoftmaxLab softmax_lab(const UiState& st, const Snapshot* snap) {
+    SoftmaxLab lab;
+    const bool have_model_row = snap && snap->trace;
+    lab.typed = st.sm_use_typed || !have_model_row;
+    const Model* m = snap && snap->model ? snap->model.get() : nullptr;
+    const int layer = clamp_layer(st, m), head = clamp_head(st, m);
+    if (lab.typed) {
+        lab.logits = parse_logits(st.sm_typed_logits, &lab.error);
+        for (size_t i = 0; i < lab.logits.size(); ++i) lab.labels.push_back(std::to_string(i));
+        lab.source = "typed logits";
+    } else {
+        const std::vector<std::string> all = snapshot_token_labels(*snap);
+        const int q = resolve_query(st, int(all.size()));
+        int rows = 0, cols = 0;
+        const std::vector<float> scaled = tensor_head_slice(
+            snap->find(snap->stack() + "." + std::to_string(layer) + ".attn.scores_scaled"), head, &rows, &cols);
+        if (rows > 0 && q < rows) {
+            lab.logits.assign(scaled.begin() + ptrdiff_t(size_t(q) * size_t(cols)), scaled.begin() + ptrdiff_t(size_t(q + 1) * size_t(cols)));
+            lab.labels = all;
+            lab.labels.resize(size_t(cols));
+        }
+        lab.source = "layer " + std::to_string(layer) + ", head " + std::to_string(head) + ", query " + std::to_string(q) +
+                     (q < int(all.size()) ? " '" + all[size_t(q)] + "'" : "");
+        lab.qpos = q;
+    }
+    if (!lab.error.empty()) return lab;
+    if (lab.logits.empty()) {
+        lab.error = "no scores recorded yet";
+        return lab;
+    }
+    const int S = int(lab.logits.size());
+    if (lab.typed) lab.qpos = S - 1;
+
+    lab.mask = softmax_mask_row(st.sm_mask, lab.qpos, S, st.sm_window, st.sm_padding);
+    MatrixRM row(1, S);
+    for (int s = 0; s < S; ++s) row(0, s) = lab.mask[size_t(s)] ? lab.logits[size_t(s)] : -INFINITY;
+    const MatrixRM p = softmax_rows(row, st.sm_temperature);
+    const MatrixRM p1 = softmax_rows(row, 1.0f);
+    lab.probs.assign(p.data(), p.data() + S);
+    lab.probs_t1.assign(p1.data(), p1.data() + S);
+    lab.entropy = entropy_nats(std::span<const float>(p.data(), size_t(S)));
+    for (int s = 0; s < S; ++s) {
+        if (p(0, s) > lab.pmax) { lab.pmax = p(0, s); lab.amax = s; }
+        lab.n_visible += lab.mask[size_t(s)];
+    }
+
+    const bool show_cats = S <= 40;
+    std::vector<double> lv(static_cast<size_t>(S)), pv(static_cast<size_t>(S)), p1v(static_cast<size_t>(S));
+    for (int s = 0; s < S; ++s) {
+        lv[size_t(s)] = lab.mask[size_t(s)] ? lab.logits[size_t(s)] : NAN;
+        pv[size_t(s)] = p(0, s);
+        p1v[size_t(s)] = p1(0, s);
+    }
+    plot::Figure fl;
+    fl.title = "Scores (logits) z_s";
+    fl.view = "softmax-scores";
+    fl.formula = lab.typed ? "z: the typed logits" : "z_s = q·k_s / √d_head for the selected query (before mask and softmax)";
+    fl.x.label = "key";
+    fl.y.label = "score z";
+    if (show_cats) fl.x.categories = lab.labels;
+    fl.series.push_back(bars(lv, plot::palette(0), ""));
+    fl.series.back().point_labels = lab.labels;
+    bool any_masked = false;
+    for (int s = 0; s < S; ++s)
+        if (!lab.mask[size_t(s)]) {
+            fl.annotations.push_back({double(s) - 0.3, 0.0, "×", plot::Rgba{0.9f, 0.3f, 0.3f, 1}});
+            any_masked = true;
+        }
+    fl.note = (any_masked ? "× = masked key (−∞ before softmax); " : "") + lab.source;
+    lab.figures.push_back(std::move(fl));
+
+    plot::Figure fp;
+    fp.title = "softmax(z / T), T = " + plot::format_value(st.sm_temperature);
+    fp.formula = "p_s = exp((z_s − max z) / T) / Σ_j exp((z_j − max z) / T) over visible keys; masked keys get 0. "
+                 "T < 1 sharpens, T > 1 flattens; dots: T = 1.";
+    fp.x.label = "key";
+    fp.y.label = "probability";
+    fp.view = "softmax";
+    fp.y.min = 0;
+    double ptop = 0;
+    for (int s = 0; s < S; ++s) ptop = std::max({ptop, pv[size_t(s)], p1v[size_t(s)]});
+    fp.y.max = std::min(1.05, std::max(0.02, ptop * 1.15));
+    if (show_cats) fp.x.categories = lab.labels;
+    fp.series.push_back(bars(pv, plot::palette(2), "T = " + plot::format_value(st.sm_temperature)));
+    fp.series.back().point_labels = lab.labels;
+    plot::Series d;
+    d.kind = plot::SeriesKind::Scatter;
+    d.name = "T = 1";
+    d.color = plot::palette(1);
+    for (int s = 0; s < S; ++s) {
+        d.x.push_back(s);
+        d.y.push_back(p1v[size_t(s)]);
+    }
+    fp.series.push_back(d);
+    char note[160];
+    std::snprintf(note, sizeof note, "entropy H = %.4f nats, max probability %.4f at key %d", lab.entropy, lab.pmax, lab.amax);
+    fp.note = note;
+    lab.figures.push_back(std::move(fp));
+
+    plot::Figure fe;
+    fe.title = "Entropy against temperature";
+    fe.view = "softmax-entropy";
+    fe.formula = "H(T) = −Σ p_s ln p_s with p = softmax(z / T): 0 for one-hot (T → 0), ln(#visible) for uniform (T → ∞)";
+    fe.x.label = "temperature T";
+    fe.x.log = true;
+    fe.y.label = "entropy H";
+    fe.y.unit = "nats";
+    plot::Series ce;
+    ce.name = "H(T)";
+    ce.color = plot::palette(4);
+    for (int i = 0; i <= 80; ++i) {
+        const float t = 0.05f * std::pow(200.0f, float(i) / 80.0f);
+        const MatrixRM pt = softmax_rows(row, t);
+        ce.x.push_back(t);
+        ce.y.push_back(entropy_nats(std::span<const float>(pt.data(), size_t(S))));
+    }
+    fe.series.push_back(ce);
+    plot::Series cur;
+    cur.kind = plot::SeriesKind::Scatter;
+    cur.name = "current T";
+    cur.color = plot::Rgba{0.9f, 0.3f, 0.3f, 1};
+    cur.marker = 6;
+    cur.x = {st.sm_temperature};
+    cur.y = {lab.entropy};
+    fe.series.push_back(cur);
+    if (lab.n_visible > 0)
+        fe.ref_lines.push_back({false, std::log(double(lab.n_visible)), "ln(#visible)", plot::Rgba{0.5f, 0.5f, 0.5f, 1}});
+    lab.figures.push_back(std::move(fe));
+    return lab;
+}
+
+}  // namespace ts::ui

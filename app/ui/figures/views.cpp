@@ -1,0 +1,421 @@
+// The view registry, view building, CLI option mapping, the forward request shared by app and CLI, and session
+// files (see views.h).
+#include "app/ui/figures/views.h"
+
+#include "app/plot/ticks.h"
+#include "app/plot/writers.h"
+#include "app/ui/figures/figures.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+namespace ts::ui {
+
+namespace {
+
+const std::vector<std::string> kForwardKnobs = {"attn-temperature", "attn-mask", "attn-window"};
+
+std::vector<std::string> with_knobs(std::vector<std::string> v) {
+    v.insert(v.end(), kForwardKnobs.begin(), kForwardKnobs.end());
+    return v;
+}
+
+const char* kActivationKeys[] = {"tanh", "sigmoid", "relu", "leaky_relu", "gelu", "gelu_tanh", "swish", "glu", "swiglu", "geglu"};
+
+}  // namespace
+
+const std::vector<ViewInfo>& all_views() {
+    static const std::vector<ViewInfo> v = {
+        {"tokens", "Tokens", "bytes per token of the text (bars, tokens as categories)", with_knobs({}), true},
+        {"attention", "Attention", "attention weights of one head (query × key heatmap)",
+         with_knobs({"layer", "head", "unit-scale", "no-annotate"}), true},
+        {"attention-layer", "Attention", "every head of one layer, one shared 0..1 scale", with_knobs({"layer"}), true},
+        {"attention-grid", "Attention", "every layer × head, one shared 0..1 scale", with_knobs({}), true},
+        {"attention-steps", "Attention", "Q·Kᵀ → ÷√d_head → + mask → softmax → ·V for one head",
+         with_knobs({"layer", "head"}), true},
+        {"softmax", "Softmax", "softmax of one query row (or typed logits) at temperature T vs T = 1",
+         with_knobs({"layer", "head", "query", "temperature", "mask", "window", "padding", "logits"}), true},
+        {"softmax-scores", "Softmax", "the scores z of that row, masked keys marked",
+         with_knobs({"layer", "head", "query", "temperature", "mask", "window", "padding", "logits"}), true},
+        {"softmax-entropy", "Softmax", "entropy of softmax(z / T) against T",
+         with_knobs({"layer", "head", "query", "temperature", "mask", "window", "padding", "logits"}), true},
+        {"softmax-lab", "Softmax", "scores, probabilities and entropy side by side",
+         with_knobs({"layer", "head", "query", "temperature", "mask", "window", "padding", "logits"}), true},
+        {"activations", "Activations", "activation functions f(x) with the example points",
+         {"alpha", "beta", "range", "curves"}, false},
+        {"activations-grad", "Activations", "their derivatives f′(x)", {"alpha", "beta", "range", "curves"}, false},
+        {"ffn-histogram", "Activations", "histogram of the model's FFN pre-activations at a layer", with_knobs({"layer"}), true},
+        {"normalization", "Normalization", "LayerNorm, RMSNorm, BatchNorm on synthetic data (before/after histograms)",
+         {"mean", "std", "gamma", "shift", "eps"}, false},
+        {"normalization-model", "Normalization", "LayerNorm and RMSNorm on the model's residual stream at a layer",
+         with_knobs({"layer", "gamma", "shift", "eps"}), true},
+        {"positions-table", "Positions", "sinusoidal position table (position × dimension heatmap)",
+         {"d-model", "base", "positions"}, false},
+        {"positions-curves", "Positions", "a few sinusoidal dimensions against position", {"d-model", "base", "positions"}, false},
+        {"positions-similarity", "Positions", "PE(pos)·PE(pos+k) against the offset k", {"d-model", "base", "positions"}, false},
+        {"rope-angle", "Positions", "RoPE rotation angle per pair against position", {"d-model", "positions", "rope-theta"}, false},
+        {"rope-dot", "Positions", "⟨RoPE(q, m), RoPE(k, n)⟩ against m − n",
+         {"d-model", "positions", "rope-theta", "interleaved"}, false},
+        {"predictions", "Predictions", "next-token distribution (temperature, top-k, top-p) vs plain softmax",
+         with_knobs({"query", "temperature", "top-k", "top-p"}), true},
+        {"logit-lens", "Predictions", "argmax next token after each layer at each position", with_knobs({}), true},
+        {"residual", "Residual", "residual-stream L2 norm after every sub-layer, per token and mean", with_knobs({"query"}), true},
+        {"prepost-norm", "Residual", "pre-norm vs post-norm residual norm at random init (16 layers)", {}, false},
+        {"parameters", "Model", "parameters per component of the model", {}, false},
+        {"kv-cache", "Model", "KV-cache bytes against context length for MHA / GQA / MQA", {"context"}, false},
+    };
+    return v;
+}
+
+const ViewInfo* find_view(const std::string& name) {
+    for (const auto& v : all_views())
+        if (v.name == name) return &v;
+    return nullptr;
+}
+
+std::string default_view_for_panel(const std::string& panel) {
+    static const std::pair<const char*, const char*> map[] = {
+        {"Tokens", "tokens"},         {"Attention", "attention"},     {"Softmax", "softmax-lab"},
+        {"Activations", "activations"}, {"Normalization", "normalization"}, {"Positions", "positions-table"},
+        {"Predictions", "predictions"}, {"Residual", "residual"},      {"Model", "parameters"}};
+    for (const auto& [p, v] : map)
+        if (panel == p) return v;
+    return "";
+}
+
+std::string describe_views() {
+    std::ostringstream os;
+    os << "Views (transformer-studio render --view NAME ...):\n";
+    std::string panel;
+    for (const auto& v : all_views()) {
+        if (v.panel != panel) {
+            panel = v.panel;
+            os << "\n" << panel << "\n";
+        }
+        os << "  " << v.name << std::string(v.name.size() < 22 ? 22 - v.name.size() : 1, ' ') << v.description << "\n";
+        if (!v.options.empty()) {
+            os << std::string(24, ' ') << "options:";
+            for (const auto& o : v.options) os << " --" << o;
+            os << "\n";
+        }
+    }
+    os << "\nOption values: --layer N --head N --query N (-1 = last token); --temperature T (softmax: the lab's T, "
+          "predictions: sampling T);\n--mask none|causal|sliding|padding --window W --padding K --logits \"2,1,0.1\" "
+          "(typed logits instead of a model row);\n--attn-temperature T --attn-mask M --attn-window W (applied to the "
+          "model's forward pass); --unit-scale --no-annotate;\n--alpha A (LeakyReLU) --beta B (Swish) --range R --curves "
+          "tanh,sigmoid,relu,leaky_relu,gelu,gelu_tanh,swish,glu,swiglu,geglu;\n--mean M --std S --gamma G --shift B "
+          "--eps E; --d-model D --base B --positions N --rope-theta T --interleaved; --top-k K --top-p P;\n--context T. "
+          "Any other knob: --set key=value (the keys of a session file).\n";
+    return os.str();
+}
+
+// --- options ----------------------------------------------------------------------------------------------------------
+
+std::vector<std::string> view_value_options() {
+    std::set<std::string> all;
+    for (const auto& v : all_views())
+        for (const auto& o : v.options) all.insert(o);
+    for (const auto& f : view_flag_options()) all.erase(f);
+    return {all.begin(), all.end()};
+}
+
+std::vector<std::string> view_flag_options() { return {"unit-scale", "no-annotate", "interleaved"}; }
+
+namespace {
+
+double to_number(const std::string& option, const std::string& value) {
+    try {
+        size_t pos = 0;
+        const double v = std::stod(value, &pos);
+        if (pos != value.size() || !std::isfinite(v)) throw std::invalid_argument("");
+        return v;
+    } catch (...) {
+        throw std::invalid_argument("option --" + option + " expects a number, got '" + value + "'");
+    }
+}
+int to_int(const std::string& option, const std::string& value) {
+    const double v = to_number(option, value);
+    if (v != std::floor(v) || std::abs(v) > 1e9) throw std::invalid_argument("option --" + option + " expects an integer, got '" + value + "'");
+    return int(v);
+}
+float in_range(const std::string& option, const std::string& value, double lo, double hi) {
+    const double v = to_number(option, value);
+    if (v < lo || v > hi)
+        throw std::invalid_argument("option --" + option + " must be in [" + plot::format_value(lo) + ", " + plot::format_value(hi) +
+                                    "], got " + value);
+    return float(v);
+}
+std::string mask_kind(const std::string& option, const std::string& value) {
+    if (value == "none" || value == "causal" || value == "sliding" || value == "padding") return value;
+    throw std::invalid_argument("option --" + option + " expects none, causal, sliding or padding, got '" + value + "'");
+}
+
+}  // namespace
+
+void apply_view_option(UiState& st, const std::string& view, const std::string& option, const std::string& value) {
+    const ViewInfo* v = find_view(view);
+    if (!v) throw std::invalid_argument("unknown view '" + view + "' (see --view list)");
+    if (std::find(v->options.begin(), v->options.end(), option) == v->options.end()) {
+        std::string opts;
+        for (const auto& o : v->options) opts += " --" + o;
+        throw std::invalid_argument("option --" + option + " does not apply to view " + view +
+                                    (opts.empty() ? " (it has no options)" : " (its options:" + opts + ")"));
+    }
+    const bool softmax = view.rfind("softmax", 0) == 0;
+    if (option == "layer") st.layer = std::max(0, to_int(option, value));
+    else if (option == "head") st.head = std::max(0, to_int(option, value));
+    else if (option == "query") st.query = std::max(-1, to_int(option, value));
+    else if (option == "attn-temperature") { st.attn_temperature = in_range(option, value, 0.05, 10); st.apply_to_model = true; }
+    else if (option == "attn-mask") { st.attn_mask = mask_kind(option, value); st.apply_to_model = true; }
+    else if (option == "attn-window") { st.attn_window = std::max(1, to_int(option, value)); st.apply_to_model = true; }
+    else if (option == "unit-scale") st.attn_unit_scale = true;
+    else if (option == "no-annotate") st.attn_annotate = false;
+    else if (option == "temperature" && softmax) st.sm_temperature = in_range(option, value, 0.05, 10);
+    else if (option == "temperature") st.sample_temperature = in_range(option, value, 0.05, 10);
+    else if (option == "mask") st.sm_mask = mask_kind(option, value);
+    else if (option == "window") st.sm_window = std::max(1, to_int(option, value));
+    else if (option == "padding") st.sm_padding = std::max(0, to_int(option, value));
+    else if (option == "logits") {
+        std::string err;
+        (void)parse_logits(value, &err);
+        if (!err.empty()) throw std::invalid_argument("option --logits: " + err);
+        st.sm_typed_logits = value;
+        st.sm_use_typed = true;
+    } else if (option == "alpha") st.act_leaky_alpha = in_range(option, value, 0, 1);
+    else if (option == "beta") st.act_swish_beta = in_range(option, value, 0, 10);
+    else if (option == "range") st.act_range = in_range(option, value, 0.5, 20);
+    else if (option == "curves") {
+        std::array<bool, 10> shown{};
+        std::stringstream ss(value);
+        std::string name;
+        bool any = false;
+        while (std::getline(ss, name, ',')) {
+            if (name.empty()) continue;
+            std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+            bool found = false;
+            for (int i = 0; i < 10; ++i)
+                if (name == kActivationKeys[i]) { shown[size_t(i)] = true; found = any = true; }
+            if (!found) {
+                std::string names;
+                for (const char* k : kActivationKeys) names += std::string(" ") + k;
+                throw std::invalid_argument("option --curves: unknown activation '" + name + "' (expected:" + names + ")");
+            }
+        }
+        if (!any) throw std::invalid_argument("option --curves needs at least one activation name");
+        st.act_shown = shown;
+    } else if (option == "mean") st.norm_mean = in_range(option, value, -100, 100);
+    else if (option == "std") st.norm_std = in_range(option, value, 0.01, 100);
+    else if (option == "gamma") st.norm_gamma = in_range(option, value, -10, 10);
+    else if (option == "shift") st.norm_beta = in_range(option, value, -10, 10);
+    else if (option == "eps") st.norm_eps = in_range(option, value, 1e-12, 1);
+    else if (option == "d-model") {
+        const int d = to_int(option, value);
+        if (d < 2 || d > 1024 || d % 2) throw std::invalid_argument("option --d-model expects an even number in [2, 1024], got " + value);
+        st.pe_d_model = d;
+    } else if (option == "base") st.pe_base = in_range(option, value, 2, 1e7);
+    else if (option == "positions") st.pe_positions = int(in_range(option, value, 2, 4096));
+    else if (option == "rope-theta") st.rope_theta = in_range(option, value, 2, 1e7);
+    else if (option == "interleaved") st.rope_interleaved = true;
+    else if (option == "top-k") st.top_k = int(in_range(option, value, 0, 100000));
+    else if (option == "top-p") st.top_p = in_range(option, value, 0.01, 1);
+    else if (option == "context") st.kv_context = int(in_range(option, value, 1, 1 << 22));
+    else throw std::invalid_argument("option --" + option + " is not handled for view " + view);
+}
+
+void set_state_field(UiState& st, const std::string& assignment) {
+    const size_t eq = assignment.find('=');
+    if (eq == std::string::npos || eq == 0) throw std::invalid_argument("--set expects key=value, got '" + assignment + "'");
+    const std::string key = assignment.substr(0, eq), value = assignment.substr(eq + 1);
+    nlohmann::json j = st;
+    if (!j.contains(key) || key == "version") throw std::invalid_argument("--set: unknown key '" + key + "' (the keys of a session file)");
+    nlohmann::json v;
+    try {
+        v = nlohmann::json::parse(value);
+    } catch (const nlohmann::json::exception&) {
+        v = value;
+    }
+    if (j[key].is_string() && !v.is_string()) v = value;
+    const bool same = (j[key].is_number() && v.is_number()) || j[key].type() == v.type();
+    if (!same) throw std::invalid_argument("--set " + key + ": expected a value like " + j[key].dump() + ", got '" + value + "'");
+    j[key] = v;
+    from_json(j, st);
+}
+
+// --- forward ----------------------------------------------------------------------------------------------------------
+
+MaskSpec attention_mask_for(const UiState& st, const ModelConfig& c, int T) {
+    MaskSpec m;
+    if (!st.apply_to_model) {
+        if (c.arch == Arch::EncoderOnly) m.kind = MaskKind::None;
+        return m;
+    }
+    const std::string& kind = st.attn_mask;
+    if (kind == "none") m.kind = MaskKind::None;
+    else if (kind == "sliding") { m.kind = MaskKind::SlidingWindow; m.window = std::max(1, st.attn_window); }
+    else if (kind == "padding") {
+        m.kind = MaskKind::Causal;
+        m.key_padding.assign(size_t(std::max(0, T)), 0);
+        if (T > 1) m.key_padding.back() = 1;
+    } else m.kind = MaskKind::Causal;
+    return m;
+}
+
+ForwardRequest make_forward_request(const UiState& st, const LoadedModel& m, std::shared_ptr<const TokenizedText> tokens) {
+    ForwardRequest r;
+    r.model = m.model;
+    r.codec = m.codec;
+    r.temperature = st.apply_to_model ? st.attn_temperature : 1.0f;
+    r.mask = attention_mask_for(st, m.model->config(), tokens ? int(tokens->ids.size()) : 0);
+    r.tokens = std::move(tokens);
+    return r;
+}
+
+std::shared_ptr<const Snapshot> run_forward_now(const UiState& st, const LoadedModel& m) {
+    if (!m.model || !m.codec) throw std::runtime_error("no model loaded");
+    auto tokens = std::make_shared<const TokenizedText>(tokenize_text(st.text, *m.codec, m.model->config().max_seq_len));
+    return run_forward_request(make_forward_request(st, m, tokens), 1);
+}
+
+// --- building ---------------------------------------------------------------------------------------------------------
+
+ViewFigures build_view(const std::string& view, const UiState& st, const Snapshot* snap, const LoadedModel* model) {
+    const ViewInfo* info = find_view(view);
+    if (!info) throw std::invalid_argument("unknown view '" + view + "' (see --view list)");
+    ViewFigures out;
+    auto need_snap = [&]() -> const Snapshot& {
+        if (!snap) throw std::runtime_error("view " + view + " needs a forward pass of the text");
+        if (!snap->error.empty()) throw std::runtime_error("the forward pass failed: " + snap->error);
+        if (!snap->trace || !snap->tokens || snap->tokens->ids.empty())
+            throw std::runtime_error("view " + view + " needs some text (the text is empty)");
+        return *snap;
+    };
+    auto need_model = [&]() -> const Model& {
+        if (model && model->model) return *model->model;
+        if (snap && snap->model) return *snap->model;
+        throw std::runtime_error("view " + view + " needs a model");
+    };
+    auto add = [&](plot::Figure f, std::string name) {
+        out.figures.push_back(std::move(f));
+        out.names.push_back(std::move(name));
+    };
+    const Model* m = snap && snap->model ? snap->model.get() : (model ? model->model.get() : nullptr);
+    const int layer = clamp_layer(st, m), head = clamp_head(st, m);
+    const std::string lh = "layer" + std::to_string(layer) + "_head" + std::to_string(head);
+
+    if (view == "tokens") {
+        add(tokens_figure(need_snap()), "tokens");
+    } else if (view == "attention") {
+        plot::Figure f = attention_head_figure(need_snap(), layer, head, st);
+        if (!f.heatmap) throw std::runtime_error("attention probabilities of layer " + std::to_string(layer) + " were not recorded");
+        add(std::move(f), "attention_" + lh);
+    } else if (view == "attention-layer" || view == "attention-grid") {
+        const Snapshot& s = need_snap();
+        const bool all = view == "attention-grid";
+        out.figures = attention_head_grid(s, layer, all);
+        if (out.figures.empty()) throw std::runtime_error("no attention probabilities were recorded");
+        const int H = s.model->config().n_heads;
+        out.columns = H;
+        for (size_t i = 0; i < out.figures.size(); ++i)
+            out.names.push_back("layer" + std::to_string(all ? int(i) / H : layer) + "_head" + std::to_string(int(i) % H));
+    } else if (view == "attention-steps") {
+        out.figures = attention_step_figures(need_snap(), layer, head);
+        out.columns = 5;
+        const char* steps[] = {"1_scores", "2_scaled", "3_masked", "4_softmax", "5_values"};
+        for (int k = 0; k < 5; ++k) out.names.push_back(lh + "_" + steps[k]);
+    } else if (view.rfind("softmax", 0) == 0) {
+        if (!st.sm_use_typed) need_snap();
+        SoftmaxLab lab = softmax_lab(st, snap);
+        if (!lab.error.empty()) throw std::runtime_error("softmax lab: " + lab.error);
+        const char* names[] = {"softmax_scores", "softmax_probs", "softmax_entropy"};
+        const int pick = view == "softmax-scores" ? 0 : view == "softmax" ? 1 : view == "softmax-entropy" ? 2 : -1;
+        for (int k = 0; k < 3; ++k)
+            if (pick < 0 || pick == k) add(lab.figures[size_t(k)], names[k]);
+        if (pick < 0) out.columns = 3;
+    } else if (view == "activations" || view == "activations-grad") {
+        add(activation_curves(st, view == "activations-grad"), view == "activations" ? "activations" : "activations_grad");
+    } else if (view == "ffn-histogram") {
+        auto f = ffn_histogram(need_snap(), layer);
+        if (!f) throw std::runtime_error("FFN pre-activations of layer " + std::to_string(layer) + " were not recorded");
+        add(std::move(*f), "ffn_histogram_layer" + std::to_string(layer));
+    } else if (view == "normalization") {
+        const char* names[] = {"layernorm", "rmsnorm", "batchnorm"};
+        auto figs = normalization_synthetic_figures(st);
+        for (size_t k = 0; k < figs.size(); ++k) add(std::move(figs[k]), names[k]);
+        out.columns = 3;
+    } else if (view == "normalization-model") {
+        auto figs = normalization_model_figures(st, need_snap(), layer);
+        if (figs.empty()) throw std::runtime_error("the residual stream of layer " + std::to_string(layer) + " was not recorded");
+        add(std::move(figs[0]), "layernorm_layer" + std::to_string(layer));
+        add(std::move(figs[1]), "rmsnorm_layer" + std::to_string(layer));
+        out.columns = 2;
+    } else if (view.rfind("positions", 0) == 0 || view.rfind("rope", 0) == 0) {
+        const char* names[] = {"positions-table", "positions-curves", "positions-similarity", "rope-angle", "rope-dot"};
+        auto figs = position_figures(st);
+        for (int k = 0; k < 5; ++k)
+            if (view == names[k]) {
+                std::string n = names[k];
+                std::replace(n.begin(), n.end(), '-', '_');
+                add(std::move(figs[size_t(k)]), n);
+            }
+    } else if (view == "predictions") {
+        const Snapshot& s = need_snap();
+        if (s.logits.rows() == 0) throw std::runtime_error("this model has no LM head: no next-token predictions");
+        add(next_token_figure(s, st, resolve_query(st, int(s.logits.rows()))), "predictions");
+    } else if (view == "logit-lens") {
+        auto f = logit_lens_figure(need_snap());
+        if (!f) throw std::runtime_error("the logit lens was not computed for this model");
+        add(std::move(*f), "logit_lens");
+    } else if (view == "residual") {
+        const Snapshot& s = need_snap();
+        add(residual_norm_figure(s, resolve_query(st, int(s.tokens->ids.size()))), "residual_norm");
+    } else if (view == "prepost-norm") {
+        const NormCurves nc = random_init_curves();
+        if (!nc.error.empty()) throw std::runtime_error("pre/post-norm comparison failed: " + nc.error);
+        auto figs = prepost_norm_figures(nc);
+        add(std::move(figs[0]), "prenorm");
+        add(std::move(figs[1]), "postnorm");
+        out.columns = 2;
+    } else if (view == "parameters") {
+        add(parameter_figure(need_model()), "parameters");
+    } else if (view == "kv-cache") {
+        add(kv_cache_figure(need_model(), st.kv_context), "kv_cache");
+    } else {
+        throw std::invalid_argument("view '" + view + "' has no builder");
+    }
+    // A model with random weights teaches nothing: say so on every model figure.
+    if (info->needs_forward && model && model->random_weights)
+        for (auto& f : out.figures) f.note = (f.note.empty() ? "" : f.note + "; ") + "random-weight demo model";
+    return out;
+}
+
+// --- sessions ---------------------------------------------------------------------------------------------------------
+
+UiState load_session(const std::filesystem::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) throw std::runtime_error("cannot read session file " + file.string());
+    std::stringstream buf;
+    buf << in.rdbuf();
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(buf.str());
+    } catch (const std::exception& e) {
+        throw std::runtime_error("session file " + file.string() + " is not valid JSON: " + e.what());
+    }
+    if (!j.is_object()) throw std::runtime_error("session file " + file.string() + " is not a JSON object");
+    UiState st;
+    from_json(j, st);
+    return st;
+}
+
+void save_session(const std::filesystem::path& file, const UiState& st) {
+    const nlohmann::json j = st;
+    plot::write_file_atomic(file, j.dump(2) + "\n");
+}
+
+}  // namespace ts::ui

@@ -1,0 +1,70 @@
+// Named views: every plot of every panel under a stable name ("attention", "softmax", "positions-table", ...) with
+// the options that change it, built from a UiState + Snapshot by the same builders the panels use. The headless
+// `render` command, the app's Export menu and session files all go through here. GL-free.
+#pragma once
+
+#include "app/plot/figure.h"
+#include "app/ui/session/state.h"
+#include "app/ui/session/worker.h"
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ts::ui {
+
+struct ViewInfo {
+    std::string name;                    ///< "attention-grid"
+    std::string panel;                   ///< the app tab it comes from ("Attention")
+    std::string description;
+    std::vector<std::string> options;    ///< CLI options that change it (without "--")
+    bool needs_forward = true;           ///< needs a forward pass of the text (false: synthetic / formula only)
+};
+/// Every view, grouped by panel in tab order.
+[[nodiscard]] const std::vector<ViewInfo>& all_views();
+/// nullptr when unknown.
+[[nodiscard]] const ViewInfo* find_view(const std::string& name);
+/// The main view of a panel ("Attention" -> "attention"); "" for an unknown panel.
+[[nodiscard]] std::string default_view_for_panel(const std::string& panel);
+/// Multi-line listing for `render --view list`.
+[[nodiscard]] std::string describe_views();
+
+struct ViewFigures {
+    std::vector<plot::Figure> figures;
+    int columns = 0;                     ///< grid columns for a one-image export (0: automatic)
+    std::vector<std::string> names;      ///< a file stem per figure ("layer1_head3")
+};
+
+/// Builds a view. `snap` may be null for views with needs_forward = false; `model` may be null for views that do
+/// not need one. Throws std::invalid_argument for an unknown view and std::runtime_error when the data it needs
+/// is missing (no forward pass, tensor not recorded, model without an LM head).
+[[nodiscard]] ViewFigures build_view(const std::string& view, const UiState& st, const Snapshot* snap,
+                                     const LoadedModel* model);
+
+/// Sets one CLI option of `view` in the state (e.g. "temperature" -> sm_temperature for softmax views,
+/// sample_temperature for predictions). Flags pass value "true". Throws std::invalid_argument when the option
+/// does not apply to the view or the value is invalid.
+void apply_view_option(UiState& st, const std::string& view, const std::string& option, const std::string& value);
+/// Every option name any view accepts (for the argument parser); flags are listed by view_flag_options().
+[[nodiscard]] std::vector<std::string> view_value_options();
+[[nodiscard]] std::vector<std::string> view_flag_options();
+/// `--set key=value`: sets any UiState JSON field (value parsed as JSON, else taken as a string). Throws
+/// std::invalid_argument for an unknown key or a value of the wrong type.
+void set_state_field(UiState& st, const std::string& assignment);
+
+/// The attention mask the app applies for the state's attention knobs at T tokens.
+[[nodiscard]] MaskSpec attention_mask_for(const UiState& st, const ModelConfig& c, int T);
+/// The forward request the app submits for this state (temperature and mask only with apply_to_model).
+[[nodiscard]] ForwardRequest make_forward_request(const UiState& st, const LoadedModel& m,
+                                                  std::shared_ptr<const TokenizedText> tokens);
+/// Tokenizes st.text and runs the forward pass on this thread (what the worker would publish).
+[[nodiscard]] std::shared_ptr<const Snapshot> run_forward_now(const UiState& st, const LoadedModel& m);
+
+/// A session file is a UiState JSON (same keys as state.json). load_session throws std::runtime_error naming the
+/// file when it cannot be read or is not a JSON object; unknown keys are ignored, bad values repaired (clamp()).
+[[nodiscard]] UiState load_session(const std::filesystem::path& file);
+/// Atomic write (temp file + rename); throws std::runtime_error naming the path.
+void save_session(const std::filesystem::path& file, const UiState& st);
+
+}  // namespace ts::ui
