@@ -6,7 +6,8 @@ namespace ts::cli {
 int run_gui(int argc, char** argv);        // app/gui_main.cpp   (no subcommand)
 int run_trace(int argc, char** argv);      // app/cli_trace.cpp  (trace)
 int run_tokenizer(int argc, char** argv);  // app/cli_tokenizer.cpp (tokenizer train|encode)
-int run_train(int argc, char** argv);      // app/cli_train.cpp  (train, corpus)
-int run_corpus(int argc, char** argv);     // app/cli_train.cpp  (corpus build)
+int run_train(int argc, char** argv);      // app/cli_train.cpp  (train)
+int run_corpus(int argc, char** argv);     // app/cli_corpus.cpp (corpus build)
 int run_render(int argc, char** argv);     // app/cli_render.cpp (render)
+int run_eval(int argc, char** argv);       // app/cli_eval.cpp   (eval: model quality report)
 }  // namespace ts::cli

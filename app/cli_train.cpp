@@ -176,6 +176,4 @@ int run_train(int argc, char** argv) {
     return 0;
 }
 
-int run_corpus(int, char**) { throw std::runtime_error("not implemented yet"); }
-
 }  // namespace ts::cli

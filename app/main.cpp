@@ -15,8 +15,9 @@ void print_usage() {
         "       transformer-studio trace --model DIR (--text T | --ids 1,2,3) --out FILE.safetensors\n"
         "       transformer-studio tokenizer train --input FILE... --vocab-size N --out DIR\n"
         "       transformer-studio tokenizer encode --tokenizer FILE --text T\n"
+        "       transformer-studio eval --model DIR [--data corpus.txt]       quality report (loss, heads, samples)\n"
         "       transformer-studio corpus build --out DIR\n"
-        "       transformer-studio train --config FILE --data DIR --out DIR [...]\n"
+        "       transformer-studio train --config FILE --tokenizer FILE --data TEXT... --out DIR [...]\n"
         "       transformer-studio render --model DIR --text T --view NAME --out FILE.(png|svg|csv)\n"
         "       transformer-studio render --view list");
 }
@@ -35,6 +36,7 @@ int main(int argc, char** argv) {
         if (cmd == "train") return ts::cli::run_train(argc, argv);
         if (cmd == "corpus") return ts::cli::run_corpus(argc, argv);
         if (cmd == "render") return ts::cli::run_render(argc, argv);
+        if (cmd == "eval") return ts::cli::run_eval(argc, argv);
         if (!cmd.empty() && cmd[0] != '-') {
             std::fprintf(stderr, "transformer-studio: unknown subcommand '%s' (try --help)\n", cmd.c_str());
             return 2;
