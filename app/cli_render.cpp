@@ -1,6 +1,146 @@
-// `transformer-studio render ...` (stub until export lands).
+// `transformer-studio render`: writes any panel's figures as PNG (offscreen GL through EGL, no X server), SVG or CSV
+// (pure CPU: no EGL needed) with the same figure code as the window.
+//   render --view list
+//   render [--model DIR] [--text T] --view NAME [view options] --out FILE.(png|svg|csv)
+//          [--width W --height H --scale S --theme light|dark --transparent --columns N --figure K]
+//          [--session FILE] [--set key=value ...] [--save-session FILE] [--repeat N]
 #include "app/cli.h"
+#include "app/cli_args.h"
+#include "app/gfx/egl_context.h"
+#include "app/gfx/raster.h"
+#include "app/plot/writers.h"
+#include "app/ui/figures/views.h"
+
+#include <chrono>
+#include <cstdio>
+#include <set>
 #include <stdexcept>
+
 namespace ts::cli {
-int run_render(int, char**) { throw std::runtime_error("not implemented yet"); }
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+ui::LoadedModel load_model_for(const ui::UiState& st, const std::string& exe, bool quiet) {
+    if (!st.model_path.empty()) return ui::load_model_folder(st.model_path);  // explicit: failing is an error
+    const std::string def = ui::find_default_model_dir(exe);
+    if (!def.empty()) return ui::load_model_folder(def);
+    if (!quiet) std::fprintf(stderr, "note: no bundled model found (assets/models); using the random-weight demo model\n");
+    return ui::make_demo_model();
+}
+
+}  // namespace
+
+int run_render(int argc, char** argv) {
+    const auto t0 = std::chrono::steady_clock::now();
+    std::set<std::string> options = {"model", "text", "view", "out", "width", "height", "scale", "theme", "session",
+                                     "columns", "figure", "save-session", "repeat"};
+    std::set<std::string> flags = {"transparent", "quiet"};
+    for (const auto& o : ui::view_value_options()) options.insert(o);
+    for (const auto& f : ui::view_flag_options()) flags.insert(f);
+    const Args args(argc, argv, 2, options, flags, {"set"});
+    if (!args.positional().empty()) throw std::invalid_argument("unexpected argument '" + args.positional().front() + "'");
+    const bool quiet = args.flag("quiet");
+
+    if (args.get("view") == "list") {
+        std::fputs(ui::describe_views().c_str(), stdout);
+        return 0;
+    }
+
+    // State: a session file, else the defaults; then the command line on top.
+    ui::UiState st;
+    if (args.has("session")) st = ui::load_session(args.get("session"));
+    if (args.has("text")) st.text = args.get("text");
+    if (args.has("model")) st.model_path = args.get("model");
+    std::string view = args.get("view");
+    if (view.empty()) view = !st.view.empty() ? st.view : ui::default_view_for_panel(st.panel);
+    const ui::ViewInfo* info = ui::find_view(view);
+    if (!info) throw std::invalid_argument("unknown view '" + view + "' (transformer-studio render --view list shows them)");
+    for (const auto& o : ui::view_value_options())
+        if (args.has(o)) ui::apply_view_option(st, view, o, args.get(o));
+    for (const auto& f : ui::view_flag_options())
+        if (args.flag(f)) ui::apply_view_option(st, view, f, "true");
+    for (const auto& a : args.all("set")) ui::set_state_field(st, a);
+    st.view = view;
+
+    // Output options.
+    const std::string out = args.required("out");
+    const plot::ExportFormat format = plot::export_format_from_path(out);
+    plot::ExportOptions eo;
+    const bool from_session = args.has("session");
+    eo.width = int(args.number("width", from_session ? st.export_width : 0));
+    eo.height = int(args.number("height", from_session ? st.export_height : 0));
+    eo.scale = float(args.number("scale", from_session ? st.export_scale : 1.0));
+    const std::string theme = args.get("theme", from_session && !st.export_light ? "dark" : "light");
+    if (theme != "light" && theme != "dark") throw std::invalid_argument("--theme expects light or dark, got '" + theme + "'");
+    eo.dark = theme == "dark";
+    eo.transparent = args.flag("transparent") || (from_session && st.export_transparent && !args.has("theme"));
+    eo.columns = int(args.number("columns", 0));
+    if (eo.columns < 0) throw std::invalid_argument("--columns must be >= 0");
+
+    // Model and forward pass (only what the view needs).
+    ui::LoadedModel model;
+    std::shared_ptr<const ui::Snapshot> snap;
+    const bool needs_model = info->needs_forward || view == "parameters" || view == "kv-cache";
+    const bool typed_softmax = view.rfind("softmax", 0) == 0 && st.sm_use_typed;
+    if (needs_model && !typed_softmax) {
+        model = load_model_for(st, argc > 0 ? argv[0] : "", quiet);
+        if (info->needs_forward) {
+            snap = ui::run_forward_now(st, model);
+            if (!snap->error.empty()) throw std::runtime_error("the forward pass failed: " + snap->error);
+            if (snap->tokens)
+                for (const auto& n : snap->tokens->notices)
+                    if (!quiet) std::fprintf(stderr, "note: %s\n", n.c_str());
+        }
+    }
+    ui::ViewFigures vf = ui::build_view(view, st, snap.get(), model.model ? &model : nullptr);
+    if (args.has("figure")) {
+        const int k = int(args.number("figure", 1));
+        if (k < 1 || k > int(vf.figures.size()))
+            throw std::invalid_argument("--figure must be 1.." + std::to_string(vf.figures.size()) + " for view " + view);
+        vf.figures = {vf.figures[size_t(k - 1)]};
+        vf.columns = 1;
+    }
+    if (eo.columns == 0) eo.columns = vf.columns;
+    const bool multi = vf.figures.size() > 1;
+    if (eo.width == 0) eo.width = multi ? 1920 : 1200;
+    if (eo.height == 0) eo.height = multi ? 1080 : 800;
+    st.export_width = eo.width;
+    st.export_height = eo.height;
+    st.export_scale = eo.scale;
+    st.export_light = !eo.dark;
+    st.export_transparent = eo.transparent;
+    st.export_format = plot::to_string(format);
+
+    if (format == plot::ExportFormat::Png) {
+        std::string why;
+        auto gl = gfx::HeadlessGl::create(&why);
+        if (!gl) throw std::runtime_error("PNG export needs EGL + OpenGL 3.3 (" + why + "); SVG and CSV work without it");
+        const int repeat = std::max(1, int(args.number("repeat", 1)));
+        try {
+            for (int i = 0; i < repeat; ++i) {
+                const auto t1 = std::chrono::steady_clock::now();
+                gfx::write_figures(vf.figures, eo, out);
+                if (repeat > 1) std::fprintf(stderr, "render %d: %.1f ms\n", i + 1, 1000.0 * seconds_since(t1));
+            }
+        } catch (...) {
+            gfx::release_raster_resources();
+            throw;
+        }
+        gfx::release_raster_resources();
+    } else if (format == plot::ExportFormat::Svg) {
+        plot::write_file_atomic(out, plot::figures_to_svg(vf.figures, eo));
+    } else {
+        plot::write_file_atomic(out, plot::figures_to_csv(vf.figures));
+    }
+    if (args.has("save-session")) ui::save_session(args.get("save-session"), st);
+    if (!quiet)
+        std::printf("wrote %s (view %s, %zu figure%s, %dx%d, %.2f s)\n", out.c_str(), view.c_str(), vf.figures.size(),
+                    multi ? "s" : "", eo.width, eo.height, seconds_since(t0));
+    return 0;
+}
+
 }  // namespace ts::cli

@@ -63,17 +63,24 @@ void dashed_line(ImDrawList* dl, ImVec2 a, ImVec2 b, ImU32 col, float w, float d
     }
 }
 
+ExportMenuFn g_export_menu = nullptr;
+
 void export_popup(const Figure& f) {
     if (ImGui::BeginPopup("export")) {
-        ImGui::TextDisabled("Export \"%s\"", f.title.c_str());
-        if (ImGui::Selectable("Copy values as CSV")) ImGui::SetClipboardText(plot::figure_to_csv(f).c_str());
-        if (ImGui::Selectable("Copy as SVG")) ImGui::SetClipboardText(plot::figure_to_svg(f).c_str());
-        ImGui::TextDisabled("PNG / file export: see the render command");
+        if (g_export_menu) {
+            g_export_menu(f);
+        } else {
+            ImGui::TextDisabled("Export \"%s\"", f.title.c_str());
+            if (ImGui::Selectable("Copy values as CSV")) ImGui::SetClipboardText(plot::figure_to_csv(f).c_str());
+            if (ImGui::Selectable("Copy as SVG")) ImGui::SetClipboardText(plot::figure_to_svg(f).c_str());
+        }
         ImGui::EndPopup();
     }
 }
 
 }  // namespace
+
+void set_export_menu(ExportMenuFn fn) { g_export_menu = fn; }
 
 PlotInteraction draw_figure(const Figure& f, ImVec2 size, const PaintOptions& opt, const char* id) {
     PlotInteraction out;
@@ -87,7 +94,8 @@ PlotInteraction draw_figure(const Figure& f, ImVec2 size, const PaintOptions& op
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const float line_h = ImGui::GetTextLineHeight();
     auto measure = [](const std::string& s) { return ImGui::CalcTextSize(s.c_str()).x; };
-    plot::FigureLayout L = plot::layout_figure(f, size.x, size.y, measure, line_h, opt.compact);
+    plot::FigureLayout L = plot::layout_figure(f, size.x, size.y, measure, line_h, opt.compact, opt.show_note);
+    const float u = ImGui::GetFontSize() / 16.0f;  // line widths and offsets grow with the font (HiDPI, export scale)
     auto off = [&](plot::Rect r) { return plot::Rect{r.x0 + origin.x, r.y0 + origin.y, r.x1 + origin.x, r.y1 + origin.y}; };
     const plot::Rect P = off(L.plot);
     const plot::Transform T = plot::make_transform(f, P);
@@ -101,6 +109,7 @@ PlotInteraction draw_figure(const Figure& f, ImVec2 size, const PaintOptions& op
     ImGui::InvisibleButton("##area", ImVec2(std::max(1.0f, P.w()), std::max(1.0f, P.h())));
     out.hovered = ImGui::IsItemHovered();
     out.clicked = ImGui::IsItemClicked(ImGuiMouseButton_Left);
+    if (!opt.compact && opt.export_button && ImGui::IsItemClicked(ImGuiMouseButton_Right)) ImGui::OpenPopup("export");
     const ImVec2 mouse = ImGui::GetIO().MousePos;
 
     // Title, formula tooltip, export button.
@@ -108,10 +117,10 @@ PlotInteraction draw_figure(const Figure& f, ImVec2 size, const PaintOptions& op
         const plot::Rect tr = off(L.title);
         const ImVec2 ts = ImGui::CalcTextSize(f.title.c_str());
         const float reserve = (opt.export_button ? ImGui::CalcTextSize("Export").x + line_h : 0.0f) +
-                              (f.formula.empty() ? 0.0f : ImGui::CalcTextSize("(?)").x + line_h * 0.4f);
+                              (f.formula.empty() || !opt.export_button ? 0.0f : ImGui::CalcTextSize("(?)").x + line_h * 0.4f);
         const float tx = std::max(tr.x0, std::min((tr.x0 + tr.x1) * 0.5f - ts.x * 0.5f, tr.x1 - reserve - ts.x));
         dl->AddText(ImVec2(tx, tr.y0 + (tr.h() - ts.y) * 0.5f), text_col, f.title.c_str());
-        if (!f.formula.empty()) {
+        if (!f.formula.empty() && opt.export_button) {  // the hover hint only on screen
             const char* mark = "(?)";
             const ImVec2 ms = ImGui::CalcTextSize(mark);
             const ImVec2 mp(tx + ts.x + line_h * 0.4f, tr.y0 + (tr.h() - ms.y) * 0.5f);
@@ -130,9 +139,9 @@ PlotInteraction draw_figure(const Figure& f, ImVec2 size, const PaintOptions& op
             const ImVec2 bs = ImGui::CalcTextSize("Export");
             ImGui::SetCursorScreenPos(ImVec2(tr.x1 - bs.x - ImGui::GetStyle().FramePadding.x * 2, tr.y0));
             if (ImGui::SmallButton("Export")) ImGui::OpenPopup("export");
-            export_popup(f);
         }
     }
+    if (!opt.compact && opt.export_button) export_popup(f);
 
     // Plot background.
     dl->AddRectFilled(ImVec2(P.x0, P.y0), ImVec2(P.x1, P.y1), ImGui::GetColorU32(ImGuiCol_FrameBg));
@@ -189,16 +198,11 @@ PlotInteraction draw_figure(const Figure& f, ImVec2 size, const PaintOptions& op
     std::vector<double> xt, yt;
     double xstep = 1, ystep = 1;
     if (!opt.compact) {
-        if (f.x.categories.empty()) {
-            xt = f.x.log ? plot::log_ticks(T.b.xmin, T.b.xmax)
-                         : plot::nice_ticks(T.b.xmin, T.b.xmax, std::clamp(int(P.w() / (line_h * 4.5f)), 2, 10));
-            if (xt.size() > 1) xstep = xt[1] - xt[0];
-        }
-        if (f.y.categories.empty()) {
-            yt = f.y.log ? plot::log_ticks(T.b.ymin, T.b.ymax)
-                         : plot::nice_ticks(T.b.ymin, T.b.ymax, std::clamp(int(P.h() / (line_h * 2.5f)), 2, 10));
-            if (yt.size() > 1) ystep = yt[1] - yt[0];
-        }
+        const plot::AxisTicks ax = plot::axis_ticks(f, T, line_h, true), ay = plot::axis_ticks(f, T, line_h, false);
+        xt = ax.values;
+        xstep = ax.step;
+        yt = ay.values;
+        ystep = ay.step;
         if (!f.heatmap) {
             for (double v : xt) dl->AddLine(ImVec2(T.px(v), P.y0), ImVec2(T.px(v), P.y1), grid_col);
             for (double v : yt) dl->AddLine(ImVec2(P.x0, T.py(v)), ImVec2(P.x1, T.py(v)), grid_col);
@@ -213,8 +217,8 @@ PlotInteraction draw_figure(const Figure& f, ImVec2 size, const PaintOptions& op
     dl->PushClipRect(ImVec2(P.x0, P.y0), ImVec2(P.x1, P.y1), true);
     for (const auto& rl : f.ref_lines) {
         const ImU32 c = to_u32(rl.color);
-        if (rl.vertical) dashed_line(dl, ImVec2(T.px(rl.pos), P.y0), ImVec2(T.px(rl.pos), P.y1), c, 1.5f);
-        else dashed_line(dl, ImVec2(P.x0, T.py(rl.pos)), ImVec2(P.x1, T.py(rl.pos)), c, 1.5f);
+        if (rl.vertical) dashed_line(dl, ImVec2(T.px(rl.pos), P.y0), ImVec2(T.px(rl.pos), P.y1), c, 1.5f * u, 6.0f * u);
+        else dashed_line(dl, ImVec2(P.x0, T.py(rl.pos)), ImVec2(P.x1, T.py(rl.pos)), c, 1.5f * u, 6.0f * u);
         if (!rl.label.empty()) {
             const ImVec2 p = rl.vertical ? ImVec2(T.px(rl.pos) + 3, P.y0 + 2) : ImVec2(P.x0 + 3, T.py(rl.pos) - line_h);
             dl->AddText(p, c, rl.label.c_str());
@@ -228,8 +232,8 @@ PlotInteraction draw_figure(const Figure& f, ImVec2 size, const PaintOptions& op
             auto flush = [&]() {
                 if (pts.size() >= 2) {
                     if (s.dashed)
-                        for (size_t i = 0; i + 1 < pts.size(); i += 2) dl->AddLine(pts[i], pts[i + 1], c, s.width);
-                    else dl->AddPolyline(pts.data(), int(pts.size()), c, 0, s.width);
+                        for (size_t i = 0; i + 1 < pts.size(); i += 2) dl->AddLine(pts[i], pts[i + 1], c, s.width * u);
+                    else dl->AddPolyline(pts.data(), int(pts.size()), c, 0, s.width * u);
                 }
                 pts.clear();
             };
@@ -240,7 +244,7 @@ PlotInteraction draw_figure(const Figure& f, ImVec2 size, const PaintOptions& op
             flush();
         } else if (s.kind == plot::SeriesKind::Scatter) {
             for (size_t i = 0; i < n; ++i)
-                if (std::isfinite(s.y[i])) dl->AddCircleFilled(ImVec2(T.px(s.x[i]), T.py(s.y[i])), s.marker, c);
+                if (std::isfinite(s.y[i])) dl->AddCircleFilled(ImVec2(T.px(s.x[i]), T.py(s.y[i])), s.marker * u, c);
         } else {
             for (size_t i = 0; i < n; ++i) {
                 if (!std::isfinite(s.y[i])) continue;
@@ -256,22 +260,22 @@ PlotInteraction draw_figure(const Figure& f, ImVec2 size, const PaintOptions& op
     dl->PopClipRect();
 
     if (opt.selected) dl->AddRect(ImVec2(P.x0 - 2, P.y0 - 2), ImVec2(P.x1 + 2, P.y1 + 2), IM_COL32(255, 80, 80, 255), 0, 0, 3.0f);
-    if (!opt.compact) dl->AddRect(ImVec2(P.x0, P.y0), ImVec2(P.x1, P.y1), frame_col);
+    if (!opt.compact) dl->AddRect(ImVec2(P.x0, P.y0), ImVec2(P.x1, P.y1), frame_col, 0, 0, u);
 
     // Axis ticks, labels and titles.
     if (!opt.compact) {
         for (double v : xt) {
             const float x = T.px(v);
-            dl->AddLine(ImVec2(x, P.y1), ImVec2(x, P.y1 + 4), frame_col);
+            dl->AddLine(ImVec2(x, P.y1), ImVec2(x, P.y1 + 4 * u), frame_col, u);
             const std::string s = plot::format_tick(v, xstep);
             const float w = measure(s);
-            dl->AddText(ImVec2(x - w / 2, P.y1 + 5), text_col, s.c_str());
+            dl->AddText(ImVec2(x - w / 2, P.y1 + 5 * u), text_col, s.c_str());
         }
         for (double v : yt) {
             const float y = T.py(v);
-            dl->AddLine(ImVec2(P.x0 - 4, y), ImVec2(P.x0, y), frame_col);
+            dl->AddLine(ImVec2(P.x0 - 4 * u, y), ImVec2(P.x0, y), frame_col, u);
             const std::string s = plot::format_tick(v, ystep);
-            dl->AddText(ImVec2(P.x0 - 6 - measure(s), y - line_h / 2), text_col, s.c_str());
+            dl->AddText(ImVec2(P.x0 - 6 * u - measure(s), y - line_h / 2), text_col, s.c_str());
         }
         const bool cells = f.heatmap.has_value();
         const double half = cells ? 0.5 : 0.0;
@@ -312,8 +316,9 @@ PlotInteraction draw_figure(const Figure& f, ImVec2 size, const PaintOptions& op
             dl->AddRectFilled(ImVec2(C.x0, C.y0 + C.h() * t0), ImVec2(C.x1, C.y0 + C.h() * t1 + 1), c);
         }
         dl->AddRect(ImVec2(C.x0, C.y0), ImVec2(C.x1, C.y1), frame_col);
-        const auto ticks = plot::nice_ticks(h.vmin, h.vmax, std::clamp(int(C.h() / (line_h * 2.2f)), 2, 8));
-        const double step = ticks.size() > 1 ? ticks[1] - ticks[0] : 1.0;
+        const plot::AxisTicks cbt = plot::colorbar_ticks(h, C.h(), line_h);
+        const auto& ticks = cbt.values;
+        const double step = cbt.step;
         for (double v : ticks) {
             const float y = C.y1 - float((v - h.vmin) / (h.vmax - h.vmin)) * C.h();
             dl->AddLine(ImVec2(C.x1, y), ImVec2(C.x1 + 3, y), frame_col);
@@ -323,6 +328,21 @@ PlotInteraction draw_figure(const Figure& f, ImVec2 size, const PaintOptions& op
         float tw = 0;
         for (double v : ticks) tw = std::max(tw, measure(plot::format_tick(v, step)));
         add_text_vertical(dl, ImVec2(C.x1 + 5 + tw + line_h * 0.7f, (C.y0 + C.y1) / 2), text_col, ct.c_str());
+    }
+
+    // Note lines (exports).
+    if (!opt.compact && opt.show_note && L.note.h() > 0) {
+        const plot::Rect nr = off(L.note);
+        float y = nr.y0;
+        size_t a = 0;
+        while (a <= f.note.size()) {
+            size_t b = f.note.find('\n', a);
+            if (b == std::string::npos) b = f.note.size();
+            const std::string ln = f.note.substr(a, b - a);
+            dl->AddText(ImVec2(nr.x0, y), dim_col, ln.c_str());
+            y += line_h * 1.1f;
+            a = b + 1;
+        }
     }
 
     // Legend.
@@ -342,8 +362,8 @@ PlotInteraction draw_figure(const Figure& f, ImVec2 size, const PaintOptions& op
                 const float y = p0.y + 3 + k * line_h;
                 const ImU32 c = to_u32(s.color);
                 if (s.kind == plot::SeriesKind::Line) {
-                    if (s.dashed) dashed_line(dl, ImVec2(p0.x + 4, y + line_h / 2), ImVec2(p0.x + 4 + sw, y + line_h / 2), c, s.width, 4.0f);
-                    else dl->AddLine(ImVec2(p0.x + 4, y + line_h / 2), ImVec2(p0.x + 4 + sw, y + line_h / 2), c, s.width);
+                    if (s.dashed) dashed_line(dl, ImVec2(p0.x + 4, y + line_h / 2), ImVec2(p0.x + 4 + sw, y + line_h / 2), c, s.width * u, 4.0f * u);
+                    else dl->AddLine(ImVec2(p0.x + 4, y + line_h / 2), ImVec2(p0.x + 4 + sw, y + line_h / 2), c, s.width * u);
                 } else {
                     dl->AddRectFilled(ImVec2(p0.x + 4, y + 3), ImVec2(p0.x + 4 + sw, y + line_h - 3), c);
                 }

@@ -23,7 +23,13 @@ struct PaintOptions {
     bool export_button = true;
     int highlight_row = -1, highlight_col = -1;  ///< outline one heatmap row / column (e.g. the selected query)
     bool selected = false;           ///< thick frame (thumbnail grid selection)
+    bool show_note = false;          ///< print Figure::note under the plot (exports; the screen shows it on hover)
 };
+
+/// The body of the Export popup every plot opens (its Export button or a right-click on the plot). The app installs
+/// its export menu (app/ui/export_menu.h); without one the popup offers copying CSV / SVG to the clipboard.
+using ExportMenuFn = void (*)(const plot::Figure& f);
+void set_export_menu(ExportMenuFn fn);
 
 /// Draws `f` in a size.x × size.y box at the cursor (size.x <= 0: available width). `id` must be unique in the
 /// window (defaults to the title).
@@ -35,7 +41,7 @@ void add_text_vertical(ImDrawList* dl, ImVec2 center, ImU32 col, const char* tex
 /// ImU32 from a plot color; alpha 0 means the theme's text color.
 [[nodiscard]] ImU32 to_u32(const plot::Rgba& c);
 
-/// Series colors that read on light and dark backgrounds (Okabe-Ito palette).
+/// Series colors that read on light and dark backgrounds (Okabe-Ito palette; same as plot::palette).
 [[nodiscard]] plot::Rgba palette(int i);
 
 // --- ImPlot-like immediate API (builds a Figure, draws it at EndPlot) ---------------------------------------------

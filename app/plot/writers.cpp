@@ -171,6 +171,7 @@ void svg_figure(SvgCtx& c, const Figure& f, const Rect& cell) {
                << f2(P.h()) << "\" preserveAspectRatio=\"none\" style=\"image-rendering:pixelated\" "
                << "href=\"data:image/png;base64," << base64(png.data(), png.size()) << "\"/>\n";
         } else {
+            os << "<g shape-rendering=\"crispEdges\">\n";
             for (int r = 0; r < h.rows; ++r)
                 for (int col = 0; col < h.cols; ++col) {
                     const Rgba cc = colormap_sample(h.cmap, normalize_value(h.at(r, col), h.vmin, h.vmax));
@@ -178,6 +179,7 @@ void svg_figure(SvgCtx& c, const Figure& f, const Rect& cell) {
                     os << "<rect x=\"" << f2(P.x0 + col * cw) << "\" y=\"" << f2(P.y0 + r * ch) << "\" width=\""
                        << f2(cw + 0.3f) << "\" height=\"" << f2(ch + 0.3f) << "\" fill=\"" << rgb(cc) << "\"/>\n";
                 }
+            os << "</g>\n";
         }
         const bool has_text = h.cell_text.size() == size_t(h.rows) * size_t(h.cols);
         const Rgba white{1, 1, 1, 0.92f}, black{0, 0, 0, 0.92f};

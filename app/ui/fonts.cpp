@@ -23,7 +23,7 @@ bool exists(const char* p) {
 }
 }  // namespace
 
-FontStatus build_fonts(float pixel_size, const std::string& text) {
+FontStatus build_fonts(float pixel_size, const std::string& text, bool cjk_common) {
     FontStatus st;
     ImGuiIO& io = ImGui::GetIO();
     io.Fonts->Clear();
@@ -42,11 +42,11 @@ FontStatus build_fonts(float pixel_size, const std::string& text) {
                                     0xFFFD, 0xFFFD, 0};
     b.AddRanges(extra);
     b.AddText(text.c_str(), text.c_str() + text.size());
-    b.AddText("注意力机制变换器模型语言中文你好世界我们");
+    if (cjk_common) b.AddText("注意力机制变换器模型语言中文你好世界我们");
     std::string cjk_path;
     for (const char* p : kCjkFonts)
         if (exists(p)) { cjk_path = p; break; }
-    if (!cjk_path.empty()) b.AddRanges(io.Fonts->GetGlyphRangesChineseSimplifiedCommon());
+    if (!cjk_path.empty() && cjk_common) b.AddRanges(io.Fonts->GetGlyphRangesChineseSimplifiedCommon());
     g_ranges.clear();
     b.BuildRanges(&g_ranges);
 
