@@ -3,6 +3,10 @@
 
 #include "app/gfx/gl.h"
 #include "app/gfx/heatmap_texture.h"
+#include "app/gfx/painter.h"
+#include "app/gfx/raster.h"
+#include "app/ui/export_menu.h"
+#include "app/ui/figures/views.h"
 #include "app/ui/fonts.h"
 #include "app/ui/panels/panels.h"
 #include "app/ui/session/state.h"
@@ -55,18 +59,6 @@ struct ForwardKey {
     int window = 0;
     bool operator==(const ForwardKey&) const = default;
 };
-
-MaskSpec mask_from(const std::string& kind, int window, int T) {
-    MaskSpec m;
-    if (kind == "none") m.kind = MaskKind::None;
-    else if (kind == "sliding") { m.kind = MaskKind::SlidingWindow; m.window = std::max(1, window); }
-    else if (kind == "padding") {
-        m.kind = MaskKind::Causal;
-        m.key_padding.assign(size_t(std::max(0, T)), 0);
-        if (T > 1) m.key_padding.back() = 1;
-    } else m.kind = MaskKind::Causal;
-    return m;
-}
 
 class App {
 public:
@@ -148,11 +140,13 @@ bool App::init_window() {
     if (!m_fonts.notice.empty()) log_info(m_fonts.notice);
     ImGui_ImplGlfw_InitForOpenGL(m_window, true);
     ImGui_ImplOpenGL3_Init("#version 330 core");
+    gfx::set_export_menu(draw_export_menu);
     return true;
 }
 
 void App::shutdown() {
     m_worker.reset();
+    gfx::release_raster_resources();
     gfx::heatmap_textures_shutdown();
     ImGui_ImplOpenGL3_Shutdown();
     ImGui_ImplGlfw_Shutdown();
@@ -212,14 +206,8 @@ void App::maybe_submit() {
     m_key = k;
     const int max_len = m_model.model->config().max_seq_len;
     m_tokens = std::make_shared<const TokenizedText>(tokenize_text(m_state.text, *m_model.codec, max_len));
-    ForwardRequest r;
-    r.model = m_model.model;
-    r.codec = m_model.codec;
-    r.tokens = m_tokens;
-    r.temperature = m_state.apply_to_model ? m_state.attn_temperature : 1.0f;
-    r.mask = m_state.apply_to_model ? mask_from(m_state.attn_mask, m_state.attn_window, int(m_tokens->ids.size()))
-                                    : MaskSpec{};
-    if (m_model.model->config().arch == Arch::EncoderOnly && !m_state.apply_to_model) r.mask.kind = MaskKind::None;
+    // The same request `render` runs (app/ui/figures/views.h), so exports match the window.
+    ForwardRequest r = make_forward_request(m_state, m_model, m_tokens);
     m_last_submitted = m_worker->submit(std::move(r));
     if (m_fonts_dirty == false && fonts_need_rebuild(m_state.text)) m_fonts_dirty = true;
 }
@@ -254,7 +242,10 @@ void App::sidebar() {
                                                 ImGuiInputTextFlags_EnterReturnsTrue);
     ImGui::SameLine();
     if ((ImGui::Button("Load") || enter) && !m_path_edit.empty()) start_load(m_path_edit);
-    if (m_loader.busy()) ImGui::TextDisabled("loading %s ...", m_loader.loading_path().c_str());
+    if (m_loader.busy()) {
+        ImGui::TextDisabled("loading %s ...", m_loader.loading_path().c_str());
+        ImGui::ProgressBar(m_loader.progress(), ImVec2(-1, 0));
+    }
     if (!m_load_error.empty()) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.95f, 0.3f, 0.3f, 1.0f));
         ImGui::TextWrapped("%s", m_load_error.c_str());
@@ -335,6 +326,7 @@ void App::sidebar() {
         ImGui::TextDisabled("forward: %.1f ms · %zu tokens%s", m_snap->compute_ms,
                             m_snap->tokens ? m_snap->tokens->ids.size() : size_t(0), m_worker->busy() ? " · computing..." : "");
     }
+    draw_export_status();
     if (!m_fonts.notice.empty()) ImGui::TextDisabled("%s", m_fonts.notice.c_str());
     if (!m_state_warning.empty()) ImGui::TextWrapped("%s", m_state_warning.c_str());
 }
@@ -354,6 +346,7 @@ void App::main_area() {
                          m_worker->submit(std::move(r));
                      },
                      m_gen};
+    set_export_menu_context({&m_state, m_snap.get(), &m_model});
     if (ImGui::BeginTabBar("panels")) {
         for (const auto& p : all_panels()) {
             ImGuiTabItemFlags flags = 0;
