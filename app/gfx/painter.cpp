@@ -208,7 +208,7 @@ PlotInteraction draw_figure(const Figure& f, ImVec2 size, const PaintOptions& op
             for (double v : yt) dl->AddLine(ImVec2(P.x0, T.py(v)), ImVec2(P.x1, T.py(v)), grid_col);
             if (!f.y.log && T.b.ymin < 0 && T.b.ymax > 0)
                 dl->AddLine(ImVec2(P.x0, T.py(0)), ImVec2(P.x1, T.py(0)), with_alpha(text_col, 0.35f));
-            if (!f.x.log && T.b.xmin < 0 && T.b.xmax > 0)
+            if (!f.x.log && f.x.categories.empty() && T.b.xmin < 0 && T.b.xmax > 0)
                 dl->AddLine(ImVec2(T.px(0), P.y0), ImVec2(T.px(0), P.y1), with_alpha(text_col, 0.35f));
         }
     }

@@ -213,7 +213,7 @@ void svg_figure(SvgCtx& c, const Figure& f, const Rect& cell) {
         for (double v : yt.values) line(c, P.x0, T.py(v), P.x1, T.py(v), th.grid, u);
         const Rgba zero{th.text.r, th.text.g, th.text.b, 0.35f};
         if (!f.y.log && T.b.ymin < 0 && T.b.ymax > 0) line(c, P.x0, T.py(0), P.x1, T.py(0), zero, u);
-        if (!f.x.log && T.b.xmin < 0 && T.b.xmax > 0) line(c, T.px(0), P.y0, T.px(0), P.y1, zero, u);
+        if (!f.x.log && f.x.categories.empty() && T.b.xmin < 0 && T.b.xmax > 0) line(c, T.px(0), P.y0, T.px(0), P.y1, zero, u);
     }
 
     // Reference lines, series and annotations, clipped to the plot area.
