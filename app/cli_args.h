@@ -2,6 +2,10 @@
 // Unknown options are an error that names them (the CLI then exits non-zero with one line).
 #pragma once
 
+#include <cstdint>
+#include <cstdio>
+#include <unistd.h>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -77,5 +81,18 @@ private:
     std::set<std::string> m_flags;
     std::vector<std::string> m_positional;
 };
+
+/// A progress callback that draws "loading weights [#####     ]  52%" on stderr (for model loading).
+inline std::function<void(uint64_t, uint64_t)> terminal_progress(const char* what = "loading weights") {
+    return [what, last = -1, tty = isatty(2) != 0](uint64_t done, uint64_t total) mutable {
+        const int pct = total ? int(100.0 * double(done) / double(total)) : 100;
+        if (pct == last || (!tty && pct < 100)) return;  // a log file gets one line
+        last = pct;
+        char bar[31];
+        for (int i = 0; i < 30; ++i) bar[i] = i < pct * 30 / 100 ? '#' : ' ';
+        bar[30] = 0;
+        std::fprintf(stderr, "\r%s [%s] %3d%%%s", what, bar, pct, pct >= 100 ? "\n" : "");
+    };
+}
 
 }  // namespace ts::cli

@@ -90,7 +90,7 @@ int run_eval(int argc, char** argv) {
     const Args args(argc, argv, 2,
                     {"model", "data", "val-fraction", "max-windows", "seed", "samples", "sample-tokens", "temperature",
                      "json", "induction-seqs"});
-    const ui::LoadedModel lm = ui::load_model_folder(args.required("model"));
+    const ui::LoadedModel lm = ui::load_model_folder(args.required("model"), terminal_progress());
     const Model& m = *lm.model;
     const ModelConfig& c = m.config();
     if (c.arch != Arch::DecoderOnly) throw std::invalid_argument("eval supports decoder-only models");

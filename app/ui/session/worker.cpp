@@ -2,6 +2,7 @@
 #include "app/ui/session/worker.h"
 
 #include "core/ops.h"
+#include "core/hf_checkpoint.h"
 #include "core/safetensors.h"
 
 #include <algorithm>
@@ -242,13 +243,19 @@ void ForwardWorker::loop() {
 
 // --- models -------------------------------------------------------------------------------------------------------
 
-LoadedModel load_model_folder(const std::string& dir) {
+LoadedModel load_model_folder(const std::string& dir_in, const std::function<void(uint64_t, uint64_t)>& progress) {
     namespace fs = std::filesystem;
     std::error_code ec;
-    if (dir.empty()) throw std::runtime_error("no model folder given");
-    if (!fs::is_directory(dir, ec)) throw std::runtime_error("'" + dir + "' is not a folder");
+    if (dir_in.empty()) throw std::runtime_error("no model folder given");
+    if (!fs::is_directory(dir_in, ec)) throw std::runtime_error("'" + dir_in + "' is not a folder");
+    const std::string dir = resolve_model_dir(dir_in).string();
     LoadedModel lm;
-    lm.model = load_model_dir(dir);
+    if (is_hf_model_dir(dir)) {
+        lm.model = load_hf_model(dir, HfLoadOptions{progress});
+    } else {
+        lm.model = load_model_dir(dir);
+        if (progress) progress(1, 1);
+    }
     lm.path = dir;
     lm.display_name = fs::path(dir).lexically_normal().filename().string();
     if (lm.display_name.empty()) lm.display_name = fs::path(dir).lexically_normal().parent_path().filename().string();
@@ -314,11 +321,14 @@ std::string find_default_model_dir(const std::string& exe_path) {
 bool ModelLoader::start(std::string path) {
     if (busy()) return false;
     m_path = path;
-    m_future = std::async(std::launch::async, [path]() {
+    m_progress = std::make_shared<std::atomic<float>>(0.0f);
+    m_future = std::async(std::launch::async, [path, prog = m_progress]() {
         Result r;
         r.path = path;
         try {
-            r.model = load_model_folder(path);
+            r.model = load_model_folder(path, [prog](uint64_t done, uint64_t total) {
+                prog->store(total ? float(double(done) / double(total)) : 1.0f);
+            });
         } catch (const std::exception& e) {
             r.error = e.what();
         }

@@ -7,6 +7,7 @@
 #include "app/ui/session/text_codec.h"
 #include "core/model.h"
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -117,8 +118,13 @@ struct LoadedModel {
     std::string tokenizer_warning;      ///< tokenizer.json present but unusable
 };
 
-/// Loads config.json + model.safetensors (+ tokenizer.json). Throws std::runtime_error naming the problem.
-[[nodiscard]] LoadedModel load_model_folder(const std::string& dir);
+/// Loads a model folder: ours (config.json + model.safetensors) or a Hugging Face one (config.json with
+/// "model_type": gpt2, llama, mistral, qwen2; single or sharded safetensors; also a hub cache path
+/// models--org--name), plus its tokenizer (tokenizer.json or vocab.json + merges.txt) when usable.
+/// `progress(bytes_done, bytes_total)` is called while weights are decoded. Throws std::runtime_error naming the
+/// problem.
+[[nodiscard]] LoadedModel load_model_folder(const std::string& dir,
+                                            const std::function<void(uint64_t, uint64_t)>& progress = {});
 /// A small random-weight decoder (4 layers, 4 heads, 2 KV heads, byte vocabulary) built in memory.
 [[nodiscard]] LoadedModel make_demo_model();
 /// The first existing bundled default (assets/models/austen-gpt, austen-llama), searched relative to
@@ -136,12 +142,15 @@ public:
     bool start(std::string path);
     [[nodiscard]] bool busy() const { return m_future.valid(); }
     [[nodiscard]] const std::string& loading_path() const { return m_path; }
+    /// Fraction of the weights decoded so far, in [0, 1] (0 until the loader reports).
+    [[nodiscard]] float progress() const { return m_progress ? m_progress->load() : 0.0f; }
     /// The result once ready (exactly once), else nullopt.
     [[nodiscard]] std::optional<Result> poll();
 
 private:
     std::future<Result> m_future;
     std::string m_path;
+    std::shared_ptr<std::atomic<float>> m_progress;
 };
 
 }  // namespace ts::ui
