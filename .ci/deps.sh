@@ -6,7 +6,7 @@ pkgs=(build-essential cmake ninja-build pkg-config ccache
       libeigen3-dev nlohmann-json3-dev libpcre2-dev zlib1g-dev
       libimgui-dev libglfw3-dev libstb-dev libegl-dev libgl-dev libgles-dev libgl1-mesa-dri
       xvfb xauth fonts-dejavu-core fonts-wqy-microhei
-      libgtest-dev libgmock-dev libbenchmark-dev librsvg2-bin)
+      libgtest-dev libgmock-dev libbenchmark-dev librsvg2-bin libxml2-utils)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
