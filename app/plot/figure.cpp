@@ -229,6 +229,8 @@ AxisTicks axis_ticks(const Figure& f, const Transform& t, float line_h, bool x_a
     const double lo = x_axis ? t.b.xmin : t.b.ymin, hi = x_axis ? t.b.xmax : t.b.ymax;
     if (a.log) {
         out.values = log_ticks(lo, hi);
+        // Labels need the precision of the finest spacing (0.05, 0.1, 0.2 ... -> two decimals).
+        if (out.values.size() > 1) out.step = out.values[1] - out.values[0];
     } else {
         const float len = x_axis ? t.plot.w() : t.plot.h();
         const int n = std::clamp(int(len / (line_h * (x_axis ? 4.5f : 2.5f))), 2, 10);
