@@ -86,7 +86,7 @@ private:
 inline std::function<void(uint64_t, uint64_t)> terminal_progress(const char* what = "loading weights") {
     return [what, last = -1, tty = isatty(2) != 0](uint64_t done, uint64_t total) mutable {
         const int pct = total ? int(100.0 * double(done) / double(total)) : 100;
-        if (pct == last || (!tty && pct < 100)) return;  // a log file gets one line
+        if (pct == last || !tty) return;  // only on a terminal: logs and error output stay one line
         last = pct;
         char bar[31];
         for (int i = 0; i < 30; ++i) bar[i] = i < pct * 30 / 100 ? '#' : ' ';

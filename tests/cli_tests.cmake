@@ -1,0 +1,41 @@
+# CLI tests (included from tests/CMakeLists.txt when the transformer-studio target exists): each subcommand's
+# success path on a small committed model, and bad input -> non-zero exit with one line saying why.
+set(TS_CLI $<TARGET_FILE:transformer-studio>)
+set(TS_CLI_OUT ${CMAKE_BINARY_DIR}/cli_out)
+file(MAKE_DIRECTORY ${TS_CLI_OUT})
+function(ts_cli_test name expect)
+  cmake_parse_arguments(T "" "STDERR_REGEX;OUTPUT" "CMD" ${ARGN})
+  set(defs -DEXPECT=${expect})
+  if(T_STDERR_REGEX)
+    list(APPEND defs "-DSTDERR_REGEX=${T_STDERR_REGEX}")
+  endif()
+  if(T_OUTPUT)
+    list(APPEND defs -DOUTPUT=${T_OUTPUT})
+  endif()
+  string(REPLACE ";" "|" cmd "${T_CMD}")
+  add_test(NAME cli_${name} COMMAND ${CMAKE_COMMAND} "-DCMD=${cmd}" ${defs}
+           -P ${CMAKE_CURRENT_SOURCE_DIR}/cli/run_cli_test.cmake)
+endfunction()
+
+ts_cli_test(trace_hf_gpt2 ok CMD ${TS_CLI} trace --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2 --ids 1,2,3,4
+            --out ${TS_CLI_OUT}/trace_gpt2.safetensors OUTPUT ${TS_CLI_OUT}/trace_gpt2.safetensors)
+ts_cli_test(trace_missing_model fail CMD ${TS_CLI} trace --model /nonexistent/model --ids 1 --out ${TS_CLI_OUT}/x
+            STDERR_REGEX "is not a folder")
+ts_cli_test(trace_unknown_option fail CMD ${TS_CLI} trace --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2 --bogus 1
+            STDERR_REGEX "unknown option --bogus")
+ts_cli_test(trace_bad_ids fail CMD ${TS_CLI} trace --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2 --ids 1,x
+            --out ${TS_CLI_OUT}/x STDERR_REGEX "comma-separated integers")
+ts_cli_test(trace_id_out_of_range fail CMD ${TS_CLI} trace --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2
+            --ids 1,999999 --out ${TS_CLI_OUT}/x STDERR_REGEX "999999")
+ts_cli_test(trace_unwritable_out fail CMD ${TS_CLI} trace --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2 --ids 1,2
+            --out /nonexistent-dir/trace.safetensors STDERR_REGEX "nonexistent-dir")
+ts_cli_test(trace_text_without_tokenizer fail CMD ${TS_CLI} trace --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2
+            --text hello --out ${TS_CLI_OUT}/x STDERR_REGEX "no tokenizer")
+ts_cli_test(unknown_subcommand fail CMD ${TS_CLI} frobnicate STDERR_REGEX "unknown subcommand")
+if(EXISTS ${CMAKE_SOURCE_DIR}/assets/models/austen-gpt/tokenizer.json)
+  ts_cli_test(trace_default_model_text ok CMD ${TS_CLI} trace --model ${CMAKE_SOURCE_DIR}/assets/models/austen-gpt
+              --text "The cat sat on the mat because it was tired." --out ${TS_CLI_OUT}/trace_default.safetensors
+              OUTPUT ${TS_CLI_OUT}/trace_default.safetensors)
+  ts_cli_test(tokenizer_encode_invalid_utf8 ok CMD ${TS_CLI} tokenizer encode
+              --tokenizer ${CMAKE_SOURCE_DIR}/assets/models/austen-gpt --text "caf\\xc3 ok")
+endif()
