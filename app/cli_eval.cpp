@@ -2,6 +2,8 @@
 // baseline of the same tokenizer, the best induction and previous-token heads, and sample generations.
 #include "app/cli.h"
 #include "app/cli_args.h"
+#include "app/plot/figure.h"
+#include "app/plot/writers.h"
 #include "app/ui/session/text_codec.h"
 #include "app/ui/session/worker.h"
 #include "core/model.h"
@@ -84,12 +86,45 @@ std::string generate(const Model& m, const ui::TextCodec& codec, const std::stri
     return prompt + codec.decode(out);
 }
 
+/// The training curve (train and held-out loss per step from DIR/train_log.jsonl) with the unigram baseline, as an
+/// SVG made by the project's own plotting layer.
+void write_loss_curve(const std::string& model_dir, double unigram_nats, const std::string& out_svg) {
+    std::ifstream log(model_dir + "/train_log.jsonl");
+    if (!log) throw std::runtime_error("no train_log.jsonl in " + model_dir + " for --loss-curve");
+    plot::Series train{plot::SeriesKind::Line, "train loss"}, val{plot::SeriesKind::Line, "held-out loss"};
+    val.color = {0.85f, 0.33f, 0.1f, 1.0f};
+    std::string line;
+    while (std::getline(log, line)) {
+        const auto j = nlohmann::json::parse(line, nullptr, false);
+        if (j.is_discarded() || !j.contains("step")) continue;
+        const double step = j["step"].get<double>();
+        if (j.contains("train_loss") && j["train_loss"].is_number()) {
+            train.x.push_back(step);
+            train.y.push_back(j["train_loss"].get<double>());
+        }
+        if (j.contains("val_loss") && j["val_loss"].is_number()) {
+            val.x.push_back(step);
+            val.y.push_back(j["val_loss"].get<double>());
+        }
+    }
+    plot::Figure f;
+    f.title = "Training curve";
+    f.formula = "mean next-token cross-entropy -log p(x_{t+1} | x_{<=t}) in nats";
+    f.x = {"optimizer step", ""};
+    f.y = {"cross-entropy", "nats"};
+    f.series = {train, val};
+    f.ref_lines.push_back({false, unigram_nats, "unigram baseline", {0.5f, 0.5f, 0.5f, 1.0f}});
+    std::ofstream out(out_svg);
+    if (!out) throw std::runtime_error("cannot write " + out_svg);
+    out << plot::figure_to_svg(f, 800, 450);
+}
+
 }  // namespace
 
 int run_eval(int argc, char** argv) {
     const Args args(argc, argv, 2,
                     {"model", "data", "val-fraction", "max-windows", "seed", "samples", "sample-tokens", "temperature",
-                     "json", "induction-seqs"});
+                     "json", "induction-seqs", "loss-curve"});
     const ui::LoadedModel lm = ui::load_model_folder(args.required("model"), terminal_progress());
     const Model& m = *lm.model;
     const ModelConfig& c = m.config();
@@ -186,6 +221,7 @@ int run_eval(int argc, char** argv) {
                 "loss first copy %.3f, second copy %.3f nats\n",
                 ind.layer, ind.head, ind.score, loss_first / n_seq, loss_second / n_seq);
     for (const auto& s : samples) std::printf("sample (T=%.1f): %s\n", temperature, s.get<std::string>().c_str());
+    if (args.has("loss-curve")) write_loss_curve(args.get("model"), uni_loss, args.get("loss-curve"));
     if (args.has("json")) {
         std::ofstream out(args.get("json"));
         if (!out) throw std::runtime_error("cannot write " + args.get("json"));
