@@ -1,6 +1,7 @@
 // `transformer-studio` with no subcommand: opens the desktop app. Options:
 //   --model DIR  --text TEXT  --theme light|dark  --panel NAME  --size WxH  --no-state
 //   --screenshot-dir DIR [--frames N] [--panel NAME|all]   render, save one PNG per panel, exit (tests)
+//   --frame-stats FILE [--bench-edits N] [--max-frames N]  per-frame times as JSON (tests/bench/ui_frame_bench.sh)
 #include "app/cli.h"
 #include "app/cli_args.h"
 #include "app/ui/app.h"
@@ -11,7 +12,8 @@
 namespace ts::cli {
 
 int run_gui(int argc, char** argv) {
-    const Args args(argc, argv, 1, {"model", "text", "theme", "panel", "screenshot-dir", "frames", "size"}, {"no-state"});
+    const Args args(argc, argv, 1, {"model", "text", "theme", "panel", "screenshot-dir", "frames", "size", "frame-stats",
+                                       "bench-edits", "max-frames"}, {"no-state"});
     ui::AppOptions o;
     o.exe_path = argc > 0 ? argv[0] : "";
     o.model_dir = args.get("model");
@@ -24,6 +26,11 @@ int run_gui(int argc, char** argv) {
     o.screenshot_dir = args.get("screenshot-dir");
     o.frames = int(args.number("frames", 5));
     o.persist = !args.flag("no-state");
+    o.frame_stats = args.get("frame-stats");
+    o.bench_edits = int(args.number("bench-edits", 0));
+    o.max_frames = int(args.number("max-frames", 0));
+    if (o.bench_edits < 0 || o.max_frames < 0)
+        throw std::invalid_argument("--bench-edits and --max-frames expect a count >= 0");
     if (args.has("size")) {
         int w = 0, h = 0;
         if (std::sscanf(args.get("size").c_str(), "%dx%d", &w, &h) != 2 || w < 200 || h < 200)

@@ -12,6 +12,7 @@ namespace {
 void print_usage() {
     std::puts(
         "usage: transformer-studio [--model DIR] [--text TEXT]      open the desktop app\n"
+        "         [--frame-stats FILE] [--bench-edits N] [--max-frames N]  per-frame times as JSON; N text edits; exit\n"
         "       transformer-studio trace --model DIR (--text T | --ids 1,2,3) --out FILE.safetensors\n"
         "       transformer-studio tokenizer train --input FILE... --vocab-size N --out DIR\n"
         "       transformer-studio tokenizer encode --tokenizer FILE --text T\n"

@@ -151,7 +151,11 @@ PlotInteraction draw_figure(const Figure& f, ImVec2 size, const PaintOptions& op
         const plot::Heatmap& h = *f.heatmap;
         const float cw = P.w() / float(h.cols), ch = P.h() / float(h.rows);
         ImTextureID tex = nullptr;
-        if (size_t(h.rows) * size_t(h.cols) > 64u * 64u) tex = heatmap_texture(ImGui::GetID("##heat"), h);
+        // Rectangles up to 64×64 cells; beyond that one texture. Thumbnails use a texture from 16×16 cells on: the
+        // attention grid draws L × H of them (GPT-2 small at 32 tokens: 144 × 1024 rectangles, ~600k vertices a
+        // frame, ~100 ms per frame with Mesa's software renderer; as textures ~40k vertices).
+        const size_t n_cells = size_t(h.rows) * size_t(h.cols);
+        if (n_cells > 64u * 64u || (opt.compact && n_cells > 16u * 16u)) tex = heatmap_texture(ImGui::GetID("##heat"), h);
         if (tex) {
             dl->AddImage(tex, ImVec2(P.x0, P.y0), ImVec2(P.x1, P.y1), ImVec2(0, 0), ImVec2(1, 1));
         } else {

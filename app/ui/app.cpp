@@ -18,13 +18,17 @@
 #include <backends/imgui_impl_opengl3.h>
 #include <imgui.h>
 #include <imgui_stdlib.h>
+#include <nlohmann/json.hpp>
 #include <stb_image_write.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <map>
 #include <memory>
 #include <thread>
 
@@ -33,6 +37,24 @@ namespace ts::ui {
 namespace {
 
 int g_error_count = 0;
+
+using Clock = std::chrono::steady_clock;
+// Taken during static initialisation, i.e. before main(): the reference for "cold start to first frame".
+const Clock::time_point g_process_start = Clock::now();
+double ms_between(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); }
+
+/// --frame-stats: what every frame cost and how long edits took to show (benchmarks, tests/bench/ui_frame_bench.sh).
+struct FrameStats {
+    std::vector<double> frame_ms;        ///< whole loop iteration: events, UI, GL submit, swap
+    std::vector<double> build_ms;        ///< ImGui NewFrame .. Render (CPU only)
+    std::vector<int> worker_busy;        ///< 1 when the worker was computing during the frame
+    std::vector<double> result_ms;       ///< text edit -> first frame presenting its forward pass
+    double first_frame_ms = -1, first_data_ms = -1;  ///< since process start
+    std::map<uint64_t, Clock::time_point> submitted;  ///< request id -> submit time
+    bool show_pending = false;
+    Clock::time_point show_submit;
+    int edits = 0;
+};
 
 void log_error(const std::string& msg) {
     ++g_error_count;
@@ -77,6 +99,8 @@ private:
     void adopt_model(LoadedModel lm);
     bool save_screenshot(const std::string& path);
     void save_state_now();
+    void bench_edit();
+    void write_frame_stats() const;
 
     AppOptions m_opt;
     GLFWwindow* m_window = nullptr;
@@ -106,6 +130,10 @@ private:
     std::string m_force_panel;
     bool m_quit = false;
     int m_exit_code = 0;
+
+    // Benchmark mode (--frame-stats, --bench-edits, --max-frames).
+    FrameStats m_stats;
+    int m_frame_index = 0;
 };
 
 bool App::init_window() {
@@ -191,7 +219,16 @@ void App::poll_results() {
             m_state.recent.erase(std::remove(m_state.recent.begin(), m_state.recent.end(), r->path), m_state.recent.end());
         }
     }
-    if (auto s = m_worker->latest(); s && s != m_snap) m_snap = s;
+    // A partial snapshot (no logit lens yet) updates every panel but Predictions, which waits for the complete one
+    // rather than flicker its lens plot.
+    if (auto s = m_worker->latest(); s && s != m_snap && !(s->partial && m_state.panel == "Predictions")) {
+        m_snap = s;
+        if (auto it = m_stats.submitted.find(s->id); it != m_stats.submitted.end()) {
+            m_stats.show_pending = true;
+            m_stats.show_submit = it->second;
+            m_stats.submitted.erase(m_stats.submitted.begin(), std::next(it));
+        }
+    }
     if (auto g = m_worker->latest_generation(); g && g->id != m_seen_gen) {
         m_seen_gen = g->id;
         m_gen = g;
@@ -209,6 +246,7 @@ void App::maybe_submit() {
     // The same request `render` runs (app/ui/figures/views.h), so exports match the window.
     ForwardRequest r = make_forward_request(m_state, m_model, m_tokens);
     m_last_submitted = m_worker->submit(std::move(r));
+    if (!m_opt.frame_stats.empty()) m_stats.submitted[m_last_submitted] = Clock::now();
     if (m_fonts_dirty == false && fonts_need_rebuild(m_state.text)) m_fonts_dirty = true;
 }
 
@@ -364,8 +402,49 @@ void App::main_area() {
     m_force_panel.clear();
 }
 
+// --bench-edits: every few frames once the first forward is shown, flip the case of one letter of the text (the
+// token count stays about the same), as a user typing would; quit when the last edit's forward is on screen.
+void App::bench_edit() {
+    constexpr int kEditEvery = 3;
+    if (!m_snap || !m_snap->trace) return;
+    if (m_stats.edits < m_opt.bench_edits) {
+        if (m_frame_index % kEditEvery != 0 || m_state.text.empty()) return;
+        for (size_t k = 0; k < m_state.text.size(); ++k) {
+            const size_t pos = (size_t(m_stats.edits) * 7 + k) % m_state.text.size();
+            const unsigned char ch = static_cast<unsigned char>(m_state.text[pos]);
+            if (ch < 128 && std::isalpha(ch)) {
+                m_state.text[pos] = char(std::isupper(ch) ? std::tolower(ch) : std::toupper(ch));
+                break;
+            }
+        }
+        ++m_stats.edits;
+    } else if (!m_worker->busy() && m_snap->id >= m_last_submitted) {
+        m_quit = true;
+    }
+}
+
+void App::write_frame_stats() const {
+    nlohmann::json j;
+    j["first_frame_ms"] = m_stats.first_frame_ms;
+    j["first_data_frame_ms"] = m_stats.first_data_ms;
+    j["model"] = m_model.display_name;
+    j["tokens"] = m_snap && m_snap->tokens ? int(m_snap->tokens->ids.size()) : 0;
+    j["edits"] = m_stats.edits;
+    j["forwards_completed"] = m_worker ? m_worker->completed() : 0;
+    j["forwards_dropped"] = m_worker ? m_worker->dropped() : 0;
+    j["last_compute_ms"] = m_snap ? m_snap->compute_ms : 0.0;
+    j["frame_ms"] = m_stats.frame_ms;
+    j["build_ms"] = m_stats.build_ms;
+    j["worker_busy"] = m_stats.worker_busy;
+    j["edit_to_frame_ms"] = m_stats.result_ms;
+    std::ofstream f(m_opt.frame_stats);
+    f << j.dump() << "\n";
+    if (!f) log_error("could not write frame stats to " + m_opt.frame_stats);
+}
+
 void App::frame() {
     poll_results();
+    if (m_opt.bench_edits > 0) bench_edit();
     maybe_submit();
     if (m_fonts_dirty) {
         m_fonts = build_fonts(std::round(16.0f * m_scale), m_state.text);
@@ -373,6 +452,7 @@ void App::frame() {
         ImGui_ImplOpenGL3_CreateFontsTexture();
         m_fonts_dirty = false;
     }
+    const Clock::time_point build_start = Clock::now();
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
     ImGui::NewFrame();
@@ -394,6 +474,7 @@ void App::frame() {
     ImGui::End();
 
     ImGui::Render();
+    if (!m_opt.frame_stats.empty()) m_stats.build_ms.push_back(ms_between(build_start, Clock::now()));
     int w = 0, h = 0;
     glfwGetFramebufferSize(m_window, &w, &h);
     glViewport(0, 0, w, h);
@@ -424,6 +505,13 @@ void App::frame() {
         }
     }
     glfwSwapBuffers(m_window);
+    const Clock::time_point shown = Clock::now();
+    if (m_stats.first_frame_ms < 0) m_stats.first_frame_ms = ms_between(g_process_start, shown);
+    if (m_stats.first_data_ms < 0 && m_snap && m_snap->trace) m_stats.first_data_ms = ms_between(g_process_start, shown);
+    if (m_stats.show_pending) {
+        m_stats.result_ms.push_back(ms_between(m_stats.show_submit, shown));
+        m_stats.show_pending = false;
+    }
 }
 
 bool App::save_screenshot(const std::string& path) {
@@ -509,9 +597,16 @@ int App::run() {
     m_shot_wait_start = std::chrono::steady_clock::now();
 
     while (!glfwWindowShouldClose(m_window) && !m_quit) {
+        const Clock::time_point t0 = Clock::now();
         glfwPollEvents();
         frame();
+        if (!m_opt.frame_stats.empty()) {
+            m_stats.frame_ms.push_back(ms_between(t0, Clock::now()));
+            m_stats.worker_busy.push_back(m_worker->busy() ? 1 : 0);
+        }
+        if (++m_frame_index == m_opt.max_frames) m_quit = true;
     }
+    if (!m_opt.frame_stats.empty()) write_frame_stats();
     save_state_now();
     shutdown();
     if (g_error_count > 0 && !m_opt.screenshot_dir.empty()) return 1;

@@ -1,5 +1,6 @@
 // The desktop app: window, sidebar (model picker, text, layer/head/knobs), one tab per panel, the compute worker
-// and state persistence. Also a screenshot mode for tests (--screenshot-dir DIR --frames N --panel NAME|all).
+// and state persistence. Also a screenshot mode for tests (--screenshot-dir DIR --frames N --panel NAME|all) and
+// frame timing for benchmarks (--frame-stats FILE, --bench-edits N, --max-frames N; tests/bench/ui_frame_bench.sh).
 #pragma once
 
 #include <string>
@@ -17,6 +18,9 @@ struct AppOptions {
     std::string theme;             ///< "light" | "dark" | "" (remembered)
     int width = 1600, height = 1000;
     bool persist = true;           ///< false: neither read nor write state.json
+    std::string frame_stats;       ///< non-empty: write per-frame times as JSON here at exit
+    int bench_edits = 0;           ///< > 0: change one character of the text every few frames, N times, then exit
+    int max_frames = 0;            ///< > 0: exit after this many frames (1: cold start to first frame)
 };
 
 /// Runs the window until closed (or screenshots are done). Returns the process exit code.

@@ -128,7 +128,15 @@ std::shared_ptr<const Snapshot> run_forward_request(const ForwardRequest& r, uin
             ForwardResult out = run_model(*r.model, r.tokens->ids, options_for(r, r.capture_all));
             s->logits = std::move(out.logits);
             s->trace = out.trace;
-            if (r.logit_lens && s->trace) compute_logit_lens(*r.model, *s->trace, s->stack(), *s);
+            if (r.logit_lens && s->trace) {
+                if (r.publish_partial) {  // heatmaps first: the lens costs L more LM-head products (more than the forward)
+                    auto early = std::make_shared<Snapshot>(*s);
+                    early->partial = true;
+                    early->compute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+                    r.publish_partial(std::move(early));
+                }
+                compute_logit_lens(*r.model, *s->trace, s->stack(), *s);
+            }
         } else {
             std::vector<int> ids = r.tokens->ids;
             std::mt19937_64 rng(r.seed);
@@ -218,6 +226,11 @@ void ForwardWorker::loop() {
         m_pending.reset();
         m_running = true;
         lk.unlock();
+        if (req.kind == ForwardRequest::Kind::Forward)
+            req.publish_partial = [this](std::shared_ptr<const Snapshot> s) {
+                std::lock_guard plk(m_mutex);
+                if (s && (!m_latest || s->id > m_latest->id)) m_latest = std::move(s);
+            };
         std::shared_ptr<const Snapshot> snap;
         try {
             snap = m_run(req, id);
@@ -235,7 +248,7 @@ void ForwardWorker::loop() {
         ++m_completed;
         if (snap) {
             auto& slot = req.kind == ForwardRequest::Kind::Generate ? m_latest_gen : m_latest;
-            if (!slot || snap->id > slot->id) slot = snap;  // newest wins
+            if (!slot || snap->id >= slot->id) slot = snap;  // newest wins (the complete one replaces its partial)
         }
         m_cv.notify_all();
     }

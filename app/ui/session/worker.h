@@ -32,6 +32,8 @@ struct SamplingOptions {
 /// Ties at the top-k boundary keep the lower ids. Throws std::invalid_argument for temperature <= 0.
 [[nodiscard]] std::vector<float> sampling_distribution(const float* logits, int vocab, const SamplingOptions& opt);
 
+struct Snapshot;
+
 struct ForwardRequest {
     enum class Kind { Forward, Generate };
     Kind kind = Kind::Forward;
@@ -45,6 +47,10 @@ struct ForwardRequest {
     int generate_tokens = 0;            ///< Generate: how many tokens to sample
     SamplingOptions sampling;
     uint64_t seed = 1;
+    /// Set by ForwardWorker for Forward requests: receives the snapshot as soon as the forward pass is done, before
+    /// the logit lens (Snapshot::partial, same id, lens empty), so heatmaps update without waiting for L extra
+    /// LM-head products; the complete snapshot follows. Unset (render, tests): one complete result.
+    std::function<void(std::shared_ptr<const Snapshot>)> publish_partial;
 };
 
 struct Snapshot {
@@ -64,6 +70,7 @@ struct Snapshot {
     std::string generated_text;         ///< Generate: decoded continuation (raw bytes)
     std::string error;                  ///< non-empty when the forward threw
     double compute_ms = 0.0;
+    bool partial = false;               ///< the logit lens is still being computed (a complete snapshot follows)
     /// "dec" for decoder stacks, "enc" for encoder-only models.
     [[nodiscard]] std::string stack() const;
     [[nodiscard]] int n_layers() const;
@@ -71,7 +78,8 @@ struct Snapshot {
     [[nodiscard]] const Tensor* find(const std::string& name) const { return trace ? trace->find(name) : nullptr; }
 };
 
-/// Runs one request (the default worker job). Never throws: errors go to Snapshot::error.
+/// Runs one request (the default worker job). Never throws: errors go to Snapshot::error. Calls r.publish_partial
+/// (when set) with a copy of the snapshot before computing the logit lens.
 [[nodiscard]] std::shared_ptr<const Snapshot> run_forward_request(const ForwardRequest& r, uint64_t id);
 
 class ForwardWorker {
@@ -84,7 +92,8 @@ public:
 
     /// Queues r, replacing any request not yet started. Returns its id.
     uint64_t submit(ForwardRequest r);
-    /// Newest published Forward snapshot (nullptr before the first). Cheap; call every frame.
+    /// Newest published Forward snapshot (nullptr before the first; may be partial, then replaced by the complete
+    /// one with the same id). Cheap; call every frame.
     [[nodiscard]] std::shared_ptr<const Snapshot> latest() const;
     /// Newest published Generate result (nullptr before the first).
     [[nodiscard]] std::shared_ptr<const Snapshot> latest_generation() const;

@@ -1,0 +1,80 @@
+// The worker publishes a forward pass before its logit lens (ForwardRequest::publish_partial): the partial snapshot
+// carries the trace and logits but no lens, the complete one (same id) adds the lens and replaces it.
+#include "app/ui/session/text_codec.h"
+#include "app/ui/session/worker.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+
+namespace {
+
+using namespace ts::ui;
+
+ForwardRequest demo_request(const LoadedModel& lm) {
+    ForwardRequest r;
+    r.model = lm.model;
+    r.codec = lm.codec;
+    r.tokens = std::make_shared<const TokenizedText>(tokenize_text("Hello there", *lm.codec, lm.model->config().max_seq_len));
+    return r;
+}
+
+TEST(WorkerPartial, PartialSnapshotHasTraceButNoLensThenCompleteOneFollows) {
+    const LoadedModel lm = make_demo_model();
+    ForwardRequest r = demo_request(lm);
+    std::shared_ptr<const Snapshot> early;
+    int calls = 0;
+    r.publish_partial = [&](std::shared_ptr<const Snapshot> s) {
+        ++calls;
+        early = std::move(s);
+    };
+    const auto done = run_forward_request(r, 7);
+    ASSERT_EQ(calls, 1);
+    ASSERT_TRUE(early);
+    EXPECT_TRUE(early->partial);
+    EXPECT_EQ(early->id, 7u);
+    ASSERT_TRUE(early->trace);
+    EXPECT_NE(early->find("dec.0.attn.probs"), nullptr);
+    EXPECT_EQ(early->logits.rows(), 11);  // 11 bytes, byte-level codec
+    EXPECT_TRUE(early->lens_argmax.empty());
+
+    EXPECT_FALSE(done->partial);
+    EXPECT_EQ(done->id, 7u);
+    EXPECT_EQ(done->trace, early->trace);  // the same trace, not recomputed
+    ASSERT_EQ(done->lens_argmax.size(), 4u);
+    EXPECT_EQ(done->lens_argmax[0].size(), 11u);
+    EXPECT_TRUE(done->logits.isApprox(early->logits));
+}
+
+TEST(WorkerPartial, WithoutTheCallbackOneCompleteResult) {
+    const LoadedModel lm = make_demo_model();
+    const auto done = run_forward_request(demo_request(lm), 1);
+    EXPECT_FALSE(done->partial);
+    EXPECT_EQ(done->lens_argmax.size(), 4u);
+}
+
+TEST(WorkerPartial, WorkerEndsWithTheCompleteSnapshot) {
+    const LoadedModel lm = make_demo_model();
+    ForwardWorker w;
+    const uint64_t id = w.submit(demo_request(lm));
+    ASSERT_TRUE(w.wait_idle(60.0));
+    const auto s = w.latest();
+    ASSERT_TRUE(s);
+    EXPECT_EQ(s->id, id);
+    EXPECT_FALSE(s->partial);
+    EXPECT_EQ(s->lens_argmax.size(), 4u);
+}
+
+TEST(WorkerPartial, GenerateRequestsAreNeverPartial) {
+    const LoadedModel lm = make_demo_model();
+    ForwardRequest r = demo_request(lm);
+    r.kind = ForwardRequest::Kind::Generate;
+    r.generate_tokens = 2;
+    int calls = 0;
+    r.publish_partial = [&](std::shared_ptr<const Snapshot>) { ++calls; };
+    const auto done = run_forward_request(r, 3);
+    EXPECT_EQ(calls, 0);
+    EXPECT_EQ(done->generated.size(), 2u);
+}
+
+}  // namespace
