@@ -12,6 +12,11 @@
 #include <numeric>
 #include <random>
 
+#ifdef __linux__
+#include <sys/resource.h>
+#include <unistd.h>
+#endif
+
 namespace ts::ui {
 
 // --- sampling -----------------------------------------------------------------------------------------------------
@@ -218,6 +223,11 @@ bool ForwardWorker::wait_idle(double timeout_s) const {
 }
 
 void ForwardWorker::loop() {
+#ifdef __linux__
+    // Drawing comes first: when the CPU is contended (a big model, software GL), the scheduler should run the UI
+    // thread before this one. Linux's nice value is per thread; failure (e.g. a sandbox) is harmless.
+    (void)setpriority(PRIO_PROCESS, id_t(gettid()), 5);
+#endif
     std::unique_lock lk(m_mutex);
     for (;;) {
         m_cv.wait(lk, [this] { return m_stop || m_pending.has_value(); });
