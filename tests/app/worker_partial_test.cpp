@@ -46,6 +46,39 @@ TEST(WorkerPartial, PartialSnapshotHasTraceButNoLensThenCompleteOneFollows) {
     EXPECT_TRUE(done->logits.isApprox(early->logits));
 }
 
+TEST(WorkerPartial, ASupersededRequestSkipsTheLensAndReturnsThePartialSnapshot) {
+    const LoadedModel lm = make_demo_model();
+    ForwardRequest r = demo_request(lm);
+    std::shared_ptr<const Snapshot> early;
+    r.publish_partial = [&](std::shared_ptr<const Snapshot> s) { early = std::move(s); };
+    int asked = 0;
+    r.superseded = [&] { return ++asked > 1; };  // a newer request arrives after the first lens layer
+    const auto done = run_forward_request(r, 5);
+    ASSERT_TRUE(early);
+    EXPECT_EQ(done, early);
+    EXPECT_TRUE(done->partial);
+    EXPECT_TRUE(done->lens_argmax.empty());
+    EXPECT_EQ(asked, 2);
+}
+
+TEST(WorkerPartial, LensProbabilityIsTheSoftmaxAtTheArgmax) {
+    const LoadedModel lm = make_demo_model();
+    const auto done = run_forward_request(demo_request(lm), 1);
+    ASSERT_EQ(done->lens_prob.size(), 4u);
+    // The last layer's lens goes through the final norm and the LM head, i.e. it is the model's own logits.
+    const auto& row = done->logits.row(done->logits.rows() - 1);
+    Eigen::Index j = 0;
+    const float lmax = row.maxCoeff(&j);
+    const float p = 1.0f / (row.array() - lmax).exp().sum();
+    EXPECT_EQ(done->lens_argmax[3].back(), int(j));
+    EXPECT_NEAR(done->lens_prob[3].back(), p, 1e-4f);
+    for (const auto& layer : done->lens_prob)
+        for (float q : layer) {
+            EXPECT_GT(q, 1.0f / 256.0f - 1e-6f);  // an argmax is at least uniform over the 256-token vocabulary
+            EXPECT_LE(q, 1.0f);
+        }
+}
+
 TEST(WorkerPartial, WithoutTheCallbackOneCompleteResult) {
     const LoadedModel lm = make_demo_model();
     const auto done = run_forward_request(demo_request(lm), 1);

@@ -81,34 +81,37 @@ ForwardOptions options_for(const ForwardRequest& r, bool capture) {
     return opt;
 }
 
-void compute_logit_lens(const Model& m, const Trace& trace, const std::string& stack, Snapshot& s) {
+// Returns false when `cancel` stopped it (s.lens_* then incomplete).
+bool compute_logit_lens(const Model& m, const Trace& trace, const std::string& stack, Snapshot& s,
+                        const std::function<bool()>& cancel) {
     const ModelConfig& c = m.config();
     const Tensor* head = m.find_weight("lm_head.weight");
     if (!head) head = m.find_weight("tok_emb.weight");
-    if (!head || head->dim(0) != c.vocab_size) return;
+    if (!head || head->dim(0) != c.vocab_size) return true;
     const Tensor* nw = m.find_weight(stack + ".final_norm.weight");
     const Tensor* nb = m.find_weight(stack + ".final_norm.bias");
     for (int i = 0; i < c.n_layers; ++i) {
+        if (cancel && cancel()) return false;
         const Tensor* h = trace.find(stack + "." + std::to_string(i) + ".resid_ffn");
-        if (!h) return;
+        if (!h) return true;
         MatrixRM x = h->mat();
         if (nw) {
             const std::span<const float> beta = nb ? std::span<const float>(nb->data) : std::span<const float>();
             x = apply_norm(c.norm, x, std::span<const float>(nw->data), beta, c.norm_eps);
         }
         const MatrixRM logits = x * head->mat().transpose();
-        const MatrixRM probs = softmax_rows(logits);
         std::vector<int> am(size_t(logits.rows()));
         std::vector<float> pr(size_t(logits.rows()));
-        for (Eigen::Index t = 0; t < logits.rows(); ++t) {
+        for (Eigen::Index t = 0; t < logits.rows(); ++t) {  // softmax at the argmax: 1 / sum_k exp(l_k - l_max)
             Eigen::Index j = 0;
-            probs.row(t).maxCoeff(&j);
+            const float lmax = logits.row(t).maxCoeff(&j);
             am[size_t(t)] = int(j);
-            pr[size_t(t)] = probs(t, j);
+            pr[size_t(t)] = 1.0f / (logits.row(t).array() - lmax).exp().sum();
         }
         s.lens_argmax.push_back(std::move(am));
         s.lens_prob.push_back(std::move(pr));
     }
+    return true;
 }
 
 }  // namespace
@@ -134,13 +137,16 @@ std::shared_ptr<const Snapshot> run_forward_request(const ForwardRequest& r, uin
             s->logits = std::move(out.logits);
             s->trace = out.trace;
             if (r.logit_lens && s->trace) {
+                std::shared_ptr<Snapshot> early;
                 if (r.publish_partial) {  // heatmaps first: the lens costs L more LM-head products (more than the forward)
-                    auto early = std::make_shared<Snapshot>(*s);
+                    early = std::make_shared<Snapshot>(*s);
                     early->partial = true;
                     early->compute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-                    r.publish_partial(std::move(early));
+                    r.publish_partial(early);
                 }
-                compute_logit_lens(*r.model, *s->trace, s->stack(), *s);
+                const std::function<bool()> no_cancel;
+                if (!compute_logit_lens(*r.model, *s->trace, s->stack(), *s, early ? r.superseded : no_cancel))
+                    return early;  // a newer request waits: its forward matters more than this lens
             }
         } else {
             std::vector<int> ids = r.tokens->ids;
@@ -237,10 +243,16 @@ void ForwardWorker::loop() {
         m_running = true;
         lk.unlock();
         if (req.kind == ForwardRequest::Kind::Forward)
+        {
             req.publish_partial = [this](std::shared_ptr<const Snapshot> s) {
                 std::lock_guard plk(m_mutex);
                 if (s && (!m_latest || s->id > m_latest->id)) m_latest = std::move(s);
             };
+            req.superseded = [this] {
+                std::lock_guard plk(m_mutex);
+                return m_pending.has_value() || m_stop;
+            };
+        }
         std::shared_ptr<const Snapshot> snap;
         try {
             snap = m_run(req, id);

@@ -51,6 +51,9 @@ struct ForwardRequest {
     /// the logit lens (Snapshot::partial, same id, lens empty), so heatmaps update without waiting for L extra
     /// LM-head products; the complete snapshot follows. Unset (render, tests): one complete result.
     std::function<void(std::shared_ptr<const Snapshot>)> publish_partial;
+    /// Set by ForwardWorker: true once a newer request waits. After publish_partial, the logit lens stops between
+    /// layers and the partial snapshot is the result (the newer request gets its own lens).
+    std::function<bool()> superseded;
 };
 
 struct Snapshot {
@@ -79,7 +82,8 @@ struct Snapshot {
 };
 
 /// Runs one request (the default worker job). Never throws: errors go to Snapshot::error. Calls r.publish_partial
-/// (when set) with a copy of the snapshot before computing the logit lens.
+/// (when set) with a copy of the snapshot before computing the logit lens; skips the rest of the lens once
+/// r.superseded() is true (then returns that partial snapshot).
 [[nodiscard]] std::shared_ptr<const Snapshot> run_forward_request(const ForwardRequest& r, uint64_t id);
 
 class ForwardWorker {
