@@ -32,6 +32,7 @@ void print_train_usage() {
         "         [--beta1 X] [--beta2 X] [--grad-clip X] [--label-smoothing X] [--z-loss X] [--dropout X]\n"
         "         [--attn-dropout X] [--eval-every N] [--eval-batches N] [--ckpt-every N] [--log-every N]\n"
         "         [--seed S] [--val-fraction X] [--decay-embeddings] [--resume]\n"
+        "         [--repeat-fraction X] [--init-from MODEL_DIR]\n"
         "  Text files are tokenized once into DIR/tokens.bin (reused while the files and tokenizer are unchanged);\n"
         "  the last --val-fraction (default 0.02) of the stream is held out. --resume continues from\n"
         "  DIR/checkpoint/ exactly as an uninterrupted run would.");
@@ -106,7 +107,8 @@ int run_train(int argc, char** argv) {
     const Args args(argc, argv, 2,
                     {"config", "tokenizer", "tokens", "out", "steps", "batch", "seq-len", "lr", "min-lr", "warmup",
                      "weight-decay", "beta1", "beta2", "grad-clip", "label-smoothing", "z-loss", "dropout",
-                     "attn-dropout", "eval-every", "eval-batches", "ckpt-every", "log-every", "seed", "val-fraction"},
+                     "attn-dropout", "eval-every", "eval-batches", "ckpt-every", "log-every", "seed", "val-fraction",
+                     "repeat-fraction", "init-from"},
                     {"resume", "decay-embeddings"}, {"data"});
     const fs::path dir = args.required("out");
     const ModelConfig config = load_config(args.required("config"));
@@ -155,6 +157,9 @@ int run_train(int argc, char** argv) {
     opt.log_every = int(args.number("log-every", opt.log_every));
     opt.seed = uint64_t(args.number("seed", double(opt.seed)));
     opt.val_fraction = args.number("val-fraction", opt.val_fraction);
+    opt.repeat_fraction = args.number("repeat-fraction", opt.repeat_fraction);
+    if (opt.repeat_fraction < 0 || opt.repeat_fraction > 1)
+        throw std::invalid_argument("--repeat-fraction must be in [0, 1]");
     opt.decay_embeddings = args.flag("decay-embeddings");
 
     auto data = std::make_shared<const train::TokenDataset>(training_tokens(args, dir, tok.get()), config.vocab_size,
@@ -162,7 +167,17 @@ int run_train(int argc, char** argv) {
     std::fprintf(stderr, "data: %lld tokens (%lld train, %lld held out); model: %lld parameters\n",
                  (long long)data->size(), (long long)data->train_size(), (long long)data->val_size(),
                  (long long)config.parameter_count());
-    train::Trainer trainer(config, init_weights(config, opt.seed), data, opt, dir, &std::cerr);
+    // --init-from DIR starts from a trained model folder's weights (fine-tuning) instead of a random init.
+    WeightMap init;
+    if (args.has("init-from")) {
+        const auto base = load_model_dir(args.get("init-from"));
+        if (nlohmann::json(base->config()) != nlohmann::json(config))
+            throw std::invalid_argument("--init-from " + args.get("init-from") + ": its config.json differs from --config");
+        init = base->weights();
+    } else {
+        init = init_weights(config, opt.seed);
+    }
+    train::Trainer trainer(config, std::move(init), data, opt, dir, &std::cerr);
     if (args.flag("resume")) {
         if (!trainer.resume()) std::fprintf(stderr, "no checkpoint in %s/checkpoint: starting fresh\n", dir.c_str());
     } else if (fs::exists(dir / "train_log.jsonl")) {

@@ -14,8 +14,15 @@ set(TS_APP_PANELS tokens attention softmax activations normalization positions p
 add_test(NAME app_window_all_panels
          COMMAND ${CMAKE_COMMAND} -DAPP=$<TARGET_FILE:transformer-studio> -DCHECK=$<TARGET_FILE:ts_png_check>
                  -DOUT=${CMAKE_BINARY_DIR}/screenshots/all -DPANEL=all "-DPANELS=${TS_APP_PANELS}"
-                 "-DARGS=--text;The quick brown fox jumps over the lazy dog. 注意力机制"
+                 "-DARGS=--text;The cat sat on the mat because it was tired."
                  -P ${CMAKE_CURRENT_SOURCE_DIR}/app/window/run_window_test.cmake)
+# Chinese text (CJK font merged into the atlas) on the Tokens and Attention panels.
+add_test(NAME app_window_cjk_text
+         COMMAND ${CMAKE_COMMAND} -DAPP=$<TARGET_FILE:transformer-studio> -DCHECK=$<TARGET_FILE:ts_png_check>
+                 -DOUT=${CMAKE_BINARY_DIR}/screenshots/cjk -DPANEL=all "-DPANELS=tokens;attention"
+                 "-DARGS=--text;注意力机制让模型关注相关的词。Attention is all you need."
+                 -P ${CMAKE_CURRENT_SOURCE_DIR}/app/window/run_window_test.cmake)
+set_tests_properties(app_window_cjk_text PROPERTIES TIMEOUT 900 RUN_SERIAL TRUE)
 # Bad input: a missing model folder (falls back with a message) and empty text, light theme.
 add_test(NAME app_window_bad_model_empty_text
          COMMAND ${CMAKE_COMMAND} -DAPP=$<TARGET_FILE:transformer-studio> -DCHECK=$<TARGET_FILE:ts_png_check>

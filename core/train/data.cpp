@@ -89,16 +89,21 @@ TokenDataset::TokenDataset(std::vector<int32_t> tokens, int vocab_size, int seq_
 }
 
 void TokenDataset::sample_batch(uint64_t seed, uint64_t step, int B, std::vector<int>& inputs,
-                                std::vector<int>& targets) const {
+                                std::vector<int>& targets, double repeat_fraction) const {
     inputs.resize(size_t(B) * m_T);
     targets.resize(size_t(B) * m_T);
     const uint64_t n_starts = uint64_t(m_n_train - m_T);  // window [s, s + T] inside the train part
     const uint64_t key = rng_key(seed, step, 0xDA7A);
     for (int b = 0; b < B; ++b) {
         const uint64_t s = mix64(key + uint64_t(b)) % n_starts;
+        // A second, independent draw decides whether this window is a doubled passage.
+        const double u = double(mix64(key + 0x5EED0000ull + uint64_t(b)) >> 11) * 0x1.0p-53;
+        const bool doubled = u < repeat_fraction;
+        const int half = (m_T + 2) / 2;  // ceil((T + 1) / 2) tokens, then repeated
+        auto token_at = [&](int i) { return m_tokens[s + uint64_t(doubled ? i % half : i)]; };
         for (int t = 0; t < m_T; ++t) {
-            inputs[size_t(b) * m_T + t] = m_tokens[s + t];
-            targets[size_t(b) * m_T + t] = m_tokens[s + t + 1];
+            inputs[size_t(b) * m_T + t] = token_at(t);
+            targets[size_t(b) * m_T + t] = token_at(t + 1);
         }
     }
 }

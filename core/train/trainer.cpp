@@ -39,7 +39,8 @@ void to_json(nlohmann::json& j, const TrainOptions& o) {
                        {"ckpt_every", o.ckpt_every},
                        {"log_every", o.log_every},
                        {"seed", o.seed},
-                       {"val_fraction", o.val_fraction}};
+                       {"val_fraction", o.val_fraction},
+                       {"repeat_fraction", o.repeat_fraction}};
 }
 
 void from_json(const nlohmann::json& j, TrainOptions& o) {
@@ -68,6 +69,7 @@ void from_json(const nlohmann::json& j, TrainOptions& o) {
     get("log_every", o.log_every);
     get("seed", o.seed);
     get("val_fraction", o.val_fraction);
+    get("repeat_fraction", o.repeat_fraction);
 }
 
 // --- construction -------------------------------------------------------------------------------------------------
@@ -183,7 +185,7 @@ void Trainer::run(int64_t stop_at) {
     int64_t window_steps = 0;
     double tokens_per_s = 0;
     while (m_step < end) {
-        m_data->sample_batch(m_opt.seed, uint64_t(m_step), B, m_inputs, m_targets);
+        m_data->sample_batch(m_opt.seed, uint64_t(m_step), B, m_inputs, m_targets, m_opt.repeat_fraction);
         StepOptions so;
         so.label_smoothing = m_opt.label_smoothing;
         so.z_loss = m_opt.z_loss;

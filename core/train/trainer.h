@@ -39,6 +39,7 @@ struct TrainOptions {
     int log_every = 10;            ///< progress line every N steps
     uint64_t seed = 1;             ///< initialisation, batches and dropout
     double val_fraction = 0.02;    ///< held-out tail of the token stream
+    double repeat_fraction = 0.0;  ///< share of training windows that are doubled passages (TokenDataset::sample_batch)
 };
 void to_json(nlohmann::json& j, const TrainOptions& o);
 void from_json(const nlohmann::json& j, TrainOptions& o);

@@ -244,6 +244,35 @@ TEST(TrainData, TokenFilesRoundTrip) {
     fs::remove_all(dir);
 }
 
+TEST(TrainData, DoubledPassagesRepeatTheirFirstHalf) {
+    std::vector<int32_t> ids(2000);
+    for (int i = 0; i < 2000; ++i) ids[i] = i % 1000;
+    const TokenDataset data(ids, 1000, 9, 0.1);  // T = 9: windows of 10 tokens, halves of 5
+    std::vector<int> in, tg, plain_in, plain_tg;
+    constexpr int B = 400;
+    data.sample_batch(3, 11, B, in, tg, 0.5);
+    data.sample_batch(3, 11, B, plain_in, plain_tg, 0.0);
+    int doubled = 0;
+    for (int b = 0; b < B; ++b) {
+        std::vector<int> w(in.begin() + b * 9, in.begin() + b * 9 + 9);
+        w.push_back(tg[size_t(b) * 9 + 8]);
+        const bool is_doubled = w[5] == w[0];  // consecutive ids never repeat within 10 tokens otherwise
+        if (is_doubled) {
+            ++doubled;
+            for (int i = 5; i < 10; ++i) EXPECT_EQ(w[size_t(i)], w[size_t(i - 5)]) << "window " << b;
+        } else {
+            for (int i = 0; i < 9; ++i) EXPECT_EQ(in[size_t(b) * 9 + i], plain_in[size_t(b) * 9 + i]);
+        }
+        for (int t = 1; t < 9; ++t) EXPECT_EQ(in[size_t(b) * 9 + t], tg[size_t(b) * 9 + t - 1]);
+    }
+    EXPECT_GT(doubled, B * 0.4);
+    EXPECT_LT(doubled, B * 0.6);
+    data.sample_batch(3, 11, B, plain_in, plain_tg, 0.0);
+    int none = 0;
+    for (int b = 0; b < B; ++b) none += plain_in[size_t(b) * 9 + 5] == plain_in[size_t(b) * 9];
+    EXPECT_EQ(none, 0);
+}
+
 TEST(TrainData, BatchesAreShiftedSeededWindowsOfTheTrainPart) {
     std::vector<int32_t> ids(1000);
     for (int i = 0; i < 1000; ++i) ids[i] = i % 500;
