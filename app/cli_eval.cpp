@@ -13,7 +13,9 @@
 
 #include <cmath>
 #include <cstdio>
+#include <algorithm>
 #include <fstream>
+#include <numeric>
 #include <random>
 #include <sstream>
 
@@ -175,31 +177,51 @@ int run_eval(int argc, char** argv) {
                           {"unigram_cross_entropy_nats", uni_loss}, {"unigram_perplexity", std::exp(uni_loss)}};
     report["previous_token_head"] = {{"layer", prev.layer}, {"head", prev.head}, {"mean_attention_to_t_minus_1", prev.score}};
 
-    // --- induction: 50 random tokens repeated twice ---
+    // --- induction: 50 tokens repeated twice ---
+    // Three kinds of first halves: uniform random ids over the whole vocabulary (the classic test), random ids among
+    // the 2000 most frequent training tokens (ids the model has really learned), and a real held-out passage.
     const int n_seq = int(args.number("induction-seqs", 20));
     constexpr int kHalf = 50;
-    std::vector<double> ind_acc(size_t(c.n_layers * c.n_heads), 0.0);
-    double loss_first = 0, loss_second = 0;
-    std::uniform_int_distribution<int> pick(256, c.vocab_size - 2);
-    for (int s = 0; s < n_seq; ++s) {
-        std::vector<int> seq(kHalf);
-        for (int& v : seq) v = pick(rng);
-        seq.insert(seq.end(), seq.begin(), seq.end());
-        ForwardOptions opt;
-        opt.capture = probs_filter(c);
-        const ForwardResult r = forward(m, seq, opt);
-        // query t in the second copy attends to t - 49: the token after the earlier occurrence of seq[t].
-        accumulate_head_scores(*r.trace, c, kHalf, 2 * kHalf, kHalf - 1, ind_acc);
-        loss_first += mean_next_token_loss(r.logits, seq, 0, kHalf - 1);
-        loss_second += mean_next_token_loss(r.logits, seq, kHalf, 2 * kHalf - 1);
-    }
-    const HeadScore ind = best_head(ind_acc, c.n_heads, n_seq);
-    report["induction"] = {{"sequences", n_seq},
+    std::vector<int> by_freq(size_t(c.vocab_size));
+    std::iota(by_freq.begin(), by_freq.end(), 0);
+    std::stable_sort(by_freq.begin(), by_freq.end(),
+                     [&](int a, int b) { return unigram[size_t(a)] > unigram[size_t(b)]; });
+    const int n_frequent = std::min(2000, c.vocab_size);
+    nlohmann::json induction = nlohmann::json::object();
+    for (const std::string kind : {"uniform_random", "frequent_random", "held_out_text"}) {
+        std::vector<double> ind_acc(size_t(c.n_layers * c.n_heads), 0.0);
+        double loss_first = 0, loss_second = 0;
+        std::uniform_int_distribution<int> pick_uniform(256, c.vocab_size - 2);
+        std::uniform_int_distribution<int> pick_frequent(0, n_frequent - 1);
+        std::uniform_int_distribution<size_t> pick_start(split, ids.size() - kHalf - 1);
+        for (int s = 0; s < n_seq; ++s) {
+            std::vector<int> seq(kHalf);
+            const size_t start = pick_start(rng);
+            for (int i = 0; i < kHalf; ++i)
+                seq[size_t(i)] = kind == "uniform_random"    ? pick_uniform(rng)
+                                 : kind == "frequent_random" ? by_freq[size_t(pick_frequent(rng))]
+                                                             : ids[start + size_t(i)];
+            seq.insert(seq.end(), seq.begin(), seq.end());
+            ForwardOptions opt;
+            opt.capture = probs_filter(c);
+            const ForwardResult r = forward(m, seq, opt);
+            // query t in the second copy attends to t - 49: the token after the earlier occurrence of seq[t].
+            accumulate_head_scores(*r.trace, c, kHalf, 2 * kHalf, kHalf - 1, ind_acc);
+            loss_first += mean_next_token_loss(r.logits, seq, 0, kHalf - 1);
+            loss_second += mean_next_token_loss(r.logits, seq, kHalf, 2 * kHalf - 1);
+        }
+        const HeadScore ind = best_head(ind_acc, c.n_heads, n_seq);
+        induction[kind] = {{"sequences", n_seq},
                            {"best_layer", ind.layer},
                            {"best_head", ind.head},
                            {"mean_attention_to_token_after_earlier_occurrence", ind.score},
                            {"loss_first_copy_nats", loss_first / n_seq},
                            {"loss_second_copy_nats", loss_second / n_seq}};
+        std::printf("induction (%s): layer %d head %d, mean attention to the token after the earlier occurrence = "
+                    "%.3f; loss first copy %.3f, second copy %.3f nats\n",
+                    kind.c_str(), ind.layer, ind.head, ind.score, loss_first / n_seq, loss_second / n_seq);
+    }
+    report["induction"] = induction;
 
     // --- samples ---
     const float temperature = float(args.number("temperature", 0.8));
@@ -217,9 +239,6 @@ int run_eval(int argc, char** argv) {
                 val_loss, std::exp(val_loss), static_cast<long long>(n_pred), uni_loss, std::exp(uni_loss));
     std::printf("previous-token head: layer %d head %d, mean attention to t-1 = %.3f\n", prev.layer, prev.head,
                 prev.score);
-    std::printf("induction head: layer %d head %d, mean attention to the token after the earlier occurrence = %.3f; "
-                "loss first copy %.3f, second copy %.3f nats\n",
-                ind.layer, ind.head, ind.score, loss_first / n_seq, loss_second / n_seq);
     for (const auto& s : samples) std::printf("sample (T=%.1f): %s\n", temperature, s.get<std::string>().c_str());
     if (args.has("loss-curve")) write_loss_curve(args.get("model"), uni_loss, args.get("loss-curve"));
     if (args.has("json")) {

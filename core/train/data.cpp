@@ -3,6 +3,7 @@
 
 #include "core/train/train_kernels.h"
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <stdexcept>
@@ -89,7 +90,7 @@ TokenDataset::TokenDataset(std::vector<int32_t> tokens, int vocab_size, int seq_
 }
 
 void TokenDataset::sample_batch(uint64_t seed, uint64_t step, int B, std::vector<int>& inputs,
-                                std::vector<int>& targets, double repeat_fraction) const {
+                                std::vector<int>& targets, double repeat_fraction, int repeat_period) const {
     inputs.resize(size_t(B) * m_T);
     targets.resize(size_t(B) * m_T);
     const uint64_t n_starts = uint64_t(m_n_train - m_T);  // window [s, s + T] inside the train part
@@ -99,7 +100,7 @@ void TokenDataset::sample_batch(uint64_t seed, uint64_t step, int B, std::vector
         // A second, independent draw decides whether this window is a doubled passage.
         const double u = double(mix64(key + 0x5EED0000ull + uint64_t(b)) >> 11) * 0x1.0p-53;
         const bool doubled = u < repeat_fraction;
-        const int half = (m_T + 2) / 2;  // ceil((T + 1) / 2) tokens, then repeated
+        const int half = repeat_period > 0 ? std::min(repeat_period, m_T) : (m_T + 2) / 2;  // span length
         auto token_at = [&](int i) { return m_tokens[s + uint64_t(doubled ? i % half : i)]; };
         for (int t = 0; t < m_T; ++t) {
             inputs[size_t(b) * m_T + t] = token_at(t);

@@ -40,7 +40,8 @@ void to_json(nlohmann::json& j, const TrainOptions& o) {
                        {"log_every", o.log_every},
                        {"seed", o.seed},
                        {"val_fraction", o.val_fraction},
-                       {"repeat_fraction", o.repeat_fraction}};
+                       {"repeat_fraction", o.repeat_fraction},
+                       {"repeat_period", o.repeat_period}};
 }
 
 void from_json(const nlohmann::json& j, TrainOptions& o) {
@@ -70,6 +71,7 @@ void from_json(const nlohmann::json& j, TrainOptions& o) {
     get("seed", o.seed);
     get("val_fraction", o.val_fraction);
     get("repeat_fraction", o.repeat_fraction);
+    get("repeat_period", o.repeat_period);
 }
 
 // --- construction -------------------------------------------------------------------------------------------------
@@ -185,7 +187,8 @@ void Trainer::run(int64_t stop_at) {
     int64_t window_steps = 0;
     double tokens_per_s = 0;
     while (m_step < end) {
-        m_data->sample_batch(m_opt.seed, uint64_t(m_step), B, m_inputs, m_targets, m_opt.repeat_fraction);
+        m_data->sample_batch(m_opt.seed, uint64_t(m_step), B, m_inputs, m_targets, m_opt.repeat_fraction,
+                             m_opt.repeat_period);
         StepOptions so;
         so.label_smoothing = m_opt.label_smoothing;
         so.z_loss = m_opt.z_loss;
