@@ -100,7 +100,10 @@ void TokenDataset::sample_batch(uint64_t seed, uint64_t step, int B, std::vector
         // A second, independent draw decides whether this window is a doubled passage.
         const double u = double(mix64(key + 0x5EED0000ull + uint64_t(b)) >> 11) * 0x1.0p-53;
         const bool doubled = u < repeat_fraction;
-        const int half = repeat_period > 0 ? std::min(repeat_period, m_T) : (m_T + 2) / 2;  // span length
+        const int longest = (m_T + 2) / 2, shortest = std::min(8, longest);
+        const int half = repeat_period > 0
+                             ? std::min(repeat_period, m_T)
+                             : shortest + int(mix64(key + 0x9E3779B9ull * uint64_t(b + 1)) % uint64_t(longest - shortest + 1));
         auto token_at = [&](int i) { return m_tokens[s + uint64_t(doubled ? i % half : i)]; };
         for (int t = 0; t < m_T; ++t) {
             inputs[size_t(b) * m_T + t] = token_at(t);

@@ -27,9 +27,11 @@ public:
 
     /// Batch for optimizer step `step`: B windows of T + 1 tokens at uniform random offsets of the train part
     /// (a pure function of seed and step). inputs/targets: (B, T) row-major, targets = inputs shifted by one.
-    /// With probability repeat_fraction a window is a real-text span of `repeat_period` tokens (0: ceil((T+1)/2))
-    /// repeated until the window is full: a repeated passage, where every later copy is predictable by copying —
-    /// the training signal that makes induction heads form (Olsson et al. 2022) within a small token budget.
+    /// With probability repeat_fraction a window is a real-text span of `repeat_period` tokens repeated until the
+    /// window is full: a repeated passage, where every later copy is predictable by copying — the training signal
+    /// that makes induction heads form (Olsson et al. 2022) within a small token budget. repeat_period 0 draws the
+    /// span length per window uniformly from [8, ceil((T+1)/2)], so that copying cannot be learned as a fixed
+    /// positional offset and must match content (an induction head).
     void sample_batch(uint64_t seed, uint64_t step, int B, std::vector<int>& inputs, std::vector<int>& targets,
                       double repeat_fraction = 0.0, int repeat_period = 0) const;
     /// Held-out windows: consecutive non-overlapping windows of T + 1 tokens from the tail. Returns the number of

@@ -273,6 +273,27 @@ TEST(TrainData, DoubledPassagesRepeatTheirFirstHalf) {
     EXPECT_EQ(none, 0);
 }
 
+TEST(TrainData, RandomRepeatPeriodsVaryAndAreExactRepeats) {
+    std::vector<int32_t> ids(5000);
+    for (int i = 0; i < 5000; ++i) ids[i] = i % 1000;
+    constexpr int T = 63, B = 200;  // periods drawn from [8, 32]
+    const TokenDataset data(ids, 1000, T, 0.1);
+    std::vector<int> in, tg;
+    data.sample_batch(5, 2, B, in, tg, 1.0, 0);
+    std::set<int> periods;
+    for (int b = 0; b < B; ++b) {
+        std::vector<int> w(in.begin() + b * T, in.begin() + (b + 1) * T);
+        w.push_back(tg[size_t(b) * T + T - 1]);
+        int p = 1;
+        while (p < int(w.size()) && w[size_t(p)] != w[0]) ++p;
+        ASSERT_GE(p, 8) << "window " << b;
+        ASSERT_LE(p, 32) << "window " << b;
+        for (size_t i = size_t(p); i < w.size(); ++i) EXPECT_EQ(w[i], w[i - size_t(p)]);
+        periods.insert(p);
+    }
+    EXPECT_GT(periods.size(), 15u);  // content, not a fixed offset, must be matched
+}
+
 TEST(TrainData, BatchesAreShiftedSeededWindowsOfTheTrainPart) {
     std::vector<int32_t> ids(1000);
     for (int i = 0; i < 1000; ++i) ids[i] = i % 500;
