@@ -19,6 +19,7 @@
 #include <fstream>
 #include <numeric>
 #include <random>
+#include <set>
 
 namespace {
 
