@@ -1,6 +1,7 @@
 // Forward-pass speed: a GPT-2-small-shaped decoder (random weights) at T = 16, 64, 256 and the default-size model
 // at T = 32, with full trace capture (and without, to show the capture cost), plus a plain Eigen sgemm of a
-// comparable shape. Compare with tests/reference/bench_forward_torch.py (same shapes, PyTorch, 1 thread).
+// comparable shape, and with logits for the last position only (ForwardOptions::all_logits = false, full capture
+// otherwise: the LM head is one row instead of T). Compare with tests/reference/bench_forward_torch.py (same shapes, PyTorch, 1 thread).
 #include "core/model.h"
 
 #include <benchmark/benchmark.h>
@@ -68,33 +69,40 @@ double forward_flops(const ModelConfig& c, int T) {
     return c.n_layers * per_layer + 2.0 * T * D * c.vocab_size;
 }
 
-void run_forward(benchmark::State& state, bool big, bool capture) {
+void run_forward(benchmark::State& state, bool big, bool capture, bool all_logits = true) {
     const Model& m = cached_model(big);
     const int T = static_cast<int>(state.range(0));
     std::vector<int> ids(T);
     for (int t = 0; t < T; ++t) ids[t] = (t * 7919) % m.config().vocab_size;
     ForwardOptions opt;
     opt.capture = capture ? CaptureFilter::all() : CaptureFilter::none();
+    opt.all_logits = all_logits;
     size_t traced = 0;
     for (auto _ : state) {
         ForwardResult r = forward(m, ids, opt);
         benchmark::DoNotOptimize(r.logits.data());
         traced = r.trace->size();
     }
+    const ModelConfig& c = m.config();
+    const double head_rows_saved = all_logits ? 0.0 : 2.0 * (T - 1) * double(c.d_model) * c.vocab_size;
     state.counters["FLOP/s"] =
-        benchmark::Counter(forward_flops(m.config(), T), benchmark::Counter::kIsIterationInvariantRate);
+        benchmark::Counter(forward_flops(c, T) - head_rows_saved, benchmark::Counter::kIsIterationInvariantRate);
     state.counters["traced"] = static_cast<double>(traced);
     state.SetLabel(kMallocTuned ? "malloc tuned" : "malloc defaults");
 }
 
 void BM_ForwardGpt2Small(benchmark::State& s) { run_forward(s, true, true); }
 void BM_ForwardGpt2SmallNoCapture(benchmark::State& s) { run_forward(s, true, false); }
+void BM_ForwardGpt2SmallLastLogits(benchmark::State& s) { run_forward(s, true, true, false); }
 void BM_ForwardDefaultSize(benchmark::State& s) { run_forward(s, false, true); }
+void BM_ForwardDefaultSizeLastLogits(benchmark::State& s) { run_forward(s, false, true, false); }
 void BM_ForwardDefaultSizeNoCapture(benchmark::State& s) { run_forward(s, false, false); }
 
 BENCHMARK(BM_ForwardGpt2Small)->Arg(16)->Arg(64)->Arg(256)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ForwardGpt2SmallNoCapture)->Arg(64)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ForwardGpt2SmallLastLogits)->Arg(64)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ForwardDefaultSize)->Arg(32)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ForwardDefaultSizeLastLogits)->Arg(32)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ForwardDefaultSizeNoCapture)->Arg(32)->Unit(benchmark::kMillisecond);
 
 // Reference: the FFN up-projection of GPT-2 small, (T, 768) x (768, 3072)^T with a row-major (out, in) weight,

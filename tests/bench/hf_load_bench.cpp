@@ -1,7 +1,9 @@
 // Hugging Face checkpoint load time: a random GPT-2-small checkpoint (124M parameters, HF GPT-2 layout with the
 // attn.bias buffers; F32 ~550 MB and BF16 ~250 MB) generated once in /tmp/ts_hf_bench (not committed), loaded from
-// a warm page cache. Reports wall time per load and the peak resident size (VmHWM) during the loads.
+// a warm page cache. Reports wall time per load and the peak resident size (VmHWM) during the loads, and the peak
+// resident size of load + one GPT-2-small forward with full capture against checkpoint bytes + trace bytes.
 #include "core/hf_checkpoint.h"
+#include "core/model.h"
 #include "core/safetensors.h"
 
 #include <benchmark/benchmark.h>
@@ -10,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstring>
 #include <fstream>
 #include <string>
@@ -110,13 +113,16 @@ void ensure_checkpoints() {
 
 /// Resets the kernel's peak-RSS mark (Linux >= 4.0) so each benchmark reports its own peak.
 void reset_peak_rss() { std::ofstream("/proc/self/clear_refs") << "5"; }
-double peak_rss_mb() {
+/// A /proc/self/status field in kB ("VmHWM:", "VmRSS:"), 0 when absent.
+double status_kb(const char* field) {
     std::ifstream in("/proc/self/status");
     std::string line;
+    const size_t n = std::strlen(field);
     while (std::getline(in, line))
-        if (line.rfind("VmHWM:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;
+        if (line.rfind(field, 0) == 0) return std::stod(line.substr(n));
     return 0.0;
 }
+double peak_rss_mb() { return status_kb("VmHWM:") / 1024.0; }
 
 void BM_HfLoadGpt2Small(benchmark::State& state, const char* variant) {
     ensure_checkpoints();
@@ -133,5 +139,77 @@ void BM_HfLoadGpt2Small(benchmark::State& state, const char* variant) {
 
 BENCHMARK_CAPTURE(BM_HfLoadGpt2Small, f32, "f32")->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
 BENCHMARK_CAPTURE(BM_HfLoadGpt2Small, bf16, "bf16")->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
+
+// --- peak memory of load + forward -----------------------------------------------------------------------------------
+
+struct ForwardMemory {
+    double base_kb = 0, peak_kb = 0;  ///< RSS when the child starts (inherited pages), VmHWM after the forward
+    double load_peak_kb = 0;          ///< VmHWM after the load, before the forward
+    double trace_bytes = 0, logits_bytes = 0, ms = 0;
+    int traced = 0;
+};
+
+/// Loads the checkpoint and runs one forward (T tokens, CaptureFilter::all()) in a forked child, so the peak
+/// resident size is this job's alone and not freed-but-kept heap of other benchmarks in this process.
+ForwardMemory measure_forward_memory(const fs::path& dir, int T, bool all_logits) {
+    int fds[2];
+    if (::pipe(fds) != 0) return {};
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        ::close(fds[0]);
+        ForwardMemory r;
+        reset_peak_rss();
+        r.base_kb = status_kb("VmRSS:");
+        const auto t0 = std::chrono::steady_clock::now();
+        const std::shared_ptr<const Model> m = load_hf_model(dir);
+        r.load_peak_kb = status_kb("VmHWM:");
+        std::vector<int> ids(static_cast<size_t>(T), 0);
+        for (int t = 0; t < T; ++t) ids[size_t(t)] = (t * 7919) % m->config().vocab_size;
+        ForwardOptions opt;
+        opt.capture = CaptureFilter::all();
+        opt.all_logits = all_logits;
+        const ForwardResult out = forward(*m, ids, opt);
+        r.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        for (const std::string& name : out.trace->names()) r.trace_bytes += 4.0 * double(out.trace->find(name)->numel());
+        r.logits_bytes = 4.0 * double(out.logits.size());
+        r.traced = int(out.trace->size());
+        r.peak_kb = status_kb("VmHWM:");
+        (void)!::write(fds[1], &r, sizeof r);
+        ::_exit(0);
+    }
+    ::close(fds[1]);
+    ForwardMemory r;
+    if (::read(fds[0], &r, sizeof r) != ssize_t(sizeof r)) r = {};
+    ::close(fds[0]);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    return r;
+}
+
+/// Peak RSS of load_hf_model + one forward with full capture at T = 64 vs checkpoint file + trace (the budget:
+/// peak <= 1.5 x (checkpoint + trace)). peak_MB excludes the pages the forked child inherits (base_MB); the trace
+/// holds a copy of the logits, and ForwardResult::logits (logits_MB) is counted in the peak but not in the budget.
+/// Run with TS_BENCH_MALLOC_DEFAULTS=1 to measure with glibc's malloc defaults as the app has them.
+void BM_HfForwardPeakMemory(benchmark::State& state, const char* variant, bool all_logits) {
+    ensure_checkpoints();
+    const fs::path dir = kRoot / variant;
+    ForwardMemory r;
+    for (auto _ : state) r = measure_forward_memory(dir, 64, all_logits);
+    const double mb = 1 << 20, ckpt = double(fs::file_size(dir / "model.safetensors"));
+    state.counters["ckpt_MB"] = ckpt / mb;
+    state.counters["trace_MB"] = r.trace_bytes / mb;
+    state.counters["logits_MB"] = r.logits_bytes / mb;
+    state.counters["base_MB"] = r.base_kb / 1024.0;
+    state.counters["peak_MB"] = (r.peak_kb - r.base_kb) / 1024.0;
+    state.counters["load_peak_MB"] = (r.load_peak_kb - r.base_kb) / 1024.0;
+    state.counters["ratio"] = (r.peak_kb - r.base_kb) * 1024.0 / (ckpt + r.trace_bytes);
+    state.counters["traced"] = r.traced;
+    state.counters["load_fwd_ms"] = r.ms;
+}
+
+BENCHMARK_CAPTURE(BM_HfForwardPeakMemory, f32, "f32", true)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
+BENCHMARK_CAPTURE(BM_HfForwardPeakMemory, f32_last_logits, "f32", false)
+    ->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
+BENCHMARK_CAPTURE(BM_HfForwardPeakMemory, bf16, "bf16", true)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
 
 }  // namespace
