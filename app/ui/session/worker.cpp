@@ -99,7 +99,14 @@ bool compute_logit_lens(const Model& m, const Trace& trace, const std::string& s
             const std::span<const float> beta = nb ? std::span<const float>(nb->data) : std::span<const float>();
             x = apply_norm(c.norm, x, std::span<const float>(nw->data), beta, c.norm_eps);
         }
-        const MatrixRM logits = x * head->mat().transpose();
+        // The last layer through the final norm is the model's output: reuse the forward's logits (one LM-head product
+        // of T x d_model x vocab, ~1/L of the lens) when the normed rows match the recorded final_norm.out.
+        const Tensor* out = trace.find("final_norm.out");
+        const bool reuse = i == c.n_layers - 1 && out && s.logits.rows() == x.rows() && s.logits.cols() == c.vocab_size &&
+                           out->numel() == x.size() && (out->mat() - x).cwiseAbs().maxCoeff() <= 1e-5f * (1.0f + x.cwiseAbs().maxCoeff());
+        MatrixRM computed;
+        if (!reuse) computed.noalias() = x * head->mat().transpose();
+        const MatrixRM& logits = reuse ? s.logits : computed;
         std::vector<int> am(size_t(logits.rows()));
         std::vector<float> pr(size_t(logits.rows()));
         for (Eigen::Index t = 0; t < logits.rows(); ++t) {  // softmax at the argmax: 1 / sum_k exp(l_k - l_max)
