@@ -64,12 +64,19 @@ def main():
         % (ho["unigram_cross_entropy_nats"], ho["unigram_perplexity"]),
         "| best previous-token head: mean attention to t−1 on held-out prose | %.3f (layer %d, head %d) |"
         % (prev["mean_attention_to_t_minus_1"], prev["layer"], prev["head"]),
-        "| best induction head: mean attention from the second copy to the token after the earlier occurrence "
-        "(50 random tokens repeated twice, %d sequences) | %.3f (layer %d, head %d) |"
-        % (ind["sequences"], ind["mean_attention_to_token_after_earlier_occurrence"], ind["best_layer"],
-           ind["best_head"]),
-        "| loss on the first / second copy of those sequences | %.2f / %.2f nats |"
-        % (ind["loss_first_copy_nats"], ind["loss_second_copy_nats"]),
+    ]
+    kinds = {"uniform_random": "50 ids uniform over the vocabulary",
+             "frequent_random": "50 ids among the 2000 most frequent training tokens",
+             "held_out_text": "a 50-token held-out passage"}
+    for k, what in kinds.items():
+        r = ind[k]
+        lines.append("| induction, %s repeated twice (%d sequences): best head's mean attention from the second copy "
+                     "to the token after the earlier occurrence | %.3f (layer %d, head %d) |"
+                     % (what, r["sequences"], r["mean_attention_to_token_after_earlier_occurrence"], r["best_layer"],
+                        r["best_head"]))
+        lines.append("| loss on the first / second copy of those sequences | %.2f / %.2f nats |"
+                     % (r["loss_first_copy_nats"], r["loss_second_copy_nats"]))
+    lines += [
         "", "## Samples (temperature %.1f, no top-k/top-p)" % rep["samples"]["temperature"], "",
     ]
     for t in rep["samples"]["texts"]:
