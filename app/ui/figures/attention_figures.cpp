@@ -43,7 +43,49 @@ int resolve_query(const UiState& st, int T) {
     return st.query < 0 ? T - 1 : std::min(st.query, T - 1);
 }
 
+bool has_attention_sources(const Snapshot& s) { return s.model && s.model->config().arch == Arch::EncoderDecoder; }
+
+std::string attention_prefix(const Snapshot& s, const std::string& source, int layer) {
+    const std::string l = std::to_string(layer);
+    if (has_attention_sources(s)) {
+        if (source == "encoder") return "enc." + l + ".attn.";
+        if (source == "cross") return "dec." + l + ".cross_attn.";
+    }
+    return s.stack() + "." + l + ".attn.";
+}
+
+int attention_layers(const Snapshot& s, const std::string& source) {
+    if (!s.model) return 0;
+    const ModelConfig& c = s.model->config();
+    return has_attention_sources(s) && source == "encoder" ? c.n_enc_layers : c.n_layers;
+}
+
+std::string attention_source_title(const Snapshot& s, const std::string& source) {
+    if (!has_attention_sources(s)) return "";
+    if (source == "encoder") return "encoder self-attention";
+    if (source == "cross") return "cross-attention";
+    return "decoder self-attention";
+}
+
 namespace {
+
+// Axis names of a query × key heatmap for the source.
+struct AxisNames {
+    std::string rows, cols;
+};
+AxisNames axis_names(const Snapshot& s, const std::string& source, bool short_names) {
+    if (has_attention_sources(s)) {
+        if (source == "cross")
+            return short_names ? AxisNames{"query (target)", "key (source)"}
+                               : AxisNames{"decoder (target) token, query", "encoder (source) token, key"};
+        if (source == "encoder")
+            return short_names ? AxisNames{"query (source)", "key (source)"}
+                               : AxisNames{"encoder (source) token, query", "encoder (source) token, key"};
+        return short_names ? AxisNames{"query (target)", "key (target)"}
+                           : AxisNames{"decoder (target) token, query", "decoder (target) token, key"};
+    }
+    return short_names ? AxisNames{"query", "key"} : AxisNames{"query token", "key token"};
+}
 
 plot::Figure head_figure(const Snapshot& s, const std::string& name, int head, const std::string& title,
                          plot::Colormap cmap, const std::string& value_label, bool zero_to_max) {
@@ -59,13 +101,18 @@ plot::Figure head_figure(const Snapshot& s, const std::string& name, int head, c
     return f;
 }
 
-std::string probs_name(const Snapshot& s, int layer) { return s.stack() + "." + std::to_string(layer) + ".attn.probs"; }
+std::string probs_name(const Snapshot& s, int layer, const std::string& source) {
+    return attention_prefix(s, source, layer) + "probs";
+}
 
 }  // namespace
 
 plot::Figure attention_head_figure(const Snapshot& s, int layer, int head, const UiState& st) {
-    plot::Figure big = head_figure(s, probs_name(s, layer), head,
-                                   "Attention weights, layer " + std::to_string(layer) + ", head " + std::to_string(head),
+    const std::string& src = st.attn_source;
+    const std::string what = attention_source_title(s, src);
+    plot::Figure big = head_figure(s, probs_name(s, layer, src), head,
+                                   (what.empty() ? std::string("Attention weights") : "Attention weights (" + what + ")") +
+                                       ", layer " + std::to_string(layer) + ", head " + std::to_string(head),
                                    plot::Colormap::Viridis, "attention weight", true);
     if (!big.heatmap) return big;
     const std::vector<std::string> labels = snapshot_token_labels(s);
@@ -74,37 +121,43 @@ plot::Figure attention_head_figure(const Snapshot& s, int layer, int head, const
     big.view = "attention";
     big.formula = "A = softmax(Q Kᵀ / √d_head + M) — row t holds how much query token t reads from each key token; "
                   "each row sums to 1. M is the mask (−∞ where attending is forbidden, shown grey).";
-    big.x.label = "key token";
-    big.y.label = "query token";
-    big.x.categories = labels;
-    big.y.categories = labels;
+    const AxisNames ax = axis_names(s, src, false);
+    big.x.label = ax.cols;
+    big.y.label = ax.rows;
+    if (int(labels.size()) == big.heatmap->cols) big.x.categories = labels;
+    if (int(labels.size()) == big.heatmap->rows) big.y.categories = labels;
+    if (has_attention_sources(s) && src == "cross")
+        big.formula = "A = softmax(Q_dec K_encᵀ / √d_head) — row t: how much decoder (target) token t reads from each "
+                      "encoder (source) token; each row sums to 1. No causal mask: every target token sees the whole "
+                      "source.";
     if (s.temperature != 1.0f) big.note = "temperature " + plot::format_value(s.temperature) + " applied";
     return big;
 }
 
-plot::Figure attention_thumb_figure(const Snapshot& s, int layer, int head, bool unit_scale) {
-    plot::Figure f = head_figure(s, probs_name(s, layer), head, "", plot::Colormap::Viridis, "attention weight", true);
+plot::Figure attention_thumb_figure(const Snapshot& s, int layer, int head, bool unit_scale, const std::string& source) {
+    plot::Figure f = head_figure(s, probs_name(s, layer, source), head, "", plot::Colormap::Viridis, "attention weight", true);
     if (f.heatmap && unit_scale) f.heatmap->vmax = 1.0f;
     f.view = "attention";
     return f;
 }
 
-std::vector<plot::Figure> attention_head_grid(const Snapshot& s, int layer, bool grid_all) {
+std::vector<plot::Figure> attention_head_grid(const Snapshot& s, int layer, bool grid_all, const std::string& source) {
     std::vector<plot::Figure> out;
     if (!s.model) return out;
     const ModelConfig& c = s.model->config();
     const std::vector<std::string> labels = snapshot_token_labels(s);
-    const int l0 = grid_all ? 0 : layer, l1 = grid_all ? c.n_layers : layer + 1;
+    const AxisNames ax = axis_names(s, source, true);
+    const int l0 = grid_all ? 0 : layer, l1 = grid_all ? attention_layers(s, source) : layer + 1;
     for (int l = l0; l < l1; ++l)
         for (int h = 0; h < c.n_heads; ++h) {
-            plot::Figure f = head_figure(s, probs_name(s, l), h, "layer " + std::to_string(l) + ", head " + std::to_string(h),
+            plot::Figure f = head_figure(s, probs_name(s, l, source), h, "layer " + std::to_string(l) + ", head " + std::to_string(h),
                                          plot::Colormap::Viridis, "attention weight", true);
             if (!f.heatmap) continue;
             f.heatmap->vmax = 1.0f;  // one color scale for every head so they compare
             f.view = grid_all ? "attention-grid" : "attention-layer";
             f.formula = "A = softmax(Q Kᵀ / √d_head + M); rows: query tokens, columns: key tokens";
-            f.x.label = "key";
-            f.y.label = "query";
+            f.x.label = ax.cols;
+            f.y.label = ax.rows;
             if (int(labels.size()) == f.heatmap->rows) f.y.categories = labels;
             if (int(labels.size()) == f.heatmap->cols) f.x.categories = labels;
             out.push_back(std::move(f));
@@ -112,7 +165,7 @@ std::vector<plot::Figure> attention_head_grid(const Snapshot& s, int layer, bool
     return out;
 }
 
-std::vector<plot::Figure> attention_step_figures(const Snapshot& s, int layer, int head) {
+std::vector<plot::Figure> attention_step_figures(const Snapshot& s, int layer, int head, const std::string& source) {
     struct Step {
         const char* name;
         const char* title;
@@ -134,7 +187,8 @@ std::vector<plot::Figure> attention_step_figures(const Snapshot& s, int layer, i
          plot::Colormap::Diverging, "value", false},
     };
     const std::vector<std::string> labels = snapshot_token_labels(s);
-    const std::string pre = s.stack() + "." + std::to_string(layer) + ".attn.";
+    const std::string pre = attention_prefix(s, source, layer);
+    const AxisNames ax = axis_names(s, source, true);
     std::vector<plot::Figure> out;
     for (int k = 0; k < 5; ++k) {
         const Step& stp = steps[k];
@@ -142,8 +196,8 @@ std::vector<plot::Figure> attention_step_figures(const Snapshot& s, int layer, i
         f.formula = stp.formula;
         f.view = "attention-steps";
         if (f.heatmap) {
-            f.y.label = "query";
-            f.x.label = stp.labels_cols ? "key" : "feature";
+            f.y.label = ax.rows;
+            f.x.label = stp.labels_cols ? ax.cols : "feature";
             f.heatmap->col_name = stp.labels_cols ? "key" : "feature";
             if (int(labels.size()) == f.heatmap->rows && labels.size() <= 24) f.y.categories = labels;
             if (stp.labels_cols && int(labels.size()) == f.heatmap->cols && labels.size() <= 24) f.x.categories = labels;

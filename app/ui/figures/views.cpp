@@ -34,11 +34,13 @@ const std::vector<ViewInfo>& all_views() {
     static const std::vector<ViewInfo> v = {
         {"tokens", "Tokens", "bytes per token of the text (bars, tokens as categories)", with_knobs({}), true},
         {"attention", "Attention", "attention weights of one head (query × key heatmap)",
-         with_knobs({"layer", "head", "unit-scale", "no-annotate"}), true},
-        {"attention-layer", "Attention", "every head of one layer, one shared 0..1 scale", with_knobs({"layer"}), true},
-        {"attention-grid", "Attention", "every layer × head, one shared 0..1 scale", with_knobs({}), true},
+         with_knobs({"layer", "head", "attn-source", "unit-scale", "no-annotate"}), true},
+        {"attention-layer", "Attention", "every head of one layer, one shared 0..1 scale",
+         with_knobs({"layer", "attn-source"}), true},
+        {"attention-grid", "Attention", "every layer × head, one shared 0..1 scale", with_knobs({"attn-source"}),
+         true},
         {"attention-steps", "Attention", "Q·Kᵀ → ÷√d_head → + mask → softmax → ·V for one head",
-         with_knobs({"layer", "head"}), true},
+         with_knobs({"layer", "head", "attn-source"}), true},
         {"softmax", "Softmax", "softmax of one query row (or typed logits) at temperature T vs T = 1",
          with_knobs({"layer", "head", "query", "temperature", "mask", "window", "padding", "logits"}), true},
         {"softmax-scores", "Softmax", "the scores z of that row, masked keys marked",
@@ -108,7 +110,8 @@ std::string describe_views() {
     os << "\nOption values: --layer N --head N --query N (-1 = last token); --temperature T (softmax: the lab's T, "
           "predictions: sampling T);\n--mask none|causal|sliding|padding --window W --padding K --logits \"2,1,0.1\" "
           "(typed logits instead of a model row);\n--attn-temperature T --attn-mask M --attn-window W (applied to the "
-          "model's forward pass); --unit-scale --no-annotate;\n--alpha A (LeakyReLU) --beta B (Swish) --range R --curves "
+          "model's forward pass); --unit-scale --no-annotate;\n--attn-source decoder|encoder|cross (encoder–decoder "
+          "models: decoder self-, encoder self- or cross-attention);\n--alpha A (LeakyReLU) --beta B (Swish) --range R --curves "
           "tanh,sigmoid,relu,leaky_relu,gelu,gelu_tanh,swish,glu,swiglu,geglu;\n--mean M --std S --gamma G --shift B "
           "--eps E; --d-model D --base B --positions N --rope-theta T --interleaved; --top-k K --top-p P;\n--context T. "
           "Any other knob: --set key=value (the keys of a session file).\n";
@@ -174,7 +177,11 @@ void apply_view_option(UiState& st, const std::string& view, const std::string& 
     else if (option == "attn-temperature") { st.attn_temperature = in_range(option, value, 0.05, 10); st.apply_to_model = true; }
     else if (option == "attn-mask") { st.attn_mask = mask_kind(option, value); st.apply_to_model = true; }
     else if (option == "attn-window") { st.attn_window = std::max(1, to_int(option, value)); st.apply_to_model = true; }
-    else if (option == "unit-scale") st.attn_unit_scale = true;
+    else if (option == "attn-source") {
+        if (value != "decoder" && value != "encoder" && value != "cross")
+            throw std::invalid_argument("option --attn-source expects decoder, encoder or cross, got '" + value + "'");
+        st.attn_source = value;
+    } else if (option == "unit-scale") st.attn_unit_scale = true;
     else if (option == "no-annotate") st.attn_annotate = false;
     else if (option == "temperature" && softmax) st.sm_temperature = in_range(option, value, 0.05, 10);
     else if (option == "temperature") st.sample_temperature = in_range(option, value, 0.05, 10);
@@ -305,8 +312,16 @@ ViewFigures build_view(const std::string& view, const UiState& st, const Snapsho
         out.names.push_back(std::move(name));
     };
     const Model* m = snap && snap->model ? snap->model.get() : (model ? model->model.get() : nullptr);
-    const int layer = clamp_layer(st, m), head = clamp_head(st, m);
-    const std::string lh = "layer" + std::to_string(layer) + "_head" + std::to_string(head);
+    int layer = clamp_layer(st, m);
+    const int head = clamp_head(st, m);
+    const bool attn_view = view.rfind("attention", 0) == 0;
+    // Encoder–decoder models: the attention views show st.attn_source (the encoder may have fewer layers).
+    std::string src_tag;
+    if (attn_view && snap && has_attention_sources(*snap)) {
+        layer = std::min(layer, std::max(0, attention_layers(*snap, st.attn_source) - 1));
+        src_tag = st.attn_source == "decoder" ? "dec_" : st.attn_source == "encoder" ? "enc_" : "cross_";
+    }
+    const std::string lh = src_tag + "layer" + std::to_string(layer) + "_head" + std::to_string(head);
 
     if (view == "tokens") {
         add(tokens_figure(need_snap()), "tokens");
@@ -317,14 +332,14 @@ ViewFigures build_view(const std::string& view, const UiState& st, const Snapsho
     } else if (view == "attention-layer" || view == "attention-grid") {
         const Snapshot& s = need_snap();
         const bool all = view == "attention-grid";
-        out.figures = attention_head_grid(s, layer, all);
+        out.figures = attention_head_grid(s, layer, all, st.attn_source);
         if (out.figures.empty()) throw std::runtime_error("no attention probabilities were recorded");
         const int H = s.model->config().n_heads;
         out.columns = H;
         for (size_t i = 0; i < out.figures.size(); ++i)
-            out.names.push_back("layer" + std::to_string(all ? int(i) / H : layer) + "_head" + std::to_string(int(i) % H));
+            out.names.push_back(src_tag + "layer" + std::to_string(all ? int(i) / H : layer) + "_head" + std::to_string(int(i) % H));
     } else if (view == "attention-steps") {
-        out.figures = attention_step_figures(need_snap(), layer, head);
+        out.figures = attention_step_figures(need_snap(), layer, head, st.attn_source);
         out.columns = 5;
         const char* steps[] = {"1_scores", "2_scaled", "3_masked", "4_softmax", "5_values"};
         for (int k = 0; k < 5; ++k) out.names.push_back(lh + "_" + steps[k]);

@@ -18,8 +18,28 @@ void draw_attention_panel(PanelContext& ctx) {
                                                                 : "waiting for the first forward pass...");
     const Snapshot& s = *ctx.snap;
     const ModelConfig& c = s.model->config();
-    const int layer = current_layer(ctx), head = current_head(ctx);
+    const std::string& src = ctx.state.attn_source;
+    const int L = std::max(1, attention_layers(s, src));
+    const int layer = std::min(current_layer(ctx), L - 1), head = current_head(ctx);
     const int query = current_query(ctx);
+
+    // Encoder–decoder: which attention to show.
+    if (has_attention_sources(s)) {
+        ImGui::TextUnformatted("Show:");
+        const char* keys[] = {"encoder", "decoder", "cross"};
+        const char* names[] = {"encoder self-attention", "decoder self-attention (causal)", "cross-attention (decoder → encoder)"};
+        const char* tips[] = {"enc.i.attn.probs: every source token reads every source token (no mask)",
+                              "dec.i.attn.probs: each target token reads the target tokens before it (causal mask)",
+                              "dec.i.cross_attn.probs: rows = decoder (target) tokens, columns = encoder (source) tokens; "
+                              "the queries come from the decoder, keys and values from the encoder output"};
+        for (int k = 0; k < 3; ++k) {
+            ImGui::SameLine();
+            if (ImGui::RadioButton(names[k], src == keys[k])) ctx.state.attn_source = keys[k];
+            if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tips[k]);
+        }
+        ImGui::SameLine();
+        ImGui::TextDisabled("(the text is both source and target)");
+    }
 
     // GQA line.
     const int group = c.n_heads / std::max(1, c.n_kv_heads);
@@ -42,7 +62,7 @@ void draw_attention_panel(PanelContext& ctx) {
     const float line_h = ImGui::GetTextLineHeight();
 
     // Thumbnail grid (left).
-    const int L = c.n_layers, H = c.n_heads;
+    const int H = c.n_heads;
     const float thumb = std::clamp((avail_h * 0.55f) / float(L) - line_h * 0.4f, line_h * 2.0f, line_h * 5.0f);
     const float grid_w = line_h * 2.2f + H * (thumb + 4);
     ImGui::BeginChild("grid", ImVec2(grid_w, avail_h * 0.6f), false);
@@ -55,7 +75,7 @@ void draw_attention_panel(PanelContext& ctx) {
         ImGui::Text("L%d", l);
         for (int h = 0; h < H; ++h) {
             ImGui::SameLine(line_h * 2.2f + h * (thumb + 4));
-            const plot::Figure f = attention_thumb_figure(s, l, h, ctx.state.attn_unit_scale);
+            const plot::Figure f = attention_thumb_figure(s, l, h, ctx.state.attn_unit_scale, src);
             if (!f.heatmap) continue;
             gfx::PaintOptions o;
             o.compact = true;
@@ -86,7 +106,7 @@ void draw_attention_panel(PanelContext& ctx) {
     ImGui::Separator();
     ImGui::Text("Step view, layer %d head %d (KV head %d): Q Kᵀ  →  ÷ √d_head (= %.3g)  →  + mask  →  softmax  →  · V",
                 layer, head, kv, std::sqrt(double(c.d_head())));
-    const std::vector<plot::Figure> steps = attention_step_figures(s, layer, head);
+    const std::vector<plot::Figure> steps = attention_step_figures(s, layer, head, src);
     const float sw = (avail_w - 4 * ImGui::GetStyle().ItemSpacing.x) / 5.0f;
     const float sh = std::max(line_h * 8, ImGui::GetContentRegionAvail().y - 4);
     for (size_t k = 0; k < steps.size(); ++k) {

@@ -29,6 +29,10 @@ void UiState::clamp() {
     sm_temperature = std::clamp(sm_temperature, 0.05f, 10.0f);
     sm_window = std::clamp(sm_window, 1, 4096);
     sm_padding = std::clamp(sm_padding, 0, 4096);
+    if (attn_source != "decoder" && attn_source != "encoder" && attn_source != "cross") attn_source = "decoder";
+    sm_paint_n = std::clamp(sm_paint_n, 0, 4096);
+    if (sm_paint.size() != size_t(sm_paint_n) * size_t(sm_paint_n)) { sm_paint.clear(); sm_paint_n = 0; }
+    for (auto& c : sm_paint) c = c ? 1 : 0;
     act_leaky_alpha = std::clamp(act_leaky_alpha, 0.0f, 1.0f);
     act_swish_beta = std::clamp(act_swish_beta, 0.0f, 10.0f);
     act_range = std::clamp(act_range, 0.5f, 20.0f);
@@ -56,7 +60,7 @@ void UiState::clamp() {
     X(sm_padding) X(sm_use_typed) X(sm_typed_logits) X(act_leaky_alpha) X(act_swish_beta) X(act_range)            \
     X(act_show_grad) X(norm_mean) X(norm_std) X(norm_gamma) X(norm_beta) X(norm_eps) X(pe_d_model) X(pe_base)     \
     X(pe_positions) X(rope_theta) X(rope_interleaved) X(sample_temperature) X(top_k) X(top_p) X(generate_tokens)  \
-    X(kv_context) X(attn_unit_scale) X(attn_annotate) X(act_shown) X(view) X(export_dir) X(export_format)        \
+    X(kv_context) X(attn_unit_scale) X(attn_annotate) X(attn_source) X(sm_paint) X(sm_paint_n) X(act_shown) X(view) X(export_dir) X(export_format)        \
     X(export_width) X(export_height) X(export_scale) X(export_light) X(export_transparent)
 
 void to_json(nlohmann::json& j, const UiState& s) {

@@ -6,6 +6,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include <array>
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -24,16 +25,24 @@ struct UiState {
     // Attention panel display.
     bool attn_unit_scale = false;        ///< color scale fixed to 0..1 instead of 0..row max
     bool attn_annotate = true;           ///< print weights in cells (when they fit)
+    /// Encoder–decoder models: which attention the Attention panel shows: "decoder" (decoder self-attention,
+    /// dec.i.attn.*), "encoder" (encoder self-attention, enc.i.attn.*) or "cross" (dec.i.cross_attn.*: decoder
+    /// queries × encoder keys). Ignored for decoder-only / encoder-only models.
+    std::string attn_source = "decoder";
 
     // Attention knobs applied to the model's forward pass (Softmax lab "apply to model").
     bool apply_to_model = false;
     float attn_temperature = 1.0f;
-    std::string attn_mask = "causal";    ///< none | causal | sliding | padding
+    std::string attn_mask = "causal";    ///< none | causal | sliding | padding | custom (sm_paint)
     int attn_window = 4;
 
     // Softmax lab.
     float sm_temperature = 1.0f;
-    std::string sm_mask = "causal";
+    std::string sm_mask = "causal";      ///< none | causal | sliding | padding | custom (painted cells)
+    /// "custom" mask painted in the Softmax lab: sm_paint_n × sm_paint_n cells, row-major, 1 = query row may attend
+    /// key column. Empty or of another size than the current token count = not painted yet (starts causal).
+    std::vector<uint8_t> sm_paint;
+    int sm_paint_n = 0;
     int sm_window = 4;
     int sm_padding = 1;                  ///< how many trailing keys count as padding
     bool sm_use_typed = false;

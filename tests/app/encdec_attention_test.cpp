@@ -1,0 +1,130 @@
+// Encoder–decoder models in the Attention views: the source selector (encoder self / decoder self / cross) picks the
+// trace tensor, cross-attention is a (T, S) heatmap with rows = decoder (target) tokens that sum to 1 and equals the
+// trace's dec.0.cross_attn.probs; `render` options accept --attn-source and reject bad values.
+#include "app/ui/figures/figures.h"
+#include "app/ui/figures/views.h"
+#include "app/ui/session/text_codec.h"
+#include "app/ui/session/worker.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+
+namespace {
+
+using namespace ts;
+using namespace ts::ui;
+
+LoadedModel tiny_encdec() {
+    ModelConfig c;
+    c.name = "tiny-encdec";
+    c.arch = Arch::EncoderDecoder;
+    c.vocab_size = 256;
+    c.d_model = 32;
+    c.n_heads = 4;
+    c.n_kv_heads = 4;
+    c.d_ff = 64;
+    c.n_layers = 2;
+    c.n_enc_layers = 2;
+    c.max_seq_len = 64;
+    LoadedModel lm;
+    lm.model = std::make_shared<const Model>(c, init_weights(c, 7));
+    lm.codec = make_byte_codec(c.vocab_size);
+    return lm;
+}
+
+TEST(EncDecAttention, CrossAttentionFigureIsTheTraceAndRowsSumToOne) {
+    const LoadedModel lm = tiny_encdec();
+    UiState st;
+    st.text = "cat sat on mat";
+    st.layer = 0;
+    st.head = 1;
+    st.attn_source = "cross";
+    const auto snap = run_forward_now(st, lm);
+    ASSERT_TRUE(snap->error.empty()) << snap->error;
+    ASSERT_TRUE(has_attention_sources(*snap));
+    const Tensor* probs = snap->find("dec.0.cross_attn.probs");
+    ASSERT_NE(probs, nullptr);
+    const int T = int(snap->tokens->ids.size()), S = T;  // the worker feeds the text as source and target
+    ASSERT_EQ(probs->rank(), 3);
+    EXPECT_EQ(probs->dim(1), T);
+    EXPECT_EQ(probs->dim(2), S);
+
+    const ViewFigures vf = build_view("attention", st, snap.get(), &lm);
+    ASSERT_EQ(vf.figures.size(), 1u);
+    EXPECT_EQ(vf.names[0], "attention_cross_layer0_head1");
+    const plot::Figure& f = vf.figures[0];
+    ASSERT_TRUE(f.heatmap);
+    ASSERT_EQ(f.heatmap->rows, T);
+    ASSERT_EQ(f.heatmap->cols, S);
+    EXPECT_NE(f.y.label.find("decoder"), std::string::npos) << f.y.label;
+    EXPECT_NE(f.x.label.find("encoder"), std::string::npos) << f.x.label;
+    const size_t n = size_t(T) * size_t(S);
+    for (int t = 0; t < T; ++t) {
+        double sum = 0;
+        for (int s = 0; s < S; ++s) {
+            const float v = f.heatmap->values[size_t(t) * size_t(S) + size_t(s)];
+            EXPECT_EQ(v, probs->data[n * 1 + size_t(t) * size_t(S) + size_t(s)]) << "t " << t << " s " << s;
+            sum += v;
+        }
+        EXPECT_NEAR(sum, 1.0, 1e-5) << "row " << t;
+    }
+    // Cross-attention has no causal mask: some weight lies above the diagonal.
+    double upper = 0;
+    for (int t = 0; t < T; ++t)
+        for (int s = t + 1; s < S; ++s) upper += f.heatmap->values[size_t(t) * size_t(S) + size_t(s)];
+    EXPECT_GT(upper, 0.01);
+}
+
+TEST(EncDecAttention, SourceSelectsEncoderAndDecoderSelfAttention) {
+    const LoadedModel lm = tiny_encdec();
+    UiState st;
+    st.text = "the dog";
+    const auto snap = run_forward_now(st, lm);
+    ASSERT_TRUE(snap->error.empty()) << snap->error;
+    const int T = int(snap->tokens->ids.size());
+    struct Case {
+        const char* source;
+        const char* tensor;
+        bool causal;
+    };
+    for (const Case& c : {Case{"encoder", "enc.1.attn.probs", false}, Case{"decoder", "dec.1.attn.probs", true}}) {
+        st.attn_source = c.source;
+        const plot::Figure f = attention_head_figure(*snap, 1, 0, st);
+        ASSERT_TRUE(f.heatmap) << c.source;
+        const Tensor* p = snap->find(c.tensor);
+        ASSERT_NE(p, nullptr) << c.tensor;
+        ASSERT_EQ(f.heatmap->rows * f.heatmap->cols, T * T);
+        double upper = 0;
+        for (int i = 0; i < T * T; ++i) EXPECT_EQ(f.heatmap->values[size_t(i)], p->data[size_t(i)]) << c.source << " " << i;
+        for (int t = 0; t < T; ++t)
+            for (int s = t + 1; s < T; ++s) upper += f.heatmap->values[size_t(t * T + s)];
+        if (c.causal) EXPECT_EQ(upper, 0.0) << c.source;
+        else EXPECT_GT(upper, 0.01) << c.source;
+        const auto grid = attention_head_grid(*snap, 0, true, c.source);
+        EXPECT_EQ(grid.size(), 2u * 4u) << c.source;
+        const auto steps = attention_step_figures(*snap, 0, 0, c.source);
+        ASSERT_EQ(steps.size(), 5u);
+        EXPECT_TRUE(steps[3].heatmap) << c.source;
+    }
+    EXPECT_EQ(attention_prefix(*snap, "cross", 1), "dec.1.cross_attn.");
+    EXPECT_EQ(attention_prefix(*snap, "encoder", 0), "enc.0.attn.");
+}
+
+TEST(EncDecAttention, RenderOptionIsListedAndValidated) {
+    EXPECT_NE(describe_views().find("--attn-source"), std::string::npos);
+    UiState st;
+    apply_view_option(st, "attention-steps", "attn-source", "encoder");
+    EXPECT_EQ(st.attn_source, "encoder");
+    EXPECT_THROW(apply_view_option(st, "attention", "attn-source", "sideways"), std::invalid_argument);
+    EXPECT_THROW(apply_view_option(st, "tokens", "attn-source", "cross"), std::invalid_argument);
+    // Decoder-only models ignore the source.
+    const LoadedModel demo = make_demo_model();
+    st.text = "ab";
+    st.attn_source = "cross";
+    const auto snap = run_forward_now(st, demo);
+    EXPECT_FALSE(has_attention_sources(*snap));
+    EXPECT_TRUE(attention_head_figure(*snap, 0, 0, st).heatmap);
+}
+
+}  // namespace
