@@ -79,6 +79,7 @@ struct ForwardKey {
     float temperature = 1;
     std::string mask;
     int window = 0;
+    std::vector<uint8_t> painted;  ///< the Softmax lab's painted mask (mask "custom")
     bool operator==(const ForwardKey&) const = default;
 };
 
@@ -238,7 +239,7 @@ void App::poll_results() {
 void App::maybe_submit() {
     if (!m_model.model) return;
     ForwardKey k{m_model.model.get(), m_state.text, m_state.apply_to_model, m_state.attn_temperature, m_state.attn_mask,
-                 m_state.attn_window};
+                 m_state.attn_window, m_state.attn_mask == "custom" ? m_state.sm_paint : std::vector<uint8_t>{}};
     if (k == m_key) return;
     m_key = k;
     const int max_len = m_model.model->config().max_seq_len;
@@ -345,11 +346,13 @@ void App::sidebar() {
         ImGui::SetTooltip("Re-runs the forward pass with softmax(scores / temperature) and this mask in every layer.");
     ImGui::BeginDisabled(!m_state.apply_to_model);
     slider_log("temperature", &m_state.attn_temperature, 0.05f, 10.0f);
-    const char* masks[] = {"causal", "none", "sliding", "padding"};
+    const char* masks[] = {"causal", "none", "sliding", "padding", "custom"};
     int mi = 0;
-    for (int i = 0; i < 4; ++i)
+    for (int i = 0; i < 5; ++i)
         if (m_state.attn_mask == masks[i]) mi = i;
-    if (ImGui::Combo("mask", &mi, masks, 4)) m_state.attn_mask = masks[mi];
+    if (ImGui::Combo("mask", &mi, masks, 5)) m_state.attn_mask = masks[mi];
+    if (m_state.attn_mask == "custom" && ImGui::IsItemHovered())
+        ImGui::SetTooltip("custom: the mask painted in the Softmax lab (click cells of its mask grid)");
     if (m_state.attn_mask == "sliding") ImGui::SliderInt("window w", &m_state.attn_window, 1, 64);
     ImGui::EndDisabled();
     ImGui::Separator();

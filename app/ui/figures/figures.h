@@ -58,8 +58,20 @@ namespace ts::ui {
 // --- softmax lab ------------------------------------------------------------------------------------------------------
 /// "2, 1, 0.1" -> numbers; on error returns {} and sets *error.
 [[nodiscard]] std::vector<float> parse_logits(const std::string& s, std::string* error);
-/// 1 = key may be attended by query q of S keys under mask kind none | causal | sliding | padding.
+/// 1 = key may be attended by query q of S keys under mask kind none | causal | sliding | padding ("custom": see
+/// painted_cells; this function treats it as none).
 [[nodiscard]] std::vector<uint8_t> softmax_mask_row(const std::string& kind, int q, int S, int window, int padding);
+
+/// The painted "custom" mask grid for n tokens: st.sm_paint when it was painted for n tokens (sm_paint_n == n),
+/// else causal (row q sees keys 0..q). n × n row-major, 1 = query row may attend key column.
+[[nodiscard]] std::vector<uint8_t> painted_cells(const UiState& st, int n);
+/// Sets cell (row, col) of the painted grid for n tokens to `visible` (starting from painted_cells(st, n), so a
+/// changed token count resets the grid to causal first). Out-of-range cells are ignored.
+void paint_cell(UiState& st, int n, int row, int col, bool visible);
+/// Painted cells (n × n row-major, 1 = may attend) -> ts::MaskSpec{MaskKind::Custom, 0, custom (T, S)} for T
+/// queries × S keys: cell (t, s) of the grid when inside it, else causal (s <= t). Throws std::invalid_argument
+/// when cells.size() != n² or T, S < 0.
+[[nodiscard]] MaskSpec painted_mask_spec(const std::vector<uint8_t>& cells, int n, int T, int S);
 
 struct SoftmaxLab {
     bool typed = false;                  ///< typed logits (else one query row of the model)
@@ -73,6 +85,9 @@ struct SoftmaxLab {
     int amax = 0, n_visible = 0, qpos = 0;
     /// Scores as bars, probabilities at T (bars) vs T = 1 (dots), entropy against temperature.
     std::vector<plot::Figure> figures;
+    /// The mask of every query row (S × S, 1 = visible, masked cells grey) under st.sm_mask; the Softmax lab paints
+    /// it in "custom" mode. Row qpos is the row shown in the bars.
+    plot::Figure mask_figure;
 };
 /// Everything the Softmax lab shows, from the state (sm_* knobs) and the snapshot's scaled scores.
 [[nodiscard]] SoftmaxLab softmax_lab(const UiState& st, const Snapshot* snap);

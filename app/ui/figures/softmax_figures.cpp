@@ -42,6 +42,38 @@ std::vector<uint8_t> softmax_mask_row(const std::string& kind, int q, int S, int
     return m;
 }
 
+std::vector<uint8_t> painted_cells(const UiState& st, int n) {
+    n = std::max(0, n);
+    if (st.sm_paint_n == n && st.sm_paint.size() == size_t(n) * size_t(n)) return st.sm_paint;
+    std::vector<uint8_t> c(size_t(n) * size_t(n), 0);
+    for (int t = 0; t < n; ++t)
+        for (int s = 0; s <= t; ++s) c[size_t(t) * size_t(n) + size_t(s)] = 1;
+    return c;
+}
+
+void paint_cell(UiState& st, int n, int row, int col, bool visible) {
+    std::vector<uint8_t> c = painted_cells(st, n);
+    if (row >= 0 && row < n && col >= 0 && col < n) c[size_t(row) * size_t(n) + size_t(col)] = visible ? 1 : 0;
+    st.sm_paint = std::move(c);
+    st.sm_paint_n = std::max(0, n);
+}
+
+MaskSpec painted_mask_spec(const std::vector<uint8_t>& cells, int n, int T, int S) {
+    if (n < 0 || cells.size() != size_t(n) * size_t(n))
+        throw std::invalid_argument("painted_mask_spec: expected " + std::to_string(n) + "² = " +
+                                    std::to_string(int64_t(n) * n) + " cells, got " + std::to_string(cells.size()));
+    if (T < 0 || S < 0)
+        throw std::invalid_argument("painted_mask_spec: T and S must be >= 0, got " + std::to_string(T) + ", " + std::to_string(S));
+    MaskSpec m;
+    m.kind = MaskKind::Custom;
+    m.custom.assign(size_t(T) * size_t(S), 0);
+    for (int t = 0; t < T; ++t)
+        for (int s = 0; s < S; ++s)
+            m.custom[size_t(t) * size_t(S) + size_t(s)] =
+                (t < n && s < n) ? (cells[size_t(t) * size_t(n) + size_t(s)] ? 1 : 0) : uint8_t(s <= t);
+    return m;
+}
+
 namespace {
 plot::Series bars(const std::vector<double>& y, plot::Rgba c, const std::string& name) {
     plot::Series s;
@@ -90,7 +122,14 @@ SoftmaxLab softmax_lab(const UiState& st, const Snapshot* snap) {
     const int S = int(lab.logits.size());
     if (lab.typed) lab.qpos = S - 1;
 
-    lab.mask = softmax_mask_row(st.sm_mask, lab.qpos, S, st.sm_window, st.sm_padding);
+    const bool custom = st.sm_mask == "custom";
+    const std::vector<uint8_t> painted = custom ? painted_cells(st, S) : std::vector<uint8_t>{};
+    auto mask_row = [&](int q) {
+        if (!custom) return softmax_mask_row(st.sm_mask, q, S, st.sm_window, st.sm_padding);
+        return std::vector<uint8_t>(painted.begin() + ptrdiff_t(size_t(q) * size_t(S)),
+                                    painted.begin() + ptrdiff_t(size_t(q + 1) * size_t(S)));
+    };
+    lab.mask = mask_row(std::clamp(lab.qpos, 0, S - 1));
     MatrixRM row(1, S);
     for (int s = 0; s < S; ++s) row(0, s) = lab.mask[size_t(s)] ? lab.logits[size_t(s)] : -INFINITY;
     const MatrixRM p = softmax_rows(row, st.sm_temperature);
@@ -185,6 +224,31 @@ SoftmaxLab softmax_lab(const UiState& st, const Snapshot* snap) {
     if (lab.n_visible > 0)
         fe.ref_lines.push_back({false, std::log(double(lab.n_visible)), "ln(#visible)", plot::Rgba{0.5f, 0.5f, 0.5f, 1}});
     lab.figures.push_back(std::move(fe));
+
+    // The mask of every query row.
+    plot::Figure fm;
+    fm.title = custom ? "Mask (custom: click or drag cells to paint)" : "Mask: " + st.sm_mask;
+    fm.view = "softmax-mask";
+    fm.formula = "Row q: which keys query q may attend (1 = visible, grey = −∞ before softmax). A row with no visible "
+                 "key gets all-zero weights.";
+    fm.x.label = "key";
+    fm.y.label = "query";
+    std::vector<float> mv(size_t(S) * size_t(S));
+    for (int q = 0; q < S; ++q) {
+        const std::vector<uint8_t> r = mask_row(q);
+        for (int k = 0; k < S; ++k) mv[size_t(q) * size_t(S) + size_t(k)] = r[size_t(k)] ? 1.0f : NAN;
+    }
+    fm.heatmap = plot::make_heatmap(S, S, mv, plot::Colormap::Viridis, "visible");
+    fm.heatmap->vmin = 0.0f;
+    fm.heatmap->vmax = 1.0f;
+    fm.heatmap->row_name = "query";
+    fm.heatmap->col_name = "key";
+    fm.heatmap->annotate = false;
+    if (show_cats) {
+        fm.x.categories = lab.labels;
+        fm.y.categories = lab.labels;
+    }
+    lab.mask_figure = std::move(fm);
     return lab;
 }
 

@@ -47,6 +47,8 @@ const std::vector<ViewInfo>& all_views() {
          with_knobs({"layer", "head", "query", "temperature", "mask", "window", "padding", "logits"}), true},
         {"softmax-entropy", "Softmax", "entropy of softmax(z / T) against T",
          with_knobs({"layer", "head", "query", "temperature", "mask", "window", "padding", "logits"}), true},
+        {"softmax-mask", "Softmax", "the mask of every query row (1 = visible; custom: the painted cells)",
+         with_knobs({"layer", "head", "query", "temperature", "mask", "window", "padding", "logits"}), true},
         {"softmax-lab", "Softmax", "scores, probabilities and entropy side by side",
          with_knobs({"layer", "head", "query", "temperature", "mask", "window", "padding", "logits"}), true},
         {"activations", "Activations", "activation functions f(x) with the example points",
@@ -108,7 +110,8 @@ std::string describe_views() {
         }
     }
     os << "\nOption values: --layer N --head N --query N (-1 = last token); --temperature T (softmax: the lab's T, "
-          "predictions: sampling T);\n--mask none|causal|sliding|padding --window W --padding K --logits \"2,1,0.1\" "
+          "predictions: sampling T);\n--mask none|causal|sliding|padding|custom (custom: "
+          "--set sm_paint=[1,0,...] --set sm_paint_n=N, N×N row-major) --window W --padding K --logits \"2,1,0.1\" "
           "(typed logits instead of a model row);\n--attn-temperature T --attn-mask M --attn-window W (applied to the "
           "model's forward pass); --unit-scale --no-annotate;\n--attn-source decoder|encoder|cross (encoder–decoder "
           "models: decoder self-, encoder self- or cross-attention);\n--alpha A (LeakyReLU) --beta B (Swish) --range R --curves "
@@ -155,8 +158,8 @@ float in_range(const std::string& option, const std::string& value, double lo, d
     return float(v);
 }
 std::string mask_kind(const std::string& option, const std::string& value) {
-    if (value == "none" || value == "causal" || value == "sliding" || value == "padding") return value;
-    throw std::invalid_argument("option --" + option + " expects none, causal, sliding or padding, got '" + value + "'");
+    if (value == "none" || value == "causal" || value == "sliding" || value == "padding" || value == "custom") return value;
+    throw std::invalid_argument("option --" + option + " expects none, causal, sliding, padding or custom, got '" + value + "'");
 }
 
 }  // namespace
@@ -265,6 +268,7 @@ MaskSpec attention_mask_for(const UiState& st, const ModelConfig& c, int T) {
     const std::string& kind = st.attn_mask;
     if (kind == "none") m.kind = MaskKind::None;
     else if (kind == "sliding") { m.kind = MaskKind::SlidingWindow; m.window = std::max(1, st.attn_window); }
+    else if (kind == "custom") m = painted_mask_spec(painted_cells(st, T), T, T, T);
     else if (kind == "padding") {
         m.kind = MaskKind::Causal;
         m.key_padding.assign(size_t(std::max(0, T)), 0);
@@ -347,6 +351,10 @@ ViewFigures build_view(const std::string& view, const UiState& st, const Snapsho
         if (!st.sm_use_typed) need_snap();
         SoftmaxLab lab = softmax_lab(st, snap);
         if (!lab.error.empty()) throw std::runtime_error("softmax lab: " + lab.error);
+        if (view == "softmax-mask") {
+            add(lab.mask_figure, "softmax_mask");
+            return out;
+        }
         const char* names[] = {"softmax_scores", "softmax_probs", "softmax_entropy"};
         const int pick = view == "softmax-scores" ? 0 : view == "softmax" ? 1 : view == "softmax-entropy" ? 2 : -1;
         for (int k = 0; k < 3; ++k)

@@ -1,6 +1,6 @@
 // Softmax lab: one query row of the model's scaled attention scores (or typed logits) as bars, its softmax at a
-// temperature with entropy and max-probability readouts, a live mask (none, causal, padding, sliding window), a
-// switch that applies temperature and mask to the model itself, and the overflow demo of the naive formula.
+// temperature with entropy and max-probability readouts, a live mask (none, causal, padding, sliding window, custom
+// painted on the mask grid), a switch that applies them to the model itself, and the naive-formula overflow demo.
 #include "app/gfx/painter.h"
 #include "app/plot/ticks.h"
 #include "app/ui/figures/figures.h"
@@ -50,12 +50,31 @@ void draw_softmax_panel(PanelContext& ctx) {
     ImGui::SetNextItemWidth(line_h * 14);
     slider_log("temperature T", &st.sm_temperature, 0.05f, 10.0f, "%.3g");
     ImGui::SameLine();
-    const char* masks[] = {"none", "causal", "padding", "sliding"};
+    const char* masks[] = {"none", "causal", "padding", "sliding", "custom"};
+    const char* mask_names[] = {"none", "causal", "padding", "sliding window", "custom (paint)"};
     int mi = 0;
-    for (int i = 0; i < 4; ++i)
+    for (int i = 0; i < 5; ++i)
         if (st.sm_mask == masks[i]) mi = i;
-    ImGui::SetNextItemWidth(line_h * 7);
-    if (ImGui::Combo("mask", &mi, masks, 4)) st.sm_mask = masks[mi];
+    ImGui::SetNextItemWidth(line_h * 9);
+    if (ImGui::Combo("mask", &mi, mask_names, 5)) st.sm_mask = masks[mi];
+    if (st.sm_mask == "custom") {
+        ImGui::SameLine();
+        if (ImGui::SmallButton("causal")) {
+            st.sm_paint.clear();
+            st.sm_paint_n = 0;
+        }
+        ImGui::SameLine();
+        if (ImGui::SmallButton("all visible")) {
+            st.sm_paint.assign(size_t(S) * size_t(S), 1);
+            st.sm_paint_n = S;
+        }
+        ImGui::SameLine();
+        if (ImGui::SmallButton("diagonal only")) {
+            st.sm_paint.assign(size_t(S) * size_t(S), 0);
+            for (int i = 0; i < S; ++i) st.sm_paint[size_t(i) * size_t(S) + size_t(i)] = 1;
+            st.sm_paint_n = S;
+        }
+    }
     if (st.sm_mask == "sliding") {
         ImGui::SameLine();
         ImGui::SetNextItemWidth(line_h * 8);
@@ -88,7 +107,30 @@ void draw_softmax_panel(PanelContext& ctx) {
     gfx::draw_figure(lab.figures[0], ImVec2(avail_w * 0.5f - 4, plot_h), {}, "sm_logits");
     ImGui::SameLine();
     gfx::draw_figure(lab.figures[1], ImVec2(avail_w * 0.5f - 4, plot_h), {}, "sm_probs");
-    gfx::draw_figure(lab.figures[2], ImVec2(avail_w * 0.5f - 4, std::max(line_h * 10, ImGui::GetContentRegionAvail().y)), {}, "sm_entropy");
+    const float bottom_h = std::max(line_h * 10, ImGui::GetContentRegionAvail().y);
+    gfx::draw_figure(lab.figures[2], ImVec2(avail_w * 0.34f - 4, bottom_h), {}, "sm_entropy");
+    ImGui::SameLine();
+
+    // The mask of every query row; in "custom" mode a click toggles a cell and a drag paints the same value.
+    {
+        static int drag_value = -1;  // -1: not painting; else the value a drag writes
+        gfx::PaintOptions o;
+        o.highlight_row = lab.qpos;
+        o.export_button = false;
+        const auto r = gfx::draw_figure(lab.mask_figure, ImVec2(avail_w * 0.3f - 4, bottom_h), o, "sm_mask");
+        const bool custom = st.sm_mask == "custom";
+        if (!ImGui::IsMouseDown(ImGuiMouseButton_Left)) drag_value = -1;
+        if (custom && r.hovered && r.row >= 0 && r.col >= 0 && r.row < S && r.col < S) {
+            const std::vector<uint8_t> cells = painted_cells(st, S);
+            const bool cur = cells[size_t(r.row) * size_t(S) + size_t(r.col)] != 0;
+            if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) drag_value = cur ? 0 : 1;
+            if (drag_value >= 0 && cur != (drag_value == 1)) paint_cell(st, S, r.row, r.col, drag_value == 1);
+            ImGui::SetTooltip("query %d, key %d: %s — click to %s", r.row, r.col, cur ? "visible" : "masked",
+                              cur ? "mask" : "unmask");
+        } else if (!custom && r.clicked && r.row >= 0 && !lab.typed) {
+            st.query = r.row;
+        }
+    }
     ImGui::SameLine();
     MatrixRM row(1, S);
     for (int s2 = 0; s2 < S; ++s2) row(0, s2) = lab.mask[size_t(s2)] ? lab.logits[size_t(s2)] : -INFINITY;
