@@ -4,6 +4,7 @@
 #include "app/ui/figures/figures.h"
 #include "core/ops.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -68,6 +69,39 @@ plot::Figure activation_curves(const UiState& st, bool grad) {
     if (st.act_shown[3]) f.note = "LeakyReLU α = " + plot::format_value(st.act_leaky_alpha);
     if (st.act_shown[6]) f.note += (f.note.empty() ? "" : ", ") + std::string("Swish β = ") + plot::format_value(st.act_swish_beta);
     return f;
+}
+
+bool overlay_ffn_pre_activations(plot::Figure& f, const Snapshot& s, int layer) {
+    const Tensor* pre = s.find(s.stack() + "." + std::to_string(layer) + ".ffn.pre_act");
+    if (!pre || pre->data.empty()) return false;
+    const double lo = std::isfinite(f.x.min) ? f.x.min : -4.0, hi = std::isfinite(f.x.max) ? f.x.max : 4.0;
+    double ylo = INFINITY, yhi = -INFINITY;
+    for (const plot::Series& c : f.series)
+        for (double y : c.y)
+            if (std::isfinite(y)) { ylo = std::min(ylo, y); yhi = std::max(yhi, y); }
+    if (!std::isfinite(ylo)) { ylo = 0; yhi = 1; }
+    if (!(yhi > ylo)) yhi = ylo + 1;
+    plot::Series h = plot::histogram_series(pre->data, 60, lo, hi, true);
+    double dmax = 0;
+    for (double d : h.y) dmax = std::max(dmax, d);
+    if (dmax <= 0) dmax = 1;
+    const double k = 0.9 * (yhi - ylo) / dmax;
+    for (size_t i = 0; i < h.y.size(); ++i) {
+        h.point_labels.push_back("density " + plot::format_value(h.y[i]) + " at x ≈ " + plot::format_value(h.x[i]));
+        h.y[i] = ylo + h.y[i] * k;
+    }
+    h.bar_base = ylo;
+    h.name = "real pre-activations (layer " + std::to_string(layer) + ", density scaled)";
+    h.color = plot::Rgba{0.55f, 0.55f, 0.6f, 0.35f};
+    f.series.insert(f.series.begin(), std::move(h));
+    size_t outside = 0;
+    for (float v : pre->data) outside += (v < lo || v > hi) ? 1 : 0;
+    char note[160];
+    std::snprintf(note, sizeof note, "grey bars: %lld real FFN pre-activations of layer %d (%.1f%% outside ±%s)",
+                  static_cast<long long>(pre->numel()), layer, 100.0 * double(outside) / double(pre->data.size()),
+                  plot::format_value(hi).c_str());
+    f.note = f.note.empty() ? std::string(note) : f.note + "; " + note;
+    return true;
 }
 
 std::optional<plot::Figure> ffn_histogram(const Snapshot& s, int layer) {

@@ -104,6 +104,12 @@ struct ActivationDef {
 [[nodiscard]] const std::vector<float>& activation_examples();
 /// Curves f(x) (grad = false) or f′(x) over ±st.act_range with example dots, for the shown activations.
 [[nodiscard]] plot::Figure activation_curves(const UiState& st, bool grad);
+/// Draws the histogram of the model's real FFN pre-activations at `layer` behind the curves of `curves` (from
+/// activation_curves): 60 bins over the curve plot's x range, density scaled so the tallest bar reaches 90% of the
+/// curves' y range, drawn from the bottom of that range (first series, so it lies in the background), legend entry
+/// "real pre-activations (layer L, density scaled)", hover label = the true density. Adds the share of values
+/// outside the x range to the note. Returns false (figure unchanged) when the trace has no `<stack>.L.ffn.pre_act`.
+bool overlay_ffn_pre_activations(plot::Figure& curves, const Snapshot& s, int layer);
 /// Histogram of the model's FFN pre-activations (and post-activations) at `layer`; nullopt when not recorded.
 [[nodiscard]] std::optional<plot::Figure> ffn_histogram(const Snapshot& s, int layer);
 

@@ -361,7 +361,11 @@ ViewFigures build_view(const std::string& view, const UiState& st, const Snapsho
             if (pick < 0 || pick == k) add(lab.figures[size_t(k)], names[k]);
         if (pick < 0) out.columns = 3;
     } else if (view == "activations" || view == "activations-grad") {
-        add(activation_curves(st, view == "activations-grad"), view == "activations" ? "activations" : "activations_grad");
+        plot::Figure f = activation_curves(st, view == "activations-grad");
+        // With a forward pass at hand (the app's Export; `render` runs none for this view) the real FFN
+        // pre-activations go behind the curves, as in the window.
+        if (snap && snap->trace && st.act_overlay) overlay_ffn_pre_activations(f, *snap, layer);
+        add(std::move(f), view == "activations" ? "activations" : "activations_grad");
     } else if (view == "ffn-histogram") {
         auto f = ffn_histogram(need_snap(), layer);
         if (!f) throw std::runtime_error("FFN pre-activations of layer " + std::to_string(layer) + " were not recorded");

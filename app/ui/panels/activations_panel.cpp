@@ -40,8 +40,19 @@ void draw_activations_panel(PanelContext& ctx) {
     ImGui::SliderFloat("x range ±", &st.act_range, 1.0f, 10.0f, "%.1f");
     ImGui::SameLine();
     ImGui::Checkbox("derivatives", &st.act_show_grad);
+    ImGui::SameLine();
+    ImGui::Checkbox("real pre-activations behind the curves", &st.act_overlay);
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("Grey bars: histogram of the model's FFN pre-activations at the selected layer for the typed "
+                          "text, scaled to the plot's height — where on the curve the real inputs fall.");
 
-    auto curves = [&](bool grad) { return activation_curves(st, grad); };
+    const int layer = current_layer(ctx);
+    const Snapshot* s = ctx.snap;
+    auto curves = [&](bool grad) {
+        plot::Figure f = activation_curves(st, grad);
+        if (s && st.act_overlay) overlay_ffn_pre_activations(f, *s, layer);
+        return f;
+    };
     const float avail_w = ImGui::GetContentRegionAvail().x;
     const float top_h = std::max(line_h * 14, ImGui::GetContentRegionAvail().y * 0.55f);
     const float half = st.act_show_grad ? avail_w * 0.5f - 4 : avail_w;
@@ -53,10 +64,7 @@ void draw_activations_panel(PanelContext& ctx) {
 
     // Real FFN pre-activations at the selected layer.
     const float bottom_h = std::max(line_h * 10, ImGui::GetContentRegionAvail().y);
-    const Snapshot* s = ctx.snap;
-    const int layer = current_layer(ctx);
     const Tensor* pre = s ? s->find(s->stack() + "." + std::to_string(layer) + ".ffn.pre_act") : nullptr;
-    const Tensor* post = s ? s->find(s->stack() + "." + std::to_string(layer) + ".ffn.post_act") : nullptr;
     if (!pre) {
         ImGui::TextDisabled("FFN pre-activations appear here after the first forward pass.");
         return;

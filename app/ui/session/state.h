@@ -53,6 +53,7 @@ struct UiState {
     float act_swish_beta = 1.0f;
     float act_range = 4.0f;
     bool act_show_grad = true;
+    bool act_overlay = true;             ///< histogram of the real FFN pre-activations behind the curves
     /// Which curves are shown: tanh, sigmoid, ReLU, LeakyReLU, GELU (erf), GELU (tanh), Swish, GLU, SwiGLU, GeGLU.
     std::array<bool, 10> act_shown{true, true, true, false, true, false, true, false, false, false};
 
