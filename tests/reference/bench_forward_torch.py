@@ -1,5 +1,6 @@
 # PyTorch counterpart of tests/bench/forward_bench.cpp: a GPT-2-small-shaped decoder (12 layers, d_model 768,
 # 12 heads, d_ff 3072, vocab 50257, pre-LayerNorm, GELU-tanh, learned positions, tied head), 1 thread, fp32.
+# T = 64 also with logits for the last position only (ForwardOptions::all_logits = false on our side).
 # Run: OPENBLAS_NUM_THREADS=1 /usr/bin/python3 tests/reference/bench_forward_torch.py   (prints ms per forward)
 import math
 import statistics
@@ -36,13 +37,14 @@ class Gpt2(torch.nn.Module):
         self.blocks = torch.nn.ModuleList(Block() for _ in range(L))
         self.ln_f = torch.nn.LayerNorm(D)
 
-    def forward(self, ids):
+    def forward(self, ids, all_logits=True):
         T = ids.shape[0]
         mask = torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)
         x = self.tok(ids) + self.pos(torch.arange(T))
         for b in self.blocks:
             x = b(x, mask)
-        return self.ln_f(x) @ self.tok.weight.T
+        h = self.ln_f(x)
+        return (h if all_logits else h[-1:]) @ self.tok.weight.T
 
 
 def main():
@@ -50,15 +52,16 @@ def main():
     model = Gpt2().eval()
     print(f"torch {torch.__version__}, threads {torch.get_num_threads()}")
     with torch.no_grad():
-        for T in (16, 64, 256):
+        for T, all_logits in ((16, True), (64, True), (256, True), (64, False)):
             ids = torch.arange(T) * 7919 % V
-            model(ids)
+            model(ids, all_logits)
             times = []
             for _ in range(10 if T < 256 else 5):
                 t0 = time.perf_counter()
-                model(ids)
+                model(ids, all_logits)
                 times.append((time.perf_counter() - t0) * 1e3)
-            print(f"gpt2_small T={T}: {statistics.median(times):.1f} ms per forward (median of {len(times)})")
+            what = "" if all_logits else ", last-position logits only"
+            print(f"gpt2_small T={T}{what}: {statistics.median(times):.1f} ms per forward (median of {len(times)})")
 
 
 if __name__ == "__main__":
