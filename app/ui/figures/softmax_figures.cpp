@@ -227,7 +227,7 @@ SoftmaxLab softmax_lab(const UiState& st, const Snapshot* snap) {
 
     // The mask of every query row.
     plot::Figure fm;
-    fm.title = custom ? "Mask (custom: click or drag cells to paint)" : "Mask: " + st.sm_mask;
+    fm.title = custom ? "Mask: custom (click / drag cells to paint)" : "Mask: " + st.sm_mask + " (grey = masked)";
     fm.view = "softmax-mask";
     fm.formula = "Row q: which keys query q may attend (1 = visible, grey = −∞ before softmax). A row with no visible "
                  "key gets all-zero weights.";
@@ -240,7 +240,8 @@ SoftmaxLab softmax_lab(const UiState& st, const Snapshot* snap) {
     }
     fm.heatmap = plot::make_heatmap(S, S, mv, plot::Colormap::Viridis, "visible");
     fm.heatmap->vmin = 0.0f;
-    fm.heatmap->vmax = 1.0f;
+    fm.heatmap->vmax = 1.8f;  // visible cells in a calm teal (viridis ≈ 0.55), masked ones grey
+    fm.colorbar = false;
     fm.heatmap->row_name = "query";
     fm.heatmap->col_name = "key";
     fm.heatmap->annotate = false;
