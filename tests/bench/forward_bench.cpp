@@ -8,6 +8,8 @@
 
 #include <malloc.h>
 
+#include "tests/bench/bench_models.h"
+
 #include <cstdlib>
 #include <memory>
 
@@ -16,29 +18,11 @@ namespace {
 using namespace ts;
 
 ModelConfig gpt2_small() {
-    ModelConfig c;
-    c.name = "gpt2_small_shape";
-    c.vocab_size = 50257;
-    c.d_model = 768;
-    c.n_heads = c.n_kv_heads = 12;
-    c.d_ff = 3072;
-    c.n_layers = 12;
-    c.max_seq_len = 1024;
-    c.activation = Activation::GELUTanh;
-    c.position = PositionKind::Learned;
-    return c;
+    return bench::gpt2_small_config();
 }
 
 ModelConfig default_size() {
-    ModelConfig c;
-    c.name = "default_size";
-    c.vocab_size = 8192;
-    c.d_model = 256;
-    c.n_heads = c.n_kv_heads = 4;
-    c.d_ff = 1024;
-    c.n_layers = 4;
-    c.max_seq_len = 256;
-    return c;
+    return bench::default_size_config();
 }
 
 // glibc returns freed multi-MB trace/logit buffers to the OS and page-faults them back on the next forward (~1 ms of

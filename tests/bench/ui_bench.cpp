@@ -13,6 +13,8 @@
 
 #include <benchmark/benchmark.h>
 
+#include "tests/bench/bench_models.h"
+
 #include <malloc.h>
 
 #include <chrono>
@@ -27,28 +29,17 @@ using namespace ts::ui;
 
 constexpr int kTokens = 32;
 
-const char* kText =
-    "It is a truth universally acknowledged, that a single man in possession of a good fortune, must be in want of a "
-    "wife. However little known the feelings or views of such a man may be on his first entering a neighbourhood.";
+const char* kText = bench::kBenchText;
 
 // The app keeps freed trace buffers in the heap between forwards (app/gui_main.cpp); do the same here.
 const bool kMallocTuned = [] {
-    mallopt(M_MMAP_THRESHOLD, 64 << 20);
-    mallopt(M_TRIM_THRESHOLD, 512 << 20);
+    bench::tune_malloc_like_app();
     return true;
 }();
 
 // Default model: 4 layers, d_model 256, 4 heads, d_ff 1024, vocab 8192, learned positions, pre-LayerNorm, GELU.
 ModelConfig default_config() {
-    ModelConfig c;
-    c.name = "default_size_random";
-    c.vocab_size = 8192;
-    c.d_model = 256;
-    c.n_heads = c.n_kv_heads = 4;
-    c.d_ff = 1024;
-    c.n_layers = 4;
-    c.max_seq_len = 256;
-    return c;
+    return bench::default_size_config();
 }
 
 struct Setup {

@@ -15,6 +15,7 @@
 #include "app/ui/session/worker.h"
 #include "app/ui/theme.h"
 #include "core/model.h"
+#include "tests/bench/bench_models.h"
 #include "core/safetensors.h"
 
 #include <benchmark/benchmark.h>
@@ -47,37 +48,15 @@ using namespace ts;
 using namespace ts::ui;
 
 constexpr int kTokens = 32;
-const char* kText =
-    "It is a truth universally acknowledged, that a single man in possession of a good fortune, must be in want of a "
-    "wife. However little known the feelings or views of such a man may be on his first entering a neighbourhood.";
+const char* kText = bench::kBenchText;
 
 const bool kMallocTuned = [] {
-    mallopt(M_MMAP_THRESHOLD, 64 << 20);
-    mallopt(M_TRIM_THRESHOLD, 512 << 20);
+    bench::tune_malloc_like_app();
     return true;
 }();
 
 ModelConfig model_config(bool gpt2) {
-    ModelConfig c;
-    if (gpt2) {
-        c.name = "gpt2_small_random";
-        c.vocab_size = 50257;
-        c.d_model = 768;
-        c.n_heads = c.n_kv_heads = 12;
-        c.d_ff = 3072;
-        c.n_layers = 12;
-        c.max_seq_len = 1024;
-        c.activation = Activation::GELUTanh;
-    } else {
-        c.name = "default_size_random";
-        c.vocab_size = 8192;
-        c.d_model = 256;
-        c.n_heads = c.n_kv_heads = 4;
-        c.d_ff = 1024;
-        c.n_layers = 4;
-        c.max_seq_len = 256;
-    }
-    return c;
+    return gpt2 ? bench::gpt2_small_config() : bench::default_size_config();
 }
 
 struct Setup {
