@@ -33,7 +33,10 @@ std::vector<plot::Figure> position_figures(const UiState& st) {
     fc.formula = "PE[p, d] for a few d: wavelength 2π·base^(2i/d_model) grows geometrically with the pair index i";
     fc.x.label = "position p";
     fc.y.label = "PE[p, d]";
-    const int dims[] = {0, 1, std::min(D - 2, 6), std::min(D - 2, D / 4 / 2 * 2), std::min(D - 2, D / 2 / 2 * 2)};
+    // Pairs whose wavelength spans several integer positions (d = 0 turns 1 rad per position and only aliases on
+    // an integer grid), then ever slower ones: the geometric ladder of wavelengths is the point of the plot.
+    const int dims[] = {std::min(D - 2, 2), std::min(D - 1, 3), std::min(D - 2, 10), std::min(D - 2, 24),
+                        std::min(D - 2, D / 2 / 2 * 2)};
     for (int k = 0; k < 5; ++k) {
         if (k > 0 && dims[k] == dims[k - 1]) continue;
         plot::Series s;
