@@ -32,7 +32,8 @@ void print_train_usage() {
         "         [--beta1 X] [--beta2 X] [--grad-clip X] [--label-smoothing X] [--z-loss X] [--dropout X]\n"
         "         [--attn-dropout X] [--eval-every N] [--eval-batches N] [--ckpt-every N] [--log-every N]\n"
         "         [--seed S] [--val-fraction X] [--decay-embeddings] [--resume]\n"
-        "         [--repeat-fraction X] [--repeat-period N] [--init-from MODEL_DIR]\n"
+        "         [--repeat-fraction X] [--repeat-period N] [--repeat-random X]\n"
+        "         [--init-from MODEL_DIR]\n"
         "  Text files are tokenized once into DIR/tokens.bin (reused while the files and tokenizer are unchanged);\n"
         "  the last --val-fraction (default 0.02) of the stream is held out. --resume continues from\n"
         "  DIR/checkpoint/ exactly as an uninterrupted run would.");
@@ -108,7 +109,7 @@ int run_train(int argc, char** argv) {
                     {"config", "tokenizer", "tokens", "out", "steps", "batch", "seq-len", "lr", "min-lr", "warmup",
                      "weight-decay", "beta1", "beta2", "grad-clip", "label-smoothing", "z-loss", "dropout",
                      "attn-dropout", "eval-every", "eval-batches", "ckpt-every", "log-every", "seed", "val-fraction",
-                     "repeat-fraction", "repeat-period", "init-from"},
+                     "repeat-fraction", "repeat-period", "repeat-random", "init-from"},
                     {"resume", "decay-embeddings"}, {"data"});
     const fs::path dir = args.required("out");
     const ModelConfig config = load_config(args.required("config"));
@@ -159,6 +160,7 @@ int run_train(int argc, char** argv) {
     opt.val_fraction = args.number("val-fraction", opt.val_fraction);
     opt.repeat_fraction = args.number("repeat-fraction", opt.repeat_fraction);
     opt.repeat_period = int(args.number("repeat-period", opt.repeat_period));
+    opt.repeat_random = args.number("repeat-random", opt.repeat_random);
     if (opt.repeat_fraction < 0 || opt.repeat_fraction > 1)
         throw std::invalid_argument("--repeat-fraction must be in [0, 1]");
     opt.decay_embeddings = args.flag("decay-embeddings");

@@ -90,7 +90,8 @@ TokenDataset::TokenDataset(std::vector<int32_t> tokens, int vocab_size, int seq_
 }
 
 void TokenDataset::sample_batch(uint64_t seed, uint64_t step, int B, std::vector<int>& inputs,
-                                std::vector<int>& targets, double repeat_fraction, int repeat_period) const {
+                                std::vector<int>& targets, double repeat_fraction, int repeat_period,
+                                double repeat_random) const {
     inputs.resize(size_t(B) * m_T);
     targets.resize(size_t(B) * m_T);
     const uint64_t n_starts = uint64_t(m_n_train - m_T);  // window [s, s + T] inside the train part
@@ -104,7 +105,16 @@ void TokenDataset::sample_batch(uint64_t seed, uint64_t step, int B, std::vector
         const int half = repeat_period > 0
                              ? std::min(repeat_period, m_T)
                              : shortest + int(mix64(key + 0x9E3779B9ull * uint64_t(b + 1)) % uint64_t(longest - shortest + 1));
-        auto token_at = [&](int i) { return m_tokens[s + uint64_t(doubled ? i % half : i)]; };
+        // Some repeated spans are i.i.d. tokens drawn from the train stream (unigram frequencies): with no language to
+        // lean on, the later copies can only be predicted by copying.
+        const double v = double(mix64(key + 0xC0FFEE00ull + uint64_t(b)) >> 11) * 0x1.0p-53;
+        const bool random_span = doubled && v < repeat_random;
+        auto token_at = [&](int i) {
+            if (!doubled) return m_tokens[s + uint64_t(i)];
+            const int j = i % half;
+            return random_span ? m_tokens[mix64(key + 0xABCD0000ull * uint64_t(b + 1) + uint64_t(j)) % uint64_t(m_n_train)]
+                               : m_tokens[s + uint64_t(j)];
+        };
         for (int t = 0; t < m_T; ++t) {
             inputs[size_t(b) * m_T + t] = token_at(t);
             targets[size_t(b) * m_T + t] = token_at(t + 1);

@@ -31,9 +31,10 @@ public:
     /// window is full: a repeated passage, where every later copy is predictable by copying — the training signal
     /// that makes induction heads form (Olsson et al. 2022) within a small token budget. repeat_period 0 draws the
     /// span length per window uniformly from [8, ceil((T+1)/2)], so that copying cannot be learned as a fixed
-    /// positional offset and must match content (an induction head).
+    /// positional offset and must match content (an induction head). A share repeat_random of those repeated spans
+    /// are i.i.d. tokens drawn from the train stream instead of a passage.
     void sample_batch(uint64_t seed, uint64_t step, int B, std::vector<int>& inputs, std::vector<int>& targets,
-                      double repeat_fraction = 0.0, int repeat_period = 0) const;
+                      double repeat_fraction = 0.0, int repeat_period = 0, double repeat_random = 0.0) const;
     /// Held-out windows: consecutive non-overlapping windows of T + 1 tokens from the tail. Returns the number of
     /// windows placed (rows of inputs/targets), at most B, starting at window first_window.
     int val_batch(int first_window, int B, std::vector<int>& inputs, std::vector<int>& targets) const;

@@ -41,7 +41,8 @@ void to_json(nlohmann::json& j, const TrainOptions& o) {
                        {"seed", o.seed},
                        {"val_fraction", o.val_fraction},
                        {"repeat_fraction", o.repeat_fraction},
-                       {"repeat_period", o.repeat_period}};
+                       {"repeat_period", o.repeat_period},
+                       {"repeat_random", o.repeat_random}};
 }
 
 void from_json(const nlohmann::json& j, TrainOptions& o) {
@@ -72,6 +73,7 @@ void from_json(const nlohmann::json& j, TrainOptions& o) {
     get("val_fraction", o.val_fraction);
     get("repeat_fraction", o.repeat_fraction);
     get("repeat_period", o.repeat_period);
+    get("repeat_random", o.repeat_random);
 }
 
 // --- construction -------------------------------------------------------------------------------------------------
@@ -188,7 +190,7 @@ void Trainer::run(int64_t stop_at) {
     double tokens_per_s = 0;
     while (m_step < end) {
         m_data->sample_batch(m_opt.seed, uint64_t(m_step), B, m_inputs, m_targets, m_opt.repeat_fraction,
-                             m_opt.repeat_period);
+                             m_opt.repeat_period, m_opt.repeat_random);
         StepOptions so;
         so.label_smoothing = m_opt.label_smoothing;
         so.z_loss = m_opt.z_loss;

@@ -41,6 +41,7 @@ struct TrainOptions {
     double val_fraction = 0.02;    ///< held-out tail of the token stream
     double repeat_fraction = 0.0;  ///< share of training windows that are repeated passages (TokenDataset::sample_batch)
     int repeat_period = 0;         ///< length of the repeated span; 0 = random per window in [8, (T+1)/2]
+    double repeat_random = 0.0;    ///< share of repeated spans made of i.i.d. unigram-drawn tokens
 };
 void to_json(nlohmann::json& j, const TrainOptions& o);
 void from_json(const nlohmann::json& j, TrainOptions& o);

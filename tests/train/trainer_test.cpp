@@ -295,6 +295,24 @@ TEST(TrainData, RandomRepeatPeriodsVaryAndAreExactRepeats) {
     EXPECT_GT(periods.size(), 15u);  // content, not a fixed offset, must be matched
 }
 
+TEST(TrainData, RandomSpansRepeatAndAreNotContiguousPassages) {
+    std::vector<int32_t> ids(5000);
+    for (int i = 0; i < 5000; ++i) ids[i] = i % 1000;  // a passage is consecutive ids
+    constexpr int T = 63, B = 100;
+    const TokenDataset data(ids, 1000, T, 0.1);
+    std::vector<int> in, tg;
+    data.sample_batch(6, 3, B, in, tg, 1.0, 16, 1.0);  // every window: a random 16-token span repeated
+    int contiguous = 0;
+    for (int b = 0; b < B; ++b) {
+        const int* w = &in[size_t(b) * T];
+        for (int i = 16; i < T; ++i) EXPECT_EQ(w[i], w[i - 16]) << "window " << b;
+        bool consecutive = true;
+        for (int i = 1; i < 16; ++i) consecutive = consecutive && w[i] == (w[i - 1] + 1) % 1000;
+        contiguous += consecutive;
+    }
+    EXPECT_EQ(contiguous, 0);
+}
+
 TEST(TrainData, BatchesAreShiftedSeededWindowsOfTheTrainPart) {
     std::vector<int32_t> ids(1000);
     for (int i = 0; i < 1000; ++i) ids[i] = i % 500;
