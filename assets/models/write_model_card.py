@@ -13,10 +13,11 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", required=True)
     ap.add_argument("--eval", required=True)
-    ap.add_argument("--train-command", required=True)
+    ap.add_argument("--train-command", required=True, action="append", help="repeat for each stage")
     ap.add_argument("--tokenizer-command", required=True)
     ap.add_argument("--eval-command", required=True)
     ap.add_argument("--summary", default="")
+    ap.add_argument("--notes-file", default="", help="markdown appended at the end")
     a = ap.parse_args()
     cfg = json.load(open(os.path.join(a.model, "config.json")))
     rep = json.load(open(a.eval))
@@ -43,7 +44,7 @@ def main():
         "with seed 1234. About 5.7 MB of text, 1.38 M tokens; the last 2% of the token stream is held out. "
         "Licences and WordNet's required notice: assets/corpus/SOURCES.md.", "",
         "## Reproduce", "",
-        "```", a.tokenizer_command, a.train_command, a.eval_command, "```", "",
+        "```", a.tokenizer_command] + a.train_command + [a.eval_command, "```", "",
         "## Training", "",
         "- Steps: %d, wall time %.0f min on a shared 2-core machine (%.0f tokens/s at the end, one thread)."
         % (last["step"], last["elapsed_s"] / 60, last["tokens_per_s"]),
@@ -71,7 +72,7 @@ def main():
     for k, what in kinds.items():
         r = ind[k]
         lines.append("| induction, %s repeated twice (%d sequences): best head's mean attention from the second copy "
-                     "to the token after the earlier occurrence | %.3f (layer %d, head %d) |"
+                     "to the token after the earlier occurrence | %.4f (layer %d, head %d) |"
                      % (what, r["sequences"], r["mean_attention_to_token_after_earlier_occurrence"], r["best_layer"],
                         r["best_head"]))
         lines.append("| loss on the first / second copy of those sequences | %.2f / %.2f nats |"
@@ -87,6 +88,8 @@ def main():
               "locally grammatical English with little global sense. It exists to make attention patterns, "
               "activations and predictions in Transformer Studio real rather than random; it is not a language "
               "model to rely on for anything else.", ""]
+    if a.notes_file:
+        lines.append(open(a.notes_file).read())
     open(os.path.join(a.model, "MODEL_CARD.md"), "w").write("\n".join(lines))
 
 
