@@ -93,7 +93,9 @@ std::string generate(const Model& m, const ui::TextCodec& codec, const std::stri
 void write_loss_curve(const std::string& model_dir, double unigram_nats, const std::string& out_svg) {
     std::ifstream log(model_dir + "/train_log.jsonl");
     if (!log) throw std::runtime_error("no train_log.jsonl in " + model_dir + " for --loss-curve");
-    plot::Series train{plot::SeriesKind::Line, "train loss"}, val{plot::SeriesKind::Line, "held-out loss"};
+    plot::Series train, val;
+    train.name = "train loss";
+    val.name = "held-out loss";
     val.color = {0.85f, 0.33f, 0.1f, 1.0f};
     std::string line;
     while (std::getline(log, line)) {
@@ -112,8 +114,9 @@ void write_loss_curve(const std::string& model_dir, double unigram_nats, const s
     plot::Figure f;
     f.title = "Training curve";
     f.formula = "mean next-token cross-entropy -log p(x_{t+1} | x_{<=t}) in nats";
-    f.x = {"optimizer step", ""};
-    f.y = {"cross-entropy", "nats"};
+    f.x.label = "optimizer step";
+    f.y.label = "cross-entropy";
+    f.y.unit = "nats";
     f.series = {train, val};
     f.ref_lines.push_back({false, unigram_nats, "unigram baseline", {0.5f, 0.5f, 0.5f, 1.0f}});
     std::ofstream out(out_svg);

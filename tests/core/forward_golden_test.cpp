@@ -77,7 +77,7 @@ TEST(ForwardGolden, NnTransformerStacksMatchTorch) {
     const MatrixRM dec = decoder_stack_forward(*f.model, as_matrix(f.at("in.tgt_x")), &memory, opt, trace);
     EXPECT_ALLCLOSE(dec, as_matrix(f.at("out.dec_out")), kAtol, 0.0f);
     for (int i = 0; i < 2; ++i) {
-        for (const std::string name : {"enc." + std::to_string(i) + ".attn.probs",
+        for (const std::string& name : {"enc." + std::to_string(i) + ".attn.probs",
                                        "dec." + std::to_string(i) + ".attn.probs",
                                        "dec." + std::to_string(i) + ".cross_attn.probs"}) {
             SCOPED_TRACE(name);

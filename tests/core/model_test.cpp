@@ -288,8 +288,9 @@ TEST(Forward, TemperatureFlattensOrSharpensAttention) {
         const ForwardResult r = forward(m, some_ids(T, c.vocab_size), opt);
         const Tensor& p = r.trace->at("dec.0.attn.probs");
         entropy.push_back(mean_row_entropy(p, c.n_heads * T, T));
-        if (temp > 1e3f)  // -> uniform over the T keys
+        if (temp > 1e3f) {  // -> uniform over the T keys
             for (float v : p.data) EXPECT_NEAR(v, 1.0f / T, 1e-3f);
+        }
         if (temp < 1e-2f) {  // -> one-hot on the arg max
             for (int row = 0; row < c.n_heads * T; ++row)
                 EXPECT_GT(*std::max_element(p.data.begin() + row * T, p.data.begin() + (row + 1) * T), 0.99f);

@@ -41,7 +41,9 @@ TEST(AdamW, ThreeClippedStepsMatchTorch) {
     for (size_t s = 0; s < lrs.size(); ++s) {
         ts::WeightMap grads = with_prefix(all, "grad" + std::to_string(s) + ".");
         const double norm = ts::train::clip_grad_norm(grads, max_norm);
-        if (s == 0) EXPECT_GT(norm, max_norm);  // the fixture's first step is clipped
+        if (s == 0) {
+            EXPECT_GT(norm, max_norm);  // the fixture's first step is clipped
+        }
         adam.step(params, grads, lrs[s]);
     }
     EXPECT_EQ(adam.t(), 3);

@@ -328,7 +328,9 @@ TEST(TrainData, BatchesAreShiftedSeededWindowsOfTheTrainPart) {
     for (int b = 0; b < 4; ++b)
         for (int t = 0; t < 8; ++t) {
             EXPECT_EQ(tg[b * 8 + t], (in[b * 8 + t] + 1) % 500);
-            if (t > 0) EXPECT_EQ(in[b * 8 + t], tg[b * 8 + t - 1]);
+            if (t > 0) {
+                EXPECT_EQ(in[b * 8 + t], tg[b * 8 + t - 1]);
+            }
         }
     // Held-out windows come from the tail: positions 900..999 hold ids 400..499.
     EXPECT_EQ(data.val_windows(), 12);
