@@ -182,12 +182,9 @@ PlotInteraction draw_figure(const Figure& f, ImVec2 size, const PaintOptions& op
             for (int r = 0; r < h.rows; ++r)
                 for (int c = 0; c < h.cols; ++c) {
                     const float v = h.at(r, c);
-                    char buf[16];
-                    if (std::isfinite(v)) std::snprintf(buf, sizeof buf, std::abs(v) < 10 ? "%.2f" : "%.0f", v);
-                    else std::snprintf(buf, sizeof buf, "-inf");
-                    const float t = plot::normalize_value(v, h.vmin, h.vmax);
-                    const bool dark_cell = h.cmap == plot::Colormap::Diverging ? std::abs(t - 0.5f) > 0.3f
-                                                                                : (std::isnan(t) || t < 0.6f);
+                    const std::string label = plot::heatmap_cell_label(v);
+                    const char* buf = label.c_str();
+                    const bool dark_cell = plot::heatmap_cell_is_dark(h, v);
                     const ImVec2 bs = ImGui::CalcTextSize(buf);
                     dl->AddText(ImVec2(P.x0 + (c + 0.5f) * cw - bs.x / 2, P.y0 + (r + 0.5f) * ch - bs.y / 2),
                                 dark_cell ? IM_COL32(255, 255, 255, 230) : IM_COL32(0, 0, 0, 230), buf);

@@ -4,6 +4,8 @@
 #include "app/plot/ticks.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <limits>
 #include <stdexcept>
 
@@ -35,6 +37,18 @@ Series histogram_series(std::span<const float> values, int bins, double lo, doub
         s.y.push_back(density && n_in ? counts[size_t(b)] / (double(n_in) * w) : counts[size_t(b)]);
     }
     return s;
+}
+
+std::string heatmap_cell_label(float v) {
+    char buf[16];
+    if (std::isfinite(v)) std::snprintf(buf, sizeof buf, std::abs(v) < 10 ? "%.2f" : "%.0f", v);
+    else std::snprintf(buf, sizeof buf, "-inf");
+    return buf;
+}
+
+bool heatmap_cell_is_dark(const Heatmap& h, float v) {
+    const float t = normalize_value(v, h.vmin, h.vmax);
+    return h.cmap == Colormap::Diverging ? std::abs(t - 0.5f) > 0.3f : (std::isnan(t) || t < 0.6f);
 }
 
 Heatmap make_heatmap(int rows, int cols, std::span<const float> values, Colormap cmap, std::string value_label,

@@ -87,6 +87,10 @@ struct Figure {
 [[nodiscard]] Series histogram_series(std::span<const float> values, int bins, double lo = NAN, double hi = NAN,
                                       bool density = false);
 
+/// Text printed in an annotated heatmap cell: "%.2f" below 10 in magnitude, "%.0f" above, "-inf" when masked.
+[[nodiscard]] std::string heatmap_cell_label(float v);
+/// True when value v colours its cell dark enough that white text reads best (shared by every painter).
+[[nodiscard]] bool heatmap_cell_is_dark(const Heatmap& h, float v);
 /// A heatmap from row-major data; vmin/vmax from the finite data (symmetric around 0 for Diverging).
 [[nodiscard]] Heatmap make_heatmap(int rows, int cols, std::span<const float> values, Colormap cmap,
                                    std::string value_label, std::string value_unit = "");

@@ -196,12 +196,8 @@ void svg_figure(SvgCtx& c, const Figure& f, const Rect& cell) {
             for (int r = 0; r < h.rows; ++r)
                 for (int col = 0; col < h.cols; ++col) {
                     const float v = h.at(r, col);
-                    char buf[16];
-                    if (std::isfinite(v)) std::snprintf(buf, sizeof buf, std::abs(v) < 10 ? "%.2f" : "%.0f", v);
-                    else std::snprintf(buf, sizeof buf, "-inf");
-                    const float t = normalize_value(v, h.vmin, h.vmax);
-                    const bool dark_cell = h.cmap == Colormap::Diverging ? std::abs(t - 0.5f) > 0.3f : (std::isnan(t) || t < 0.6f);
-                    text(c, P.x0 + (col + 0.5f) * cw, mid(c, P.y0 + (r + 0.5f) * ch), buf, "middle", dark_cell ? white : black);
+                    text(c, P.x0 + (col + 0.5f) * cw, mid(c, P.y0 + (r + 0.5f) * ch), heatmap_cell_label(v), "middle",
+                         heatmap_cell_is_dark(h, v) ? white : black);
                 }
         }
     }
