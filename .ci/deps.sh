@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages Transformer Studio builds, runs and tests with. Idempotent: skips apt when all
 # are present. Uses sudo only when not root and sudo exists.
+#   bash .ci/deps.sh            build, run and test
+#   bash .ci/deps.sh --corpus   also WordNet for `transformer-studio corpus build` (it fetches the Austen .deb itself)
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config ccache
       libeigen3-dev nlohmann-json3-dev libpcre2-dev zlib1g-dev
       libimgui-dev libglfw3-dev libstb-dev libegl-dev libgl-dev libgles-dev libgl1-mesa-dri
       xvfb xauth fonts-dejavu-core fonts-wqy-microhei
       libgtest-dev libgmock-dev libbenchmark-dev librsvg2-bin libxml2-utils)
+if [ "${1:-}" = "--corpus" ]; then pkgs+=(wordnet-base); fi
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

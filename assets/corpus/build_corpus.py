@@ -103,7 +103,7 @@ def wordnet_examples():
     for pos in ("noun", "verb", "adj", "adv"):
         path = os.path.join(WORDNET_DIR, "data." + pos)
         if not os.path.exists(path):
-            sys.exit("build_corpus: %s missing (apt-get install wordnet-base)" % path)
+            sys.exit("build_corpus: %s missing (apt-get install wordnet-base, or bash .ci/deps.sh --corpus)" % path)
         with open(path, encoding="utf-8", errors="replace") as f:
             for line in f:
                 if line.startswith("  ") or "| " not in line:
