@@ -97,11 +97,22 @@ void write_loss_curve(const std::string& model_dir, double unigram_nats, const s
     train.name = "train loss";
     val.name = "held-out loss";
     val.color = {0.85f, 0.33f, 0.1f, 1.0f};
+    // Rows of a multi-stage log (assets/models/append_train_log.py) carry "stage" and "stage_name": each new stage
+    // gets a dashed vertical line at the step where it started, labelled with its name.
+    std::vector<plot::RefLine> stages;
+    int stage = -1;
+    double last_step = 0;
     std::string line;
     while (std::getline(log, line)) {
         const auto j = nlohmann::json::parse(line, nullptr, false);
         if (j.is_discarded() || !j.contains("step")) continue;
         const double step = j["step"].get<double>();
+        const int row_stage = j.value("stage", 1);
+        if (stage >= 0 && row_stage != stage)
+            stages.push_back({true, last_step, j.value("stage_name", "stage " + std::to_string(row_stage)),
+                              {0.45f, 0.45f, 0.45f, 1.0f}});
+        stage = row_stage;
+        last_step = step;
         if (j.contains("train_loss") && j["train_loss"].is_number()) {
             train.x.push_back(step);
             train.y.push_back(j["train_loss"].get<double>());
@@ -118,7 +129,9 @@ void write_loss_curve(const std::string& model_dir, double unigram_nats, const s
     f.y.label = "cross-entropy";
     f.y.unit = "nats";
     f.series = {train, val};
+    f.legend_location = plot::LegendLocation::SouthWest;  // the top right holds the stage labels
     f.ref_lines.push_back({false, unigram_nats, "unigram baseline", {0.5f, 0.5f, 0.5f, 1.0f}});
+    f.ref_lines.insert(f.ref_lines.end(), stages.begin(), stages.end());
     std::ofstream out(out_svg);
     if (!out) throw std::runtime_error("cannot write " + out_svg);
     out << plot::figure_to_svg(f, 800, 450);

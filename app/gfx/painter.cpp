@@ -354,8 +354,9 @@ PlotInteraction draw_figure(const Figure& f, ImVec2 size, const PaintOptions& op
             if (!s.name.empty()) { w = std::max(w, measure(s.name)); ++count; }
         if (count > 0) {
             const float sw = line_h * 1.2f;
-            const ImVec2 p0(P.x1 - w - sw - line_h * 1.0f, P.y0 + 4);
-            dl->AddRectFilled(p0, ImVec2(P.x1 - 4, p0.y + count * line_h + 6),
+            const plot::Rect box = plot::legend_box(f.legend_location, P, w + sw + line_h - 4, count * line_h + 6, 4);
+            const ImVec2 p0(box.x0, box.y0);
+            dl->AddRectFilled(p0, ImVec2(box.x1, box.y1),
                               with_alpha(ImGui::GetColorU32(ImGuiCol_PopupBg), 0.85f), 3.0f);
             int k = 0;
             for (const auto& s : f.series) {

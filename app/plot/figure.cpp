@@ -132,6 +132,14 @@ Bounds figure_bounds(const Figure& f) {
     return b;
 }
 
+Rect legend_box(LegendLocation loc, const Rect& plot, float box_w, float box_h, float margin) {
+    const bool west = loc == LegendLocation::NorthWest || loc == LegendLocation::SouthWest;
+    const bool south = loc == LegendLocation::SouthEast || loc == LegendLocation::SouthWest;
+    const float x0 = west ? plot.x0 + margin : plot.x1 - margin - box_w;
+    const float y0 = south ? plot.y1 - margin - box_h : plot.y0 + margin;
+    return Rect{x0, y0, x0 + box_w, y0 + box_h};
+}
+
 int note_lines(const std::string& note) {
     if (note.empty()) return 0;
     return 1 + int(std::count(note.begin(), note.end(), '\n'));

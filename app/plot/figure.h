@@ -66,6 +66,9 @@ struct RefLine {
     Rgba color{0.5f, 0.5f, 0.5f, 1.0f};
 };
 
+/// Corner of the plot area the legend box sits in; ImPlot's ImPlotLocation_NorthEast etc.
+enum class LegendLocation { NorthEast, NorthWest, SouthEast, SouthWest };
+
 struct Figure {
     std::string title;
     std::string formula;                 ///< the formula the plot shows (tooltip on the title, SVG <desc>)
@@ -74,6 +77,7 @@ struct Figure {
     std::optional<Heatmap> heatmap;      ///< drawn under the series; axes then span [0, cols] × [0, rows]
     bool colorbar = true;                ///< shown when a heatmap is present
     bool legend = true;
+    LegendLocation legend_location = LegendLocation::NorthEast;  ///< move it off the curves it would cover
     std::vector<Annotation> annotations;
     std::vector<RefLine> ref_lines;
     std::string note;                    ///< one line under the plot (e.g. "random weights"); exports print it
@@ -121,6 +125,9 @@ struct FigureLayout {
 [[nodiscard]] FigureLayout layout_figure(const Figure& f, float width, float height,
                                          const std::function<float(const std::string&)>& text_width, float line_h,
                                          bool compact = false, bool show_note = false);
+
+/// The legend box of box_w × box_h pixels in the `plot` corner `loc`, `margin` pixels inside the frame.
+[[nodiscard]] Rect legend_box(LegendLocation loc, const Rect& plot, float box_w, float box_h, float margin);
 
 /// Number of lines of a note ('\n'-separated; 0 for an empty note).
 [[nodiscard]] int note_lines(const std::string& note);

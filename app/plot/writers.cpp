@@ -319,7 +319,7 @@ void svg_figure(SvgCtx& c, const Figure& f, const Rect& cell) {
         text(c, x, y, title, "middle", th.text, " transform=\"rotate(-90 " + f2(x) + ' ' + f2(y) + ")\"");
     }
 
-    // Legend (top right inside the plot, like the screen painter).
+    // Legend (inside the plot at f.legend_location, like the screen painter).
     if (f.legend) {
         float w = 0;
         int count = 0;
@@ -327,9 +327,10 @@ void svg_figure(SvgCtx& c, const Figure& f, const Rect& cell) {
             if (!s.name.empty()) { w = std::max(w, measure(s.name)); ++count; }
         if (count > 0) {
             const float sw = line_h * 1.2f;
-            const float x0 = P.x1 - w - sw - line_h * 1.0f, y0 = P.y0 + 4 * u;
-            os << "<rect x=\"" << f2(x0) << "\" y=\"" << f2(y0) << "\" width=\"" << f2(P.x1 - 4 * u - x0) << "\" height=\""
-               << f2(count * line_h + 6 * u) << "\" rx=\"" << f2(3 * u) << "\"" << paint("fill", th.legend_background) << "/>\n";
+            const Rect box = legend_box(f.legend_location, P, w + sw + line_h - 4 * u, count * line_h + 6 * u, 4 * u);
+            const float x0 = box.x0, y0 = box.y0;
+            os << "<rect x=\"" << f2(x0) << "\" y=\"" << f2(y0) << "\" width=\"" << f2(box.w()) << "\" height=\""
+               << f2(box.h()) << "\" rx=\"" << f2(3 * u) << "\"" << paint("fill", th.legend_background) << "/>\n";
             int k = 0;
             for (const auto& s : f.series) {
                 if (s.name.empty()) continue;

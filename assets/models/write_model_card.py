@@ -51,11 +51,12 @@ def main():
         "- Final train loss %.3f nats; held-out loss %.3f nats at step %d."
         % (last.get("train_loss") or float("nan"), val[-1]["val_loss"], val[-1]["step"]), "",
         "![training curve](loss_curve.svg)", "",
-        "| step | train loss (nats) | held-out loss (nats) |", "|---:|---:|---:|",
+        "| step | stage | train loss (nats) | held-out loss (nats) |", "|---:|---:|---:|---:|",
     ]
     for r in val:
         tl = r.get("train_loss")
-        lines.append("| %d | %s | %.3f |" % (r["step"], "%.3f" % tl if tl is not None else "-", r["val_loss"]))
+        lines.append("| %d | %d | %s | %.3f |" % (r["step"], r.get("stage", 1), "%.3f" % tl if tl is not None else "-",
+                                                 r["val_loss"]))
     lines += [
         "", "## Quality (measured by `transformer-studio eval`)", "",
         "| measure | value |", "|---|---:|",
@@ -84,10 +85,10 @@ def main():
         lines.append("> " + t.replace("\n", " ⏎ "))
         lines.append("")
     lines += ["## Limits", "",
-              "A 5-million-parameter model trained for about an hour on 1.4 M tokens: it writes Austen-flavoured, "
+              "A %.0f-million-parameter model trained for %.0f minutes on 1.4 M tokens: it writes Austen-flavoured, "
               "locally grammatical English with little global sense. It exists to make attention patterns, "
               "activations and predictions in Transformer Studio real rather than random; it is not a language "
-              "model to rely on for anything else.", ""]
+              "model to rely on for anything else." % (rep["parameters"] / 1e6, last["elapsed_s"] / 60), ""]
     if a.notes_file:
         lines.append(open(a.notes_file).read())
     open(os.path.join(a.model, "MODEL_CARD.md"), "w").write("\n".join(lines))

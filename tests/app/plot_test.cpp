@@ -225,3 +225,42 @@ TEST(Writers, SvgIsStandaloneAndEscaped) {
     EXPECT_NE(svg.find("<desc>p = exp"), std::string::npos);
     EXPECT_NE(svg.find("<path fill=\"none\""), std::string::npos);  // the line series as a path
 }
+
+TEST(Figure, LegendBoxSitsInTheRequestedCorner) {
+    const Rect plot{100, 50, 500, 350};
+    const Rect ne = legend_box(LegendLocation::NorthEast, plot, 80, 40, 4);
+    EXPECT_FLOAT_EQ(ne.x1, 496);
+    EXPECT_FLOAT_EQ(ne.y0, 54);
+    EXPECT_FLOAT_EQ(ne.w(), 80);
+    EXPECT_FLOAT_EQ(ne.h(), 40);
+    const Rect sw = legend_box(LegendLocation::SouthWest, plot, 80, 40, 4);
+    EXPECT_FLOAT_EQ(sw.x0, 104);
+    EXPECT_FLOAT_EQ(sw.y1, 346);
+    const Rect nw = legend_box(LegendLocation::NorthWest, plot, 80, 40, 4);
+    EXPECT_FLOAT_EQ(nw.x0, 104);
+    EXPECT_FLOAT_EQ(nw.y0, 54);
+    const Rect se = legend_box(LegendLocation::SouthEast, plot, 80, 40, 4);
+    EXPECT_FLOAT_EQ(se.x1, 496);
+    EXPECT_FLOAT_EQ(se.y1, 346);
+}
+
+TEST(Writers, SvgLegendFollowsLegendLocation) {
+    Figure f;
+    Series s;
+    s.name = "train loss";
+    s.x = {0, 1};
+    s.y = {0, 1};
+    f.series.push_back(s);
+    auto legend_rect_y = [](const std::string& svg) {
+        // The legend's background is the only rounded rect in this figure.
+        const auto at = svg.find("rx=\"");
+        EXPECT_NE(at, std::string::npos) << svg;
+        const auto rect = svg.rfind("<rect", at);
+        const auto y = svg.find(" y=\"", rect);
+        return std::stod(svg.substr(y + 4));
+    };
+    const double north = legend_rect_y(figure_to_svg(f, 400, 300));
+    f.legend_location = LegendLocation::SouthWest;
+    const double south = legend_rect_y(figure_to_svg(f, 400, 300));
+    EXPECT_GT(south, north + 100);
+}
