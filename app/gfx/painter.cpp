@@ -82,6 +82,29 @@ void export_popup(const Figure& f) {
 
 void set_export_menu(ExportMenuFn fn) { g_export_menu = fn; }
 
+void draw_colorbar(ImDrawList* dl, const plot::Heatmap& h, const plot::Rect& C) {
+    const float line_h = ImGui::GetTextLineHeight();
+    const ImU32 text_col = ImGui::GetColorU32(ImGuiCol_Text), frame_col = with_alpha(text_col, 0.55f);
+    const int n = 48;
+    for (int i = 0; i < n; ++i) {
+        const float t0 = float(i) / n, t1 = float(i + 1) / n;
+        const ImU32 c = to_u32(plot::colormap_sample(h.cmap, 1.0f - (t0 + t1) / 2));
+        dl->AddRectFilled(ImVec2(C.x0, C.y0 + C.h() * t0), ImVec2(C.x1, C.y0 + C.h() * t1 + 1), c);
+    }
+    dl->AddRect(ImVec2(C.x0, C.y0), ImVec2(C.x1, C.y1), frame_col);
+    const plot::AxisTicks cbt = plot::colorbar_ticks(h, C.h(), line_h);
+    float tw = 0;
+    for (double v : cbt.values) {
+        const float y = C.y1 - float((v - h.vmin) / (h.vmax - h.vmin)) * C.h();
+        const std::string s = plot::format_tick(v, cbt.step);
+        dl->AddLine(ImVec2(C.x1, y), ImVec2(C.x1 + 3, y), frame_col);
+        dl->AddText(ImVec2(C.x1 + 5, y - line_h / 2), text_col, s.c_str());
+        tw = std::max(tw, ImGui::CalcTextSize(s.c_str()).x);
+    }
+    const std::string ct = h.value_unit.empty() ? h.value_label : h.value_label + " [" + h.value_unit + "]";
+    add_text_vertical(dl, ImVec2(C.x1 + 5 + tw + line_h * 0.7f, (C.y0 + C.y1) / 2), text_col, ct.c_str());
+}
+
 PlotInteraction draw_figure(const Figure& f, ImVec2 size, const PaintOptions& opt, const char* id) {
     PlotInteraction out;
     ImGui::PushID(id ? id : f.title.c_str());
@@ -307,29 +330,7 @@ PlotInteraction draw_figure(const Figure& f, ImVec2 size, const PaintOptions& op
     }
 
     // Colorbar.
-    if (!opt.compact && f.heatmap && f.colorbar) {
-        const plot::Heatmap& h = *f.heatmap;
-        const plot::Rect C = off(L.colorbar);
-        const int n = 48;
-        for (int i = 0; i < n; ++i) {
-            const float t0 = float(i) / n, t1 = float(i + 1) / n;
-            const ImU32 c = to_u32(plot::colormap_sample(h.cmap, 1.0f - (t0 + t1) / 2));
-            dl->AddRectFilled(ImVec2(C.x0, C.y0 + C.h() * t0), ImVec2(C.x1, C.y0 + C.h() * t1 + 1), c);
-        }
-        dl->AddRect(ImVec2(C.x0, C.y0), ImVec2(C.x1, C.y1), frame_col);
-        const plot::AxisTicks cbt = plot::colorbar_ticks(h, C.h(), line_h);
-        const auto& ticks = cbt.values;
-        const double step = cbt.step;
-        for (double v : ticks) {
-            const float y = C.y1 - float((v - h.vmin) / (h.vmax - h.vmin)) * C.h();
-            dl->AddLine(ImVec2(C.x1, y), ImVec2(C.x1 + 3, y), frame_col);
-            dl->AddText(ImVec2(C.x1 + 5, y - line_h / 2), text_col, plot::format_tick(v, step).c_str());
-        }
-        const std::string ct = h.value_unit.empty() ? h.value_label : h.value_label + " [" + h.value_unit + "]";
-        float tw = 0;
-        for (double v : ticks) tw = std::max(tw, measure(plot::format_tick(v, step)));
-        add_text_vertical(dl, ImVec2(C.x1 + 5 + tw + line_h * 0.7f, (C.y0 + C.y1) / 2), text_col, ct.c_str());
-    }
+    if (!opt.compact && f.heatmap && f.colorbar) draw_colorbar(dl, *f.heatmap, off(L.colorbar));
 
     // Note lines (exports).
     if (!opt.compact && opt.show_note && L.note.h() > 0) {

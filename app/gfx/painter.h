@@ -37,6 +37,9 @@ PlotInteraction draw_figure(const plot::Figure& f, ImVec2 size, const PaintOptio
 
 /// Text rotated 90° counter-clockwise (reads bottom to top), centred at `center`.
 void add_text_vertical(ImDrawList* dl, ImVec2 center, ImU32 col, const char* text);
+/// A vertical colorbar for h in the bar rectangle C (screen pixels), ticks and rotated title to its right, in the
+/// current ImGui style's text color (figures draw theirs with it; grid exports draw one shared bar).
+void draw_colorbar(ImDrawList* dl, const plot::Heatmap& h, const plot::Rect& C);
 
 /// ImU32 from a plot color; alpha 0 means the theme's text color.
 [[nodiscard]] ImU32 to_u32(const plot::Rgba& c);

@@ -151,16 +151,25 @@ Image render_figures(const std::vector<plot::Figure>& figs, const plot::ExportOp
         ImGui::Begin("##export", nullptr,
                      ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoInputs |
                          ImGuiWindowFlags_NoScrollWithMouse | ImGuiWindowFlags_NoBackground);
-        const auto cells = plot::grid_cells(int(figs.size()), opt.columns, opt.width, opt.height);
+        const plot::GridLayout g = plot::layout_grid(
+            figs, opt, [](const std::string& s) { return ImGui::CalcTextSize(s.c_str()).x; }, ImGui::GetTextLineHeight());
         PaintOptions po;
         po.export_button = false;
         po.show_note = true;
         for (size_t i = 0; i < figs.size(); ++i) {
-            const plot::Rect& c = cells[i];
+            const plot::Rect& c = g.cells[i];
             ImGui::SetCursorScreenPos(ImVec2(std::floor(c.x0), std::floor(c.y0)));
             const std::string id = "fig" + std::to_string(i);
-            draw_figure(figs[i], ImVec2(std::floor(c.x1) - std::floor(c.x0), std::floor(c.y1) - std::floor(c.y0)), po, id.c_str());
+            const ImVec2 size(std::floor(c.x1) - std::floor(c.x0), std::floor(c.y1) - std::floor(c.y0));
+            if (!g.colorbar) {
+                draw_figure(figs[i], size, po, id.c_str());
+                continue;
+            }
+            plot::Figure without_bar = figs[i];
+            without_bar.colorbar = false;
+            draw_figure(without_bar, size, po, id.c_str());
         }
+        if (g.colorbar) draw_colorbar(ImGui::GetWindowDrawList(), *figs.front().heatmap, *g.colorbar);
         ImGui::End();
         ImGui::Render();
 

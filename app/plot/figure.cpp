@@ -170,7 +170,7 @@ FigureLayout layout_figure(const Figure& f, float width, float height,
     } else {
         float m = 0;
         for (const auto& c : f.y.categories) m = std::max(m, text_width(c));
-        ytick_w = std::min(m, width * 0.25f);
+        ytick_w = std::min(m, width * 0.35f);
     }
     const float ytitle_w = f.y.title().empty() ? 0.0f : line_h * 1.2f;
     const float left = pad + ytitle_w + ytick_w + line_h * 0.4f;
@@ -201,8 +201,15 @@ FigureLayout layout_figure(const Figure& f, float width, float height,
     const float right = pad + cbar_w + line_h * 0.5f;
     L.plot = {left, L.title.y1 + line_h * 0.3f, std::max(left + 10.0f, width - right),
               std::max(L.title.y1 + 10.0f, height - bottom)};
+    if (f.square_cells && f.heatmap && f.heatmap->rows > 0 && f.heatmap->cols > 0) {
+        // Shrink the longer side so cells are square; the axis title and colorbar follow the plot.
+        const float cell = std::min(L.plot.w() / float(f.heatmap->cols), L.plot.h() / float(f.heatmap->rows));
+        L.plot.x1 = L.plot.x0 + cell * float(f.heatmap->cols);
+        L.plot.y1 = L.plot.y0 + cell * float(f.heatmap->rows);
+    }
     L.y_label = {pad, L.plot.y0, pad + ytitle_w, L.plot.y1};
-    L.x_label = {L.plot.x0, height - pad - note_h - xtitle_h, L.plot.x1, height - pad - note_h};
+    const float xtitle_y0 = L.plot.y1 + xcat_h + line_h * 0.3f;
+    L.x_label = {L.plot.x0, xtitle_y0, L.plot.x1, xtitle_y0 + xtitle_h};
     if (note_h > 0) L.note = {pad, height - pad - note_h, width - pad, height - pad};
     if (has_cbar) L.colorbar = {L.plot.x1 + line_h * 0.6f, L.plot.y0, L.plot.x1 + line_h * 1.4f, L.plot.y1};
     // Category label strides so labels never overlap.

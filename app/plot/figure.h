@@ -76,6 +76,7 @@ struct Figure {
     std::vector<Series> series;
     std::optional<Heatmap> heatmap;      ///< drawn under the series; axes then span [0, cols] × [0, rows]
     bool colorbar = true;                ///< shown when a heatmap is present
+    bool square_cells = false;           ///< heatmap cells drawn square (plot shrunk to fit), e.g. attention grids
     bool legend = true;
     LegendLocation legend_location = LegendLocation::NorthEast;  ///< move it off the curves it would cover
     std::vector<Annotation> annotations;

@@ -141,6 +141,33 @@ void rect(SvgCtx& c, float x0, float y0, float w, float h, const Rgba& fill) {
 /// Baseline y that centres a line of text vertically on `y`.
 float mid(const SvgCtx& c, float y) { return y + c.font * 0.35f; }
 
+/// A vertical colorbar for h in the bar rectangle C, ticks and the rotated title to its right.
+void svg_colorbar(SvgCtx& c, const Heatmap& h, const Rect& C) {
+    const Theme& th = c.theme;
+    const float font = c.font, line_h = c.line_h, u = c.u;
+    auto measure = [&](const std::string& s) { return text_width_em(s) * font; };
+    std::ostringstream& os = c.os;
+    const std::string grad = "cbar" + std::to_string(c.clip_id++);
+    os << "<linearGradient id=\"" << grad << "\" x1=\"0\" y1=\"1\" x2=\"0\" y2=\"0\">";
+    for (int i = 0; i <= 16; ++i)
+        os << "<stop offset=\"" << f2(i / 16.0) << "\" stop-color=\"" << rgb(colormap_sample(h.cmap, float(i) / 16.0f)) << "\"/>";
+    os << "</linearGradient>\n";
+    os << "<rect x=\"" << f2(C.x0) << "\" y=\"" << f2(C.y0) << "\" width=\"" << f2(C.w()) << "\" height=\"" << f2(C.h())
+       << "\" fill=\"url(#" << grad << ")\"" << paint("stroke", th.frame) << " stroke-width=\"" << f2(u) << "\"/>\n";
+    const AxisTicks ct = colorbar_ticks(h, C.h(), line_h);
+    float tw = 0;
+    for (double v : ct.values) {
+        const float y = C.y1 - float((v - h.vmin) / (h.vmax - h.vmin)) * C.h();
+        line(c, C.x1, y, C.x1 + 3 * u, y, th.frame, u);
+        const std::string s = format_tick(v, ct.step);
+        tw = std::max(tw, measure(s));
+        text(c, C.x1 + 5 * u, mid(c, y), s, "start", th.text);
+    }
+    const std::string title = h.value_unit.empty() ? h.value_label : h.value_label + " [" + h.value_unit + "]";
+    const float x = C.x1 + 5 * u + tw + line_h * 0.7f + font * 0.35f, y = (C.y0 + C.y1) / 2;
+    text(c, x, y, title, "middle", th.text, " transform=\"rotate(-90 " + f2(x) + ' ' + f2(y) + ")\"");
+}
+
 void svg_figure(SvgCtx& c, const Figure& f, const Rect& cell) {
     const Theme& th = c.theme;
     const float font = c.font, line_h = c.line_h, u = c.u;
@@ -295,29 +322,7 @@ void svg_figure(SvgCtx& c, const Figure& f, const Rect& cell) {
     }
 
     // Colorbar.
-    if (f.heatmap && f.colorbar) {
-        const Heatmap& h = *f.heatmap;
-        const Rect C = off(L.colorbar);
-        const std::string grad = "cbar" + std::to_string(c.clip_id++);
-        os << "<linearGradient id=\"" << grad << "\" x1=\"0\" y1=\"1\" x2=\"0\" y2=\"0\">";
-        for (int i = 0; i <= 16; ++i)
-            os << "<stop offset=\"" << f2(i / 16.0) << "\" stop-color=\"" << rgb(colormap_sample(h.cmap, float(i) / 16.0f)) << "\"/>";
-        os << "</linearGradient>\n";
-        os << "<rect x=\"" << f2(C.x0) << "\" y=\"" << f2(C.y0) << "\" width=\"" << f2(C.w()) << "\" height=\"" << f2(C.h())
-           << "\" fill=\"url(#" << grad << ")\"" << paint("stroke", th.frame) << " stroke-width=\"" << f2(u) << "\"/>\n";
-        const AxisTicks ct = colorbar_ticks(h, C.h(), line_h);
-        float tw = 0;
-        for (double v : ct.values) {
-            const float y = C.y1 - float((v - h.vmin) / (h.vmax - h.vmin)) * C.h();
-            line(c, C.x1, y, C.x1 + 3 * u, y, th.frame, u);
-            const std::string s = format_tick(v, ct.step);
-            tw = std::max(tw, measure(s));
-            text(c, C.x1 + 5 * u, mid(c, y), s, "start", th.text);
-        }
-        const std::string title = h.value_unit.empty() ? h.value_label : h.value_label + " [" + h.value_unit + "]";
-        const float x = C.x1 + 5 * u + tw + line_h * 0.7f + font * 0.35f, y = (C.y0 + C.y1) / 2;
-        text(c, x, y, title, "middle", th.text, " transform=\"rotate(-90 " + f2(x) + ' ' + f2(y) + ")\"");
-    }
+    if (f.heatmap && f.colorbar) svg_colorbar(c, *f.heatmap, off(L.colorbar));
 
     // Legend (inside the plot at f.legend_location, like the screen painter).
     if (f.legend) {
@@ -530,6 +535,39 @@ std::vector<Rect> grid_cells(int n, int columns, int width, int height) {
     return out;
 }
 
+bool shares_colorbar(const std::vector<Figure>& figs) {
+    if (figs.size() < 2) return false;
+    for (const auto& f : figs) {
+        if (!f.heatmap || !f.colorbar) return false;
+        const Heatmap &a = *f.heatmap, &b = *figs.front().heatmap;
+        if (a.cmap != b.cmap || a.vmin != b.vmin || a.vmax != b.vmax || a.value_label != b.value_label ||
+            a.value_unit != b.value_unit)
+            return false;
+    }
+    return true;
+}
+
+GridLayout layout_grid(const std::vector<Figure>& figs, const ExportOptions& opt,
+                       const std::function<float(const std::string&)>& text_width, float line_h) {
+    GridLayout g;
+    if (!shares_colorbar(figs)) {
+        g.cells = grid_cells(int(figs.size()), opt.columns, opt.width, opt.height);
+        return g;
+    }
+    // Strip: gap, bar, tick labels, rotated title, margin (the same parts a figure's own colorbar takes).
+    const Heatmap& h = *figs.front().heatmap;
+    const auto ticks = nice_ticks(h.vmin, h.vmax, 6);
+    const double step = ticks.size() > 1 ? ticks[1] - ticks[0] : 1.0;
+    float tw = 0;
+    for (double v : ticks) tw = std::max(tw, text_width(format_tick(v, step)));
+    const float strip = line_h * 0.6f + line_h * 0.8f + 5 * opt.scale + tw + line_h * 1.3f + line_h * 0.5f;
+    const int grid_w = std::max(16, int(std::floor(float(opt.width) - strip)));
+    g.cells = grid_cells(int(figs.size()), opt.columns, grid_w, opt.height);
+    const float x0 = float(grid_w) + line_h * 0.6f;
+    g.colorbar = Rect{x0, line_h * 2.0f, x0 + line_h * 0.8f, std::max(line_h * 3.0f, float(opt.height) - line_h * 2.0f)};
+    return g;
+}
+
 std::string figures_to_svg(const std::vector<Figure>& figs, const ExportOptions& opt) {
     if (opt.width < 16 || opt.height < 16 || opt.width > 32768 || opt.height > 32768)
         throw std::invalid_argument("image size must be 16..32768 pixels per side, got " + std::to_string(opt.width) + "x" +
@@ -547,8 +585,17 @@ std::string figures_to_svg(const std::vector<Figure>& figs, const ExportOptions&
     if (figs.size() == 1) os << "<title>" << xml(figs.front().title) << "</title>\n";
     if (theme.background.a > 0) os << "<rect width=\"100%\" height=\"100%\"" << paint("fill", theme.background) << "/>\n";
     SvgCtx c{os, theme, font, font * 1.25f, opt.scale, opt.svg_image_cells, 0};
-    const auto cells = grid_cells(int(figs.size()), opt.columns, opt.width, opt.height);
-    for (size_t i = 0; i < figs.size(); ++i) svg_figure(c, figs[i], cells[i]);
+    const GridLayout g = layout_grid(figs, opt, [&](const std::string& s) { return text_width_em(s) * font; }, c.line_h);
+    for (size_t i = 0; i < figs.size(); ++i) {
+        if (!g.colorbar) {
+            svg_figure(c, figs[i], g.cells[i]);
+            continue;
+        }
+        Figure without_bar = figs[i];
+        without_bar.colorbar = false;
+        svg_figure(c, without_bar, g.cells[i]);
+    }
+    if (g.colorbar) svg_colorbar(c, *figs.front().heatmap, *g.colorbar);
     os << "</svg>\n";
     return os.str();
 }

@@ -8,6 +8,8 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -51,6 +53,19 @@ enum class ExportFormat { Png, Svg, Csv };
 /// Columns and cell rectangles of a grid of n figures in width × height pixels (columns 0: about square cells).
 [[nodiscard]] int grid_columns(int n, int columns, int width, int height);
 [[nodiscard]] std::vector<Rect> grid_cells(int n, int columns, int width, int height);
+
+/// Where a grid export puts its figures. When there are two or more figures and all are heatmaps on one color scale
+/// (same colormap, range, value label and unit, e.g. every head of a layer), one colorbar in a strip at the right
+/// serves them all and the cells fill the rest (their own colorbars are then not drawn).
+struct GridLayout {
+    std::vector<Rect> cells;
+    std::optional<Rect> colorbar;        ///< the shared bar (ticks and title go to its right)
+};
+/// `text_width` measures a string in pixels at the export's font size; `line_h` is its line height.
+[[nodiscard]] GridLayout layout_grid(const std::vector<Figure>& figs, const ExportOptions& opt,
+                                     const std::function<float(const std::string&)>& text_width, float line_h);
+/// True when figs can share one colorbar (see GridLayout).
+[[nodiscard]] bool shares_colorbar(const std::vector<Figure>& figs);
 
 /// Every string the figures draw (titles, labels, categories, cell text, legend names, notes), concatenated, so
 /// a rasterizer can make sure its font has every glyph.

@@ -264,3 +264,51 @@ TEST(Writers, SvgLegendFollowsLegendLocation) {
     const double south = legend_rect_y(figure_to_svg(f, 400, 300));
     EXPECT_GT(south, north + 100);
 }
+
+TEST(Figure, SquareCellsShrinkThePlotToTheHeatmapAspect) {
+    Figure f;
+    f.heatmap = make_heatmap(4, 8, std::vector<float>(32, 0.5f), Colormap::Viridis, "w");
+    auto width = [](const std::string& s) { return 7.0f * float(s.size()); };
+    const FigureLayout loose = layout_figure(f, 400, 400, width, 16);
+    f.square_cells = true;
+    const FigureLayout sq = layout_figure(f, 400, 400, width, 16);
+    EXPECT_NEAR(sq.plot.w() / 8.0f, sq.plot.h() / 4.0f, 1e-3f);
+    EXPECT_FLOAT_EQ(sq.plot.w(), loose.plot.w());  // width-limited here: only the height shrinks
+    EXPECT_LT(sq.plot.h(), loose.plot.h());
+    EXPECT_FLOAT_EQ(sq.colorbar.y1, sq.plot.y1);  // the colorbar follows the plot
+}
+
+TEST(Writers, GridOfHeatmapsOnOneScaleSharesOneColorbar) {
+    Figure a;
+    a.heatmap = make_heatmap(2, 2, std::vector<float>{0, 1, 0.5f, 0.25f}, Colormap::Viridis, "attention weight");
+    a.heatmap->vmin = 0;
+    a.heatmap->vmax = 1;
+    Figure b = a;
+    EXPECT_TRUE(shares_colorbar({a, b}));
+    EXPECT_FALSE(shares_colorbar({a}));
+    Figure other = b;
+    other.heatmap->vmax = 2;
+    EXPECT_FALSE(shares_colorbar({a, other}));
+    Figure line;
+    line.series.push_back(Series{});
+    EXPECT_FALSE(shares_colorbar({a, line}));
+
+    ExportOptions opt;
+    opt.width = 800;
+    opt.height = 400;
+    const GridLayout g = layout_grid({a, b}, opt, [](const std::string& s) { return 7.0f * float(s.size()); }, 16);
+    ASSERT_TRUE(g.colorbar.has_value());
+    ASSERT_EQ(g.cells.size(), 2u);
+    for (const auto& c : g.cells) EXPECT_LE(c.x1, g.colorbar->x0);
+    EXPECT_LT(g.colorbar->x1, 800.0f);
+    EXPECT_GT(g.colorbar->h(), 300.0f);
+
+    // The SVG draws one gradient (the shared bar) instead of one per figure; different scales keep their own.
+    auto gradients = [](const std::string& svg) {
+        size_t n = 0;
+        for (size_t at = svg.find("<linearGradient"); at != std::string::npos; at = svg.find("<linearGradient", at + 1)) ++n;
+        return n;
+    };
+    EXPECT_EQ(gradients(figures_to_svg({a, b}, opt)), 1u);
+    EXPECT_EQ(gradients(figures_to_svg({a, other}, opt)), 2u);
+}

@@ -156,10 +156,16 @@ std::vector<plot::Figure> attention_head_grid(const Snapshot& s, int layer, bool
             f.heatmap->vmax = 1.0f;  // one color scale for every head so they compare
             f.view = grid_all ? "attention-grid" : "attention-layer";
             f.formula = "A = softmax(Q Kᵀ / √d_head + M); rows: query tokens, columns: key tokens";
-            f.x.label = ax.cols;
-            f.y.label = ax.rows;
+            f.square_cells = true;
             if (int(labels.size()) == f.heatmap->rows) f.y.categories = labels;
-            if (int(labels.size()) == f.heatmap->cols) f.x.categories = labels;
+            if (grid_all) {
+                // Many small cells: query tokens down the side only (keys are the same tokens for self-attention;
+                // the formula says which axis is which) and no axis titles, so the heatmaps keep their size.
+            } else {
+                f.x.label = ax.cols;
+                f.y.label = ax.rows;
+                if (int(labels.size()) == f.heatmap->cols) f.x.categories = labels;
+            }
             out.push_back(std::move(f));
         }
     return out;
