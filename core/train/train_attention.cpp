@@ -14,6 +14,21 @@ using StridedMap = Eigen::Map<MatrixRM, 0, Eigen::OuterStride<>>;
 using ConstStridedMap = Eigen::Map<const MatrixRM, 0, Eigen::OuterStride<>>;
 using ArrayMap = Eigen::Map<Eigen::ArrayXf>;
 using ConstArrayMap = Eigen::Map<const Eigen::ArrayXf>;
+
+/// Where head h of sequence b lives: its T x D slice of a (B*T, H*D) query-shaped buffer, of a (B*T, K*D)
+/// key/value-shaped buffer (GQA: query head h reads KV head h / (H/K)) and its T x T block of (B, H, T, T) scores.
+struct HeadSlice {
+    int T, D;
+    int64_t q_stride, kv_stride, q_off, kv_off, blk;
+    HeadSlice(int b, int h, int T_, int H, int K, int D_)
+        : T(T_), D(D_), q_stride(int64_t(H) * D_), kv_stride(int64_t(K) * D_),
+          q_off(int64_t(b) * T_ * q_stride + int64_t(h) * D_),
+          kv_off(int64_t(b) * T_ * kv_stride + int64_t(h / (H / K)) * D_), blk((int64_t(b) * H + h) * T_ * T_) {}
+    [[nodiscard]] ConstStridedMap q(const float* base) const { return {base + q_off, T, D, Eigen::OuterStride<>(q_stride)}; }
+    [[nodiscard]] StridedMap q_mut(float* base) const { return {base + q_off, T, D, Eigen::OuterStride<>(q_stride)}; }
+    [[nodiscard]] ConstStridedMap kv(const float* base) const { return {base + kv_off, T, D, Eigen::OuterStride<>(kv_stride)}; }
+    [[nodiscard]] StridedMap kv_mut(float* base) const { return {base + kv_off, T, D, Eigen::OuterStride<>(kv_stride)}; }
+};
 }  // namespace
 
 void TrainModel::attention_forward(const Layer& p, LayerActs& a, const MatrixRM& in, MatrixRM& out, int layer) {
@@ -47,14 +62,11 @@ void TrainModel::attention_forward(const Layer& p, LayerActs& a, const MatrixRM&
         a.attn_mask.resize(0, 0);
     }
     const float scale = c.scale_attn ? 1.0f / std::sqrt(float(D)) : 1.0f;
-    const int group = H / K;
     for (int b = 0; b < B; ++b) {
         for (int h = 0; h < H; ++h) {
-            const int kv = h / group;
-            const ConstStridedMap Q(a.q.data() + b * T * HD + h * D, T, D, Eigen::OuterStride<>(HD));
-            const ConstStridedMap Kb(a.k.data() + b * T * KD + kv * D, T, D, Eigen::OuterStride<>(KD));
-            const ConstStridedMap Vb(a.v.data() + b * T * KD + kv * D, T, D, Eigen::OuterStride<>(KD));
-            const int64_t blk = (int64_t(b) * H + h) * T * T;
+            const HeadSlice hs(b, h, T, H, K, D);
+            const ConstStridedMap Q = hs.q(a.q.data()), Kb = hs.kv(a.k.data()), Vb = hs.kv(a.v.data());
+            const int64_t blk = hs.blk;
             MapRM P(a.probs.data() + blk, T, T);
             P.noalias() = Q * Kb.transpose();
             // Causal softmax of scale * scores: row i sees keys 0..i; the masked tail is exactly 0.
@@ -66,7 +78,7 @@ void TrainModel::attention_forward(const Layer& p, LayerActs& a, const MatrixRM&
                 r *= 1.0f / r.sum();
                 std::fill(row + i + 1, row + T, 0.0f);
             }
-            StridedMap Att(a.att.data() + b * T * HD + h * D, T, D, Eigen::OuterStride<>(HD));
+            StridedMap Att = hs.q_mut(a.att.data());
             if (dropout) {
                 m_scr_tt = P.cwiseProduct(ConstMapRM(a.attn_mask.data() + blk, T, T));
                 Att.noalias() = m_scr_tt * Vb;
@@ -92,18 +104,13 @@ void TrainModel::attention_backward(const Layer& p, const Layer& g, const LayerA
     m_dv.setZero();
     const bool dropout = a.attn_mask.size() > 0;
     const float scale = c.scale_attn ? 1.0f / std::sqrt(float(D)) : 1.0f;
-    const int group = H / K;
     for (int b = 0; b < B; ++b) {
         for (int h = 0; h < H; ++h) {
-            const int kv = h / group;
-            const ConstStridedMap Q(a.q.data() + b * T * HD + h * D, T, D, Eigen::OuterStride<>(HD));
-            const ConstStridedMap Kb(a.k.data() + b * T * KD + kv * D, T, D, Eigen::OuterStride<>(KD));
-            const ConstStridedMap Vb(a.v.data() + b * T * KD + kv * D, T, D, Eigen::OuterStride<>(KD));
-            const ConstStridedMap dA(m_datt.data() + b * T * HD + h * D, T, D, Eigen::OuterStride<>(HD));
-            StridedMap dQ(m_dq.data() + b * T * HD + h * D, T, D, Eigen::OuterStride<>(HD));
-            StridedMap dK(m_dk.data() + b * T * KD + kv * D, T, D, Eigen::OuterStride<>(KD));
-            StridedMap dV(m_dv.data() + b * T * KD + kv * D, T, D, Eigen::OuterStride<>(KD));
-            const int64_t blk = (int64_t(b) * H + h) * T * T;
+            const HeadSlice hs(b, h, T, H, K, D);
+            const ConstStridedMap Q = hs.q(a.q.data()), Kb = hs.kv(a.k.data()), Vb = hs.kv(a.v.data());
+            const ConstStridedMap dA = hs.q(m_datt.data());
+            StridedMap dQ = hs.q_mut(m_dq.data()), dK = hs.kv_mut(m_dk.data()), dV = hs.kv_mut(m_dv.data());
+            const int64_t blk = hs.blk;
             const ConstMapRM P(a.probs.data() + blk, T, T);
             // out = Pd V with Pd = P * mask: dV += Pd^T dA, dPd = dA V^T, dP = dPd * mask.
             if (dropout) {
