@@ -24,7 +24,8 @@ for m in "${MODELS[@]}"; do
   case $m in
     austen-llama) stages=("$LM" "$IND" "ind2|$CURRICULUM --steps 1500 --lr 5e-4 --min-lr 1e-4 --seed 5" "$POLISH") ;;
     austen-gpt) stages=("$LM" "$IND" "ind2|$CURRICULUM --steps 3500 --lr 6e-4 --min-lr 1e-4 --seed 5"
-                        "ind3|$CURRICULUM --steps 2500 --lr 6e-4 --min-lr 1e-4 --seed 7" "$POLISH") ;;
+                        "ind3|$CURRICULUM --steps 2500 --lr 6e-4 --min-lr 1e-4 --seed 7"
+                        "|--repeat-fraction 0.25 --repeat-period 0 --repeat-random 0.5 --steps 1000 --lr 3e-4 --min-lr 3e-5 --warmup 50 --dropout 0.0 --weight-decay 0.1 --seed 6") ;;
     *) echo "update_cards: unknown model $m" >&2; exit 1 ;;
   esac
   train="transformer-studio train --config $dir/config.json --tokenizer vocab/tokenizer.json --data corpus/corpus.txt"
