@@ -303,7 +303,7 @@ PlotInteraction draw_figure(const Figure& f, ImVec2 size, const PaintOptions& op
         }
         const bool cells = f.heatmap.has_value();
         const double half = cells ? 0.5 : 0.0;
-        for (size_t i = 0; i < f.x.categories.size(); i += size_t(L.category_stride_x)) {
+        for (size_t i = 0; f.x.show_labels && i < f.x.categories.size(); i += size_t(L.category_stride_x)) {
             const float x = T.px(double(i) + half);
             const std::string& s = f.x.categories[i];
             const float w = measure(s);
@@ -313,12 +313,12 @@ PlotInteraction draw_figure(const Figure& f, ImVec2 size, const PaintOptions& op
                 dl->AddText(ImVec2(x - w / 2, P.y1 + 4), text_col, s.c_str());
             }
         }
-        for (size_t i = 0; i < f.y.categories.size(); i += size_t(L.category_stride_y)) {
+        for (size_t i = 0; f.y.show_labels && i < f.y.categories.size(); i += size_t(L.category_stride_y)) {
             const float y = T.py(double(i) + half);
             const std::string& s = f.y.categories[i];
             dl->AddText(ImVec2(P.x0 - 5 - measure(s), y - line_h / 2), text_col, s.c_str());
         }
-        const std::string xtitle = f.x.title(), ytitle = f.y.title();
+        const std::string xtitle = f.x.shown_title(), ytitle = f.y.shown_title();
         if (!xtitle.empty()) {
             const plot::Rect xr = off(L.x_label);
             dl->AddText(ImVec2((xr.x0 + xr.x1) / 2 - measure(xtitle) / 2, xr.y0 + 2), text_col, xtitle.c_str());

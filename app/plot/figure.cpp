@@ -132,6 +132,11 @@ Bounds figure_bounds(const Figure& f) {
     return b;
 }
 
+std::string Axis::shown_title() const {
+    if (!show_labels) return {};
+    return title();
+}
+
 Rect legend_box(LegendLocation loc, const Rect& plot, float box_w, float box_h, float margin) {
     const bool west = loc == LegendLocation::NorthWest || loc == LegendLocation::SouthWest;
     const bool south = loc == LegendLocation::SouthEast || loc == LegendLocation::SouthWest;
@@ -159,7 +164,9 @@ FigureLayout layout_figure(const Figure& f, float width, float height,
     }
     // Left margin: the widest y tick / category label plus the rotated y-axis title.
     float ytick_w = 0;
-    if (f.y.categories.empty()) {
+    if (!f.y.show_labels) {
+        // nothing to the left of the plot but the padding
+    } else if (f.y.categories.empty()) {
         // Widest label of the ticks the painters will draw.
         const Bounds b = figure_bounds(f);
         const auto ticks = f.y.log ? log_ticks(b.ymin, b.ymax) : nice_ticks(b.ymin, b.ymax, 6);
@@ -172,11 +179,11 @@ FigureLayout layout_figure(const Figure& f, float width, float height,
         for (const auto& c : f.y.categories) m = std::max(m, text_width(c));
         ytick_w = std::min(m, width * 0.35f);
     }
-    const float ytitle_w = f.y.title().empty() ? 0.0f : line_h * 1.2f;
+    const float ytitle_w = (f.y.title().empty() || !f.y.show_labels) ? 0.0f : line_h * 1.2f;
     const float left = pad + ytitle_w + ytick_w + line_h * 0.4f;
     // Bottom margin: tick labels (rotated categories take more) plus the x-axis title.
-    float xcat_h = line_h;
-    if (!f.x.categories.empty()) {
+    float xcat_h = f.x.show_labels ? line_h : 0.0f;
+    if (f.x.show_labels && !f.x.categories.empty()) {
         float m = 0;
         for (const auto& c : f.x.categories) m = std::max(m, text_width(c));
         const float cell = (width - left) / float(std::max<size_t>(1, f.x.categories.size()));
@@ -185,7 +192,7 @@ FigureLayout layout_figure(const Figure& f, float width, float height,
             xcat_h = std::min(m, height * 0.25f) + line_h * 0.3f;
         }
     }
-    const float xtitle_h = f.x.title().empty() ? 0.0f : line_h * 1.3f;
+    const float xtitle_h = (f.x.title().empty() || !f.x.show_labels) ? 0.0f : line_h * 1.3f;
     const float note_h = show_note ? float(note_lines(f.note)) * line_h * 1.1f : 0.0f;
     const float bottom = xcat_h + xtitle_h + note_h + pad + line_h * 0.3f;
     const bool has_cbar = f.heatmap && f.colorbar;
@@ -254,7 +261,7 @@ double Transform::data_y(float p) const {
 AxisTicks axis_ticks(const Figure& f, const Transform& t, float line_h, bool x_axis) {
     AxisTicks out;
     const Axis& a = x_axis ? f.x : f.y;
-    if (!a.categories.empty()) return out;
+    if (!a.categories.empty() || !a.show_labels) return out;
     const double lo = x_axis ? t.b.xmin : t.b.ymin, hi = x_axis ? t.b.xmax : t.b.ymax;
     if (a.log) {
         out.values = log_ticks(lo, hi);

@@ -35,7 +35,11 @@ struct Axis {
     double min = NAN, max = NAN;         ///< NaN = automatic from the data
     bool log = false;                    ///< log10 scale (data must be > 0)
     std::vector<std::string> categories; ///< labels at integer positions 0..n-1 (heatmap rows/cols, bar names)
+    bool show_labels = true;             ///< false: no ticks, tick labels or title (a figure beside one that has the
+                                         ///< same axis); categories still name a hovered cell
     [[nodiscard]] std::string title() const { return unit.empty() ? label : label + " [" + unit + "]"; }
+    /// title() when the labels are shown, else "".
+    [[nodiscard]] std::string shown_title() const;
 };
 
 /// rows × cols values, row-major. Row 0 is drawn at the top. NaN or -inf cells are "masked" (drawn gray,

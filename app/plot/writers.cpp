@@ -298,7 +298,7 @@ void svg_figure(SvgCtx& c, const Figure& f, const Rect& cell) {
         text(c, P.x0 - 6 * u, mid(c, y), format_tick(v, yt.step), "end", th.text);
     }
     const double half = f.heatmap ? 0.5 : 0.0;
-    for (size_t i = 0; i < f.x.categories.size(); i += size_t(L.category_stride_x)) {
+    for (size_t i = 0; f.x.show_labels && i < f.x.categories.size(); i += size_t(L.category_stride_x)) {
         const float x = T.px(double(i) + half);
         if (L.rotate_x_categories) {
             const float y = P.y1 + 5 * u;
@@ -308,9 +308,9 @@ void svg_figure(SvgCtx& c, const Figure& f, const Rect& cell) {
             text(c, x, P.y1 + 4 * u + font * 0.9f, f.x.categories[i], "middle", th.text);
         }
     }
-    for (size_t i = 0; i < f.y.categories.size(); i += size_t(L.category_stride_y))
+    for (size_t i = 0; f.y.show_labels && i < f.y.categories.size(); i += size_t(L.category_stride_y))
         text(c, P.x0 - 5 * u, mid(c, T.py(double(i) + half)), f.y.categories[i], "end", th.text);
-    const std::string xtitle = f.x.title(), ytitle = f.y.title();
+    const std::string xtitle = f.x.shown_title(), ytitle = f.y.shown_title();
     if (!xtitle.empty()) {
         const Rect xr = off(L.x_label);
         text(c, (xr.x0 + xr.x1) / 2, xr.y0 + 2 * u + font * 0.9f, xtitle, "middle", th.text);

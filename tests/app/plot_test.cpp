@@ -312,3 +312,20 @@ TEST(Writers, GridOfHeatmapsOnOneScaleSharesOneColorbar) {
     EXPECT_EQ(gradients(figures_to_svg({a, b}, opt)), 1u);
     EXPECT_EQ(gradients(figures_to_svg({a, other}, opt)), 2u);
 }
+
+TEST(Figure, HiddenAxisLabelsGiveTheirRoomToThePlot) {
+    Figure f;
+    f.heatmap = make_heatmap(2, 2, std::vector<float>{0, 1, 0.5f, 0.25f}, Colormap::Viridis, "w");
+    f.y.label = "query token";
+    f.y.categories = {"·Elizabeth", "·Darcy"};
+    auto width = [](const std::string& s) { return 7.0f * float(s.size()); };
+    const FigureLayout shown = layout_figure(f, 300, 200, width, 16);
+    f.y.show_labels = false;
+    const FigureLayout hidden = layout_figure(f, 300, 200, width, 16);
+    EXPECT_LT(hidden.plot.x0, shown.plot.x0 - 60);
+    const std::string svg = figure_to_svg(f, 300, 200);
+    EXPECT_EQ(svg.find("·Elizabeth"), std::string::npos);
+    EXPECT_EQ(svg.find("query token"), std::string::npos);
+    f.y.show_labels = true;
+    EXPECT_NE(figure_to_svg(f, 300, 200).find("·Elizabeth"), std::string::npos);
+}

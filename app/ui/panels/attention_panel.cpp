@@ -118,8 +118,12 @@ void draw_attention_panel(PanelContext& ctx) {
             ImGui::EndChild();
             continue;
         }
+        // Every step has the same query rows: step 1 labels them for the row, so the others keep their width for
+        // the heatmap (hovering a cell still names its query token).
+        plot::Figure fig = steps[k];
+        if (k > 0) fig.y.show_labels = false;
         ImGui::BeginGroup();
-        gfx::draw_figure(steps[k], ImVec2(sw, sh), {}, id.c_str());
+        gfx::draw_figure(fig, ImVec2(sw, sh), {}, id.c_str());
         ImGui::EndGroup();
     }
 }
