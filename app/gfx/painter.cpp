@@ -101,7 +101,7 @@ void draw_colorbar(ImDrawList* dl, const plot::Heatmap& h, const plot::Rect& C) 
         dl->AddText(ImVec2(C.x1 + 5, y - line_h / 2), text_col, s.c_str());
         tw = std::max(tw, ImGui::CalcTextSize(s.c_str()).x);
     }
-    const std::string ct = h.value_unit.empty() ? h.value_label : h.value_label + " [" + h.value_unit + "]";
+    const std::string ct = h.value_title();
     add_text_vertical(dl, ImVec2(C.x1 + 5 + tw + line_h * 0.7f, (C.y0 + C.y1) / 2), text_col, ct.c_str());
 }
 

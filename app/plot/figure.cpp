@@ -132,9 +132,22 @@ Bounds figure_bounds(const Figure& f) {
     return b;
 }
 
+std::string Heatmap::value_title() const {
+    if (value_unit.empty()) return value_label;
+    return value_label + " [" + value_unit + "]";
+}
+
 std::string Axis::shown_title() const {
     if (!show_labels) return {};
     return title();
+}
+
+float colorbar_width(const Heatmap& h, const std::function<float(const std::string&)>& text_width, float line_h) {
+    const auto ticks = nice_ticks(h.vmin, h.vmax, 6);
+    const double step = ticks.size() > 1 ? ticks[1] - ticks[0] : 1.0;
+    float tw = 0;
+    for (double v : ticks) tw = std::max(tw, text_width(format_tick(v, step)));
+    return line_h * 0.6f + line_h * 0.8f + 5 + tw + line_h * 1.3f;
 }
 
 Rect legend_box(LegendLocation loc, const Rect& plot, float box_w, float box_h, float margin) {
@@ -196,15 +209,7 @@ FigureLayout layout_figure(const Figure& f, float width, float height,
     const float note_h = show_note ? float(note_lines(f.note)) * line_h * 1.1f : 0.0f;
     const float bottom = xcat_h + xtitle_h + note_h + pad + line_h * 0.3f;
     const bool has_cbar = f.heatmap && f.colorbar;
-    float cbar_w = 0.0f;
-    if (has_cbar) {
-        // Bar + the widest tick label (same ticks the painters draw) + the rotated colorbar title.
-        const auto ticks = nice_ticks(f.heatmap->vmin, f.heatmap->vmax, 6);
-        const double step = ticks.size() > 1 ? ticks[1] - ticks[0] : 1.0;
-        float tw = 0;
-        for (double v : ticks) tw = std::max(tw, text_width(format_tick(v, step)));
-        cbar_w = line_h * 0.6f + line_h * 0.8f + 5 + tw + line_h * 1.3f;
-    }
+    const float cbar_w = has_cbar ? colorbar_width(*f.heatmap, text_width, line_h) : 0.0f;
     const float right = pad + cbar_w + line_h * 0.5f;
     L.plot = {left, L.title.y1 + line_h * 0.3f, std::max(left + 10.0f, width - right),
               std::max(L.title.y1 + 10.0f, height - bottom)};

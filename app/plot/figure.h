@@ -51,6 +51,8 @@ struct Heatmap {
     Colormap cmap = Colormap::Viridis;
     std::string value_label = "value";   ///< colorbar title and readout name
     std::string value_unit;
+    /// "value_label [value_unit]" (the colorbar title), or the label alone without a unit.
+    [[nodiscard]] std::string value_title() const;
     std::string row_name = "row", col_name = "column";  ///< readout: "query 'cat' (3)"
     bool annotate = false;               ///< print values in cells (when cells are large enough)
     std::vector<std::string> cell_text;  ///< optional rows*cols labels printed in cells / shown on hover (logit lens)
@@ -130,6 +132,10 @@ struct FigureLayout {
 [[nodiscard]] FigureLayout layout_figure(const Figure& f, float width, float height,
                                          const std::function<float(const std::string&)>& text_width, float line_h,
                                          bool compact = false, bool show_note = false);
+
+/// Width in pixels a colorbar for h takes beside its plot: gap, bar, tick labels (the ticks the painters draw) and
+/// the rotated title.
+[[nodiscard]] float colorbar_width(const Heatmap& h, const std::function<float(const std::string&)>& text_width, float line_h);
 
 /// The legend box of box_w × box_h pixels in the `plot` corner `loc`, `margin` pixels inside the frame.
 [[nodiscard]] Rect legend_box(LegendLocation loc, const Rect& plot, float box_w, float box_h, float margin);

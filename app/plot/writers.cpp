@@ -163,7 +163,7 @@ void svg_colorbar(SvgCtx& c, const Heatmap& h, const Rect& C) {
         tw = std::max(tw, measure(s));
         text(c, C.x1 + 5 * u, mid(c, y), s, "start", th.text);
     }
-    const std::string title = h.value_unit.empty() ? h.value_label : h.value_label + " [" + h.value_unit + "]";
+    const std::string title = h.value_title();
     const float x = C.x1 + 5 * u + tw + line_h * 0.7f + font * 0.35f, y = (C.y0 + C.y1) / 2;
     text(c, x, y, title, "middle", th.text, " transform=\"rotate(-90 " + f2(x) + ' ' + f2(y) + ")\"");
 }
@@ -422,7 +422,7 @@ std::string figure_to_csv(const Figure& f) {
         auto row_label = [&](int r) { return r < int(f.y.categories.size()) ? f.y.categories[size_t(r)] : std::to_string(r); };
         if (h.cell_text.size() == size_t(h.rows) * size_t(h.cols) && h.rows * h.cols > 0) {
             os << csv_field(h.row_name) << ',' << csv_field(h.col_name) << ','
-               << csv_field(h.value_unit.empty() ? h.value_label : h.value_label + " [" + h.value_unit + "]") << ",text\n";
+               << csv_field(h.value_title()) << ",text\n";
             for (int r = 0; r < h.rows; ++r)
                 for (int c = 0; c < h.cols; ++c)
                     os << csv_field(row_label(r)) << ',' << csv_field(col_label(c)) << ',' << num(h.at(r, c)) << ','
@@ -554,13 +554,8 @@ GridLayout layout_grid(const std::vector<Figure>& figs, const ExportOptions& opt
         g.cells = grid_cells(int(figs.size()), opt.columns, opt.width, opt.height);
         return g;
     }
-    // Strip: gap, bar, tick labels, rotated title, margin (the same parts a figure's own colorbar takes).
-    const Heatmap& h = *figs.front().heatmap;
-    const auto ticks = nice_ticks(h.vmin, h.vmax, 6);
-    const double step = ticks.size() > 1 ? ticks[1] - ticks[0] : 1.0;
-    float tw = 0;
-    for (double v : ticks) tw = std::max(tw, text_width(format_tick(v, step)));
-    const float strip = line_h * 0.6f + line_h * 0.8f + 5 * opt.scale + tw + line_h * 1.3f + line_h * 0.5f;
+    // Strip: the parts a figure's own colorbar takes, plus the right margin.
+    const float strip = colorbar_width(*figs.front().heatmap, text_width, line_h) + line_h * 0.5f;
     const int grid_w = std::max(16, int(std::floor(float(opt.width) - strip)));
     g.cells = grid_cells(int(figs.size()), opt.columns, grid_w, opt.height);
     const float x0 = float(grid_w) + line_h * 0.6f;

@@ -83,7 +83,7 @@ std::optional<plot::Figure> logit_lens_figure(const Snapshot& s) {
             h.cell_text.push_back(id_label(s.lens_argmax[size_t(l)][size_t(t)]));
         }
     fl.heatmap = h;
-    for (int l = 0; l < L; ++l) fl.y.categories.push_back("L" + std::to_string(l));
+    for (int l = 0; l < L; ++l) fl.y.categories.push_back(std::string(1, 'L').append(std::to_string(l)));  // not "L" + s: GCC 12 -Wrestrict false positive
     for (int t = first; t < T; ++t) fl.x.categories.push_back(labels[size_t(t)]);
     fl.x.label = "input token (position)";
     fl.view = "logit-lens";
