@@ -558,8 +558,19 @@ GridLayout layout_grid(const std::vector<Figure>& figs, const ExportOptions& opt
     const float strip = colorbar_width(*figs.front().heatmap, text_width, line_h) + line_h * 0.5f;
     const int grid_w = std::max(16, int(std::floor(float(opt.width) - strip)));
     g.cells = grid_cells(int(figs.size()), opt.columns, grid_w, opt.height);
+    // The bar spans the plots, from the top of the highest to the bottom of the lowest (square cells may leave
+    // room below them).
+    float top = float(opt.height), bottom = 0.0f;
+    for (size_t i = 0; i < figs.size(); ++i) {
+        Figure without_bar = figs[i];
+        without_bar.colorbar = false;
+        const Rect& c = g.cells[i];
+        const FigureLayout L = layout_figure(without_bar, c.w(), c.h(), text_width, line_h, false, true);
+        top = std::min(top, c.y0 + L.plot.y0);
+        bottom = std::max(bottom, c.y0 + L.plot.y1);
+    }
     const float x0 = float(grid_w) + line_h * 0.6f;
-    g.colorbar = Rect{x0, line_h * 2.0f, x0 + line_h * 0.8f, std::max(line_h * 3.0f, float(opt.height) - line_h * 2.0f)};
+    g.colorbar = Rect{x0, top, x0 + line_h * 0.8f, std::max(top + line_h, bottom)};
     return g;
 }
 

@@ -301,7 +301,18 @@ TEST(Writers, GridOfHeatmapsOnOneScaleSharesOneColorbar) {
     ASSERT_EQ(g.cells.size(), 2u);
     for (const auto& c : g.cells) EXPECT_LE(c.x1, g.colorbar->x0);
     EXPECT_LT(g.colorbar->x1, 800.0f);
-    EXPECT_GT(g.colorbar->h(), 300.0f);
+    // The bar spans the plots (not the whole image): with square cells the 2x2 maps end well above the bottom.
+    auto tw = [](const std::string& s) { return 7.0f * float(s.size()); };
+    Figure a_bare = a;
+    a_bare.colorbar = false;
+    const FigureLayout L0 = layout_figure(a_bare, g.cells[0].w(), g.cells[0].h(), tw, 16, false, true);
+    EXPECT_FLOAT_EQ(g.colorbar->y0, g.cells[0].y0 + L0.plot.y0);
+    EXPECT_FLOAT_EQ(g.colorbar->y1, g.cells[0].y0 + L0.plot.y1);
+    Figure sq_a = a, sq_b = b;
+    sq_a.square_cells = sq_b.square_cells = true;
+    const GridLayout sq = layout_grid({sq_a, sq_b}, opt, tw, 16);
+    ASSERT_TRUE(sq.colorbar.has_value());
+    EXPECT_LT(sq.colorbar->h(), g.colorbar->h());
 
     // The SVG draws one gradient (the shared bar) instead of one per figure; different scales keep their own.
     auto gradients = [](const std::string& svg) {
