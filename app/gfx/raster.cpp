@@ -160,14 +160,8 @@ Image render_figures(const std::vector<plot::Figure>& figs, const plot::ExportOp
             const plot::Rect& c = g.cells[i];
             ImGui::SetCursorScreenPos(ImVec2(std::floor(c.x0), std::floor(c.y0)));
             const std::string id = "fig" + std::to_string(i);
-            const ImVec2 size(std::floor(c.x1) - std::floor(c.x0), std::floor(c.y1) - std::floor(c.y0));
-            if (!g.colorbar) {
-                draw_figure(figs[i], size, po, id.c_str());
-                continue;
-            }
-            plot::Figure without_bar = figs[i];
-            without_bar.colorbar = false;
-            draw_figure(without_bar, size, po, id.c_str());
+            draw_figure(g.figure(figs, i), ImVec2(std::floor(c.x1) - std::floor(c.x0), std::floor(c.y1) - std::floor(c.y0)), po,
+                        id.c_str());
         }
         if (g.colorbar) draw_colorbar(ImGui::GetWindowDrawList(), *figs.front().heatmap, *g.colorbar);
         ImGui::End();

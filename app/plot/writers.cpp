@@ -560,12 +560,12 @@ GridLayout layout_grid(const std::vector<Figure>& figs, const ExportOptions& opt
     g.cells = grid_cells(int(figs.size()), opt.columns, grid_w, opt.height);
     // The bar spans the plots, from the top of the highest to the bottom of the lowest (square cells may leave
     // room below them).
+    g.without_bars = figs;
+    for (auto& f : g.without_bars) f.colorbar = false;
     float top = float(opt.height), bottom = 0.0f;
     for (size_t i = 0; i < figs.size(); ++i) {
-        Figure without_bar = figs[i];
-        without_bar.colorbar = false;
         const Rect& c = g.cells[i];
-        const FigureLayout L = layout_figure(without_bar, c.w(), c.h(), text_width, line_h, false, true);
+        const FigureLayout L = layout_figure(g.without_bars[i], c.w(), c.h(), text_width, line_h, false, true);
         top = std::min(top, c.y0 + L.plot.y0);
         bottom = std::max(bottom, c.y0 + L.plot.y1);
     }
@@ -592,15 +592,7 @@ std::string figures_to_svg(const std::vector<Figure>& figs, const ExportOptions&
     if (theme.background.a > 0) os << "<rect width=\"100%\" height=\"100%\"" << paint("fill", theme.background) << "/>\n";
     SvgCtx c{os, theme, font, font * 1.25f, opt.scale, opt.svg_image_cells, 0};
     const GridLayout g = layout_grid(figs, opt, [&](const std::string& s) { return text_width_em(s) * font; }, c.line_h);
-    for (size_t i = 0; i < figs.size(); ++i) {
-        if (!g.colorbar) {
-            svg_figure(c, figs[i], g.cells[i]);
-            continue;
-        }
-        Figure without_bar = figs[i];
-        without_bar.colorbar = false;
-        svg_figure(c, without_bar, g.cells[i]);
-    }
+    for (size_t i = 0; i < figs.size(); ++i) svg_figure(c, g.figure(figs, i), g.cells[i]);
     if (g.colorbar) svg_colorbar(c, *figs.front().heatmap, *g.colorbar);
     os << "</svg>\n";
     return os.str();

@@ -60,6 +60,11 @@ enum class ExportFormat { Png, Svg, Csv };
 struct GridLayout {
     std::vector<Rect> cells;
     std::optional<Rect> colorbar;        ///< the shared bar (ticks and title go to its right)
+    std::vector<Figure> without_bars;    ///< with a shared bar: the figures minus their own bars; else empty
+    /// Figure i as the grid draws it (figs: the figures the layout was made for).
+    [[nodiscard]] const Figure& figure(const std::vector<Figure>& figs, size_t i) const {
+        return colorbar ? without_bars[i] : figs[i];
+    }
 };
 /// `text_width` measures a string in pixels at the export's font size; `line_h` is its line height.
 [[nodiscard]] GridLayout layout_grid(const std::vector<Figure>& figs, const ExportOptions& opt,

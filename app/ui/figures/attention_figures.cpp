@@ -159,8 +159,9 @@ std::vector<plot::Figure> attention_head_grid(const Snapshot& s, int layer, bool
             f.square_cells = true;
             if (int(labels.size()) == f.heatmap->rows) f.y.categories = labels;
             if (grid_all) {
-                // Many small cells: query tokens down the side only (keys are the same tokens for self-attention;
-                // the formula says which axis is which) and no axis titles, so the heatmaps keep their size.
+                // Many small cells: query tokens down the side, key positions (numbers) along the bottom, so the
+                // heatmaps keep their size.
+                f.x.label = "key position";
             } else {
                 f.x.label = ax.cols;
                 f.y.label = ax.rows;
