@@ -7,7 +7,7 @@ set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config ccache
       libeigen3-dev nlohmann-json3-dev libpcre2-dev zlib1g-dev
       libimgui-dev libglfw3-dev libstb-dev libegl-dev libgl-dev libgles-dev libgl1-mesa-dri
-      xvfb xauth fonts-dejavu-core fonts-wqy-microhei
+      xvfb xauth xdotool fonts-dejavu-core fonts-wqy-microhei
       libgtest-dev libgmock-dev libbenchmark-dev librsvg2-bin libxml2-utils)
 if [ "${1:-}" = "--corpus" ]; then pkgs+=(wordnet-base); fi
 missing=()

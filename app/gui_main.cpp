@@ -2,6 +2,7 @@
 //   --model DIR  --text TEXT  --theme light|dark  --panel NAME  --size WxH  --no-state
 //   --screenshot-dir DIR [--frames N] [--panel NAME|all]   render, save one PNG per panel, exit (tests)
 //   --frame-stats FILE [--bench-edits N] [--max-frames N]  per-frame times as JSON (tests/bench/ui_frame_bench.sh)
+//   --slow-frame-ms N   sleep N ms in every frame (tests: no click or keystroke is lost when frames are slow)
 #include "app/cli.h"
 #include "app/cli_args.h"
 #include "app/ui/app.h"
@@ -13,7 +14,7 @@ namespace ts::cli {
 
 int run_gui(int argc, char** argv) {
     const Args args(argc, argv, 1, {"model", "text", "theme", "panel", "screenshot-dir", "frames", "size", "frame-stats",
-                                       "bench-edits", "max-frames"}, {"no-state"});
+                                       "bench-edits", "max-frames", "slow-frame-ms"}, {"no-state"});
     ui::AppOptions o;
     o.exe_path = argc > 0 ? argv[0] : "";
     o.model_dir = args.get("model");
@@ -29,6 +30,9 @@ int run_gui(int argc, char** argv) {
     o.frame_stats = args.get("frame-stats");
     o.bench_edits = int(args.number("bench-edits", 0));
     o.max_frames = int(args.number("max-frames", 0));
+    o.slow_frame_ms = int(args.number("slow-frame-ms", 0));
+    if (o.slow_frame_ms < 0 || o.slow_frame_ms > 10000)
+        throw std::invalid_argument("--slow-frame-ms expects 0..10000 milliseconds");
     if (o.bench_edits < 0 || o.max_frames < 0)
         throw std::invalid_argument("--bench-edits and --max-frames expect a count >= 0");
     if (args.has("size")) {

@@ -30,3 +30,13 @@ add_test(NAME app_window_bad_model_empty_text
                  "-DARGS=--model;/nonexistent/model-folder;--text=;--theme;light" "-DEXPECT_LOG=could not load"
                  -P ${CMAKE_CURRENT_SOURCE_DIR}/app/window/run_window_test.cmake)
 set_tests_properties(app_window_all_panels app_window_bad_model_empty_text PROPERTIES TIMEOUT 900 RUN_SERIAL TRUE)
+# Input under slow frames (a quick click, fast typing with Backspace) and the idle window, with xdotool.
+find_program(TS_XDOTOOL xdotool)
+if(TS_XDOTOOL)
+  add_test(NAME app_window_input_slow_frames_and_idle
+           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/app/window/input_test.sh $<TARGET_FILE:transformer-studio>
+                   ${CMAKE_BINARY_DIR}/screenshots/input)
+  set_tests_properties(app_window_input_slow_frames_and_idle PROPERTIES TIMEOUT 300 RUN_SERIAL TRUE)
+else()
+  message(WARNING "xdotool not found: the window input test is not registered (bash .ci/deps.sh installs it)")
+endif()

@@ -8,9 +8,11 @@
 #include "app/ui/export_menu.h"
 #include "app/ui/figures/views.h"
 #include "app/ui/fonts.h"
+#include "app/ui/input_queue.h"
 #include "app/ui/panels/panels.h"
 #include "app/ui/session/state.h"
 #include "app/ui/session/worker.h"
+#include "app/ui/soft_wrap.h"
 #include "app/ui/theme.h"
 
 #include <GLFW/glfw3.h>
@@ -22,7 +24,10 @@
 #include <stb_image_write.h>
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <cctype>
+#include <csignal>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -49,11 +54,13 @@ struct FrameStats {
     std::vector<double> build_ms;        ///< ImGui NewFrame .. Render (CPU only)
     std::vector<int> worker_busy;        ///< 1 when the worker was computing during the frame
     std::vector<double> result_ms;       ///< text edit -> first frame presenting its forward pass
+    std::vector<double> input_ms;        ///< key/mouse/char event -> the frame that applied it is on screen
     double first_frame_ms = -1, first_data_ms = -1;  ///< since process start
     std::map<uint64_t, Clock::time_point> submitted;  ///< request id -> submit time
     bool show_pending = false;
     Clock::time_point show_submit;
     int edits = 0;
+    std::map<std::string, std::array<float, 4>> rects;  ///< screen rectangles of tabs and the text box (input tests)
 };
 
 void log_error(const std::string& msg) {
@@ -102,6 +109,11 @@ private:
     void save_state_now();
     void bench_edit();
     void write_frame_stats() const;
+    void install_input_callbacks();
+    void apply_input();
+    void text_box(float height);
+    void record_rect(const std::string& name);
+    [[nodiscard]] bool animating() const;
 
     AppOptions m_opt;
     GLFWwindow* m_window = nullptr;
@@ -135,7 +147,24 @@ private:
     // Benchmark mode (--frame-stats, --bench-edits, --max-frames).
     FrameStats m_stats;
     int m_frame_index = 0;
+
+    // Input and idle: events queue here (one transition per button/key per frame); the loop waits for events
+    // unless something animates, and draws a few frames after each event so hover and layout settle.
+    InputQueue m_input;
+    bool m_input_seen = false;
+    std::optional<Clock::time_point> m_input_time;  ///< oldest event not yet on screen (--frame-stats)
+    int m_settle_frames = 0;
+
+    // The text box edits a soft-wrapped copy of m_state.text (app/ui/soft_wrap.h).
+    Wrapped m_text_wrap;
+    std::string m_text_wrap_src;
+    float m_text_wrap_width = -1;
+    LineBreaker m_text_breaker;
 };
+
+// SIGTERM / SIGINT close the window like its close button (state saved): a watcher thread waits for the signal
+// and wakes the event loop.
+std::atomic<bool> g_quit_signal{false};
 
 bool App::init_window() {
     glfwSetErrorCallback(glfw_error);
@@ -167,10 +196,73 @@ bool App::init_window() {
     apply_theme(m_state.dark_theme, m_scale);
     m_fonts = build_fonts(std::round(16.0f * m_scale), m_state.text);
     if (!m_fonts.notice.empty()) log_info(m_fonts.notice);
+    io.ConfigInputTextCursorBlink = false;  // a blinking caret would need a frame every half second when idle
+    install_input_callbacks();
     ImGui_ImplGlfw_InitForOpenGL(m_window, true);
+    // Characters go through our queue too, so their order against keys (Backspace, arrows) survives slow frames.
+    glfwSetCharCallback(m_window, [](GLFWwindow* w, unsigned int c) {
+        App* a = static_cast<App*>(glfwGetWindowUserPointer(w));
+        a->m_input.push({InputEvent::Kind::Char, int(c), true, 0, 0});
+        a->m_input_seen = true;
+    });
     ImGui_ImplOpenGL3_Init("#version 330 core");
     gfx::set_export_menu(draw_export_menu);
     return true;
+}
+
+void App::install_input_callbacks() {
+    glfwSetWindowUserPointer(m_window, this);
+    auto self = [](GLFWwindow* w) { return static_cast<App*>(glfwGetWindowUserPointer(w)); };
+    // Installed before ImGui's backend, which chains to them; the char callback replaces the backend's (below).
+    glfwSetMouseButtonCallback(m_window, [](GLFWwindow* w, int button, int action, int) {
+        App* a = static_cast<App*>(glfwGetWindowUserPointer(w));
+        double x = 0, y = 0;
+        glfwGetCursorPos(w, &x, &y);
+        if (action != GLFW_REPEAT) a->m_input.push({InputEvent::Kind::MouseButton, button, action == GLFW_PRESS, x, y});
+        a->m_input_seen = true;
+    });
+    glfwSetKeyCallback(m_window, [](GLFWwindow* w, int key, int, int action, int) {
+        App* a = static_cast<App*>(glfwGetWindowUserPointer(w));
+        if (action != GLFW_REPEAT && key >= 0) a->m_input.push({InputEvent::Kind::Key, key, action == GLFW_PRESS, 0, 0});
+        a->m_input_seen = true;
+    });
+    glfwSetCursorPosCallback(m_window, [](GLFWwindow* w, double, double) { static_cast<App*>(glfwGetWindowUserPointer(w))->m_input_seen = true; });
+    glfwSetScrollCallback(m_window, [](GLFWwindow* w, double, double) { static_cast<App*>(glfwGetWindowUserPointer(w))->m_input_seen = true; });
+    glfwSetWindowSizeCallback(m_window, [](GLFWwindow* w, int, int) { static_cast<App*>(glfwGetWindowUserPointer(w))->m_input_seen = true; });
+    glfwSetWindowRefreshCallback(m_window, [](GLFWwindow* w) { static_cast<App*>(glfwGetWindowUserPointer(w))->m_input_seen = true; });
+    glfwSetWindowFocusCallback(m_window, [](GLFWwindow* w, int) { static_cast<App*>(glfwGetWindowUserPointer(w))->m_input_seen = true; });
+    glfwSetCursorEnterCallback(m_window, [](GLFWwindow* w, int) { static_cast<App*>(glfwGetWindowUserPointer(w))->m_input_seen = true; });
+    (void)self;
+}
+
+/// Feeds this frame's share of the queued input to ImGui, after the GLFW backend's NewFrame (which sets the mouse
+/// buttons from their current state) and before ImGui::NewFrame.
+void App::apply_input() {
+    ImGuiIO& io = ImGui::GetIO();
+    const auto events = m_input.take_frame();
+    for (const auto& e : events) {
+        if (e.kind == InputEvent::Kind::MouseButton) {
+            if (e.code < 0 || e.code >= IM_ARRAYSIZE(io.MouseDown)) continue;
+            io.MouseDown[e.code] = e.down;
+            io.MousePos = ImVec2(float(e.x), float(e.y));
+        } else if (e.kind == InputEvent::Kind::Key) {
+            if (e.code < IM_ARRAYSIZE(io.KeysDown)) io.KeysDown[e.code] = e.down;
+        } else {
+            io.AddInputCharacter(unsigned(e.code));
+        }
+    }
+    if (!events.empty()) {
+        io.KeyCtrl = io.KeysDown[GLFW_KEY_LEFT_CONTROL] || io.KeysDown[GLFW_KEY_RIGHT_CONTROL];
+        io.KeyShift = io.KeysDown[GLFW_KEY_LEFT_SHIFT] || io.KeysDown[GLFW_KEY_RIGHT_SHIFT];
+        io.KeyAlt = io.KeysDown[GLFW_KEY_LEFT_ALT] || io.KeysDown[GLFW_KEY_RIGHT_ALT];
+        io.KeySuper = io.KeysDown[GLFW_KEY_LEFT_SUPER] || io.KeysDown[GLFW_KEY_RIGHT_SUPER];
+    }
+}
+
+/// True while frames must keep coming without input: a model loading (progress bar), test and benchmark modes.
+bool App::animating() const {
+    return m_loader.busy() || m_fonts_dirty || !m_input.empty() || !m_opt.screenshot_dir.empty() ||
+           m_opt.bench_edits > 0 || m_opt.max_frames > 0 || m_opt.slow_frame_ms > 0;
 }
 
 void App::shutdown() {
@@ -206,7 +298,7 @@ void App::adopt_model(LoadedModel lm) {
 
 void App::start_load(const std::string& path) {
     m_load_error.clear();
-    if (!m_loader.start(path)) m_load_error = "a model is already loading";
+    if (!m_loader.start(path, [] { glfwPostEmptyEvent(); })) m_load_error = "a model is already loading";
 }
 
 void App::poll_results() {
@@ -224,6 +316,7 @@ void App::poll_results() {
     // rather than flicker its lens plot.
     if (auto s = m_worker->latest(); s && s != m_snap && !(s->partial && m_state.panel == "Predictions")) {
         m_snap = s;
+        m_settle_frames = std::max(m_settle_frames, 2);  // new figures: let auto-sized items settle
         if (auto it = m_stats.submitted.find(s->id); it != m_stats.submitted.end()) {
             m_stats.show_pending = true;
             m_stats.show_submit = it->second;
@@ -233,6 +326,7 @@ void App::poll_results() {
     if (auto g = m_worker->latest_generation(); g && g->id != m_seen_gen) {
         m_seen_gen = g->id;
         m_gen = g;
+        m_settle_frames = std::max(m_settle_frames, 2);
     }
 }
 
@@ -305,7 +399,7 @@ void App::sidebar() {
 
     // Text.
     ImGui::TextDisabled("TEXT");
-    ImGui::InputTextMultiline("##text", &m_state.text, ImVec2(-1, line_h * 5.5f));
+    text_box(line_h);
     ImGui::TextDisabled("samples:");
     for (const auto& smp : kSamples) {
         ImGui::SameLine();
@@ -392,7 +486,9 @@ void App::main_area() {
         for (const auto& p : all_panels()) {
             ImGuiTabItemFlags flags = 0;
             if (!m_force_panel.empty() && m_force_panel == p.name) flags |= ImGuiTabItemFlags_SetSelected;
-            if (ImGui::BeginTabItem(p.name, nullptr, flags)) {
+            const bool open = ImGui::BeginTabItem(p.name, nullptr, flags);
+            if (!m_opt.frame_stats.empty()) record_rect(std::string("tab:") + p.name);
+            if (open) {
                 if (m_force_panel.empty() || m_force_panel == p.name) m_state.panel = p.name;
                 ImGui::BeginChild("panel_body", ImVec2(0, 0), false);
                 p.draw(ctx);
@@ -403,6 +499,54 @@ void App::main_area() {
         ImGui::EndTabBar();
     }
     m_force_panel.clear();
+}
+
+// The text box: a multi-line box whose lines wrap at its width (soft '\n' in a display copy, app/ui/soft_wrap.h)
+// and which grows with the text, from 3 to 12 lines, so the whole sentence stays in sight.
+void App::text_box(float line_h) {
+    ImFont* font = ImGui::GetFont();
+    const ImGuiStyle& st = ImGui::GetStyle();
+    const float wrap_w = std::max(line_h, ImGui::GetContentRegionAvail().x - 2 * st.FramePadding.x - st.ScrollbarSize - 2);
+    const float scale = ImGui::GetFontSize() / font->FontSize;
+    m_text_breaker = [font, wrap_w, scale](std::string_view line, size_t begin) {
+        const char* end = font->CalcWordWrapPositionA(scale, line.data() + begin, line.data() + line.size(), wrap_w);
+        return size_t(end - line.data());
+    };
+    if (m_text_wrap_src != m_state.text || m_text_wrap_width != wrap_w) {
+        m_text_wrap = soft_wrap(m_state.text, m_text_breaker);
+        m_text_wrap_src = m_state.text;
+        m_text_wrap_width = wrap_w;
+    }
+    const int lines = 1 + int(std::count(m_text_wrap.display.begin(), m_text_wrap.display.end(), '\n'));
+    const float h = float(std::clamp(lines + 1, 3, 12)) * line_h + 2 * st.FramePadding.y;
+    std::string buf = m_text_wrap.display;
+    ImGui::InputTextMultiline("##text", &buf, ImVec2(-1, h), ImGuiInputTextFlags_CallbackAlways,
+                              [](ImGuiInputTextCallbackData* d) {
+                                  App* a = static_cast<App*>(d->UserData);
+                                  const std::string_view cur(d->Buf, size_t(d->BufTextLen));
+                                  if (cur == a->m_text_wrap.display) return 0;
+                                  size_t c = size_t(d->CursorPos), s0 = size_t(d->SelectionStart), s1 = size_t(d->SelectionEnd);
+                                  std::string real = soft_unwrap(a->m_text_wrap, cur, {&c, &s0, &s1});
+                                  Wrapped w = soft_wrap(real, a->m_text_breaker);
+                                  if (w.display != cur) {
+                                      d->DeleteChars(0, d->BufTextLen);
+                                      d->InsertChars(0, w.display.data(), w.display.data() + w.display.size());
+                                  }
+                                  d->CursorPos = int(real_to_soft(w.soft, c));
+                                  d->SelectionStart = int(real_to_soft(w.soft, s0));
+                                  d->SelectionEnd = int(real_to_soft(w.soft, s1));
+                                  a->m_text_wrap = std::move(w);
+                                  a->m_text_wrap_src = real;
+                                  a->m_state.text = std::move(real);
+                                  return 0;
+                              },
+                              this);
+    if (!m_opt.frame_stats.empty()) record_rect("text_box");
+}
+
+void App::record_rect(const std::string& name) {
+    const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
+    m_stats.rects[name] = {a.x, a.y, b.x, b.y};
 }
 
 // --bench-edits: every few frames once the first forward is shown, flip the case of one letter of the text (the
@@ -440,6 +584,10 @@ void App::write_frame_stats() const {
     j["build_ms"] = m_stats.build_ms;
     j["worker_busy"] = m_stats.worker_busy;
     j["edit_to_frame_ms"] = m_stats.result_ms;
+    j["input_to_frame_ms"] = m_stats.input_ms;
+    j["panel"] = m_state.panel;
+    for (const auto& [name, r] : m_stats.rects) j["rects"][name] = r;
+    j["text"] = m_state.text;
     std::ofstream f(m_opt.frame_stats);
     f << j.dump() << "\n";
     if (!f) log_error("could not write frame stats to " + m_opt.frame_stats);
@@ -458,6 +606,8 @@ void App::frame() {
     const Clock::time_point build_start = Clock::now();
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
+    const bool had_input = !m_input.empty();
+    apply_input();
     ImGui::NewFrame();
 
     const ImGuiViewport* vp = ImGui::GetMainViewport();
@@ -507,8 +657,13 @@ void App::frame() {
             }
         }
     }
+    if (m_opt.slow_frame_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(m_opt.slow_frame_ms));
     glfwSwapBuffers(m_window);
     const Clock::time_point shown = Clock::now();
+    if (had_input && m_input_time) {
+        if (!m_opt.frame_stats.empty()) m_stats.input_ms.push_back(ms_between(*m_input_time, shown));
+        m_input_time.reset();
+    }
     if (m_stats.first_frame_ms < 0) m_stats.first_frame_ms = ms_between(g_process_start, shown);
     if (m_stats.first_data_ms < 0 && m_snap && m_snap->trace) m_stats.first_data_ms = ms_between(g_process_start, shown);
     if (m_stats.show_pending) {
@@ -571,8 +726,23 @@ int App::run() {
     }
     m_force_panel = m_state.panel;
 
+    // SIGTERM / SIGINT: blocked here (threads started below inherit the mask) and taken by a watcher thread.
+    sigset_t quit_signals;
+    sigemptyset(&quit_signals);
+    sigaddset(&quit_signals, SIGTERM);
+    sigaddset(&quit_signals, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &quit_signals, nullptr);
+    std::thread([quit_signals] {
+        int sig = 0;
+        if (sigwait(&quit_signals, &sig) == 0) {
+            g_quit_signal = true;
+            glfwPostEmptyEvent();
+        }
+    }).detach();
+
     if (!init_window()) return 1;
     m_worker = std::make_unique<ForwardWorker>();
+    m_worker->set_on_publish([] { glfwPostEmptyEvent(); });
 
     // First model: --model, else the remembered one, else the bundled default, else the random demo. Loaded
     // synchronously at start (the window shows right after); later loads run in the background.
@@ -599,9 +769,19 @@ int App::run() {
     m_path_edit = m_model.path;
     m_shot_wait_start = std::chrono::steady_clock::now();
 
-    while (!glfwWindowShouldClose(m_window) && !m_quit) {
+    while (!glfwWindowShouldClose(m_window) && !m_quit && !g_quit_signal) {
+        // Idle: sleep until an event (input, a worker result via glfwPostEmptyEvent, a signal). Busy: poll.
+        if (animating() || m_settle_frames > 0) glfwPollEvents();
+        else glfwWaitEvents();
+        if (g_quit_signal) break;
         const Clock::time_point t0 = Clock::now();
-        glfwPollEvents();
+        if (m_input_seen) {
+            m_input_seen = false;
+            m_settle_frames = 3;
+            if (!m_input_time) m_input_time = t0;
+        } else if (m_settle_frames > 0) {
+            --m_settle_frames;
+        }
         frame();
         if (!m_opt.frame_stats.empty()) {
             m_stats.frame_ms.push_back(ms_between(t0, Clock::now()));

@@ -21,9 +21,12 @@ struct AppOptions {
     std::string frame_stats;       ///< non-empty: write per-frame times as JSON here at exit
     int bench_edits = 0;           ///< > 0: change one character of the text every few frames, N times, then exit
     int max_frames = 0;            ///< > 0: exit after this many frames (1: cold start to first frame)
+    int slow_frame_ms = 0;         ///< > 0: sleep this long in every frame (tests: input must survive slow frames)
 };
 
-/// Runs the window until closed (or screenshots are done). Returns the process exit code.
+/// Runs the window until closed (or screenshots are done; SIGTERM/SIGINT close it too, state saved). The loop
+/// draws only on input, on worker results and while something animates (loading); otherwise it sleeps in
+/// glfwWaitEvents. Returns the process exit code.
 int run_app(const AppOptions& opt);
 
 }  // namespace ts::ui

@@ -252,8 +252,11 @@ void ForwardWorker::loop() {
         if (req.kind == ForwardRequest::Kind::Forward)
         {
             req.publish_partial = [this](std::shared_ptr<const Snapshot> s) {
-                std::lock_guard plk(m_mutex);
-                if (s && (!m_latest || s->id > m_latest->id)) m_latest = std::move(s);
+                {
+                    std::lock_guard plk(m_mutex);
+                    if (s && (!m_latest || s->id > m_latest->id)) m_latest = std::move(s);
+                }
+                if (m_on_publish) m_on_publish();
             };
             req.superseded = [this] {
                 std::lock_guard plk(m_mutex);
@@ -280,6 +283,11 @@ void ForwardWorker::loop() {
             if (!slot || snap->id >= slot->id) slot = snap;  // newest wins (the complete one replaces its partial)
         }
         m_cv.notify_all();
+        if (m_on_publish) {
+            lk.unlock();
+            m_on_publish();
+            lk.lock();
+        }
     }
 }
 
@@ -360,11 +368,11 @@ std::string find_default_model_dir(const std::string& exe_path) {
     return "";
 }
 
-bool ModelLoader::start(std::string path) {
+bool ModelLoader::start(std::string path, std::function<void()> on_done) {
     if (busy()) return false;
     m_path = path;
     m_progress = std::make_shared<std::atomic<float>>(0.0f);
-    m_future = std::async(std::launch::async, [path, prog = m_progress]() {
+    m_future = std::async(std::launch::async, [path, prog = m_progress, on_done = std::move(on_done)]() {
         Result r;
         r.path = path;
         try {
@@ -374,6 +382,7 @@ bool ModelLoader::start(std::string path) {
         } catch (const std::exception& e) {
             r.error = e.what();
         }
+        if (on_done) on_done();  // the future is ready a moment later; the woken loop polls until it is
         return r;
     });
     return true;

@@ -107,10 +107,14 @@ public:
     [[nodiscard]] uint64_t completed() const;
     /// Blocks until nothing is pending or running, or timeout; true when idle.
     bool wait_idle(double timeout_s) const;
+    /// Called on the worker thread after every publish (partial or complete), e.g. glfwPostEmptyEvent so an idle
+    /// window that waits for events wakes up and draws the result. Set before the first submit.
+    void set_on_publish(std::function<void()> fn) { m_on_publish = std::move(fn); }
 
 private:
     void loop();
     RunFn m_run;
+    std::function<void()> m_on_publish;
     mutable std::mutex m_mutex;
     mutable std::condition_variable m_cv;
     std::optional<std::pair<uint64_t, ForwardRequest>> m_pending;
@@ -152,7 +156,8 @@ public:
         std::string path;
         std::string error;              ///< non-empty when loading failed (the previous model stays)
     };
-    bool start(std::string path);
+    /// `on_done` (optional) runs on the loading thread once the result is ready (e.g. glfwPostEmptyEvent).
+    bool start(std::string path, std::function<void()> on_done = {});
     [[nodiscard]] bool busy() const { return m_future.valid(); }
     [[nodiscard]] const std::string& loading_path() const { return m_path; }
     /// Fraction of the weights decoded so far, in [0, 1] (0 until the loader reports).

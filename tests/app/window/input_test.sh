@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Input under slow frames and an idle window (issue #11), driven with xdotool under Xvfb:
+#   1. a quick click (press + release inside one 250 ms frame) on the "Attention" tab selects it;
+#   2. typing into the text box and a quick Backspace, all inside slow frames, lose no key and keep their order;
+#   3. an idle window draws no frames (it sleeps in glfwWaitEvents) and SIGTERM closes it with its stats written.
+# usage: input_test.sh APP OUT_DIR
+set -euo pipefail
+APP=$1
+OUT=$2
+mkdir -p "$OUT"
+for tool in Xvfb xdotool python3; do
+  command -v $tool >/dev/null || { echo "input_test: $tool not found"; exit 1; }
+done
+DISP=:$((90 + RANDOM % 100))
+Xvfb $DISP -screen 0 1280x800x24 -nolisten tcp >"$OUT/xvfb.log" 2>&1 &
+XVFB=$!
+APP_PID=
+cleanup() { [ -n "$APP_PID" ] && kill -9 $APP_PID 2>/dev/null; kill $XVFB 2>/dev/null || true; }
+trap cleanup EXIT
+export DISPLAY=$DISP
+for i in $(seq 50); do xdotool getmouselocation >/dev/null 2>&1 && break; sleep 0.2; done
+
+json() { python3 -c "import json,sys; j=json.load(open('$1')); print(eval(sys.argv[1]))" "$2"; }
+wait_window() {
+  for i in $(seq 150); do xdotool search --name "Transformer Studio" >/dev/null 2>&1 && return 0; sleep 0.2; done
+  echo "input_test: the window did not appear"; exit 1
+}
+
+# Where the tabs and the text box are (a few frames with stats, then exit).
+"$APP" --no-state --size 1280x800 --panel tokens --text "The cat sat" --max-frames 8 --frame-stats "$OUT/layout.json" \
+  2>"$OUT/layout.log"
+read -r TX TY < <(json "$OUT/layout.json" "' '.join(str(int((r[0]+r[2])/2)) + ' ' + str(int((r[1]+r[3])/2)) for r in [j['rects']['tab:Attention']])")
+read -r BX BY < <(json "$OUT/layout.json" "' '.join(str(int((r[0]+r[2])/2)) + ' ' + str(int((r[1]+r[3])/2)) for r in [j['rects']['text_box']])")
+
+# Slow frames: every frame sleeps 250 ms, as when the machine is loaded.
+"$APP" --no-state --size 1280x800 --panel tokens --text "The cat sat" --slow-frame-ms 250 \
+  --frame-stats "$OUT/slow.json" 2>"$OUT/slow.log" &
+APP_PID=$!
+wait_window
+sleep 2
+xdotool mousemove $TX $TY click 1
+sleep 1.5
+xdotool mousemove $BX $BY click 1
+sleep 1
+xdotool key --delay 5 ctrl+End
+xdotool type --delay 5 " on the mat"
+xdotool key --delay 5 BackSpace
+sleep 8
+kill -TERM $APP_PID
+wait $APP_PID
+APP_PID=
+panel=$(json "$OUT/slow.json" "j['panel']")
+text=$(json "$OUT/slow.json" "j['text']")
+echo "panel after a quick click: $panel"
+echo "text after typing and Backspace: '$text'"
+[ "$panel" = "Attention" ] || { echo "FAIL: the click on the Attention tab was lost"; exit 1; }
+[ "$text" = "The cat sat on the ma" ] || { echo "FAIL: keystrokes lost or reordered"; exit 1; }
+
+# Idle: once the first forward is shown, no frames are drawn while nothing happens.
+"$APP" --no-state --size 1280x800 --panel attention --frame-stats "$OUT/idle.json" 2>"$OUT/idle.log" &
+APP_PID=$!
+wait_window
+sleep 5
+t0=$(awk '{print $14+$15}' /proc/$APP_PID/stat)
+sleep 5
+t1=$(awk '{print $14+$15}' /proc/$APP_PID/stat)
+kill -TERM $APP_PID
+wait $APP_PID
+APP_PID=
+frames=$(json "$OUT/idle.json" "len(j['frame_ms'])")
+echo "idle: $frames frames drawn in all; $((t1 - t0)) CPU ticks in 5 s of idling"
+[ "$frames" -lt 40 ] || { echo "FAIL: the idle window kept drawing ($frames frames)"; exit 1; }
+if grep -q "\[error\]" "$OUT"/*.log; then echo "FAIL: errors logged"; grep "\[error\]" "$OUT"/*.log; exit 1; fi
+echo "input_test: ok"
