@@ -355,7 +355,8 @@ PlotInteraction draw_figure(const Figure& f, ImVec2 size, const PaintOptions& op
             if (!s.name.empty()) { w = std::max(w, measure(s.name)); ++count; }
         if (count > 0) {
             const float sw = line_h * 1.2f;
-            const plot::Rect box = plot::legend_box(f.legend_location, P, w + sw + line_h - 4, count * line_h + 6, 4);
+            const float bw = w + sw + line_h - 4, bh = count * line_h + 6;
+            const plot::Rect box = plot::legend_box(plot::best_legend_location(f, T, bw, bh, 4), P, bw, bh, 4);
             const ImVec2 p0(box.x0, box.y0);
             dl->AddRectFilled(p0, ImVec2(box.x1, box.y1),
                               with_alpha(ImGui::GetColorU32(ImGuiCol_PopupBg), 0.85f), 3.0f);
@@ -427,6 +428,19 @@ PlotInteraction draw_figure(const Figure& f, ImVec2 size, const PaintOptions& op
                                                    : category(f.x, int(std::lround(s.x[i]))).c_str());
                 ImGui::Text("%s = %s %s", f.y.label.empty() ? "y" : f.y.label.c_str(), plot::format_value(s.y[i]).c_str(),
                             f.y.unit.c_str());
+            } else if (!f.x.categories.empty()) {
+                // A category axis: name the category under the mouse and each series' value there, never a
+                // continuous coordinate between two categories.
+                const int c = std::clamp(int(std::lround(out.x)), 0, int(f.x.categories.size()) - 1);
+                ImGui::Text("%s = %s (%d)", f.x.label.empty() ? "x" : f.x.label.c_str(), category(f.x, c).c_str(), c);
+                for (const auto& s : f.series)
+                    for (size_t i = 0; i < s.x.size() && i < s.y.size(); ++i)
+                        if (std::lround(s.x[i]) == c && std::isfinite(s.y[i])) {
+                            ImGui::Text("%s%s%s = %s %s", s.name.c_str(), s.name.empty() ? "" : ": ",
+                                        f.y.label.empty() ? "y" : f.y.label.c_str(), plot::format_value(s.y[i]).c_str(),
+                                        f.y.unit.c_str());
+                            if (i < s.point_labels.size()) ImGui::TextUnformatted(s.point_labels[i].c_str());
+                        }
             } else {
                 ImGui::Text("%s = %s, %s = %s", f.x.label.empty() ? "x" : f.x.label.c_str(), plot::format_value(out.x).c_str(),
                             f.y.label.empty() ? "y" : f.y.label.c_str(), plot::format_value(out.y).c_str());

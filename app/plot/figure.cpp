@@ -158,6 +158,51 @@ Rect legend_box(LegendLocation loc, const Rect& plot, float box_w, float box_h, 
     return Rect{x0, y0, x0 + box_w, y0 + box_h};
 }
 
+double legend_overlap(const Figure& f, const Transform& t, const Rect& box) {
+    double n = 0;
+    for (const auto& s : f.series) {
+        const size_t m = std::min(s.x.size(), s.y.size());
+        if (s.kind == SeriesKind::Bars) {
+            for (size_t i = 0; i < m; ++i) {
+                if (!std::isfinite(s.y[i])) continue;
+                const float xa = t.px(s.x[i] - s.bar_width / 2), xb = t.px(s.x[i] + s.bar_width / 2);
+                const float ya = t.py(s.bar_base), yb = t.py(s.y[i]);
+                const float w = std::min(std::max(xa, xb), box.x1) - std::max(std::min(xa, xb), box.x0);
+                const float h = std::min(std::max(ya, yb), box.y1) - std::max(std::min(ya, yb), box.y0);
+                if (w > 0 && h > 0) n += double(w) * double(h) / 4.0;
+            }
+        } else if (s.kind == SeriesKind::Scatter) {
+            for (size_t i = 0; i < m; ++i)
+                if (std::isfinite(s.y[i]) && box.contains(t.px(s.x[i]), t.py(s.y[i]))) n += 1;
+        } else {
+            for (size_t i = 0; i + 1 < m; ++i) {
+                if (!std::isfinite(s.y[i]) || !std::isfinite(s.y[i + 1])) continue;
+                const float x0 = t.px(s.x[i]), y0 = t.py(s.y[i]), x1 = t.px(s.x[i + 1]), y1 = t.py(s.y[i + 1]);
+                const int k = std::clamp(int(std::hypot(x1 - x0, y1 - y0) / 2.0f), 1, 4096);
+                for (int j = 0; j < k; ++j) {
+                    const float a = float(j) / float(k);
+                    if (box.contains(x0 + a * (x1 - x0), y0 + a * (y1 - y0))) n += 1;
+                }
+            }
+        }
+    }
+    for (const auto& a : f.annotations)
+        if (box.contains(t.px(a.x), t.py(a.y))) n += 20;
+    return n;
+}
+
+LegendLocation best_legend_location(const Figure& f, const Transform& t, float box_w, float box_h, float margin) {
+    if (f.legend_location != LegendLocation::Best) return f.legend_location;
+    LegendLocation best = LegendLocation::NorthEast;
+    double least = INFINITY;
+    for (LegendLocation loc : {LegendLocation::NorthEast, LegendLocation::NorthWest, LegendLocation::SouthEast,
+                               LegendLocation::SouthWest}) {
+        const double n = legend_overlap(f, t, legend_box(loc, t.plot, box_w, box_h, margin));
+        if (n < least) { least = n; best = loc; }
+    }
+    return best;
+}
+
 int note_lines(const std::string& note) {
     if (note.empty()) return 0;
     return 1 + int(std::count(note.begin(), note.end(), '\n'));

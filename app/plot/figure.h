@@ -72,8 +72,9 @@ struct RefLine {
     Rgba color{0.5f, 0.5f, 0.5f, 1.0f};
 };
 
-/// Corner of the plot area the legend box sits in; ImPlot's ImPlotLocation_NorthEast etc.
-enum class LegendLocation { NorthEast, NorthWest, SouthEast, SouthWest };
+/// Corner of the plot area the legend box sits in; ImPlot's ImPlotLocation_NorthEast etc. Best (the default) is
+/// matplotlib's loc="best": the corner where the box covers the least data (best_legend_location).
+enum class LegendLocation { Best, NorthEast, NorthWest, SouthEast, SouthWest };
 
 struct Figure {
     std::string title;
@@ -84,7 +85,7 @@ struct Figure {
     bool colorbar = true;                ///< shown when a heatmap is present
     bool square_cells = false;           ///< heatmap cells drawn square (plot shrunk to fit), e.g. attention grids
     bool legend = true;
-    LegendLocation legend_location = LegendLocation::NorthEast;  ///< move it off the curves it would cover
+    LegendLocation legend_location = LegendLocation::Best;  ///< Best: the corner covering the least data
     std::vector<Annotation> annotations;
     std::vector<RefLine> ref_lines;
     std::string note;                    ///< one line under the plot (e.g. "random weights"); exports print it
@@ -137,7 +138,8 @@ struct FigureLayout {
 /// the rotated title.
 [[nodiscard]] float colorbar_width(const Heatmap& h, const std::function<float(const std::string&)>& text_width, float line_h);
 
-/// The legend box of box_w × box_h pixels in the `plot` corner `loc`, `margin` pixels inside the frame.
+/// The legend box of box_w × box_h pixels in the `plot` corner `loc`, `margin` pixels inside the frame (Best is
+/// taken as NorthEast here; resolve it first with best_legend_location).
 [[nodiscard]] Rect legend_box(LegendLocation loc, const Rect& plot, float box_w, float box_h, float margin);
 
 /// Number of lines of a note ('\n'-separated; 0 for an empty note).
@@ -154,6 +156,15 @@ struct Transform {
     [[nodiscard]] double data_y(float py) const;
 };
 [[nodiscard]] Transform make_transform(const Figure& f, const Rect& plot);
+
+/// How much of the figure's data a box covers, in "samples": line series sampled every 2 pixels along each
+/// segment, scatter markers, bar rectangles by area (one sample per 4 px²), annotation anchors weighted ×20.
+[[nodiscard]] double legend_overlap(const Figure& f, const Transform& t, const Rect& box);
+/// The legend corner that covers the least data, NorthEast, NorthWest, SouthEast, SouthWest first on ties (as
+/// matplotlib's "best"); f.legend_location itself when it is not Best. Every painter calls this, so the window,
+/// PNG and SVG put the legend in the same place.
+[[nodiscard]] LegendLocation best_legend_location(const Figure& f, const Transform& t, float box_w, float box_h,
+                                                  float margin);
 
 /// Tick values along one axis and their spacing, chosen from the plot size so that labels do not crowd; every
 /// painter (screen, PNG, SVG) calls this so all outputs show the same ticks. Empty for category axes.

@@ -332,7 +332,8 @@ void svg_figure(SvgCtx& c, const Figure& f, const Rect& cell) {
             if (!s.name.empty()) { w = std::max(w, measure(s.name)); ++count; }
         if (count > 0) {
             const float sw = line_h * 1.2f;
-            const Rect box = legend_box(f.legend_location, P, w + sw + line_h - 4 * u, count * line_h + 6 * u, 4 * u);
+            const float bw = w + sw + line_h - 4 * u, bh = count * line_h + 6 * u;
+            const Rect box = legend_box(best_legend_location(f, T, bw, bh, 4 * u), P, bw, bh, 4 * u);
             const float x0 = box.x0, y0 = box.y0;
             os << "<rect x=\"" << f2(x0) << "\" y=\"" << f2(y0) << "\" width=\"" << f2(box.w()) << "\" height=\""
                << f2(box.h()) << "\" rx=\"" << f2(3 * u) << "\"" << paint("fill", th.legend_background) << "/>\n";

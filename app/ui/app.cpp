@@ -487,7 +487,7 @@ void App::main_area() {
             ImGuiTabItemFlags flags = 0;
             if (!m_force_panel.empty() && m_force_panel == p.name) flags |= ImGuiTabItemFlags_SetSelected;
             const bool open = ImGui::BeginTabItem(p.name, nullptr, flags);
-            if (!m_opt.frame_stats.empty()) record_rect(std::string("tab:") + p.name);
+            if (!m_opt.frame_stats.empty()) record_rect("tab:" + std::string(p.name));
             if (open) {
                 if (m_force_panel.empty() || m_force_panel == p.name) m_state.panel = p.name;
                 ImGui::BeginChild("panel_body", ImVec2(0, 0), false);

@@ -265,6 +265,50 @@ TEST(Writers, SvgLegendFollowsLegendLocation) {
     EXPECT_GT(south, north + 100);
 }
 
+// Activation-curve shapes: ReLU and the identity rise to the top right; the top left stays empty.
+Figure rising_curves() {
+    Figure f;
+    Series relu, id;
+    relu.name = "ReLU";
+    id.name = "identity";
+    for (int i = 0; i <= 80; ++i) {
+        const double x = -4 + 0.1 * i;
+        relu.x.push_back(x);
+        relu.y.push_back(std::max(0.0, x));
+        id.x.push_back(x);
+        id.y.push_back(x);
+    }
+    f.series = {relu, id};
+    return f;
+}
+
+TEST(Figure, BestLegendCornerCoversNoCurve) {
+    Figure f = rising_curves();
+    const Transform t = make_transform(f, Rect{0, 0, 400, 300});
+    EXPECT_EQ(best_legend_location(f, t, 90, 40, 4), LegendLocation::NorthWest);
+    EXPECT_GT(legend_overlap(f, t, legend_box(LegendLocation::NorthEast, t.plot, 90, 40, 4)), 10.0);
+    EXPECT_EQ(legend_overlap(f, t, legend_box(LegendLocation::NorthWest, t.plot, 90, 40, 4)), 0.0);
+    // A line along the top covers both north corners: the legend moves to the empty lower right.
+    Series top;
+    top.x = {-4, 4};
+    top.y = {4, 4};
+    f.series.push_back(top);
+    const Transform t2 = make_transform(f, Rect{0, 0, 400, 300});
+    EXPECT_EQ(best_legend_location(f, t2, 90, 40, 4), LegendLocation::SouthEast);
+    // A location chosen by the figure is kept.
+    f.legend_location = LegendLocation::SouthWest;
+    EXPECT_EQ(best_legend_location(f, t2, 90, 40, 4), LegendLocation::SouthWest);
+}
+
+TEST(Writers, SvgPutsTheLegendWhereItCoversNoData) {
+    const std::string svg = figure_to_svg(rising_curves(), 400, 300);
+    const auto at = svg.find("rx=\"");
+    ASSERT_NE(at, std::string::npos);
+    const auto rect = svg.rfind("<rect", at);
+    const double x = std::stod(svg.substr(svg.find(" x=\"", rect) + 4));
+    EXPECT_LT(x, 200.0);  // the left half: the top right holds the curves
+}
+
 TEST(Figure, SquareCellsShrinkThePlotToTheHeatmapAspect) {
     Figure f;
     f.heatmap = make_heatmap(4, 8, std::vector<float>(32, 0.5f), Colormap::Viridis, "w");
