@@ -1,5 +1,5 @@
 // Entry point: dispatches `transformer-studio [SUBCOMMAND] ...`; no subcommand opens the desktop app.
-#include "app/cli.h"
+#include "app/cli/cli.h"
 
 #include <malloc.h>
 

@@ -89,7 +89,7 @@ struct Figure {
     std::vector<Annotation> annotations;
     std::vector<RefLine> ref_lines;
     std::string note;                    ///< one line under the plot (e.g. "random weights"); exports print it
-    std::string view;                    ///< the named view that built it ("attention"; app/ui/figures/views.h)
+    std::string view;                    ///< the named view that built it ("attention"; app/figures/views.h)
 };
 
 // --- building helpers -----------------------------------------------------------------------------------------

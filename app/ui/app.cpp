@@ -6,12 +6,12 @@
 #include "app/gfx/painter.h"
 #include "app/gfx/raster.h"
 #include "app/ui/export_menu.h"
-#include "app/ui/figures/views.h"
+#include "app/figures/views.h"
 #include "app/ui/fonts.h"
 #include "app/ui/input_queue.h"
 #include "app/ui/panels/panels.h"
-#include "app/ui/session/state.h"
-#include "app/ui/session/worker.h"
+#include "app/session/state.h"
+#include "app/session/worker.h"
 #include "app/ui/soft_wrap.h"
 #include "app/ui/theme.h"
 
@@ -338,7 +338,7 @@ void App::maybe_submit() {
     m_key = k;
     const int max_len = m_model.model->config().max_seq_len;
     m_tokens = std::make_shared<const TokenizedText>(tokenize_text(m_state.text, *m_model.codec, max_len));
-    // The same request `render` runs (app/ui/figures/views.h), so exports match the window.
+    // The same request `render` runs (app/figures/views.h), so exports match the window.
     ForwardRequest r = make_forward_request(m_state, m_model, m_tokens);
     m_last_submitted = m_worker->submit(std::move(r));
     if (!m_opt.frame_stats.empty()) m_stats.submitted[m_last_submitted] = Clock::now();

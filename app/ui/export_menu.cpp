@@ -3,8 +3,8 @@
 
 #include "app/gfx/raster.h"
 #include "app/plot/writers.h"
-#include "app/ui/figures/figures.h"
-#include "app/ui/figures/views.h"
+#include "app/figures/figures.h"
+#include "app/figures/views.h"
 
 #include <imgui.h>
 #include <imgui_stdlib.h>

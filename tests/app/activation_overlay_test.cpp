@@ -1,9 +1,9 @@
 // The Activations panel's overlay: the real FFN pre-activation histogram drawn behind the curves is the first
 // series, spans the curve plot's x range, is scaled into the curves' y range with the tallest bar at 90% of it, and
 // keeps the true densities in its hover labels; without a recorded layer the figure is unchanged.
-#include "app/ui/figures/figures.h"
-#include "app/ui/figures/views.h"
-#include "app/ui/session/worker.h"
+#include "app/figures/figures.h"
+#include "app/figures/views.h"
+#include "app/session/worker.h"
 
 #include <gtest/gtest.h>
 

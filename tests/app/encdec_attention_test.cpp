@@ -1,10 +1,10 @@
 // Encoder–decoder models in the Attention views: the source selector (encoder self / decoder self / cross) picks the
 // trace tensor, cross-attention is a (T, S) heatmap with rows = decoder (target) tokens that sum to 1 and equals the
 // trace's dec.0.cross_attn.probs; `render` options accept --attn-source and reject bad values.
-#include "app/ui/figures/figures.h"
-#include "app/ui/figures/views.h"
-#include "app/ui/session/text_codec.h"
-#include "app/ui/session/worker.h"
+#include "app/figures/figures.h"
+#include "app/figures/views.h"
+#include "app/session/text_codec.h"
+#include "app/session/worker.h"
 
 #include <gtest/gtest.h>
 

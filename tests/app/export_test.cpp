@@ -1,8 +1,8 @@
 // Export without GL: golden SVGs of deterministic figures (regenerate with TS_UPDATE_GOLDEN=1), SVG well-formedness,
 // CSV numbers equal to what the core computes, every named view builds, option errors, atomic writes, sessions.
 #include "app/plot/writers.h"
-#include "app/ui/figures/figures.h"
-#include "app/ui/figures/views.h"
+#include "app/figures/figures.h"
+#include "app/figures/views.h"
 #include "core/ops.h"
 
 #include <gtest/gtest.h>

@@ -1,8 +1,8 @@
 // The app's GL-free session logic: settings persistence, the compute worker (newest wins, stale requests
 // dropped), text -> tokens with bad input (empty, too long, invalid UTF-8), sampling filters, model loading errors.
-#include "app/ui/session/state.h"
-#include "app/ui/session/text_codec.h"
-#include "app/ui/session/worker.h"
+#include "app/session/state.h"
+#include "app/session/text_codec.h"
+#include "app/session/worker.h"
 #include "core/safetensors.h"
 
 #include <gtest/gtest.h>

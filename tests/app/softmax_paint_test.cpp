@@ -1,9 +1,9 @@
 // The Softmax lab's painted ("custom") mask: painted cells -> ts::MaskSpec{Custom, (T, S) row-major}, the grid
 // resets to causal when the token count changes, a fully masked row gets all-zero weights (lab and model), and the
 // model's forward with the painted mask hides exactly the unpainted keys.
-#include "app/ui/figures/figures.h"
-#include "app/ui/figures/views.h"
-#include "app/ui/session/worker.h"
+#include "app/figures/figures.h"
+#include "app/figures/views.h"
+#include "app/session/worker.h"
 
 #include <gtest/gtest.h>
 

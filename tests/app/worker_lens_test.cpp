@@ -1,8 +1,8 @@
 // The worker's logit lens reuses the forward's logits for the last layer instead of a second LM-head product: its
 // argmax and probability at every position must equal the lens computed from the trace (final norm + LM head), and
 // the snapshot keeps logits for every position (the Predictions panel shows the selected query's row).
-#include "app/ui/session/text_codec.h"
-#include "app/ui/session/worker.h"
+#include "app/session/text_codec.h"
+#include "app/session/worker.h"
 #include "core/ops.h"
 
 #include <gtest/gtest.h>

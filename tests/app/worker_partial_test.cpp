@@ -1,7 +1,7 @@
 // The worker publishes a forward pass before its logit lens (ForwardRequest::publish_partial): the partial snapshot
 // carries the trace and logits but no lens, the complete one (same id) adds the lens and replaces it.
-#include "app/ui/session/text_codec.h"
-#include "app/ui/session/worker.h"
+#include "app/session/text_codec.h"
+#include "app/session/worker.h"
 
 #include <gtest/gtest.h>
 

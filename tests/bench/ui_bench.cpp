@@ -4,11 +4,11 @@
 // heatmaps), at 32 tokens. Target: forward + figures <= 5 ms on the default model (BM_UiSliderForwardAndFigures). The ImGui frame itself is
 // measured by ts_ui_bench (tests/bench/imgui/ui_frame_bench.cpp).
 // Model: assets/models/austen-gpt when it exists, else a random model of the same config (printed as a label).
-#include "app/ui/figures/figures.h"
-#include "app/ui/figures/views.h"
-#include "app/ui/session/state.h"
-#include "app/ui/session/text_codec.h"
-#include "app/ui/session/worker.h"
+#include "app/figures/figures.h"
+#include "app/figures/views.h"
+#include "app/session/state.h"
+#include "app/session/text_codec.h"
+#include "app/session/worker.h"
 #include "core/model.h"
 
 #include <benchmark/benchmark.h>
@@ -31,7 +31,7 @@ constexpr int kTokens = 32;
 
 const char* kText = bench::kBenchText;
 
-// The app keeps freed trace buffers in the heap between forwards (app/gui_main.cpp); do the same here.
+// The app keeps freed trace buffers in the heap between forwards (app/cli/gui.cpp); do the same here.
 const bool kMallocTuned = [] {
     bench::tune_malloc_like_app();
     return true;

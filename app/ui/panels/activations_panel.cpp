@@ -3,7 +3,7 @@
 // the model's real FFN pre-activations at the selected layer.
 #include "app/gfx/painter.h"
 #include "app/plot/ticks.h"
-#include "app/ui/figures/figures.h"
+#include "app/figures/figures.h"
 #include "app/ui/panels/panels.h"
 #include "core/ops.h"
 

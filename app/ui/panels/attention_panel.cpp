@@ -1,8 +1,8 @@
 // Attention panel: every layer × head as thumbnails (click to open), the selected head as a large heatmap (query
 // tokens on rows, key tokens on columns), the step view QKᵀ → ÷√d_head → mask → softmax → ·V, and GQA sharing.
-// Figures come from app/ui/figures (shared with `render`).
+// Figures come from app/figures (shared with `render`).
 #include "app/gfx/painter.h"
-#include "app/ui/figures/figures.h"
+#include "app/figures/figures.h"
 #include "app/ui/panels/panels.h"
 
 #include <imgui.h>

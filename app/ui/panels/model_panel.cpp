@@ -2,7 +2,7 @@
 // KV-cache size for MHA / GQA / MQA variants of this model.
 #include "app/gfx/painter.h"
 #include "app/plot/ticks.h"
-#include "app/ui/figures/figures.h"
+#include "app/figures/figures.h"
 #include "app/ui/panels/panels.h"
 
 #include <imgui.h>

@@ -3,7 +3,7 @@
 // mean / variance / RMS readouts and γ, β, ε sliders.
 #include "app/gfx/painter.h"
 #include "app/plot/ticks.h"
-#include "app/ui/figures/figures.h"
+#include "app/figures/figures.h"
 #include "app/ui/panels/panels.h"
 
 #include <imgui.h>

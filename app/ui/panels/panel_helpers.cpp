@@ -1,7 +1,7 @@
 // Helpers shared by panels, and the panel registry (tab order).
 #include "app/ui/panels/panels.h"
 
-#include "app/ui/figures/figures.h"
+#include "app/figures/figures.h"
 
 #include <imgui.h>
 

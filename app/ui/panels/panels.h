@@ -2,8 +2,8 @@
 // draws them; actions that need the model (re-run, generate) go through PanelContext.
 #pragma once
 
-#include "app/ui/session/state.h"
-#include "app/ui/session/worker.h"
+#include "app/session/state.h"
+#include "app/session/worker.h"
 
 #include <functional>
 #include <string>

@@ -2,7 +2,7 @@
 // curves, the similarity PE(pos)·PE(pos+k); RoPE's rotation angle per pair against position and the dot product
 // ⟨RoPE(q, m), RoPE(k, n)⟩ against m − n (it depends only on the offset), with rope_theta and pair layout.
 #include "app/gfx/painter.h"
-#include "app/ui/figures/figures.h"
+#include "app/figures/figures.h"
 #include "app/ui/panels/panels.h"
 #include "core/ops.h"
 

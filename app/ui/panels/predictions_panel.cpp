@@ -3,7 +3,7 @@
 // Generate button that samples a continuation on the worker.
 #include "app/gfx/painter.h"
 #include "app/plot/ticks.h"
-#include "app/ui/figures/figures.h"
+#include "app/figures/figures.h"
 #include "app/ui/panels/panels.h"
 
 #include <imgui.h>

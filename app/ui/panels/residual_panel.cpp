@@ -1,7 +1,7 @@
 // Residual stream panel: the L2 norm of the residual stream after every sub-layer (per token and averaged), and
 // pre-norm against post-norm at random initialisation with many layers (computed once off the UI thread).
 #include "app/gfx/painter.h"
-#include "app/ui/figures/figures.h"
+#include "app/figures/figures.h"
 #include "app/ui/panels/panels.h"
 
 #include <imgui.h>

@@ -3,7 +3,7 @@
 // painted on the mask grid), a switch that applies them to the model itself, and the naive-formula overflow demo.
 #include "app/gfx/painter.h"
 #include "app/plot/ticks.h"
-#include "app/ui/figures/figures.h"
+#include "app/figures/figures.h"
 #include "app/ui/panels/panels.h"
 #include "core/ops.h"
 

@@ -1,7 +1,7 @@
 // Tokens panel: the text split into tokens (alternating chips with ids), each token's byte span, and on hover the
 // BPE merge steps that produced it.
 #include "app/gfx/painter.h"
-#include "app/ui/figures/figures.h"
+#include "app/figures/figures.h"
 #include "app/ui/panels/panels.h"
 
 #include <imgui.h>
@@ -33,7 +33,11 @@ void merge_tooltip(const Snapshot& s, size_t i) {
             ImGui::TextUnformatted("BPE merges (bytes, then one merge per line):");
             for (size_t k = 0; k < steps.size() && k < 24; ++k) {
                 std::string line;
-                for (const auto& piece : steps[k]) line += "[" + printable_label(piece) + "] ";
+                for (const auto& piece : steps[k]) {
+                    line += '[';
+                    line += printable_label(piece);
+                    line += "] ";
+                }
                 ImGui::Text("%2zu  %s", k, line.c_str());
             }
             if (steps.size() > 24) ImGui::TextDisabled("... %zu more steps", steps.size() - 24);

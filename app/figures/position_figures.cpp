@@ -1,6 +1,6 @@
 // Position figures: the sinusoidal table, a few dimensions against position, PE(pos)·PE(pos+k), RoPE's rotation
 // angle per pair and ⟨RoPE(q, m), RoPE(k, n)⟩ against m − n.
-#include "app/ui/figures/figures.h"
+#include "app/figures/figures.h"
 #include "core/ops.h"
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 // UiState JSON mapping and atomic persistence.
-#include "app/ui/session/state.h"
+#include "app/session/state.h"
 
 #include <nlohmann/json.hpp>
 

@@ -4,8 +4,8 @@
 #pragma once
 
 #include "app/plot/figure.h"
-#include "app/ui/session/state.h"
-#include "app/ui/session/worker.h"
+#include "app/session/state.h"
+#include "app/session/worker.h"
 
 #include <functional>
 #include <optional>

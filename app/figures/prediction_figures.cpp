@@ -1,7 +1,7 @@
 // Prediction figures: the next-token distribution under temperature / top-k / top-p against plain softmax, and
 // the logit lens (argmax token after each layer at each position).
 #include "app/plot/ticks.h"
-#include "app/ui/figures/figures.h"
+#include "app/figures/figures.h"
 
 #include <algorithm>
 #include <numeric>

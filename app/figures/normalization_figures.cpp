@@ -1,6 +1,6 @@
 // Normalization figures: LayerNorm / RMSNorm / BatchNorm histograms before and after, on synthetic data and on
 // the model's residual stream, with mean / variance / RMS in the note.
-#include "app/ui/figures/figures.h"
+#include "app/figures/figures.h"
 #include "core/ops.h"
 
 #include <cmath>

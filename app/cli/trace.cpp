@@ -1,9 +1,9 @@
 // `transformer-studio trace`: runs one forward pass with full capture and writes every recorded tensor to a
 // safetensors file (plus token ids), for analysis outside the app (numpy, torch, safetensors readers).
-#include "app/cli.h"
-#include "app/cli_args.h"
-#include "app/ui/session/text_codec.h"
-#include "app/ui/session/worker.h"
+#include "app/cli/cli.h"
+#include "app/cli/args.h"
+#include "app/session/text_codec.h"
+#include "app/session/worker.h"
 #include "core/model.h"
 #include "core/safetensors.h"
 

@@ -4,12 +4,12 @@
 //   render [--model DIR] [--text T] --view NAME [view options] --out FILE.(png|svg|csv)
 //          [--width W --height H --scale S --theme light|dark --transparent --columns N --figure K]
 //          [--session FILE] [--set key=value ...] [--save-session FILE] [--repeat N]
-#include "app/cli.h"
-#include "app/cli_args.h"
+#include "app/cli/cli.h"
+#include "app/cli/args.h"
 #include "app/gfx/egl_context.h"
 #include "app/gfx/raster.h"
 #include "app/plot/writers.h"
-#include "app/ui/figures/views.h"
+#include "app/figures/views.h"
 
 #include <chrono>
 #include <cstdio>

@@ -1,7 +1,7 @@
 // `transformer-studio tokenizer train|encode`: trains a byte-level BPE tokenizer on text files and writes
 // tokenizer.json, or encodes a text and prints ids with byte and character spans.
-#include "app/cli.h"
-#include "app/cli_args.h"
+#include "app/cli/cli.h"
+#include "app/cli/args.h"
 #include "core/tokenizer/bpe_train.h"
 #include "core/tokenizer/tokenizer_io.h"
 
@@ -104,9 +104,11 @@ int run_encode(int argc, char** argv) {
     std::printf("%5s %8s %14s %14s  %s\n", "i", "id", "bytes", "chars", "token");
     for (size_t i = 0; i < enc.ids.size(); ++i) {
         const TokenSpan& s = enc.spans[i];
-        const std::string b = "[" + std::to_string(s.byte_begin) + "," + std::to_string(s.byte_end) + ")";
-        const std::string c = "[" + std::to_string(s.char_begin) + "," + std::to_string(s.char_end) + ")";
-        std::printf("%5zu %8d %14s %14s  %s\n", i, enc.ids[i], b.c_str(), c.c_str(),
+        // snprintf, not "[" + std::to_string(...): GCC 12 warns falsely (-Wrestrict) on the concatenation.
+        char b[48], c[48];
+        std::snprintf(b, sizeof b, "[%lld,%lld)", (long long)s.byte_begin, (long long)s.byte_end);
+        std::snprintf(c, sizeof c, "[%lld,%lld)", (long long)s.char_begin, (long long)s.char_end);
+        std::printf("%5zu %8d %14s %14s  %s\n", i, enc.ids[i], b, c,
                     tok->display_token(enc.ids[i]).c_str());
     }
     return 0;

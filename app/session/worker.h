@@ -4,7 +4,7 @@
 // Model loading runs off the UI thread too (ModelLoader). GL-free.
 #pragma once
 
-#include "app/ui/session/text_codec.h"
+#include "app/session/text_codec.h"
 #include "core/model.h"
 
 #include <atomic>

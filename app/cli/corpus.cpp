@@ -1,7 +1,7 @@
 // `transformer-studio corpus build --out DIR`: rebuilds the default models' English corpus (Jane Austen's novels
 // from r-cran-janeaustenr + WordNet example sentences from wordnet-base) by running the project's corpus script.
-#include "app/cli.h"
-#include "app/cli_args.h"
+#include "app/cli/cli.h"
+#include "app/cli/args.h"
 
 #include <sys/wait.h>
 #include <unistd.h>

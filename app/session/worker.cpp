@@ -1,5 +1,5 @@
 // ForwardWorker thread, request execution (forward, logit lens, generation), sampling and model loading.
-#include "app/ui/session/worker.h"
+#include "app/session/worker.h"
 
 #include "core/ops.h"
 #include "core/hf_checkpoint.h"

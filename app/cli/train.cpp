@@ -1,8 +1,8 @@
 // `transformer-studio train`: tokenizes the corpus once (cached as DIR/tokens.bin), trains a decoder-only model with
 // the core/train trainer, and writes the model folder DIR/{config.json, model.safetensors, tokenizer.json} plus
-// DIR/train_log.jsonl and DIR/checkpoint/. (`corpus` stays a stub here until app/cli_corpus.cpp lands.)
-#include "app/cli.h"
-#include "app/cli_args.h"
+// DIR/train_log.jsonl and DIR/checkpoint/. (`corpus` stays a stub here until app/cli/corpus.cpp lands.)
+#include "app/cli/cli.h"
+#include "app/cli/args.h"
 #include "core/model.h"
 #include "core/safetensors.h"
 #include "core/tokenizer/tokenizer_io.h"

@@ -1,10 +1,10 @@
 // The view registry, view building, CLI option mapping, the forward request shared by app and CLI, and session
 // files (see views.h).
-#include "app/ui/figures/views.h"
+#include "app/figures/views.h"
 
 #include "app/plot/ticks.h"
 #include "app/plot/writers.h"
-#include "app/ui/figures/figures.h"
+#include "app/figures/figures.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,7 +1,7 @@
 // Softmax lab figures: a query row of scaled scores (or typed logits) with a mask, its softmax at a temperature
 // against T = 1, and the entropy against temperature.
 #include "app/plot/ticks.h"
-#include "app/ui/figures/figures.h"
+#include "app/figures/figures.h"
 #include "core/ops.h"
 
 #include <algorithm>

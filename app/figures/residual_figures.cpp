@@ -1,6 +1,6 @@
 // Residual-stream figures: the L2 norm of the residual stream after every sub-layer (per token and averaged) and
 // pre-norm against post-norm at random initialisation with 16 layers.
-#include "app/ui/figures/figures.h"
+#include "app/figures/figures.h"
 
 #include <algorithm>
 #include <cmath>

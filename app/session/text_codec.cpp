@@ -1,5 +1,5 @@
 // Byte-level fallback codec, the BPE adapter (when the tokenizer library is present) and input checks.
-#include "app/ui/session/text_codec.h"
+#include "app/session/text_codec.h"
 
 #if __has_include("core/tokenizer/tokenizer_io.h")
 #include "core/tokenizer/bpe.h"

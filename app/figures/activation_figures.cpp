@@ -1,7 +1,7 @@
 // Activation figures: curves and derivatives of tanh, sigmoid, ReLU, LeakyReLU, GELU, Swish and the GLU family with
 // the course's example points, and a histogram of the model's real FFN pre-activations.
 #include "app/plot/ticks.h"
-#include "app/ui/figures/figures.h"
+#include "app/figures/figures.h"
 #include "core/ops.h"
 
 #include <algorithm>

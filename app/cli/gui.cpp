@@ -3,8 +3,8 @@
 //   --screenshot-dir DIR [--frames N] [--panel NAME|all]   render, save one PNG per panel, exit (tests)
 //   --frame-stats FILE [--bench-edits N] [--max-frames N]  per-frame times as JSON (tests/bench/ui_frame_bench.sh)
 //   --slow-frame-ms N   sleep N ms in every frame (tests: no click or keystroke is lost when frames are slow)
-#include "app/cli.h"
-#include "app/cli_args.h"
+#include "app/cli/cli.h"
+#include "app/cli/args.h"
 #include "app/ui/app.h"
 
 #include <cstdio>

@@ -1,6 +1,6 @@
 // Attention figures: the selected head's weights, thumbnails, head grids and the five-step view; plus the shared
 // helpers (token labels, head slices, layer / head / query clamping).
-#include "app/ui/figures/figures.h"
+#include "app/figures/figures.h"
 
 #include "app/plot/ticks.h"
 

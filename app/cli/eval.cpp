@@ -1,11 +1,11 @@
 // `transformer-studio eval`: the quality report behind a model card — held-out cross-entropy against the unigram
 // baseline of the same tokenizer, the best induction and previous-token heads, and sample generations.
-#include "app/cli.h"
-#include "app/cli_args.h"
+#include "app/cli/cli.h"
+#include "app/cli/args.h"
 #include "app/plot/figure.h"
 #include "app/plot/writers.h"
-#include "app/ui/session/text_codec.h"
-#include "app/ui/session/worker.h"
+#include "app/session/text_codec.h"
+#include "app/session/worker.h"
 #include "core/model.h"
 #include "core/ops.h"
 

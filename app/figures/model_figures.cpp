@@ -1,6 +1,6 @@
 // Model figures: parameters per component and the KV-cache size against context length for MHA / GQA / MQA.
 #include "app/plot/ticks.h"
-#include "app/ui/figures/figures.h"
+#include "app/figures/figures.h"
 
 #include <cmath>
 #include <cstdio>

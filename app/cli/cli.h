@@ -1,0 +1,13 @@
+// Subcommands of the transformer-studio executable. Each returns the process exit code; errors print one line
+// "transformer-studio <cmd>: <why>" to stderr and return non-zero (main catches anything that escapes).
+#pragma once
+
+namespace ts::cli {
+int run_gui(int argc, char** argv);        // app/cli/gui.cpp   (no subcommand)
+int run_trace(int argc, char** argv);      // app/cli/trace.cpp  (trace)
+int run_tokenizer(int argc, char** argv);  // app/cli/tokenizer.cpp (tokenizer train|encode)
+int run_train(int argc, char** argv);      // app/cli/train.cpp  (train)
+int run_corpus(int argc, char** argv);     // app/cli/corpus.cpp (corpus build)
+int run_render(int argc, char** argv);     // app/cli/render.cpp (render)
+int run_eval(int argc, char** argv);       // app/cli/eval.cpp   (eval: model quality report)
+}  // namespace ts::cli
