@@ -1,5 +1,6 @@
-// The app's main loop, sidebar and tabs (see app.h).
-#include "app/ui/app.h"
+// The app's main loop: window and ImGui set-up, frames, tabs, model loading, worker results, screenshot and
+// benchmark modes (see app.h; the sidebar is sidebar.cpp, input handling app_input.cpp).
+#include "app/ui/app_window.h"
 
 #include "app/gfx/gl.h"
 #include "app/gfx/heatmap_texture.h"
@@ -37,130 +38,22 @@
 #include <memory>
 #include <thread>
 
-namespace ts::ui {
+namespace ts::ui::detail {
 
 namespace {
-
 int g_error_count = 0;
-
-using Clock = std::chrono::steady_clock;
 // Taken during static initialisation, i.e. before main(): the reference for "cold start to first frame".
 const Clock::time_point g_process_start = Clock::now();
-double ms_between(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); }
+void glfw_error(int code, const char* desc) { log_error("GLFW " + std::to_string(code) + ": " + desc); }
+}  // namespace
 
-/// --frame-stats: what every frame cost and how long edits took to show (benchmarks, tests/bench/ui_frame_bench.sh).
-struct FrameStats {
-    std::vector<double> frame_ms;        ///< whole loop iteration: events, UI, GL submit, swap
-    std::vector<double> build_ms;        ///< ImGui NewFrame .. Render (CPU only)
-    std::vector<int> worker_busy;        ///< 1 when the worker was computing during the frame
-    std::vector<double> result_ms;       ///< text edit -> first frame presenting its forward pass
-    std::vector<double> input_ms;        ///< key/mouse/char event -> the frame that applied it is on screen
-    double first_frame_ms = -1, first_data_ms = -1;  ///< since process start
-    std::map<uint64_t, Clock::time_point> submitted;  ///< request id -> submit time
-    bool show_pending = false;
-    Clock::time_point show_submit;
-    int edits = 0;
-    std::map<std::string, std::array<float, 4>> rects;  ///< screen rectangles of tabs and the text box (input tests)
-};
+double ms_between(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); }
 
 void log_error(const std::string& msg) {
     ++g_error_count;
     std::fprintf(stderr, "[error] %s\n", msg.c_str());
 }
 void log_info(const std::string& msg) { std::fprintf(stderr, "[info] %s\n", msg.c_str()); }
-
-void glfw_error(int code, const char* desc) { log_error("GLFW " + std::to_string(code) + ": " + desc); }
-
-const char* kSamples[][2] = {
-    {"English", "The quick brown fox jumps over the lazy dog."},
-    {"Austen", "It is a truth universally acknowledged, that a single man in possession of a good fortune, must be in want of a wife."},
-    {"中文", "注意力机制让模型关注句子中的重要部分。"},
-    {"Mixed", "Attention 注意力 is all you need!"},
-};
-
-/// What decides whether the forward pass must run again.
-struct ForwardKey {
-    const Model* model = nullptr;
-    std::string text;
-    bool apply = false;
-    float temperature = 1;
-    std::string mask;
-    int window = 0;
-    std::vector<uint8_t> painted;  ///< the Softmax lab's painted mask (mask "custom")
-    bool operator==(const ForwardKey&) const = default;
-};
-
-class App {
-public:
-    explicit App(const AppOptions& o) : m_opt(o) {}
-    int run();
-
-private:
-    bool init_window();
-    void shutdown();
-    void frame();
-    void sidebar();
-    void main_area();
-    void poll_results();
-    void maybe_submit();
-    void start_load(const std::string& path);
-    void adopt_model(LoadedModel lm);
-    bool save_screenshot(const std::string& path);
-    void save_state_now();
-    void bench_edit();
-    void write_frame_stats() const;
-    void install_input_callbacks();
-    void apply_input();
-    void text_box(float height);
-    void record_rect(const std::string& name);
-    [[nodiscard]] bool animating() const;
-
-    AppOptions m_opt;
-    GLFWwindow* m_window = nullptr;
-    UiState m_state;
-    std::filesystem::path m_state_file;
-    std::string m_ini_path;
-    float m_scale = 1.0f;
-    bool m_fonts_dirty = false;
-    FontStatus m_fonts;
-
-    std::unique_ptr<ForwardWorker> m_worker;
-    ModelLoader m_loader;
-    LoadedModel m_model;
-    std::shared_ptr<const TokenizedText> m_tokens;
-    std::shared_ptr<const Snapshot> m_snap, m_gen;
-    uint64_t m_last_submitted = 0;
-    ForwardKey m_key;
-    std::string m_path_edit;
-    std::string m_load_error, m_state_warning;
-    uint64_t m_seen_gen = 0;
-
-    // Screenshot mode.
-    std::vector<std::string> m_shot_panels;
-    size_t m_shot_index = 0;
-    int m_shot_frames = 0;
-    std::chrono::steady_clock::time_point m_shot_wait_start;
-    std::string m_force_panel;
-    bool m_quit = false;
-    int m_exit_code = 0;
-
-    // Benchmark mode (--frame-stats, --bench-edits, --max-frames).
-    FrameStats m_stats;
-    int m_frame_index = 0;
-
-    // Input and idle: events queue here (one transition per button/key per frame); the loop waits for events
-    // unless something animates, and draws a few frames after each event so hover and layout settle.
-    InputQueue m_input;
-    bool m_input_seen = false;
-    std::optional<Clock::time_point> m_input_time;  ///< oldest event not yet on screen (--frame-stats)
-    int m_settle_frames = 0;
-
-    // The text box edits a soft-wrapped copy of m_state.text (app/ui/soft_wrap.h).
-    Wrapped m_text_wrap;
-    std::string m_text_wrap_src;
-    float m_text_wrap_width = -1;
-    LineBreaker m_text_breaker;
-};
 
 // SIGTERM / SIGINT close the window like its close button (state saved): a watcher thread waits for the signal
 // and wakes the event loop.
@@ -210,60 +103,8 @@ bool App::init_window() {
     return true;
 }
 
-void App::install_input_callbacks() {
-    glfwSetWindowUserPointer(m_window, this);
-    auto self = [](GLFWwindow* w) { return static_cast<App*>(glfwGetWindowUserPointer(w)); };
-    // Installed before ImGui's backend, which chains to them; the char callback replaces the backend's (below).
-    glfwSetMouseButtonCallback(m_window, [](GLFWwindow* w, int button, int action, int) {
-        App* a = static_cast<App*>(glfwGetWindowUserPointer(w));
-        double x = 0, y = 0;
-        glfwGetCursorPos(w, &x, &y);
-        if (action != GLFW_REPEAT) a->m_input.push({InputEvent::Kind::MouseButton, button, action == GLFW_PRESS, x, y});
-        a->m_input_seen = true;
-    });
-    glfwSetKeyCallback(m_window, [](GLFWwindow* w, int key, int, int action, int) {
-        App* a = static_cast<App*>(glfwGetWindowUserPointer(w));
-        if (action != GLFW_REPEAT && key >= 0) a->m_input.push({InputEvent::Kind::Key, key, action == GLFW_PRESS, 0, 0});
-        a->m_input_seen = true;
-    });
-    glfwSetCursorPosCallback(m_window, [](GLFWwindow* w, double, double) { static_cast<App*>(glfwGetWindowUserPointer(w))->m_input_seen = true; });
-    glfwSetScrollCallback(m_window, [](GLFWwindow* w, double, double) { static_cast<App*>(glfwGetWindowUserPointer(w))->m_input_seen = true; });
-    glfwSetWindowSizeCallback(m_window, [](GLFWwindow* w, int, int) { static_cast<App*>(glfwGetWindowUserPointer(w))->m_input_seen = true; });
-    glfwSetWindowRefreshCallback(m_window, [](GLFWwindow* w) { static_cast<App*>(glfwGetWindowUserPointer(w))->m_input_seen = true; });
-    glfwSetWindowFocusCallback(m_window, [](GLFWwindow* w, int) { static_cast<App*>(glfwGetWindowUserPointer(w))->m_input_seen = true; });
-    glfwSetCursorEnterCallback(m_window, [](GLFWwindow* w, int) { static_cast<App*>(glfwGetWindowUserPointer(w))->m_input_seen = true; });
-    (void)self;
-}
 
-/// Feeds this frame's share of the queued input to ImGui, after the GLFW backend's NewFrame (which sets the mouse
-/// buttons from their current state) and before ImGui::NewFrame.
-void App::apply_input() {
-    ImGuiIO& io = ImGui::GetIO();
-    const auto events = m_input.take_frame();
-    for (const auto& e : events) {
-        if (e.kind == InputEvent::Kind::MouseButton) {
-            if (e.code < 0 || e.code >= IM_ARRAYSIZE(io.MouseDown)) continue;
-            io.MouseDown[e.code] = e.down;
-            io.MousePos = ImVec2(float(e.x), float(e.y));
-        } else if (e.kind == InputEvent::Kind::Key) {
-            if (e.code < IM_ARRAYSIZE(io.KeysDown)) io.KeysDown[e.code] = e.down;
-        } else {
-            io.AddInputCharacter(unsigned(e.code));
-        }
-    }
-    if (!events.empty()) {
-        io.KeyCtrl = io.KeysDown[GLFW_KEY_LEFT_CONTROL] || io.KeysDown[GLFW_KEY_RIGHT_CONTROL];
-        io.KeyShift = io.KeysDown[GLFW_KEY_LEFT_SHIFT] || io.KeysDown[GLFW_KEY_RIGHT_SHIFT];
-        io.KeyAlt = io.KeysDown[GLFW_KEY_LEFT_ALT] || io.KeysDown[GLFW_KEY_RIGHT_ALT];
-        io.KeySuper = io.KeysDown[GLFW_KEY_LEFT_SUPER] || io.KeysDown[GLFW_KEY_RIGHT_SUPER];
-    }
-}
 
-/// True while frames must keep coming without input: a model loading (progress bar), test and benchmark modes.
-bool App::animating() const {
-    return m_loader.busy() || m_fonts_dirty || !m_input.empty() || !m_opt.screenshot_dir.empty() ||
-           m_opt.bench_edits > 0 || m_opt.max_frames > 0 || m_opt.slow_frame_ms > 0;
-}
 
 void App::shutdown() {
     m_worker.reset();
@@ -345,126 +186,6 @@ void App::maybe_submit() {
     if (m_fonts_dirty == false && fonts_need_rebuild(m_state.text)) m_fonts_dirty = true;
 }
 
-void App::sidebar() {
-    const float line_h = ImGui::GetTextLineHeight();
-    ImGui::TextUnformatted("Transformer Studio");
-    ImGui::SameLine(ImGui::GetContentRegionAvail().x - line_h * 3.5f);
-    if (ImGui::SmallButton(m_state.dark_theme ? "Light" : "Dark")) {
-        m_state.dark_theme = !m_state.dark_theme;
-        apply_theme(m_state.dark_theme, m_scale);
-    }
-    ImGui::Separator();
-
-    // Model.
-    ImGui::TextDisabled("MODEL");
-    ImGui::TextWrapped("%s", m_model.display_name.c_str());
-    if (m_model.model) {
-        const ModelConfig& c = m_model.model->config();
-        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
-        ImGui::TextWrapped("%s · %d layers · d_model %d · %d heads (%d KV) · vocab %d · max_seq_len %d", to_string(c.arch),
-                           c.n_layers, c.d_model, c.n_heads, c.n_kv_heads, c.vocab_size, c.max_seq_len);
-        ImGui::PopStyleColor();
-    }
-    if (m_model.random_weights) {
-        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.55f, 0.1f, 1.0f));
-        ImGui::TextWrapped("random weights — attention teaches nothing (no bundled model found; load a trained model folder)");
-        ImGui::PopStyleColor();
-    }
-    ImGui::SetNextItemWidth(-line_h * 3.2f);
-    const bool enter = ImGui::InputTextWithHint("##path", "model folder (config.json + model.safetensors)", &m_path_edit,
-                                                ImGuiInputTextFlags_EnterReturnsTrue);
-    ImGui::SameLine();
-    if ((ImGui::Button("Load") || enter) && !m_path_edit.empty()) start_load(m_path_edit);
-    if (m_loader.busy()) {
-        ImGui::TextDisabled("loading %s ...", m_loader.loading_path().c_str());
-        ImGui::ProgressBar(m_loader.progress(), ImVec2(-1, 0));
-    }
-    if (!m_load_error.empty()) {
-        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.95f, 0.3f, 0.3f, 1.0f));
-        ImGui::TextWrapped("%s", m_load_error.c_str());
-        ImGui::PopStyleColor();
-    }
-    if (!m_state.recent.empty() && ImGui::TreeNode("Recent models")) {
-        for (size_t i = 0; i < m_state.recent.size(); ++i) {
-            ImGui::PushID(int(i));
-            if (ImGui::Selectable(m_state.recent[i].c_str(), m_state.recent[i] == m_model.path)) {
-                m_path_edit = m_state.recent[i];
-                start_load(m_state.recent[i]);
-            }
-            ImGui::PopID();
-        }
-        ImGui::TreePop();
-    }
-    ImGui::Separator();
-
-    // Text.
-    ImGui::TextDisabled("TEXT");
-    text_box(line_h);
-    ImGui::TextDisabled("samples:");
-    for (const auto& smp : kSamples) {
-        ImGui::SameLine();
-        if (ImGui::SmallButton(smp[0])) m_state.text = smp[1];
-    }
-    if (m_tokens) {
-        for (const auto& n : m_tokens->notices) {
-            ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.95f, 0.65f, 0.2f, 1.0f));
-            ImGui::TextWrapped("%s", n.c_str());
-            ImGui::PopStyleColor();
-        }
-    }
-    ImGui::Separator();
-
-    // Layer, head, query.
-    ImGui::TextDisabled("VIEW");
-    if (m_model.model) {
-        const ModelConfig& c = m_model.model->config();
-        m_state.layer = std::clamp(m_state.layer, 0, c.n_layers - 1);
-        m_state.head = std::clamp(m_state.head, 0, c.n_heads - 1);
-        ImGui::SliderInt("layer", &m_state.layer, 0, c.n_layers - 1);
-        ImGui::SliderInt("head", &m_state.head, 0, c.n_heads - 1);
-        const int T = m_tokens ? int(m_tokens->ids.size()) : 0;
-        if (T > 0) {
-            m_state.query = std::clamp(m_state.query, -1, T - 1);
-            const int q = m_state.query < 0 ? T - 1 : m_state.query;
-            const std::string lbl = m_tokens->pieces[size_t(q)].label;
-            ImGui::SliderInt("query", &m_state.query, -1, T - 1, m_state.query < 0 ? ("last: " + lbl).c_str() : ("%d: " + lbl).c_str());
-            if (ImGui::IsItemHovered()) ImGui::SetTooltip("query token for the Softmax lab and Predictions (-1 = last token)");
-        }
-    }
-    ImGui::Separator();
-
-    // Attention knobs applied to the model.
-    ImGui::TextDisabled("ATTENTION KNOBS");
-    ImGui::Checkbox("apply to the model's attention", &m_state.apply_to_model);
-    if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("Re-runs the forward pass with softmax(scores / temperature) and this mask in every layer.");
-    ImGui::BeginDisabled(!m_state.apply_to_model);
-    slider_log("temperature", &m_state.attn_temperature, 0.05f, 10.0f);
-    const char* masks[] = {"causal", "none", "sliding", "padding", "custom"};
-    int mi = 0;
-    for (int i = 0; i < 5; ++i)
-        if (m_state.attn_mask == masks[i]) mi = i;
-    if (ImGui::Combo("mask", &mi, masks, 5)) m_state.attn_mask = masks[mi];
-    if (m_state.attn_mask == "custom" && ImGui::IsItemHovered())
-        ImGui::SetTooltip("custom: the mask painted in the Softmax lab (click cells of its mask grid)");
-    if (m_state.attn_mask == "sliding") ImGui::SliderInt("window w", &m_state.attn_window, 1, 64);
-    ImGui::EndDisabled();
-    ImGui::Separator();
-
-    // Status.
-    if (m_snap) {
-        if (!m_snap->error.empty()) {
-            ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.95f, 0.3f, 0.3f, 1.0f));
-            ImGui::TextWrapped("forward failed: %s", m_snap->error.c_str());
-            ImGui::PopStyleColor();
-        }
-        ImGui::TextDisabled("forward: %.1f ms · %zu tokens%s", m_snap->compute_ms,
-                            m_snap->tokens ? m_snap->tokens->ids.size() : size_t(0), m_worker->busy() ? " · computing..." : "");
-    }
-    draw_export_status();
-    if (!m_fonts.notice.empty()) ImGui::TextDisabled("%s", m_fonts.notice.c_str());
-    if (!m_state_warning.empty()) ImGui::TextWrapped("%s", m_state_warning.c_str());
-}
 
 void App::main_area() {
     PanelContext ctx{m_state, m_snap.get(), &m_model, [this] { m_key = ForwardKey{}; },
@@ -502,52 +223,7 @@ void App::main_area() {
 }
 
 // The text box: a multi-line box whose lines wrap at its width (soft '\n' in a display copy, app/ui/soft_wrap.h)
-// and which grows with the text, from 3 to 12 lines, so the whole sentence stays in sight.
-void App::text_box(float line_h) {
-    ImFont* font = ImGui::GetFont();
-    const ImGuiStyle& st = ImGui::GetStyle();
-    const float wrap_w = std::max(line_h, ImGui::GetContentRegionAvail().x - 2 * st.FramePadding.x - st.ScrollbarSize - 2);
-    const float scale = ImGui::GetFontSize() / font->FontSize;
-    m_text_breaker = [font, wrap_w, scale](std::string_view line, size_t begin) {
-        const char* end = font->CalcWordWrapPositionA(scale, line.data() + begin, line.data() + line.size(), wrap_w);
-        return size_t(end - line.data());
-    };
-    if (m_text_wrap_src != m_state.text || m_text_wrap_width != wrap_w) {
-        m_text_wrap = soft_wrap(m_state.text, m_text_breaker);
-        m_text_wrap_src = m_state.text;
-        m_text_wrap_width = wrap_w;
-    }
-    const int lines = 1 + int(std::count(m_text_wrap.display.begin(), m_text_wrap.display.end(), '\n'));
-    const float h = float(std::clamp(lines + 1, 3, 12)) * line_h + 2 * st.FramePadding.y;
-    std::string buf = m_text_wrap.display;
-    ImGui::InputTextMultiline("##text", &buf, ImVec2(-1, h), ImGuiInputTextFlags_CallbackAlways,
-                              [](ImGuiInputTextCallbackData* d) {
-                                  App* a = static_cast<App*>(d->UserData);
-                                  const std::string_view cur(d->Buf, size_t(d->BufTextLen));
-                                  if (cur == a->m_text_wrap.display) return 0;
-                                  size_t c = size_t(d->CursorPos), s0 = size_t(d->SelectionStart), s1 = size_t(d->SelectionEnd);
-                                  std::string real = soft_unwrap(a->m_text_wrap, cur, {&c, &s0, &s1});
-                                  Wrapped w = soft_wrap(real, a->m_text_breaker);
-                                  if (w.display != cur) {
-                                      d->DeleteChars(0, d->BufTextLen);
-                                      d->InsertChars(0, w.display.data(), w.display.data() + w.display.size());
-                                  }
-                                  d->CursorPos = int(real_to_soft(w.soft, c));
-                                  d->SelectionStart = int(real_to_soft(w.soft, s0));
-                                  d->SelectionEnd = int(real_to_soft(w.soft, s1));
-                                  a->m_text_wrap = std::move(w);
-                                  a->m_text_wrap_src = real;
-                                  a->m_state.text = std::move(real);
-                                  return 0;
-                              },
-                              this);
-    if (!m_opt.frame_stats.empty()) record_rect("text_box");
-}
 
-void App::record_rect(const std::string& name) {
-    const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
-    m_stats.rects[name] = {a.x, a.y, b.x, b.y};
-}
 
 // --bench-edits: every few frames once the first forward is shown, flip the case of one letter of the text (the
 // token count stays about the same), as a user typing would; quit when the last edit's forward is on screen.
@@ -796,10 +472,12 @@ int App::run() {
     return m_exit_code;
 }
 
-}  // namespace
+}  // namespace ts::ui::detail
+
+namespace ts::ui {
 
 int run_app(const AppOptions& opt) {
-    App app(opt);
+    detail::App app(opt);
     return app.run();
 }
 

@@ -1,0 +1,65 @@
+// The window's input: GLFW callbacks that queue button/key/character transitions (app/ui/input_queue.h) and mark
+// activity, the per-frame hand-over to ImGui, and what counts as "animating" for the idle loop (App, app_window.h).
+#include "app/ui/app_window.h"
+
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+
+namespace ts::ui::detail {
+
+void App::install_input_callbacks() {
+    glfwSetWindowUserPointer(m_window, this);
+    auto self = [](GLFWwindow* w) { return static_cast<App*>(glfwGetWindowUserPointer(w)); };
+    // Installed before ImGui's backend, which chains to them; the char callback replaces the backend's (below).
+    glfwSetMouseButtonCallback(m_window, [](GLFWwindow* w, int button, int action, int) {
+        App* a = static_cast<App*>(glfwGetWindowUserPointer(w));
+        double x = 0, y = 0;
+        glfwGetCursorPos(w, &x, &y);
+        if (action != GLFW_REPEAT) a->m_input.push({InputEvent::Kind::MouseButton, button, action == GLFW_PRESS, x, y});
+        a->m_input_seen = true;
+    });
+    glfwSetKeyCallback(m_window, [](GLFWwindow* w, int key, int, int action, int) {
+        App* a = static_cast<App*>(glfwGetWindowUserPointer(w));
+        if (action != GLFW_REPEAT && key >= 0) a->m_input.push({InputEvent::Kind::Key, key, action == GLFW_PRESS, 0, 0});
+        a->m_input_seen = true;
+    });
+    glfwSetCursorPosCallback(m_window, [](GLFWwindow* w, double, double) { static_cast<App*>(glfwGetWindowUserPointer(w))->m_input_seen = true; });
+    glfwSetScrollCallback(m_window, [](GLFWwindow* w, double, double) { static_cast<App*>(glfwGetWindowUserPointer(w))->m_input_seen = true; });
+    glfwSetWindowSizeCallback(m_window, [](GLFWwindow* w, int, int) { static_cast<App*>(glfwGetWindowUserPointer(w))->m_input_seen = true; });
+    glfwSetWindowRefreshCallback(m_window, [](GLFWwindow* w) { static_cast<App*>(glfwGetWindowUserPointer(w))->m_input_seen = true; });
+    glfwSetWindowFocusCallback(m_window, [](GLFWwindow* w, int) { static_cast<App*>(glfwGetWindowUserPointer(w))->m_input_seen = true; });
+    glfwSetCursorEnterCallback(m_window, [](GLFWwindow* w, int) { static_cast<App*>(glfwGetWindowUserPointer(w))->m_input_seen = true; });
+    (void)self;
+}
+
+/// Feeds this frame's share of the queued input to ImGui, after the GLFW backend's NewFrame (which sets the mouse
+/// buttons from their current state) and before ImGui::NewFrame.
+void App::apply_input() {
+    ImGuiIO& io = ImGui::GetIO();
+    const auto events = m_input.take_frame();
+    for (const auto& e : events) {
+        if (e.kind == InputEvent::Kind::MouseButton) {
+            if (e.code < 0 || e.code >= IM_ARRAYSIZE(io.MouseDown)) continue;
+            io.MouseDown[e.code] = e.down;
+            io.MousePos = ImVec2(float(e.x), float(e.y));
+        } else if (e.kind == InputEvent::Kind::Key) {
+            if (e.code < IM_ARRAYSIZE(io.KeysDown)) io.KeysDown[e.code] = e.down;
+        } else {
+            io.AddInputCharacter(unsigned(e.code));
+        }
+    }
+    if (!events.empty()) {
+        io.KeyCtrl = io.KeysDown[GLFW_KEY_LEFT_CONTROL] || io.KeysDown[GLFW_KEY_RIGHT_CONTROL];
+        io.KeyShift = io.KeysDown[GLFW_KEY_LEFT_SHIFT] || io.KeysDown[GLFW_KEY_RIGHT_SHIFT];
+        io.KeyAlt = io.KeysDown[GLFW_KEY_LEFT_ALT] || io.KeysDown[GLFW_KEY_RIGHT_ALT];
+        io.KeySuper = io.KeysDown[GLFW_KEY_LEFT_SUPER] || io.KeysDown[GLFW_KEY_RIGHT_SUPER];
+    }
+}
+
+/// True while frames must keep coming without input: a model loading (progress bar), test and benchmark modes.
+bool App::animating() const {
+    return m_loader.busy() || m_fonts_dirty || !m_input.empty() || !m_opt.screenshot_dir.empty() ||
+           m_opt.bench_edits > 0 || m_opt.max_frames > 0 || m_opt.slow_frame_ms > 0;
+}
+
+}  // namespace ts::ui::detail

@@ -1,0 +1,140 @@
+// The window's App class, shared by the files that implement it: app.cpp (main loop, frames, tabs, model
+// loading, test and benchmark modes), sidebar.cpp (model picker, text box, knobs) and app_input.cpp (input queue,
+// idle detection). Internal to app/ui; the public entry point is app.h.
+#pragma once
+
+#include "app/ui/app.h"
+
+#include "app/figures/views.h"
+#include "app/session/state.h"
+#include "app/session/worker.h"
+#include "app/ui/fonts.h"
+#include "app/ui/input_queue.h"
+#include "app/ui/soft_wrap.h"
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+struct GLFWwindow;
+
+namespace ts::ui::detail {
+
+using Clock = std::chrono::steady_clock;
+[[nodiscard]] double ms_between(Clock::time_point a, Clock::time_point b);
+
+/// --frame-stats: what every frame cost and how long edits took to show (benchmarks, tests/bench/ui_frame_bench.sh).
+struct FrameStats {
+    std::vector<double> frame_ms;        ///< whole loop iteration: events, UI, GL submit, swap
+    std::vector<double> build_ms;        ///< ImGui NewFrame .. Render (CPU only)
+    std::vector<int> worker_busy;        ///< 1 when the worker was computing during the frame
+    std::vector<double> result_ms;       ///< text edit -> first frame presenting its forward pass
+    std::vector<double> input_ms;        ///< key/mouse/char event -> the frame that applied it is on screen
+    double first_frame_ms = -1, first_data_ms = -1;  ///< since process start
+    std::map<uint64_t, Clock::time_point> submitted;  ///< request id -> submit time
+    bool show_pending = false;
+    Clock::time_point show_submit;
+    int edits = 0;
+    std::map<std::string, std::array<float, 4>> rects;  ///< screen rectangles of tabs and the text box (input tests)
+};
+
+/// "[error] msg" / "[info] msg" on stderr; errors are counted (screenshot mode then exits non-zero).
+void log_error(const std::string& msg);
+void log_info(const std::string& msg);
+
+/// What decides whether the forward pass must run again.
+struct ForwardKey {
+    const Model* model = nullptr;
+    std::string text;
+    bool apply = false;
+    float temperature = 1;
+    std::string mask;
+    int window = 0;
+    std::vector<uint8_t> painted;  ///< the Softmax lab's painted mask (mask "custom")
+    bool operator==(const ForwardKey&) const = default;
+};
+
+class App {
+public:
+    explicit App(const AppOptions& o) : m_opt(o) {}
+    int run();
+
+private:
+    bool init_window();
+    void shutdown();
+    void frame();
+    void sidebar();
+    void main_area();
+    void poll_results();
+    void maybe_submit();
+    void start_load(const std::string& path);
+    void adopt_model(LoadedModel lm);
+    bool save_screenshot(const std::string& path);
+    void save_state_now();
+    void bench_edit();
+    void write_frame_stats() const;
+    void install_input_callbacks();
+    void apply_input();
+    void text_box(float height);
+    void record_rect(const std::string& name);
+    [[nodiscard]] bool animating() const;
+
+    AppOptions m_opt;
+    GLFWwindow* m_window = nullptr;
+    UiState m_state;
+    std::filesystem::path m_state_file;
+    std::string m_ini_path;
+    float m_scale = 1.0f;
+    bool m_fonts_dirty = false;
+    FontStatus m_fonts;
+
+    std::unique_ptr<ForwardWorker> m_worker;
+    ModelLoader m_loader;
+    LoadedModel m_model;
+    std::shared_ptr<const TokenizedText> m_tokens;
+    std::shared_ptr<const Snapshot> m_snap, m_gen;
+    uint64_t m_last_submitted = 0;
+    ForwardKey m_key;
+    std::string m_path_edit;
+    std::string m_load_error, m_state_warning;
+    uint64_t m_seen_gen = 0;
+
+    // Screenshot mode.
+    std::vector<std::string> m_shot_panels;
+    size_t m_shot_index = 0;
+    int m_shot_frames = 0;
+    std::chrono::steady_clock::time_point m_shot_wait_start;
+    std::string m_force_panel;
+    bool m_quit = false;
+    int m_exit_code = 0;
+
+    // Benchmark mode (--frame-stats, --bench-edits, --max-frames).
+    FrameStats m_stats;
+    int m_frame_index = 0;
+
+    // Input and idle: events queue here (one transition per button/key per frame); the loop waits for events
+    // unless something animates, and draws a few frames after each event so hover and layout settle.
+    InputQueue m_input;
+    bool m_input_seen = false;
+    std::optional<Clock::time_point> m_input_time;  ///< oldest event not yet on screen (--frame-stats)
+    int m_settle_frames = 0;
+
+    // The text box edits a soft-wrapped copy of m_state.text (app/ui/soft_wrap.h).
+    Wrapped m_text_wrap;
+    std::string m_text_wrap_src;
+    float m_text_wrap_width = -1;
+    LineBreaker m_text_breaker;
+};
+
+
+/// Set by the SIGTERM / SIGINT watcher thread: the loop closes the window like its close button (state saved).
+extern std::atomic<bool> g_quit_signal;
+
+}  // namespace ts::ui::detail

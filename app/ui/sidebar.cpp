@@ -1,0 +1,195 @@
+// The sidebar: model picker with recent models and loading progress, the soft-wrapped text box with samples,
+// layer/head/query sliders, the attention knobs and status lines (App, app_window.h).
+#include "app/ui/app_window.h"
+
+#include "app/ui/export_menu.h"
+#include "app/ui/panels/panels.h"
+#include "app/ui/theme.h"
+
+#include <imgui.h>
+#include <imgui_stdlib.h>
+
+#include <algorithm>
+#include <string>
+#include <string_view>
+
+namespace ts::ui::detail {
+
+namespace {
+const char* kSamples[][2] = {
+    {"English", "The quick brown fox jumps over the lazy dog."},
+    {"Austen", "It is a truth universally acknowledged, that a single man in possession of a good fortune, must be in want of a wife."},
+    {"中文", "注意力机制让模型关注句子中的重要部分。"},
+    {"Mixed", "Attention 注意力 is all you need!"},
+};
+}  // namespace
+
+void App::sidebar() {
+    const float line_h = ImGui::GetTextLineHeight();
+    ImGui::TextUnformatted("Transformer Studio");
+    ImGui::SameLine(ImGui::GetContentRegionAvail().x - line_h * 3.5f);
+    if (ImGui::SmallButton(m_state.dark_theme ? "Light" : "Dark")) {
+        m_state.dark_theme = !m_state.dark_theme;
+        apply_theme(m_state.dark_theme, m_scale);
+    }
+    ImGui::Separator();
+
+    // Model.
+    ImGui::TextDisabled("MODEL");
+    ImGui::TextWrapped("%s", m_model.display_name.c_str());
+    if (m_model.model) {
+        const ModelConfig& c = m_model.model->config();
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+        ImGui::TextWrapped("%s · %d layers · d_model %d · %d heads (%d KV) · vocab %d · max_seq_len %d", to_string(c.arch),
+                           c.n_layers, c.d_model, c.n_heads, c.n_kv_heads, c.vocab_size, c.max_seq_len);
+        ImGui::PopStyleColor();
+    }
+    if (m_model.random_weights) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.55f, 0.1f, 1.0f));
+        ImGui::TextWrapped("random weights — attention teaches nothing (no bundled model found; load a trained model folder)");
+        ImGui::PopStyleColor();
+    }
+    ImGui::SetNextItemWidth(-line_h * 3.2f);
+    const bool enter = ImGui::InputTextWithHint("##path", "model folder (config.json + model.safetensors)", &m_path_edit,
+                                                ImGuiInputTextFlags_EnterReturnsTrue);
+    ImGui::SameLine();
+    if ((ImGui::Button("Load") || enter) && !m_path_edit.empty()) start_load(m_path_edit);
+    if (m_loader.busy()) {
+        ImGui::TextDisabled("loading %s ...", m_loader.loading_path().c_str());
+        ImGui::ProgressBar(m_loader.progress(), ImVec2(-1, 0));
+    }
+    if (!m_load_error.empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.95f, 0.3f, 0.3f, 1.0f));
+        ImGui::TextWrapped("%s", m_load_error.c_str());
+        ImGui::PopStyleColor();
+    }
+    if (!m_state.recent.empty() && ImGui::TreeNode("Recent models")) {
+        for (size_t i = 0; i < m_state.recent.size(); ++i) {
+            ImGui::PushID(int(i));
+            if (ImGui::Selectable(m_state.recent[i].c_str(), m_state.recent[i] == m_model.path)) {
+                m_path_edit = m_state.recent[i];
+                start_load(m_state.recent[i]);
+            }
+            ImGui::PopID();
+        }
+        ImGui::TreePop();
+    }
+    ImGui::Separator();
+
+    // Text.
+    ImGui::TextDisabled("TEXT");
+    text_box(line_h);
+    ImGui::TextDisabled("samples:");
+    for (const auto& smp : kSamples) {
+        ImGui::SameLine();
+        if (ImGui::SmallButton(smp[0])) m_state.text = smp[1];
+    }
+    if (m_tokens) {
+        for (const auto& n : m_tokens->notices) {
+            ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.95f, 0.65f, 0.2f, 1.0f));
+            ImGui::TextWrapped("%s", n.c_str());
+            ImGui::PopStyleColor();
+        }
+    }
+    ImGui::Separator();
+
+    // Layer, head, query.
+    ImGui::TextDisabled("VIEW");
+    if (m_model.model) {
+        const ModelConfig& c = m_model.model->config();
+        m_state.layer = std::clamp(m_state.layer, 0, c.n_layers - 1);
+        m_state.head = std::clamp(m_state.head, 0, c.n_heads - 1);
+        ImGui::SliderInt("layer", &m_state.layer, 0, c.n_layers - 1);
+        ImGui::SliderInt("head", &m_state.head, 0, c.n_heads - 1);
+        const int T = m_tokens ? int(m_tokens->ids.size()) : 0;
+        if (T > 0) {
+            m_state.query = std::clamp(m_state.query, -1, T - 1);
+            const int q = m_state.query < 0 ? T - 1 : m_state.query;
+            const std::string lbl = m_tokens->pieces[size_t(q)].label;
+            ImGui::SliderInt("query", &m_state.query, -1, T - 1, m_state.query < 0 ? ("last: " + lbl).c_str() : ("%d: " + lbl).c_str());
+            if (ImGui::IsItemHovered()) ImGui::SetTooltip("query token for the Softmax lab and Predictions (-1 = last token)");
+        }
+    }
+    ImGui::Separator();
+
+    // Attention knobs applied to the model.
+    ImGui::TextDisabled("ATTENTION KNOBS");
+    ImGui::Checkbox("apply to the model's attention", &m_state.apply_to_model);
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("Re-runs the forward pass with softmax(scores / temperature) and this mask in every layer.");
+    ImGui::BeginDisabled(!m_state.apply_to_model);
+    slider_log("temperature", &m_state.attn_temperature, 0.05f, 10.0f);
+    const char* masks[] = {"causal", "none", "sliding", "padding", "custom"};
+    int mi = 0;
+    for (int i = 0; i < 5; ++i)
+        if (m_state.attn_mask == masks[i]) mi = i;
+    if (ImGui::Combo("mask", &mi, masks, 5)) m_state.attn_mask = masks[mi];
+    if (m_state.attn_mask == "custom" && ImGui::IsItemHovered())
+        ImGui::SetTooltip("custom: the mask painted in the Softmax lab (click cells of its mask grid)");
+    if (m_state.attn_mask == "sliding") ImGui::SliderInt("window w", &m_state.attn_window, 1, 64);
+    ImGui::EndDisabled();
+    ImGui::Separator();
+
+    // Status.
+    if (m_snap) {
+        if (!m_snap->error.empty()) {
+            ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.95f, 0.3f, 0.3f, 1.0f));
+            ImGui::TextWrapped("forward failed: %s", m_snap->error.c_str());
+            ImGui::PopStyleColor();
+        }
+        ImGui::TextDisabled("forward: %.1f ms · %zu tokens%s", m_snap->compute_ms,
+                            m_snap->tokens ? m_snap->tokens->ids.size() : size_t(0), m_worker->busy() ? " · computing..." : "");
+    }
+    draw_export_status();
+    if (!m_fonts.notice.empty()) ImGui::TextDisabled("%s", m_fonts.notice.c_str());
+    if (!m_state_warning.empty()) ImGui::TextWrapped("%s", m_state_warning.c_str());
+}
+
+// and which grows with the text, from 3 to 12 lines, so the whole sentence stays in sight.
+void App::text_box(float line_h) {
+    ImFont* font = ImGui::GetFont();
+    const ImGuiStyle& st = ImGui::GetStyle();
+    const float wrap_w = std::max(line_h, ImGui::GetContentRegionAvail().x - 2 * st.FramePadding.x - st.ScrollbarSize - 2);
+    const float scale = ImGui::GetFontSize() / font->FontSize;
+    m_text_breaker = [font, wrap_w, scale](std::string_view line, size_t begin) {
+        const char* end = font->CalcWordWrapPositionA(scale, line.data() + begin, line.data() + line.size(), wrap_w);
+        return size_t(end - line.data());
+    };
+    if (m_text_wrap_src != m_state.text || m_text_wrap_width != wrap_w) {
+        m_text_wrap = soft_wrap(m_state.text, m_text_breaker);
+        m_text_wrap_src = m_state.text;
+        m_text_wrap_width = wrap_w;
+    }
+    const int lines = 1 + int(std::count(m_text_wrap.display.begin(), m_text_wrap.display.end(), '\n'));
+    const float h = float(std::clamp(lines + 1, 3, 12)) * line_h + 2 * st.FramePadding.y;
+    std::string buf = m_text_wrap.display;
+    ImGui::InputTextMultiline("##text", &buf, ImVec2(-1, h), ImGuiInputTextFlags_CallbackAlways,
+                              [](ImGuiInputTextCallbackData* d) {
+                                  App* a = static_cast<App*>(d->UserData);
+                                  const std::string_view cur(d->Buf, size_t(d->BufTextLen));
+                                  if (cur == a->m_text_wrap.display) return 0;
+                                  size_t c = size_t(d->CursorPos), s0 = size_t(d->SelectionStart), s1 = size_t(d->SelectionEnd);
+                                  std::string real = soft_unwrap(a->m_text_wrap, cur, {&c, &s0, &s1});
+                                  Wrapped w = soft_wrap(real, a->m_text_breaker);
+                                  if (w.display != cur) {
+                                      d->DeleteChars(0, d->BufTextLen);
+                                      d->InsertChars(0, w.display.data(), w.display.data() + w.display.size());
+                                  }
+                                  d->CursorPos = int(real_to_soft(w.soft, c));
+                                  d->SelectionStart = int(real_to_soft(w.soft, s0));
+                                  d->SelectionEnd = int(real_to_soft(w.soft, s1));
+                                  a->m_text_wrap = std::move(w);
+                                  a->m_text_wrap_src = real;
+                                  a->m_state.text = std::move(real);
+                                  return 0;
+                              },
+                              this);
+    if (!m_opt.frame_stats.empty()) record_rect("text_box");
+}
+
+void App::record_rect(const std::string& name) {
+    const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
+    m_stats.rects[name] = {a.x, a.y, b.x, b.y};
+}
+
+}  // namespace ts::ui::detail
