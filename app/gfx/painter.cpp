@@ -347,33 +347,38 @@ PlotInteraction draw_figure(const Figure& f, ImVec2 size, const PaintOptions& op
         }
     }
 
-    // Legend.
+    // Legend: inside the plot in the emptiest corner, or under the x-axis title when the layout put it there.
     if (!opt.compact && f.legend) {
-        float w = 0;
-        int count = 0;
-        for (const auto& s : f.series)
-            if (!s.name.empty()) { w = std::max(w, measure(s.name)); ++count; }
-        if (count > 0) {
-            const float sw = line_h * 1.2f;
-            const float bw = w + sw + line_h - 4, bh = count * line_h + 6;
-            const plot::Rect box = plot::legend_box(plot::best_legend_location(f, T, bw, bh, 4), P, bw, bh, 4);
-            const ImVec2 p0(box.x0, box.y0);
-            dl->AddRectFilled(p0, ImVec2(box.x1, box.y1),
-                              with_alpha(ImGui::GetColorU32(ImGuiCol_PopupBg), 0.85f), 3.0f);
-            int k = 0;
-            for (const auto& s : f.series) {
-                if (s.name.empty()) continue;
-                const float y = p0.y + 3 + k * line_h;
-                const ImU32 c = to_u32(s.color);
-                if (s.kind == plot::SeriesKind::Line) {
-                    if (s.dashed) dashed_line(dl, ImVec2(p0.x + 4, y + line_h / 2), ImVec2(p0.x + 4 + sw, y + line_h / 2), c, s.width * u, 4.0f * u);
-                    else dl->AddLine(ImVec2(p0.x + 4, y + line_h / 2), ImVec2(p0.x + 4 + sw, y + line_h / 2), c, s.width * u);
-                } else {
-                    dl->AddRectFilled(ImVec2(p0.x + 4, y + 3), ImVec2(p0.x + 4 + sw, y + line_h - 3), c);
-                }
-                dl->AddText(ImVec2(p0.x + 8 + sw, y), text_col, s.name.c_str());
-                ++k;
+        const float sw = line_h * 1.2f;
+        std::vector<std::pair<size_t, ImVec2>> entries;  // series, top-left of its row (swatch starts here)
+        if (L.legend_below.w() > 0) {
+            for (const auto& e : plot::legend_flow(f, off(L.legend_below), measure, line_h)) entries.push_back({e.series, ImVec2(e.x, e.y)});
+        } else {
+            float w = 0;
+            int count = 0;
+            for (const auto& s : f.series)
+                if (!s.name.empty()) { w = std::max(w, measure(s.name)); ++count; }
+            if (count > 0) {
+                const float bw = w + sw + line_h - 4, bh = count * line_h + 6;
+                const plot::Rect box = plot::legend_box(plot::best_legend_location(f, T, bw, bh, 4), P, bw, bh, 4);
+                dl->AddRectFilled(ImVec2(box.x0, box.y0), ImVec2(box.x1, box.y1),
+                                  with_alpha(ImGui::GetColorU32(ImGuiCol_PopupBg), 0.85f), 3.0f);
+                int k = 0;
+                for (size_t si = 0; si < f.series.size(); ++si)
+                    if (!f.series[si].name.empty()) entries.push_back({si, ImVec2(box.x0 + 4, box.y0 + 3 + float(k++) * line_h)});
             }
+        }
+        for (const auto& [si, p0] : entries) {
+            const plot::Series& s = f.series[si];
+            const ImU32 c = to_u32(s.color);
+            const float y = p0.y;
+            if (s.kind == plot::SeriesKind::Line) {
+                if (s.dashed) dashed_line(dl, ImVec2(p0.x, y + line_h / 2), ImVec2(p0.x + sw, y + line_h / 2), c, s.width * u, 4.0f * u);
+                else dl->AddLine(ImVec2(p0.x, y + line_h / 2), ImVec2(p0.x + sw, y + line_h / 2), c, s.width * u);
+            } else {
+                dl->AddRectFilled(ImVec2(p0.x, y + 3), ImVec2(p0.x + sw, y + line_h - 3), c);
+            }
+            dl->AddText(ImVec2(p0.x + 4 + sw, y), text_col, s.name.c_str());
         }
     }
 

@@ -284,7 +284,50 @@ FigureLayout layout_figure(const Figure& f, float width, float height,
         }
         L.category_stride_x = std::max(1, int(std::ceil(need / std::max(cell, 1e-3f))));
     }
+    // Legend: inside the plot in the emptiest corner, unless every corner would cover data; then under the x-axis
+    // title. The box size follows the painters' (text + swatch + padding; margins about a quarter line).
+    if (f.legend && !f.heatmap && f.legend_location == LegendLocation::Best) {
+        float w = 0;
+        int count = 0;
+        for (const auto& s : f.series)
+            if (!s.name.empty()) { w = std::max(w, text_width(s.name)); ++count; }
+        if (count > 0) {
+            const float u = line_h / 16.0f;
+            const float bw = w + line_h * 2.2f - 4 * u, bh = float(count) * line_h + 6 * u;
+            const Transform T = make_transform(f, L.plot);
+            const LegendLocation loc = best_legend_location(f, T, bw, bh, 4 * u);
+            if (legend_overlap(f, T, legend_box(loc, L.plot, bw, bh, 4 * u)) > 0) {
+                const Rect area{L.plot.x0, 0, width - pad, 0};
+                float rows_h = line_h;
+                for (const auto& e : legend_flow(f, area, text_width, line_h)) rows_h = std::max(rows_h, e.y + line_h);
+                const float shift = rows_h + line_h * 0.3f;
+                L.plot.y1 = std::max(L.plot.y0 + 10.0f, L.plot.y1 - shift);
+                L.y_label.y1 = L.plot.y1;
+                L.x_label.y0 -= shift;
+                L.x_label.y1 -= shift;
+                const float y0 = (L.x_label.h() > 0 ? L.x_label.y1 : L.plot.y1 + xcat_h) + line_h * 0.3f;
+                L.legend_below = {area.x0, y0, area.x1, y0 + rows_h};
+            }
+        }
+    }
     return L;
+}
+
+std::vector<LegendEntry> legend_flow(const Figure& f, const Rect& area,
+                                     const std::function<float(const std::string&)>& text_width, float line_h) {
+    std::vector<LegendEntry> out;
+    float x = area.x0, y = area.y0;
+    for (size_t i = 0; i < f.series.size(); ++i) {
+        if (f.series[i].name.empty()) continue;
+        const float w = line_h * 1.55f + text_width(f.series[i].name);
+        if (x > area.x0 && x + w > area.x1) {
+            x = area.x0;
+            y += line_h;
+        }
+        out.push_back({i, x, y});
+        x += w + line_h;
+    }
+    return out;
 }
 
 float Transform::px(double x) const {

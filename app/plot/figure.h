@@ -126,7 +126,22 @@ struct FigureLayout {
     Rect note;                           ///< the note lines under the x-axis title (export only; empty otherwise)
     int category_stride_x = 1, category_stride_y = 1;  ///< draw every n-th category label so they do not overlap
     bool rotate_x_categories = false;
+    /// Non-empty when every corner of the plot would put the legend over data: the legend then sits here, under
+    /// the x-axis title, its entries flowing left to right (legend_flow); otherwise it is drawn inside the plot.
+    Rect legend_below;
 };
+
+/// One legend entry placed by legend_flow: the series it names and the top-left corner of its swatch.
+struct LegendEntry {
+    size_t series = 0;
+    float x = 0, y = 0;
+};
+/// Lays the named series out left to right in `area` (rows of `line_h`), wrapping at its width. Entry width:
+/// swatch (1.2 line_h) + gap + text + one line_h of spacing. Used by layout_figure to size the area and by the
+/// painters to draw it, so they agree.
+[[nodiscard]] std::vector<LegendEntry> legend_flow(const Figure& f, const Rect& area,
+                                                   const std::function<float(const std::string&)>& text_width,
+                                                   float line_h);
 /// Where the parts go in an outer rectangle of width×height pixels. `text_width` measures a string in pixels,
 /// `line_h` is the font's line height. `show_note` reserves lines at the bottom for Figure::note (exports print
 /// the note; the screen shows it in the title tooltip).

@@ -296,31 +296,37 @@ void svg_figure(SvgCtx& c, const Figure& f, const Rect& cell) {
     // Colorbar.
     if (f.heatmap && f.colorbar) svg_colorbar(c, *f.heatmap, off(L.colorbar));
 
-    // Legend (inside the plot at f.legend_location, like the screen painter).
+    // Legend: inside the plot in the emptiest corner, or under the x-axis title (as the screen painter).
     if (f.legend) {
-        float w = 0;
-        int count = 0;
-        for (const auto& s : f.series)
-            if (!s.name.empty()) { w = std::max(w, measure(s.name)); ++count; }
-        if (count > 0) {
-            const float sw = line_h * 1.2f;
-            const float bw = w + sw + line_h - 4 * u, bh = count * line_h + 6 * u;
-            const Rect box = legend_box(best_legend_location(f, T, bw, bh, 4 * u), P, bw, bh, 4 * u);
-            const float x0 = box.x0, y0 = box.y0;
-            os << "<rect x=\"" << f2(x0) << "\" y=\"" << f2(y0) << "\" width=\"" << f2(box.w()) << "\" height=\""
-               << f2(box.h()) << "\" rx=\"" << f2(3 * u) << "\"" << paint("fill", th.legend_background) << "/>\n";
-            int k = 0;
-            for (const auto& s : f.series) {
-                if (s.name.empty()) continue;
-                const float y = y0 + 3 * u + k * line_h;
-                if (s.kind == SeriesKind::Line) line(c, x0 + 4 * u, y + line_h / 2, x0 + 4 * u + sw, y + line_h / 2, s.color, s.width * u, s.dashed);
-                else if (s.kind == SeriesKind::Scatter)
-                    os << "<circle cx=\"" << f2(x0 + 4 * u + sw / 2) << "\" cy=\"" << f2(y + line_h / 2) << "\" r=\""
-                       << f2(std::min(s.marker * u, line_h * 0.3f)) << "\"" << paint("fill", s.color) << "/>\n";
-                else rect(c, x0 + 4 * u, y + 3 * u, sw, line_h - 6 * u, s.color);
-                text(c, x0 + 8 * u + sw, mid(c, y + line_h / 2), s.name, "start", th.text);
-                ++k;
+        const float sw = line_h * 1.2f;
+        std::vector<std::pair<size_t, std::pair<float, float>>> entries;  // series, top-left of its row
+        if (L.legend_below.w() > 0) {
+            for (const auto& e : legend_flow(f, off(L.legend_below), measure, line_h)) entries.push_back({e.series, {e.x, e.y}});
+        } else {
+            float w = 0;
+            int count = 0;
+            for (const auto& s : f.series)
+                if (!s.name.empty()) { w = std::max(w, measure(s.name)); ++count; }
+            if (count > 0) {
+                const float bw = w + sw + line_h - 4 * u, bh = count * line_h + 6 * u;
+                const Rect box = legend_box(best_legend_location(f, T, bw, bh, 4 * u), P, bw, bh, 4 * u);
+                os << "<rect x=\"" << f2(box.x0) << "\" y=\"" << f2(box.y0) << "\" width=\"" << f2(box.w()) << "\" height=\""
+                   << f2(box.h()) << "\" rx=\"" << f2(3 * u) << "\"" << paint("fill", th.legend_background) << "/>\n";
+                int k = 0;
+                for (size_t si = 0; si < f.series.size(); ++si)
+                    if (!f.series[si].name.empty())
+                        entries.push_back({si, {box.x0 + 4 * u, box.y0 + 3 * u + float(k++) * line_h}});
             }
+        }
+        for (const auto& [si, pos] : entries) {
+            const Series& s = f.series[si];
+            const float x0 = pos.first, y = pos.second;
+            if (s.kind == SeriesKind::Line) line(c, x0, y + line_h / 2, x0 + sw, y + line_h / 2, s.color, s.width * u, s.dashed);
+            else if (s.kind == SeriesKind::Scatter)
+                os << "<circle cx=\"" << f2(x0 + sw / 2) << "\" cy=\"" << f2(y + line_h / 2) << "\" r=\""
+                   << f2(std::min(s.marker * u, line_h * 0.3f)) << "\"" << paint("fill", s.color) << "/>\n";
+            else rect(c, x0, y + 3 * u, sw, line_h - 6 * u, s.color);
+            text(c, x0 + 4 * u + sw, mid(c, y + line_h / 2), s.name, "start", th.text);
         }
     }
 

@@ -309,6 +309,32 @@ TEST(Writers, SvgPutsTheLegendWhereItCoversNoData) {
     EXPECT_LT(x, 200.0);  // the left half: the top right holds the curves
 }
 
+TEST(Figure, LegendGoesUnderTheAxisWhenEveryCornerHoldsData) {
+    Figure f;
+    f.x.label = "x";
+    for (int k = 0; k < 5; ++k) {  // horizontal lines from bottom to top: no empty corner anywhere
+        Series s;
+        s.name = "line " + std::to_string(k);
+        s.x = {0, 1};
+        s.y = {double(k), double(k)};
+        f.series.push_back(s);
+    }
+    auto width = [](const std::string& s) { return 7.0f * float(s.size()); };
+    const FigureLayout L = layout_figure(f, 400, 300, width, 16);
+    ASSERT_GT(L.legend_below.w(), 0.0f);
+    EXPECT_GE(L.legend_below.y0, L.x_label.y1);   // under the x-axis title
+    EXPECT_LE(L.legend_below.y1, 300.0f);
+    const auto entries = legend_flow(f, L.legend_below, width, 16);
+    ASSERT_EQ(entries.size(), 5u);
+    for (const auto& e : entries) EXPECT_FALSE(L.plot.contains(e.x, e.y));
+    // The figure with an empty corner keeps its legend inside.
+    EXPECT_EQ(layout_figure(rising_curves(), 400, 300, width, 16).legend_below.w(), 0.0f);
+    // SVG: no legend box inside the plot, the names under it.
+    const std::string svg = figure_to_svg(f, 400, 300);
+    EXPECT_EQ(svg.find("rx=\""), std::string::npos);
+    EXPECT_NE(svg.find(">line 4<"), std::string::npos);
+}
+
 TEST(Figure, SquareCellsShrinkThePlotToTheHeatmapAspect) {
     Figure f;
     f.heatmap = make_heatmap(4, 8, std::vector<float>(32, 0.5f), Colormap::Viridis, "w");
