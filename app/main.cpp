@@ -17,7 +17,7 @@ void print_usage() {
         "       transformer-studio tokenizer train --input FILE... --vocab-size N --out DIR\n"
         "       transformer-studio tokenizer encode --tokenizer FILE --text T\n"
         "       transformer-studio eval --model DIR [--data corpus.txt]       quality report (loss, heads, samples)\n"
-        "       transformer-studio corpus build --out DIR\n"
+        "       transformer-studio corpus build --out DIR [--parallel zh-en]\n"
         "       transformer-studio train --config FILE --tokenizer FILE --data TEXT... --out DIR [...]\n"
         "       transformer-studio render --model DIR --text T --view NAME --out FILE.(png|svg|csv)\n"
         "       transformer-studio render --view list");

@@ -31,6 +31,14 @@ ts_cli_test(trace_unwritable_out fail CMD ${TS_CLI} trace --model ${CMAKE_CURREN
             --out /nonexistent-dir/trace.safetensors STDERR_REGEX "nonexistent-dir")
 ts_cli_test(trace_text_without_tokenizer fail CMD ${TS_CLI} trace --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2
             --text hello --out ${TS_CLI_OUT}/x STDERR_REGEX "no tokenizer")
+ts_cli_test(corpus_help ok CMD ${TS_CLI} corpus build --help)
+ts_cli_test(corpus_parallel_unknown_pair fail CMD ${TS_CLI} corpus build --parallel fr-en --out ${TS_CLI_OUT}/pairs
+            STDERR_REGEX "--parallel expects zh-en")
+ts_cli_test(corpus_parallel_missing_out fail CMD ${TS_CLI} corpus build --parallel zh-en
+            STDERR_REGEX "missing required option --out")
+# No apt-get on PATH (the pair builder runs /usr/bin/python3 by its full path): one line, non-zero exit.
+ts_cli_test(corpus_parallel_without_apt fail CMD ${CMAKE_COMMAND} -E env PATH=/nonexistent ${TS_CLI} corpus build
+            --parallel zh-en --out ${TS_CLI_OUT}/pairs STDERR_REGEX "apt-get not found")
 ts_cli_test(unknown_subcommand fail CMD ${TS_CLI} frobnicate STDERR_REGEX "unknown subcommand")
 if(EXISTS ${CMAKE_SOURCE_DIR}/assets/models/austen-gpt/tokenizer.json)
   ts_cli_test(trace_default_model_text ok CMD ${TS_CLI} trace --model ${CMAKE_SOURCE_DIR}/assets/models/austen-gpt
