@@ -8,21 +8,6 @@
 #include <exception>
 #include <string>
 
-namespace {
-void print_usage() {
-    std::puts(
-        "usage: transformer-studio [--model DIR] [--text TEXT]      open the desktop app\n"
-        "         [--frame-stats FILE] [--bench-edits N] [--max-frames N]  per-frame times as JSON; N text edits; exit\n"
-        "       transformer-studio trace --model DIR (--text T | --ids 1,2,3) --out FILE.safetensors\n"
-        "       transformer-studio tokenizer train --input FILE... --vocab-size N --out DIR\n"
-        "       transformer-studio tokenizer encode --tokenizer FILE --text T\n"
-        "       transformer-studio eval --model DIR [--data corpus.txt]       quality report (loss, heads, samples)\n"
-        "       transformer-studio corpus build --out DIR [--parallel zh-en]\n"
-        "       transformer-studio train --config FILE --tokenizer FILE --data TEXT... --out DIR [...]\n"
-        "       transformer-studio render --model DIR --text T --view NAME --out FILE.(png|svg|csv)\n"
-        "       transformer-studio render --view list");
-}
-}  // namespace
 
 int main(int argc, char** argv) {
     // Keep multi-MB trace/logits buffers in the heap between forwards: with glibc's defaults they are returned to
@@ -31,7 +16,7 @@ int main(int argc, char** argv) {
     mallopt(M_TRIM_THRESHOLD, 512 << 20);
     const std::string cmd = argc > 1 ? argv[1] : "";
     try {
-        if (cmd == "-h" || cmd == "--help" || cmd == "help") { print_usage(); return 0; }
+        if (cmd == "help") { std::fputs(ts::cli::kAppUsage, stdout); return 0; }
         if (cmd == "trace") return ts::cli::run_trace(argc, argv);
         if (cmd == "tokenizer") return ts::cli::run_tokenizer(argc, argv);
         if (cmd == "train") return ts::cli::run_train(argc, argv);

@@ -4,10 +4,13 @@ set(TS_CLI $<TARGET_FILE:transformer-studio>)
 set(TS_CLI_OUT ${CMAKE_BINARY_DIR}/cli_out)
 file(MAKE_DIRECTORY ${TS_CLI_OUT})
 function(ts_cli_test name expect)
-  cmake_parse_arguments(T "" "STDERR_REGEX;OUTPUT" "CMD" ${ARGN})
+  cmake_parse_arguments(T "" "STDERR_REGEX;STDOUT_REGEX;OUTPUT" "CMD" ${ARGN})
   set(defs -DEXPECT=${expect})
   if(T_STDERR_REGEX)
     list(APPEND defs "-DSTDERR_REGEX=${T_STDERR_REGEX}")
+  endif()
+  if(T_STDOUT_REGEX)
+    list(APPEND defs "-DSTDOUT_REGEX=${T_STDOUT_REGEX}")
   endif()
   if(T_OUTPUT)
     list(APPEND defs -DOUTPUT=${T_OUTPUT})
@@ -46,4 +49,28 @@ if(EXISTS ${CMAKE_SOURCE_DIR}/assets/models/austen-gpt/tokenizer.json)
               OUTPUT ${TS_CLI_OUT}/trace_default.safetensors)
   ts_cli_test(tokenizer_encode_invalid_utf8 ok CMD ${TS_CLI} tokenizer encode
               --tokenizer ${CMAKE_SOURCE_DIR}/assets/models/austen-gpt --text "caf\\xc3 ok")
+endif()
+
+# --help and -h: every subcommand (and the bare executable) prints its usage on stdout and exits 0.
+foreach(sub "" trace render eval tokenizer "tokenizer train" "tokenizer encode" corpus "corpus build" train)
+  string(REPLACE " " ";" sub_args "${sub}")
+  string(REPLACE " " "_" sub_name "${sub}")
+  if(sub_name STREQUAL "")
+    set(sub_name app)
+  endif()
+  ts_cli_test(help_${sub_name} ok CMD ${TS_CLI} ${sub_args} --help STDOUT_REGEX "^usage: transformer-studio")
+  ts_cli_test(help_short_${sub_name} ok CMD ${TS_CLI} ${sub_args} -h STDOUT_REGEX "usage: transformer-studio")
+endforeach()
+# Usage errors stay one line on stderr with a non-zero exit.
+ts_cli_test(tokenizer_no_action fail CMD ${TS_CLI} tokenizer STDERR_REGEX "expected an action")
+ts_cli_test(render_unknown_option fail CMD ${TS_CLI} render --bogus STDERR_REGEX "unknown option --bogus")
+ts_cli_test(app_unknown_subcommand fail CMD ${TS_CLI} translat STDERR_REGEX "unknown subcommand")
+
+# README's run command, verbatim: its build part, then the path it launches opens the window (Xvfb, a few frames).
+find_program(TS_XVFB_RUN_CLI xvfb-run)
+if(TS_XVFB_RUN_CLI)
+  add_test(NAME readme_run_command
+           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/readme_run_command.sh ${CMAKE_SOURCE_DIR}
+                   ${CMAKE_BINARY_DIR}/readme_run)
+  set_tests_properties(readme_run_command PROPERTIES TIMEOUT 900 RUN_SERIAL TRUE)
 endif()

@@ -82,6 +82,20 @@ private:
     std::vector<std::string> m_positional;
 };
 
+/// --help or -h anywhere from argv[first] on: prints `usage` to stdout and returns true; the subcommand then
+/// returns 0. Every subcommand calls this before parsing, so `SUBCOMMAND --help` always answers with its usage
+/// while usage errors stay one line on stderr with a non-zero exit.
+[[nodiscard]] inline bool print_help_if_asked(int argc, char** argv, int first, const char* usage) {
+    for (int i = first; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--help" || a == "-h") {
+            std::fputs(usage, stdout);
+            return true;
+        }
+    }
+    return false;
+}
+
 /// A progress callback that draws "loading weights [#####     ]  52%" on stderr (for model loading).
 inline std::function<void(uint64_t, uint64_t)> terminal_progress(const char* what = "loading weights") {
     return [what, last = -1, tty = isatty(2) != 0](uint64_t done, uint64_t total) mutable {

@@ -19,8 +19,7 @@
 namespace ts::cli {
 namespace {
 
-void print_corpus_usage() {
-    std::puts(
+const char* const kCorpusUsage =
         "usage: transformer-studio corpus build --out DIR [--seed N]\n"
         "         English corpus of the default models (Jane Austen's novels + WordNet's example sentences).\n"
         "       transformer-studio corpus build --parallel zh-en --out DIR [--cache DIR]\n"
@@ -28,8 +27,7 @@ void print_corpus_usage() {
         "         packages (apt-get download + dpkg-deb -x into a temporary folder; nothing is installed).\n"
         "         Writes DIR/train.tsv, valid.tsv, test.tsv (English<TAB>Chinese) and stats.json; --cache keeps\n"
         "         the downloaded .debs there for the next run. Packages, licences and filtering rules:\n"
-        "         assets/corpus/SOURCES.md and assets/corpus/build_parallel.py.");
-}
+        "         assets/corpus/SOURCES.md and assets/corpus/build_parallel.py.\n";
 
 std::string python_path() {
     return std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
@@ -124,13 +122,9 @@ int run_parallel(const Args& args) {
 
 int run_corpus(int argc, char** argv) {
     const std::string action = argc > 2 ? argv[2] : "";
-    const bool help = [&] {
-        for (int i = 2; i < argc; ++i)
-            if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) return true;
-        return false;
-    }();
-    if (help || action == "help") {
-        print_corpus_usage();
+    if (print_help_if_asked(argc, argv, 2, kCorpusUsage)) return 0;
+    if (action == "help") {
+        std::fputs(kCorpusUsage, stdout);
         return 0;
     }
     if (action != "build")

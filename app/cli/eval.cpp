@@ -140,6 +140,14 @@ void write_loss_curve(const std::string& model_dir, double unigram_nats, const s
 }  // namespace
 
 int run_eval(int argc, char** argv) {
+    static const char* const kUsage =
+        "usage: transformer-studio eval --model DIR [--data corpus.txt] [--val-fraction X] [--max-windows N]\n"
+        "         [--seed S] [--samples N] [--sample-tokens N] [--temperature X] [--induction-seqs N]\n"
+        "         [--json report.json] [--loss-curve curve.svg]\n"
+        "  Quality report of a decoder-only model: held-out cross-entropy against the unigram baseline (the last\n"
+        "  --val-fraction of the corpus, default 0.02), previous-token and induction heads, samples at\n"
+        "  --temperature; --loss-curve draws DIR/train_log.jsonl.\n";
+    if (print_help_if_asked(argc, argv, 2, kUsage)) return 0;
     const Args args(argc, argv, 2,
                     {"model", "data", "val-fraction", "max-windows", "seed", "samples", "sample-tokens", "temperature",
                      "json", "induction-seqs", "loss-curve"});

@@ -12,7 +12,23 @@
 
 namespace ts::cli {
 
+const char* const kAppUsage =
+    "usage: transformer-studio [--model DIR] [--text TEXT] [--theme light|dark] [--panel NAME] [--size WxH]\n"
+    "                          [--no-state]                                   open the desktop app\n"
+    "         test and benchmark modes: --screenshot-dir DIR [--frames N] [--panel NAME|all]; --frame-stats FILE\n"
+    "         [--bench-edits N] [--max-frames N] [--slow-frame-ms N]\n"
+    "       transformer-studio trace --model DIR (--text T | --ids 1,2,3) --out FILE.safetensors\n"
+    "       transformer-studio tokenizer train --input FILE... --vocab-size N --out DIR\n"
+    "       transformer-studio tokenizer encode --tokenizer FILE --text T\n"
+    "       transformer-studio eval --model DIR [--data corpus.txt]       quality report (loss, heads, samples)\n"
+    "       transformer-studio corpus build --out DIR [--parallel zh-en]\n"
+    "       transformer-studio train --config FILE --tokenizer FILE --data TEXT... --out DIR [...]\n"
+    "       transformer-studio render --model DIR --text T --view NAME --out FILE.(png|svg|csv)\n"
+    "       transformer-studio render --view list\n"
+    "  Every subcommand answers --help (or -h) with its own usage.\n";
+
 int run_gui(int argc, char** argv) {
+    if (print_help_if_asked(argc, argv, 1, kAppUsage)) return 0;
     const Args args(argc, argv, 1, {"model", "text", "theme", "panel", "screenshot-dir", "frames", "size", "frame-stats",
                                        "bench-edits", "max-frames", "slow-frame-ms"}, {"no-state"});
     ui::AppOptions o;

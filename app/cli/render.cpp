@@ -35,6 +35,15 @@ ui::LoadedModel load_model_for(const ui::UiState& st, const std::string& exe, bo
 }  // namespace
 
 int run_render(int argc, char** argv) {
+    static const char* const kUsage =
+        "usage: transformer-studio render [--model DIR] [--text T] --view NAME --out FILE.(png|svg|csv)\n"
+        "         [--width PX] [--height PX] [--scale X] [--theme light|dark] [--transparent] [--columns N]\n"
+        "         [--figure K] [--session FILE] [--save-session FILE] [--set key=value...] [--repeat N] [--quiet]\n"
+        "         [view options: --layer --head --query ... (see --view list)]\n"
+        "       transformer-studio render --view list\n"
+        "  Draws one view of the app headless (PNG through EGL, SVG and CSV without GL) with the same figure code\n"
+        "  as the window. --view list names every view and its options.\n";
+    if (print_help_if_asked(argc, argv, 2, kUsage)) return 0;
     const auto t0 = std::chrono::steady_clock::now();
     std::set<std::string> options = {"model", "text", "view", "out", "width", "height", "scale", "theme", "session",
                                      "columns", "figure", "save-session", "repeat"};

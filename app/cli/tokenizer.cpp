@@ -17,8 +17,7 @@
 namespace ts::cli {
 namespace {
 
-void print_tokenizer_usage() {
-    std::puts(
+const char* const kTokenizerUsage =
         "usage: transformer-studio tokenizer train --input FILE... --vocab-size N --out DIR\n"
         "                                          [--min-frequency N] [--special TOKEN...] [--progress-every N]\n"
         "                                          [--pattern REGEX...]\n"
@@ -26,8 +25,7 @@ void print_tokenizer_usage() {
         "         unless --pattern gives a pipeline of PCRE2 regexes (e.g. a Llama-3 style pattern).\n"
         "         Special tokens default to <|endoftext|> (last id); --min-frequency defaults to 2.\n"
         "       transformer-studio tokenizer encode --tokenizer FILE_OR_DIR --text T [--json] [--no-special]\n"
-        "         Prints ids and, per token, its byte span [b,e), character span [b,e) and text.");
-}
+        "         Prints ids and, per token, its byte span [b,e), character span [b,e) and text.\n";
 
 int run_train_tokenizer(int argc, char** argv) {
     const Args args(argc, argv, 3, {"vocab-size", "out", "min-frequency", "progress-every"}, {},
@@ -117,13 +115,15 @@ int run_encode(int argc, char** argv) {
 }  // namespace
 
 int run_tokenizer(int argc, char** argv) {
+    if (print_help_if_asked(argc, argv, 2, kTokenizerUsage)) return 0;
     const std::string action = argc > 2 ? argv[2] : "";
     if (action == "train") return run_train_tokenizer(argc, argv);
     if (action == "encode") return run_encode(argc, argv);
-    if (action.empty() || action == "-h" || action == "--help" || action == "help") {
-        print_tokenizer_usage();
-        return action.empty() ? 2 : 0;
+    if (action == "help") {
+        std::fputs(kTokenizerUsage, stdout);
+        return 0;
     }
+    if (action.empty()) throw std::invalid_argument("expected an action: train or encode (see tokenizer --help)");
     throw std::invalid_argument("unknown action '" + action + "' (expected train or encode)");
 }
 

@@ -33,6 +33,13 @@ std::vector<int> parse_ids(const std::string& s) {
 }  // namespace
 
 int run_trace(int argc, char** argv) {
+    static const char* const kUsage =
+        "usage: transformer-studio trace --model DIR (--text T | --ids 1,2,3) --out FILE.safetensors\n"
+        "         [--temperature X] [--filter PREFIX] [--last-logits-only]\n"
+        "  Runs one forward pass and writes every recorded intermediate (README: Trace names) plus input_ids to\n"
+        "  one safetensors file. --temperature scales the attention softmax; --filter keeps names starting with\n"
+        "  PREFIX (e.g. dec.1.attn.); --last-logits-only computes logits for the last position only.\n";
+    if (print_help_if_asked(argc, argv, 2, kUsage)) return 0;
     const Args args(argc, argv, 2, {"model", "text", "ids", "out", "temperature", "filter"}, {"last-logits-only"});
     const std::string out = args.required("out");
     const ui::LoadedModel lm = ui::load_model_folder(args.required("model"), terminal_progress());

@@ -24,8 +24,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-void print_train_usage() {
-    std::puts(
+const char* const kTrainUsage =
         "usage: transformer-studio train --config CONFIG.json --out DIR\n"
         "         (--tokenizer tokenizer.json --data TEXT... | --tokens TOKENS.bin)\n"
         "         [--steps N] [--batch B] [--seq-len T] [--lr X] [--min-lr X] [--warmup N] [--weight-decay X]\n"
@@ -36,8 +35,7 @@ void print_train_usage() {
         "         [--init-from MODEL_DIR]\n"
         "  Text files are tokenized once into DIR/tokens.bin (reused while the files and tokenizer are unchanged);\n"
         "  the last --val-fraction (default 0.02) of the stream is held out. --resume continues from\n"
-        "  DIR/checkpoint/ exactly as an uninterrupted run would.");
-}
+        "  DIR/checkpoint/ exactly as an uninterrupted run would.\n";
 
 // Identity of the tokenization inputs, stored next to the cache as DIR/tokens.json.
 nlohmann::json token_sources(const std::vector<std::string>& data, const std::string& tokenizer_path) {
@@ -100,11 +98,7 @@ std::vector<int32_t> training_tokens(const Args& args, const fs::path& dir, cons
 }  // namespace
 
 int run_train(int argc, char** argv) {
-    for (int i = 2; i < argc; ++i)
-        if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
-            print_train_usage();
-            return 0;
-        }
+    if (print_help_if_asked(argc, argv, 2, kTrainUsage)) return 0;
     const Args args(argc, argv, 2,
                     {"config", "tokenizer", "tokens", "out", "steps", "batch", "seq-len", "lr", "min-lr", "warmup",
                      "weight-decay", "beta1", "beta2", "grad-clip", "label-smoothing", "z-loss", "dropout",

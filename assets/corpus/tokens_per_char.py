@@ -2,7 +2,7 @@
 """Measures how a byte-level BPE vocabulary cuts the pair corpus: mean tokens per Chinese character and per English
 word on a TSV split (English<TAB>Chinese), by running `transformer-studio tokenizer encode --json`.
 
-  /usr/bin/python3 assets/corpus/tokens_per_char.py --cli build/release/app/transformer-studio \
+  /usr/bin/python3 assets/corpus/tokens_per_char.py --cli build/release/transformer-studio \
       --tokenizer runs/bpe-zh-en-8k --data corpus/zh-en/valid.tsv [--json out.json]
 
 Definitions (each side is encoded one sentence a line, in chunks of lines):

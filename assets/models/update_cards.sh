@@ -5,7 +5,7 @@
 # Summary and stage notes come from assets/models/notes/<model>.summary.md and <model>.md.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-BIN=${1:-build/release/app/transformer-studio}
+BIN=${1:-build/release/transformer-studio}
 shift || true
 MODELS=("$@")
 [ ${#MODELS[@]} -gt 0 ] || MODELS=(austen-gpt austen-llama)

@@ -5,7 +5,7 @@
 # assets/models/austen-gpt exists, else the random demo model (printed).
 # Usage: tests/bench/render_bench.sh [path/to/transformer-studio]   (targets: warm <= 0.5 s, cold <= 1.5 s)
 set -euo pipefail
-APP=${1:-build/release/app/transformer-studio}
+APP=${1:-build/release/transformer-studio}
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 TEXT="It is a truth universally acknowledged, that a single man in possession of a good fortune, must be in want of a wife."

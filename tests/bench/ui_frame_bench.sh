@@ -9,7 +9,7 @@
 # the CPU; build_ms is the app's own UI work (NewFrame .. Render).
 set -euo pipefail
 BUILD=${1:-build/release}
-APP=$BUILD/app/transformer-studio
+APP=$BUILD/transformer-studio
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 TEXT32="It is a truth universally acknow"   # 32 bytes: 32 tokens with the byte-level fallback tokenizer

@@ -1,5 +1,5 @@
 # Runs one CLI command and checks its exit status and stderr: -DCMD=<arguments joined by |> -DEXPECT=ok|fail
-# [-DSTDERR_REGEX=...] [-DOUTPUT=<file that must exist afterwards>]. A failing command must print exactly one line.
+# [-DSTDERR_REGEX=...] [-DSTDOUT_REGEX=...] [-DOUTPUT=<file that must exist afterwards>]. A failing command must print exactly one line.
 if(DEFINED OUTPUT)
   file(REMOVE ${OUTPUT})
 endif()
@@ -21,6 +21,9 @@ if(EXPECT STREQUAL "fail")
 endif()
 if(DEFINED STDERR_REGEX AND NOT err MATCHES "${STDERR_REGEX}")
   message(FATAL_ERROR "stderr does not match '${STDERR_REGEX}'")
+endif()
+if(DEFINED STDOUT_REGEX AND NOT out MATCHES "${STDOUT_REGEX}")
+  message(FATAL_ERROR "stdout does not match '${STDOUT_REGEX}'")
 endif()
 if(DEFINED OUTPUT AND NOT EXISTS ${OUTPUT})
   message(FATAL_ERROR "expected output file ${OUTPUT}")
