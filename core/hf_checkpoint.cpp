@@ -33,8 +33,6 @@ std::string read_text(const fs::path& p) {
     return ss.str();
 }
 
-std::string shape_str(const std::vector<int64_t>& s) { return Tensor(s).shape_str(); }
-
 /// One safetensors file of the checkpoint and, with an index, the HF names the index places in it.
 struct Shard {
     fs::path path;

@@ -60,12 +60,6 @@ void add_layer(WeightList& out, const ModelConfig& c, const std::string& stack, 
     add_ffn(out, c, p + ".ffn");
 }
 
-std::string shape_str(const std::vector<int64_t>& s) {
-    std::string r = "(";
-    for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
-    return r + ")";
-}
-
 bool ends_with(const std::string& s, std::string_view suffix) {
     return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
