@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -121,6 +122,13 @@ TEST(Safetensors, RejectsMissingFields) {
     EXPECT_NE(error_of(make_file(R"([1,2])", "")).find("not a JSON object"), std::string::npos);
 }
 
+::testing::AssertionResult contains(const std::string& msg, std::initializer_list<std::string> parts) {
+    for (const auto& p : parts)
+        if (msg.find(p) == std::string::npos)
+            return ::testing::AssertionFailure() << "message lacks '" << p << "': " << msg;
+    return ::testing::AssertionSuccess();
+}
+
 TEST(Safetensors, MissingFileNamesThePath) {
     try {
         (void)load_safetensors("/nonexistent/dir/model.safetensors");
@@ -205,6 +213,64 @@ TEST(ModelConfig, LoadConfigReportsFileAndField) {
         EXPECT_NE(msg.find("n_heads (5)"), std::string::npos);
     }
     std::filesystem::remove(path);
+}
+
+TEST(ModelConfig, AbsurdSizesAreRejectedNamingTheField) {
+    ModelConfig c;
+    c.d_model = 1000000000;
+    c.n_heads = 4;
+    EXPECT_EQ(validation_error(c), "d_model (1000000000) exceeds the limit 1048576");
+    c = ModelConfig{};
+    c.n_layers = 100000;
+    EXPECT_EQ(validation_error(c), "n_layers (100000) exceeds the limit 16384");
+    c = ModelConfig{};
+    c.d_ff = 1 << 30;
+    EXPECT_EQ(validation_error(c), "d_ff (1073741824) exceeds the limit 1048576");
+    c = ModelConfig{};
+    c.vocab_size = 1 << 30;
+    EXPECT_EQ(validation_error(c), "vocab_size (1073741824) exceeds the limit 16777216");
+    c = ModelConfig{};
+    c.max_seq_len = 1 << 30;
+    EXPECT_EQ(validation_error(c), "max_seq_len (1073741824) exceeds the limit 16777216");
+    // Each size within its limit, together far beyond 1e12 parameters: the message names the sizes.
+    c = ModelConfig{};
+    c.d_model = 1 << 20;
+    c.d_ff = 1 << 20;
+    c.n_layers = 100;
+    const std::string msg = validation_error(c);
+    for (const char* part : {"parameters", "d_model 1048576", "d_ff 1048576", "n_layers 100", "1000000000000"})
+        EXPECT_NE(msg.find(part), std::string::npos) << msg;
+    c = ModelConfig{};
+    c.norm_eps = INFINITY;
+    EXPECT_NE(validation_error(c).find("norm_eps must be a finite number"), std::string::npos);
+}
+
+TEST(ModelConfig, ParameterCountSaturatesInsteadOfOverflowing) {
+    ModelConfig c;  // not validated: the count must still be defined
+    c.d_model = 1 << 30;
+    c.n_heads = 1;
+    c.n_kv_heads = 1;
+    c.d_ff = 1 << 30;
+    c.n_layers = 1 << 30;
+    EXPECT_EQ(c.parameter_count(), INT64_MAX);
+    c.n_heads = 0;
+    EXPECT_EQ(c.parameter_count(), 0);
+}
+
+TEST(ModelConfig, IntegersBeyond32BitsAreNotTruncated) {
+    // 2^40 would become 0 through a silent int conversion; the message must show what the file says.
+    try {
+        (void)parse_config_json(R"({"vocab_size": 1099511627776})", "cfg.json");
+        FAIL() << "no error";
+    } catch (const std::runtime_error& e) {
+        EXPECT_TRUE(contains(e.what(), {"cfg.json", "vocab_size", "32 bits", "1099511627776"}));
+    }
+    try {
+        (void)parse_config_json(R"({"d_model": 1000000000, "n_heads": 4})", "cfg.json");
+        FAIL() << "no error";
+    } catch (const std::runtime_error& e) {
+        EXPECT_TRUE(contains(e.what(), {"cfg.json", "d_model (1000000000) exceeds the limit"}));
+    }
 }
 
 TEST(ModelConfig, SwiGLUWithTwoThirdsDffMatchesMlpParameterCount) {
