@@ -31,6 +31,11 @@ ts_cli_test(trace_unwritable_out fail CMD ${TS_CLI} trace --model ${CMAKE_CURREN
             --out /nonexistent-dir/trace.safetensors STDERR_REGEX "nonexistent-dir")
 ts_cli_test(trace_text_without_tokenizer fail CMD ${TS_CLI} trace --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2
             --text hello --out ${TS_CLI_OUT}/x STDERR_REGEX "no tokenizer")
+# Weights holding NaN/+Inf (tests/golden/nonfinite_model, made by tests/reference/make_nonfinite_fixture.py): the
+# model opens, the trace is written, and one warning line names the tensor.
+ts_cli_test(trace_nonfinite_weights ok CMD ${TS_CLI} trace --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/nonfinite_model
+            --ids 1,2,3 --out ${TS_CLI_OUT}/trace_nonfinite.safetensors OUTPUT ${TS_CLI_OUT}/trace_nonfinite.safetensors
+            STDERR_REGEX "transformer-studio trace: warning: [^']*tensor 'dec\\.0\\.attn\\.wq' \\(8, 8\\) holds 2 non-finite values \\(1 NaN, 1 \\+Inf\\)")
 ts_cli_test(unknown_subcommand fail CMD ${TS_CLI} frobnicate STDERR_REGEX "unknown subcommand")
 if(EXISTS ${CMAKE_SOURCE_DIR}/assets/models/austen-gpt/tokenizer.json)
   ts_cli_test(trace_default_model_text ok CMD ${TS_CLI} trace --model ${CMAKE_SOURCE_DIR}/assets/models/austen-gpt
