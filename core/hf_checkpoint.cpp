@@ -2,6 +2,7 @@
 // numbered shards), shard-by-shard decoding with progress, and the name/shape mapping of core/hf_names.cpp.
 #include "core/hf_checkpoint.h"
 #include "core/hf_names.h"
+#include "core/nonfinite.h"
 #include "core/safetensors.h"
 
 #include <nlohmann/json.hpp>
@@ -32,8 +33,6 @@ std::string read_text(const fs::path& p) {
     ss << in.rdbuf();
     return ss.str();
 }
-
-std::string shape_str(const std::vector<int64_t>& s) { return Tensor(s).shape_str(); }
 
 /// One safetensors file of the checkpoint and, with an index, the HF names the index places in it.
 struct Shard {
@@ -198,57 +197,75 @@ std::shared_ptr<const Model> load_hf_model(const fs::path& path, const HfLoadOpt
     for (const Shard& s : shards) total += fs::file_size(s.path);
     if (options.progress) options.progress(0, total);
 
-    WeightMap ours;
+    // Pass 1, headers only: every tensor of every shard against the table the config implies (names, shapes,
+    // index listing, duplicates, missing ones), so a config.json with absurd sizes is refused before any weight
+    // is decoded or allocated.
+    auto ignored = [&](std::string_view raw) {
+        return detail::hf_is_ignored_buffer(type, detail::hf_canonical_name(type, raw));
+    };
     bool prefixed = false;  // the file uses the model-class prefix ("transformer." / "model."): name missing ones so
     std::map<std::string, std::string, std::less<>> found;  // canonical HF name -> file it came from
-    SafetensorsReadOptions read;
-    read.skip = [&](std::string_view name) {
-        return detail::hf_is_ignored_buffer(type, detail::hf_canonical_name(type, name));
-    };
     for (const Shard& shard : shards) {
         const std::string file = shard.path.filename().string();
-        const uint64_t file_bytes = fs::file_size(shard.path);
-        if (options.progress)
-            read.progress = [&, base = done](uint64_t d, uint64_t n) {
-                options.progress(base + (n ? d * file_bytes / n : 0), total);
-            };
-        WeightMap tensors = load_safetensors(shard.path, read);
-        for (auto it = tensors.begin(); it != tensors.end(); it = tensors.erase(it)) {
-            const std::string& raw = it->first;
+        for (const SafetensorsTensorInfo& t : load_safetensors_header(shard.path)) {
+            const std::string& raw = t.name;
             const std::string name = detail::hf_canonical_name(type, raw);
             prefixed = prefixed || name != raw;
-            if (!shard.indexed_names.empty() && !shard.indexed_names.count(raw))
+            if (!shard.indexed_names.empty() && !shard.indexed_names.count(raw) && !ignored(raw))
                 fail(shard.path, "tensor '" + raw + "' is not listed for this file in model.safetensors.index.json");
+            if (ignored(raw)) continue;  // not decoded, but the header checks above held for it too
             const auto rule = table.find(name);
             if (rule == table.end())
-                fail(shard.path, "unexpected tensor '" + raw + "' " + it->second.shape_str() + ": not part of a " +
+                fail(shard.path, "unexpected tensor '" + raw + "' " + shape_str(t.shape) + ": not part of a " +
                                      type + " checkpoint with this config.json");
             if (auto [prev, fresh] = found.emplace(name, file); !fresh)
                 fail(shard.path, "tensor '" + raw + "' appears twice (also in " + prev->second + ")");
-            if (it->second.shape != rule->second.shape)
-                fail(shard.path, "tensor '" + raw + "' has shape " + it->second.shape_str() + ", expected " +
+            if (t.shape != rule->second.shape)
+                fail(shard.path, "tensor '" + raw + "' has shape " + shape_str(t.shape) + ", expected " +
                                      shape_str(rule->second.shape) + " from config.json");
-            apply_rule(rule->second, std::move(it->second), ours);
         }
         for (const std::string& n : shard.indexed_names)
-            if (!found.count(detail::hf_canonical_name(type, n)) &&
-                !detail::hf_is_ignored_buffer(type, detail::hf_canonical_name(type, n)))
+            if (!found.count(detail::hf_canonical_name(type, n)) && !ignored(n))
                 fail(shard.path, "model.safetensors.index.json places tensor '" + n + "' in this file, which lacks it");
-        done += file_bytes;
-        if (options.progress) options.progress(done, total);
     }
     const std::string prefix = !prefixed ? "" : type == "gpt2" ? "transformer." : "model.";
     for (const auto& [name, rule] : table)
         if (!rule.optional && !found.count(name))
             fail(dir, "missing tensor '" + (name == "lm_head.weight" ? "" : prefix) + name + "' " +
                           shape_str(rule.shape) + " required by config.json (" + type + ")");
+
+    // Pass 2: decode shard by shard, counting NaN/±Inf under the file's tensor names.
+    WeightMap ours;
+    std::vector<std::string> warnings;
+    SafetensorsReadOptions read;
+    read.skip = ignored;
+    for (const Shard& shard : shards) {
+        const uint64_t file_bytes = fs::file_size(shard.path);
+        if (options.progress)
+            read.progress = [&, base = done](uint64_t d, uint64_t n) {
+                options.progress(base + (n ? d * file_bytes / n : 0), total);
+            };
+        std::vector<NonfiniteTensor> nonfinite;
+        read.nonfinite = &nonfinite;
+        WeightMap tensors = load_safetensors(shard.path, read);
+        for (const NonfiniteTensor& t : nonfinite) warnings.push_back(shard.path.string() + ": " + describe(t));
+        for (auto it = tensors.begin(); it != tensors.end(); it = tensors.erase(it)) {
+            const auto rule = table.find(detail::hf_canonical_name(type, it->first));
+            // Checked in pass 1; checked again because the file could have changed in between.
+            if (rule == table.end() || it->second.shape != rule->second.shape)
+                fail(shard.path, "tensor '" + it->first + "' changed while the checkpoint was loading");
+            apply_rule(rule->second, std::move(it->second), ours);
+        }
+        done += file_bytes;
+        if (options.progress) options.progress(done, total);
+    }
     if (auto head = ours.find("hf.tied_lm_head"); head != ours.end()) {
         if (head->second.data != ours.at("tok_emb.weight").data)
             fail(dir, "lm_head.weight differs from the token embeddings although tie_word_embeddings is true");
         ours.erase(head);
     }
     try {
-        return std::make_shared<const Model>(std::move(hf.config), std::move(ours));
+        return std::make_shared<const Model>(std::move(hf.config), std::move(ours), std::move(warnings));
     } catch (const std::invalid_argument& e) {
         fail(dir, e.what());
     }

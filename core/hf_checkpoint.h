@@ -57,9 +57,13 @@ struct HfLoadOptions {
 /// BF16 are widened to float32 at load: the core computes in fp32 throughout; the widening is exact, and memory
 /// is 2x a half-precision checkpoint. Shards are decoded one at a time and tensors are moved, not copied; GPT-2's
 /// Conv1D weights (in, out) are transposed to our (out, in) and its fused c_attn split into wq, wk, wv.
+/// Every shard's header is read and compared with the tensors config.json implies before any tensor is decoded,
+/// so sizes the file does not back (an absurd config.json) are refused without allocating for them.
 /// Throws std::runtime_error naming the problem: unknown model_type, missing config.json / weights file, an
 /// index pointing at a missing shard (names the shard), a missing or unexpected tensor (names it), a wrong shape
-/// (names the tensor, expected and found shapes), a tied lm_head.weight that differs from the embeddings.
+/// (names the tensor, expected and found shapes), a tied lm_head.weight that differs from the embeddings, a
+/// safetensors header rule broken (core/safetensors.h). Tensors holding NaN/±Inf do not fail the load:
+/// Model::weight_warnings() names them (file names, as in the checkpoint).
 [[nodiscard]] std::shared_ptr<const Model> load_hf_model(const std::filesystem::path& dir,
                                                          const HfLoadOptions& options = {});
 

@@ -27,7 +27,7 @@ int get_int(const json& j, const char* key, const std::string& what, const std::
     }
     const json& v = j.at(key);
     if (!v.is_number_integer() || v.get<int64_t>() <= 0 || v.get<int64_t>() > (int64_t(1) << 30))
-        fail(what, "key '" + std::string(key) + "' must be a positive integer, found " + v.dump());
+        fail(what, "key '" + std::string(key) + "' must be a positive integer up to 2^30, found " + v.dump());
     return v.get<int>();
 }
 

@@ -2,6 +2,7 @@
 // and the Model constructor that checks a WeightMap against that list.
 #include "core/model.h"
 
+#include <functional>
 #include <random>
 #include <set>
 #include <stdexcept>
@@ -11,44 +12,44 @@ namespace ts {
 
 namespace {
 
-using WeightList = std::vector<std::pair<std::string, std::vector<int64_t>>>;
+using Visit = std::function<void(const std::string& name, const std::vector<int64_t>& shape)>;
 
-void add_norm(WeightList& out, const ModelConfig& c, const std::string& name) {
-    out.push_back({name + ".weight", {c.d_model}});
-    if (c.norm == NormKind::LayerNorm && c.norm_bias) out.push_back({name + ".bias", {c.d_model}});
+void add_norm(const Visit& out, const ModelConfig& c, const std::string& name) {
+    out(name + ".weight", {c.d_model});
+    if (c.norm == NormKind::LayerNorm && c.norm_bias) out(name + ".bias", {c.d_model});
 }
 
-void add_attention(WeightList& out, const ModelConfig& c, const std::string& p) {
+void add_attention(const Visit& out, const ModelConfig& c, const std::string& p) {
     const int64_t D = c.d_model, H = c.n_heads, K = c.n_kv_heads, Dh = c.d_head();
-    out.push_back({p + ".wq", {H * Dh, D}});
-    out.push_back({p + ".wk", {K * Dh, D}});
-    out.push_back({p + ".wv", {K * Dh, D}});
-    out.push_back({p + ".wo", {D, H * Dh}});
+    out(p + ".wq", {H * Dh, D});
+    out(p + ".wk", {K * Dh, D});
+    out(p + ".wv", {K * Dh, D});
+    out(p + ".wo", {D, H * Dh});
     if (c.attn_qkv_bias) {
-        out.push_back({p + ".bq", {H * Dh}});
-        out.push_back({p + ".bk", {K * Dh}});
-        out.push_back({p + ".bv", {K * Dh}});
+        out(p + ".bq", {H * Dh});
+        out(p + ".bk", {K * Dh});
+        out(p + ".bv", {K * Dh});
     }
-    if (c.attn_out_bias) out.push_back({p + ".bo", {D}});
+    if (c.attn_out_bias) out(p + ".bo", {D});
     // ModelConfig::parameter_count counts q/k norms for every attention block, cross attention included.
     if (c.qk_norm) {
-        out.push_back({p + ".q_norm.weight", {Dh}});
-        out.push_back({p + ".k_norm.weight", {Dh}});
+        out(p + ".q_norm.weight", {Dh});
+        out(p + ".k_norm.weight", {Dh});
     }
 }
 
-void add_ffn(WeightList& out, const ModelConfig& c, const std::string& p) {
+void add_ffn(const Visit& out, const ModelConfig& c, const std::string& p) {
     const int64_t D = c.d_model, F = c.d_ff;
-    out.push_back({p + ".w_up", {F, D}});
-    if (is_gated(c.activation)) out.push_back({p + ".w_gate", {F, D}});
-    out.push_back({p + ".w_down", {D, F}});
+    out(p + ".w_up", {F, D});
+    if (is_gated(c.activation)) out(p + ".w_gate", {F, D});
+    out(p + ".w_down", {D, F});
     if (c.ffn_bias) {
-        out.push_back({p + ".b_up", {F}});
-        out.push_back({p + ".b_down", {D}});
+        out(p + ".b_up", {F});
+        out(p + ".b_down", {D});
     }
 }
 
-void add_layer(WeightList& out, const ModelConfig& c, const std::string& stack, int i, bool cross) {
+void add_layer(const Visit& out, const ModelConfig& c, const std::string& stack, int i, bool cross) {
     const std::string p = stack + "." + std::to_string(i);
     add_norm(out, c, p + ".attn_norm");
     add_attention(out, c, p + ".attn");
@@ -60,23 +61,16 @@ void add_layer(WeightList& out, const ModelConfig& c, const std::string& stack, 
     add_ffn(out, c, p + ".ffn");
 }
 
-std::string shape_str(const std::vector<int64_t>& s) {
-    std::string r = "(";
-    for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
-    return r + ")";
-}
-
 bool ends_with(const std::string& s, std::string_view suffix) {
     return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 }  // namespace
 
-std::vector<std::pair<std::string, std::vector<int64_t>>> expected_weights(const ModelConfig& c) {
+void for_each_expected_weight(const ModelConfig& c, const Visit& out) {
     c.validate();
-    WeightList out;
-    out.push_back({"tok_emb.weight", {c.vocab_size, c.d_model}});
-    if (c.position == PositionKind::Learned) out.push_back({"pos_emb.weight", {c.max_seq_len, c.d_model}});
+    out("tok_emb.weight", {c.vocab_size, c.d_model});
+    if (c.position == PositionKind::Learned) out("pos_emb.weight", {c.max_seq_len, c.d_model});
     if (c.arch == Arch::EncoderDecoder) {
         for (int i = 0; i < c.n_enc_layers; ++i) add_layer(out, c, "enc", i, false);
         if (c.final_norm) add_norm(out, c, "enc.final_norm");
@@ -87,8 +81,15 @@ std::vector<std::pair<std::string, std::vector<int64_t>>> expected_weights(const
         for (int i = 0; i < c.n_layers; ++i) add_layer(out, c, stack, i, false);
         if (c.final_norm) add_norm(out, c, stack + ".final_norm");
     }
-    if (!c.tie_embeddings && c.arch != Arch::EncoderOnly) out.push_back({"lm_head.weight", {c.vocab_size, c.d_model}});
-    return out;
+    if (!c.tie_embeddings && c.arch != Arch::EncoderOnly) out("lm_head.weight", {c.vocab_size, c.d_model});
+}
+
+std::vector<std::pair<std::string, std::vector<int64_t>>> expected_weights(const ModelConfig& c) {
+    std::vector<std::pair<std::string, std::vector<int64_t>>> list;
+    for_each_expected_weight(c, [&](const std::string& name, const std::vector<int64_t>& shape) {
+        list.emplace_back(name, shape);
+    });
+    return list;
 }
 
 WeightMap init_weights(const ModelConfig& c, uint64_t seed) {
@@ -132,6 +133,11 @@ Model::Model(ModelConfig config, WeightMap weights) : m_config(std::move(config)
         if (!names.count(name))
             throw std::invalid_argument("model '" + m_config.name + "': unexpected weight '" + name + "' " +
                                         t.shape_str() + " (not used by this config)");
+}
+
+Model::Model(ModelConfig config, WeightMap weights, std::vector<std::string> weight_warnings)
+    : Model(std::move(config), std::move(weights)) {
+    m_weight_warnings = std::move(weight_warnings);
 }
 
 const Tensor& Model::weight(std::string_view name) const {

@@ -6,6 +6,7 @@
 #include "core/tensor.h"
 #include "core/trace.h"
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -26,8 +27,12 @@ namespace ts {
 // For an EncoderOnly model the stack is "enc"; DecoderOnly uses "dec".
 using WeightMap = std::map<std::string, Tensor, std::less<>>;
 
-/// Every weight name and shape the config requires, in a stable order.
+/// Every weight name and shape the config requires, in a stable order. Validates the config (std::invalid_argument).
 [[nodiscard]] std::vector<std::pair<std::string, std::vector<int64_t>>> expected_weights(const ModelConfig& c);
+/// The same walk without building the list: `visit(name, shape)` per weight, in expected_weights' order. A visitor
+/// that throws ends it, so a loader comparing with a file stops at the first tensor the file lacks.
+void for_each_expected_weight(
+    const ModelConfig& c, const std::function<void(const std::string& name, const std::vector<int64_t>& shape)>& visit);
 
 /// Random initialisation (normal(0, 0.02) for matrices, ones for norm weights, zeros for biases), seeded.
 [[nodiscard]] WeightMap init_weights(const ModelConfig& c, uint64_t seed);
@@ -37,9 +42,14 @@ public:
     /// Validates the config and that `weights` holds exactly the expected names with the expected shapes;
     /// throws std::invalid_argument naming the first missing, unexpected or mis-shaped tensor.
     Model(ModelConfig config, WeightMap weights);
+    /// As above, keeping what the loader noticed about the weights (one line each, e.g. a tensor holding NaN;
+    /// core/nonfinite.h) for the app and the CLI to show. The model is usable regardless.
+    Model(ModelConfig config, WeightMap weights, std::vector<std::string> weight_warnings);
 
     [[nodiscard]] const ModelConfig& config() const { return m_config; }
     [[nodiscard]] const WeightMap& weights() const { return m_weights; }
+    /// Set by load_model_dir / load_hf_model; empty for models built in memory.
+    [[nodiscard]] const std::vector<std::string>& weight_warnings() const { return m_weight_warnings; }
     /// Throws std::out_of_range naming the weight when absent.
     [[nodiscard]] const Tensor& weight(std::string_view name) const;
     [[nodiscard]] const Tensor* find_weight(std::string_view name) const;
@@ -47,6 +57,7 @@ public:
 private:
     ModelConfig m_config;
     WeightMap m_weights;
+    std::vector<std::string> m_weight_warnings;
 };
 
 // --- masks and knobs ------------------------------------------------------------------------------------------

@@ -3,6 +3,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <climits>
+#include <cmath>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -76,8 +79,15 @@ void read_field(const nlohmann::json& j, const char* field, T& out) {
         if (!v.is_boolean()) throw std::invalid_argument(std::string("config field '") + field + "' must be a boolean");
         out = v.get<bool>();
     } else if constexpr (std::is_integral_v<T>) {
+        static_assert(std::is_same_v<T, int>);
         if (!v.is_number_integer())
             throw std::invalid_argument(std::string("config field '") + field + "' must be an integer");
+        // get<int>() would silently truncate 2^40 to 0; say what was found instead.
+        const bool fits = v.is_number_unsigned() ? v.get<uint64_t>() <= uint64_t(INT_MAX)
+                                                 : v.get<int64_t>() >= INT_MIN && v.get<int64_t>() <= INT_MAX;
+        if (!fits)
+            throw std::invalid_argument(std::string("config field '") + field +
+                                        "' must be an integer that fits 32 bits, found " + v.dump());
         out = v.get<T>();
     } else if constexpr (std::is_floating_point_v<T>) {
         if (!v.is_number()) throw std::invalid_argument(std::string("config field '") + field + "' must be a number");
@@ -94,6 +104,29 @@ void require(bool ok, const std::string& msg) {
     if (!ok) throw std::invalid_argument(msg);
 }
 std::string num(int v) { return std::to_string(v); }
+
+void require_at_most(int v, int limit, const char* field) {
+    require(v <= limit, std::string(field) + " (" + num(v) + ") exceeds the limit " + num(limit));
+}
+
+void require_finite_above(float v, float floor, const char* field) {
+    require(std::isfinite(v) && v > floor, std::string(field) + " must be a finite number > " +
+                                               (floor == 0.0f ? "0" : "1") + ", found " + std::to_string(v));
+}
+
+/// int64 arithmetic that saturates at INT64_MAX instead of overflowing (operands are >= 0 here).
+struct Count {
+    int64_t v = 0;
+    static constexpr int64_t kMax = INT64_MAX;
+    friend Count operator+(Count a, Count b) {
+        int64_t r;
+        return {__builtin_add_overflow(a.v, b.v, &r) ? kMax : r};
+    }
+    friend Count operator*(Count a, Count b) {
+        int64_t r;
+        return {__builtin_mul_overflow(a.v, b.v, &r) ? kMax : r};
+    }
+};
 }  // namespace
 
 const char* to_string(Arch v) { return name_of(v); }
@@ -105,7 +138,9 @@ const char* to_string(RopeLayout v) { return name_of(v); }
 
 void ModelConfig::validate() const {
     require(vocab_size > 0, "vocab_size (" + num(vocab_size) + ") must be positive");
+    require_at_most(vocab_size, kMaxVocabSize, "vocab_size");
     require(d_model > 0, "d_model (" + num(d_model) + ") must be positive");
+    require_at_most(d_model, kMaxWidth, "d_model");
     require(n_heads > 0, "n_heads (" + num(n_heads) + ") must be positive");
     require(d_model % n_heads == 0,
             "d_model (" + num(d_model) + ") must be divisible by n_heads (" + num(n_heads) + ")");
@@ -113,9 +148,14 @@ void ModelConfig::validate() const {
     require(n_kv_heads <= n_heads && n_heads % n_kv_heads == 0,
             "n_heads (" + num(n_heads) + ") must be divisible by n_kv_heads (" + num(n_kv_heads) + ")");
     require(d_ff > 0, "d_ff (" + num(d_ff) + ") must be positive");
+    require_at_most(d_ff, kMaxWidth, "d_ff");
     require(n_layers >= 0, "n_layers (" + num(n_layers) + ") must not be negative");
+    require_at_most(n_layers, kMaxLayers, "n_layers");
+    require(n_enc_layers >= 0, "n_enc_layers (" + num(n_enc_layers) + ") must not be negative");
+    require_at_most(n_enc_layers, kMaxLayers, "n_enc_layers");
     require(max_seq_len > 0, "max_seq_len (" + num(max_seq_len) + ") must be positive");
-    require(norm_eps > 0.0f, "norm_eps must be positive");
+    require_at_most(max_seq_len, kMaxSeqLen, "max_seq_len");
+    require_finite_above(norm_eps, 0.0f, "norm_eps");
     if (arch == Arch::EncoderDecoder)
         require(n_enc_layers > 0 && n_layers > 0,
                 "encoder_decoder needs n_enc_layers (" + num(n_enc_layers) + ") and n_layers (" + num(n_layers) +
@@ -124,31 +164,41 @@ void ModelConfig::validate() const {
         require(n_layers > 0, "n_layers (" + num(n_layers) + ") must be positive");
     if (position == PositionKind::RoPE) {
         require(d_head() % 2 == 0, "RoPE needs an even d_head, got d_head = d_model / n_heads = " + num(d_head()));
-        require(rope_theta > 1.0f, "rope_theta must be > 1");
+        require_finite_above(rope_theta, 1.0f, "rope_theta");
     }
     if (position == PositionKind::Sinusoidal)
         require(d_model % 2 == 0, "sinusoidal positions need an even d_model, got " + num(d_model));
-    require(sinusoidal_base > 1.0f, "sinusoidal_base must be > 1");
+    require_finite_above(sinusoidal_base, 1.0f, "sinusoidal_base");
+    const int64_t params = parameter_count();
+    require(params <= kMaxParameters,
+            "the config implies " + (params == INT64_MAX ? std::string("more than 2^63") : std::to_string(params)) +
+                " parameters (vocab_size " + num(vocab_size) + ", d_model " + num(d_model) + ", d_ff " + num(d_ff) +
+                ", n_layers " + num(n_layers) + (arch == Arch::EncoderDecoder ? ", n_enc_layers " + num(n_enc_layers) : "") +
+                (position == PositionKind::Learned ? ", max_seq_len " + num(max_seq_len) : "") +
+                "), more than the limit " + std::to_string(kMaxParameters));
 }
 
 int64_t ModelConfig::parameter_count() const {
-    const int64_t D = d_model, F = d_ff, H = n_heads, K = n_kv_heads, Dh = d_head();
+    if (n_heads <= 0) return 0;
+    const Count D{d_model}, F{d_ff}, H{n_heads}, K{n_kv_heads}, Dh{d_head()}, V{vocab_size}, zero{0};
     const bool ln = norm == NormKind::LayerNorm;
-    const int64_t norm_p = D * ((ln && norm_bias) ? 2 : 1);
-    const int64_t attn = D * H * Dh + 2 * D * K * Dh + H * Dh * D + (attn_qkv_bias ? (H + 2 * K) * Dh : 0) +
-                         (attn_out_bias ? D : 0) + (qk_norm ? 2 * Dh : 0);
-    const int64_t ffn = (is_gated(activation) ? 3 : 2) * D * F + (ffn_bias ? F + D : 0);
-    const int64_t enc_layer = norm_p * 2 + attn + ffn;
-    const int64_t dec_layer = enc_layer + (arch == Arch::EncoderDecoder ? norm_p + attn : 0);
-    int64_t total = int64_t(vocab_size) * D;
-    if (position == PositionKind::Learned) total += int64_t(max_seq_len) * D;
+    const Count norm_p = D * Count{(ln && norm_bias) ? 2 : 1};
+    const Count attn = D * H * Dh + Count{2} * D * K * Dh + H * Dh * D +
+                       (attn_qkv_bias ? (H + Count{2} * K) * Dh : zero) + (attn_out_bias ? D : zero) +
+                       (qk_norm ? Count{2} * Dh : zero);
+    const Count ffn = Count{is_gated(activation) ? 3 : 2} * D * F + (ffn_bias ? F + D : zero);
+    const Count enc_layer = norm_p * Count{2} + attn + ffn;
+    const Count dec_layer = enc_layer + (arch == Arch::EncoderDecoder ? norm_p + attn : zero);
+    Count total = V * D;
+    if (position == PositionKind::Learned) total = total + Count{max_seq_len} * D;
     if (arch == Arch::EncoderDecoder) {
-        total += n_enc_layers * enc_layer + n_layers * dec_layer + (final_norm ? 2 * norm_p : 0);
+        total = total + Count{n_enc_layers} * enc_layer + Count{n_layers} * dec_layer +
+                (final_norm ? Count{2} * norm_p : zero);
     } else {
-        total += n_layers * enc_layer + (final_norm ? norm_p : 0);
+        total = total + Count{n_layers} * enc_layer + (final_norm ? norm_p : zero);
     }
-    if (!tie_embeddings && arch != Arch::EncoderOnly) total += int64_t(vocab_size) * D;
-    return total;
+    if (!tie_embeddings && arch != Arch::EncoderOnly) total = total + V * D;
+    return total.v;
 }
 
 void to_json(nlohmann::json& j, const ModelConfig& c) {

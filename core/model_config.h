@@ -22,6 +22,15 @@ enum class RopeLayout { Interleaved, HalfSplit };
 
 [[nodiscard]] bool is_gated(Activation a);
 
+// Upper bounds ModelConfig::validate() enforces: far beyond any published model (widest d_ff ~74k, largest vocab
+// ~256k, deepest ~130 layers, longest context ~10M), low enough that every size a config implies fits 64-bit
+// arithmetic and a loader refuses an absurd config.json before it allocates anything.
+inline constexpr int kMaxVocabSize = 1 << 24;                    ///< vocab_size
+inline constexpr int kMaxWidth = 1 << 20;                        ///< d_model, d_ff
+inline constexpr int kMaxLayers = 1 << 14;                       ///< n_layers, n_enc_layers
+inline constexpr int kMaxSeqLen = 1 << 24;                       ///< max_seq_len
+inline constexpr int64_t kMaxParameters = 1'000'000'000'000;    ///< parameter_count(): 1e12 floats = 4 TB
+
 struct ModelConfig {
     std::string name = "model";
     Arch arch = Arch::DecoderOnly;
@@ -60,14 +69,17 @@ struct ModelConfig {
     [[nodiscard]] bool has_decoder() const { return arch != Arch::EncoderOnly; }
 
     /// Throws std::invalid_argument naming the first offending field, e.g.
-    /// "d_model (100) must be divisible by n_heads (3)".
+    /// "d_model (100) must be divisible by n_heads (3)", "d_model (1000000000) exceeds the limit 1048576", or
+    /// the fields behind a parameter count above kMaxParameters.
     void validate() const;
 
-    /// Total parameters implied by the config (what weights a model folder must hold).
+    /// Total parameters implied by the config (what weights a model folder must hold). Overflow-safe: saturates at
+    /// INT64_MAX when the sizes do not fit 64 bits (validate() rejects such configs); 0 when n_heads <= 0.
     [[nodiscard]] int64_t parameter_count() const;
 };
 
-// JSON (our config.json). Unknown keys are ignored; wrong types or enum names throw std::invalid_argument.
+// JSON (our config.json). Unknown keys are ignored; wrong types, enum names or integers beyond 32 bits throw
+// std::invalid_argument naming the field.
 void to_json(nlohmann::json& j, const ModelConfig& c);
 void from_json(const nlohmann::json& j, ModelConfig& c);
 

@@ -1,6 +1,9 @@
-// safetensors and model-folder IO. Reading mmaps the file and checks every offset before touching bytes;
-// F16/BF16 are widened to float at load (the compute core is float32 throughout). Writing is F32, atomic.
+// safetensors IO. Reading mmaps the file and checks the whole header (every entry, and that the spans tile the
+// buffer) before touching tensor bytes; F16/BF16 are widened to float at load (the compute core is float32
+// throughout) while NaN/±Inf are counted. Writing is F32, atomic. Model folders: core/model_dir.cpp.
 #include "core/safetensors.h"
+#include "core/io_util.h"
+#include "core/nonfinite.h"
 
 #include <nlohmann/json.hpp>
 
@@ -10,16 +13,17 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 namespace ts {
+
+using detail::parse_json_limited;
+using detail::write_file_atomic;
 
 namespace {
 
 constexpr uint64_t kMaxHeaderBytes = 100ull << 20;  // the format's own limit is 100 MB
-constexpr int kMaxJsonDepth = 16;
 
 [[noreturn]] void fail(const std::string& what, const std::string& msg) {
     throw std::runtime_error(what + ": " + msg);
@@ -55,11 +59,15 @@ float bf16_to_f32(uint16_t b) {
     return out;
 }
 
-size_t dtype_size(const std::string& dtype) {
-    if (dtype == "F32") return 4;
-    if (dtype == "F16" || dtype == "BF16") return 2;
-    return 0;
-}
+/// The dtypes the format defines (safetensors 0.6 `Dtype`), with their element sizes in bits.
+struct DtypeBits {
+    std::string_view name;
+    int bits;
+};
+constexpr DtypeBits kDtypes[] = {{"BOOL", 8},   {"U8", 8},       {"I8", 8},       {"F8_E5M2", 8}, {"F8_E4M3", 8},
+                                 {"F8_E8M0", 8}, {"I16", 16},     {"U16", 16},     {"F16", 16},    {"BF16", 16},
+                                 {"I32", 32},   {"U32", 32},     {"F32", 32},     {"I64", 64},    {"U64", 64},
+                                 {"F64", 64},   {"C64", 64},     {"F4", 4},       {"F6_E2M3", 6}, {"F6_E3M2", 6}};
 
 /// RAII read-only mapping of a whole file.
 class MappedFile {
@@ -92,48 +100,90 @@ private:
     size_t m_size = 0;
 };
 
-/// Parses JSON text, rejecting nesting deeper than kMaxJsonDepth and invalid UTF-8 with a clear message.
-nlohmann::json parse_json_limited(const char* begin, const char* end, const std::string& what) {
-    try {
-        return nlohmann::json::parse(begin, end, [&](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
-            if (depth > kMaxJsonDepth)
-                throw std::runtime_error(what + ": JSON nested deeper than " + std::to_string(kMaxJsonDepth) +
-                                         " levels");
-            return true;
-        });
-    } catch (const nlohmann::json::exception& e) {
-        fail(what, std::string("invalid JSON: ") + e.what());
-    }
-}
-
-void write_file_atomic(const std::filesystem::path& path, const std::string& bytes) {
-    const auto tmp = path.string() + ".tmp";
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out) throw std::runtime_error(path.string() + ": cannot write (" + std::strerror(errno) + ")");
-        out.write(bytes.data(), std::streamsize(bytes.size()));
-        out.flush();
-        if (!out) {
-            std::filesystem::remove(tmp);
-            throw std::runtime_error(path.string() + ": write failed (disk full?)");
-        }
-    }
-    std::error_code ec;
-    std::filesystem::rename(tmp, path, ec);
-    if (ec) {
-        std::filesystem::remove(tmp);
-        throw std::runtime_error(path.string() + ": cannot rename temp file: " + ec.message());
-    }
-}
-
 }  // namespace
+
+// --- header ------------------------------------------------------------------------------------------------
 
 namespace {
 
-/// Shared by both parse_safetensors overloads. `released(begin, end)` is told each decoded tensor's source bytes.
-WeightMap parse_impl(const uint8_t* bytes, size_t size, const std::string& what, const SafetensorsReadOptions& opt,
-                     std::map<std::string, std::string>* metadata,
-                     const std::function<void(const uint8_t*, const uint8_t*)>& released) {
+std::string shape_str(const std::vector<uint64_t>& s) {
+    std::string r = "(";
+    for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
+    return r + ")";
+}
+
+std::string span_str(uint64_t b, uint64_t e) {
+    std::string r = "[";  // appended, not "[" + to_string(b): GCC 12 warns falsely (-Wrestrict) on the latter
+    r += std::to_string(b);
+    r += ", ";
+    r += std::to_string(e);
+    return r + ")";
+}
+
+/// A parsed and checked header: its tensors sorted by offset, and where the data buffer is.
+struct Header {
+    std::vector<SafetensorsTensorInfo> tensors;
+    const uint8_t* buffer = nullptr;
+    uint64_t buffer_size = 0;
+};
+
+/// Checks one header entry (everything but its relation to the other entries).
+SafetensorsTensorInfo check_entry(const std::string& name, const nlohmann::json& info, uint64_t buffer_size,
+                                  const std::string& what) {
+    const std::string where = "tensor '" + name + "'";
+    if (!info.is_object()) fail(what, where + " entry is not an object");
+    if (!info.contains("dtype") || !info["dtype"].is_string()) fail(what, where + " has no string dtype");
+    if (!info.contains("shape") || !info["shape"].is_array()) fail(what, where + " has no shape array");
+    if (!info.contains("data_offsets") || !info["data_offsets"].is_array() || info["data_offsets"].size() != 2)
+        fail(what, where + " has no [begin, end] data_offsets");
+    SafetensorsTensorInfo t;
+    t.name = name;
+    t.dtype = info["dtype"].get<std::string>();
+    const int bits = safetensors_dtype_bits(t.dtype);
+    if (bits == 0) {
+        std::string known;
+        for (const auto& [n, b] : kDtypes) known += (known.empty() ? "" : " ") + std::string(n);
+        fail(what, where + " has unknown dtype '" + t.dtype + "' (the format defines " + known + ")");
+    }
+    std::vector<uint64_t> dims;
+    for (const auto& d : info["shape"]) {
+        if (!d.is_number_unsigned()) fail(what, where + " has a non-integer or negative dimension " + d.dump());
+        dims.push_back(d.get<uint64_t>());
+    }
+    const auto& offs = info["data_offsets"];
+    if (!offs[0].is_number_unsigned() || !offs[1].is_number_unsigned())
+        fail(what, where + " data_offsets must be non-negative integers");
+    t.begin = offs[0].get<uint64_t>();
+    t.end = offs[1].get<uint64_t>();
+    if (t.begin > t.end) fail(what, where + " data_offsets begin > end: " + span_str(t.begin, t.end));
+    if (t.end > buffer_size)
+        fail(what, where + " data ends at byte " + std::to_string(t.end) + " but the data buffer has " +
+                       std::to_string(buffer_size) + " bytes (truncated file?)");
+    // numel * bits / 8 without overflow: the reference reader refuses what does not fit 64 bits, and so do we.
+    uint64_t n_bits = uint64_t(bits);
+    for (const uint64_t d : dims)
+        if (__builtin_mul_overflow(n_bits, d, &n_bits))
+            fail(what, where + " shape " + shape_str(dims) + " of " + t.dtype +
+                           " has more bytes than 64 bits can count (data_offsets span " +
+                           std::to_string(t.end - t.begin) + ")");
+    if (n_bits % 8 != 0)
+        fail(what, where + " shape " + shape_str(dims) + " of " + t.dtype + " is " + std::to_string(n_bits) +
+                       " bits, not a whole number of bytes");
+    if (n_bits / 8 != t.end - t.begin)
+        fail(what, where + " shape " + shape_str(dims) + " of " + t.dtype + " needs " + std::to_string(n_bits / 8) +
+                       " bytes but data_offsets " + span_str(t.begin, t.end) + " span " +
+                       std::to_string(t.end - t.begin));
+    // Every dimension now fits int64: a non-zero product is at most the buffer size; with a zero among them, a
+    // huge one would still be absurd.
+    for (const uint64_t d : dims) {
+        if (d > uint64_t(INT64_MAX)) fail(what, where + " has dimension " + std::to_string(d) + " beyond 2^63 - 1");
+        t.shape.push_back(int64_t(d));
+    }
+    return t;
+}
+
+Header parse_header(const uint8_t* bytes, size_t size, const std::string& what,
+                    std::map<std::string, std::string>* metadata) {
     if (size < 8) fail(what, "file is " + std::to_string(size) + " bytes, too short for the 8-byte header length");
     uint64_t header_len = 0;
     for (int i = 7; i >= 0; --i) header_len = (header_len << 8) | bytes[i];
@@ -142,20 +192,12 @@ WeightMap parse_impl(const uint8_t* bytes, size_t size, const std::string& what,
         fail(what, "header length " + std::to_string(header_len) + " runs past the end of the file (" +
                        std::to_string(size) + " bytes)");
     const char* hbegin = reinterpret_cast<const char*>(bytes + 8);
-    const nlohmann::json header = parse_json_limited(hbegin, hbegin + header_len, what);
+    const nlohmann::json header = parse_json_limited(hbegin, hbegin + header_len, what, true);
     if (!header.is_object()) fail(what, "header is not a JSON object");
 
-    const uint8_t* buffer = bytes + 8 + header_len;
-    const uint64_t buffer_size = size - 8 - header_len;
-
-    struct Entry {
-        uint64_t begin, end;
-        std::string name, dtype;
-        std::vector<int64_t> shape;
-        bool skip;
-    };
-    std::vector<Entry> entries;
-    uint64_t total = 0;
+    Header h;
+    h.buffer = bytes + 8 + header_len;
+    h.buffer_size = size - 8 - header_len;
     for (const auto& [name, info] : header.items()) {
         if (name == "__metadata__") {
             if (!info.is_object()) fail(what, "__metadata__ is not an object");
@@ -164,69 +206,83 @@ WeightMap parse_impl(const uint8_t* bytes, size_t size, const std::string& what,
                     if (v.is_string()) (*metadata)[k] = v.get<std::string>();
             continue;
         }
-        const std::string where = "tensor '" + name + "'";
-        const bool skip = opt.skip && opt.skip(name);
-        if (!info.is_object()) fail(what, where + " entry is not an object");
-        if (!info.contains("dtype") || !info["dtype"].is_string()) fail(what, where + " has no string dtype");
-        if (!info.contains("shape") || !info["shape"].is_array()) fail(what, where + " has no shape array");
-        if (!info.contains("data_offsets") || !info["data_offsets"].is_array() || info["data_offsets"].size() != 2)
-            fail(what, where + " has no [begin, end] data_offsets");
-        const std::string dtype = info["dtype"].get<std::string>();
-        const size_t esize = dtype_size(dtype);
-        if (esize == 0 && !skip)
-            fail(what, where + " has unsupported dtype " + dtype + " (supported: F32, F16, BF16)");
-        std::vector<int64_t> shape;
-        uint64_t numel = 1;
-        for (const auto& d : info["shape"]) {
-            if (!d.is_number_unsigned()) fail(what, where + " has a non-integer or negative dimension");
-            const uint64_t v = d.get<uint64_t>();
-            if (v > (1ull << 40) || (v && numel > (1ull << 40) / v)) fail(what, where + " shape is absurdly large");
-            numel *= v;
-            shape.push_back(int64_t(v));
-        }
-        const auto& offs = info["data_offsets"];
-        if (!offs[0].is_number_unsigned() || !offs[1].is_number_unsigned())
-            fail(what, where + " data_offsets must be non-negative integers");
-        const uint64_t b = offs[0].get<uint64_t>(), e = offs[1].get<uint64_t>();
-        if (b > e) fail(what, where + " data_offsets begin > end");
-        if (e > buffer_size)
-            fail(what, where + " data ends at byte " + std::to_string(e) + " but the data buffer has " +
-                           std::to_string(buffer_size) + " bytes (truncated file?)");
-        if (!skip && e - b != numel * esize)
-            fail(what, where + " shape " + Tensor(shape).shape_str() + " of " + dtype + " needs " +
-                           std::to_string(numel * esize) + " bytes but data_offsets span " + std::to_string(e - b));
-        if (!skip) total += e - b;
-        entries.push_back({b, e, name, dtype, std::move(shape), skip});
+        h.tensors.push_back(check_entry(name, info, h.buffer_size, what));
     }
-    std::vector<const Entry*> by_offset;
-    for (const Entry& en : entries) by_offset.push_back(&en);
-    std::sort(by_offset.begin(), by_offset.end(), [](const Entry* a, const Entry* b) { return a->begin < b->begin; });
-    for (size_t i = 1; i < by_offset.size(); ++i)
-        if (by_offset[i]->begin < by_offset[i - 1]->end)
-            fail(what, "tensors '" + by_offset[i - 1]->name + "' and '" + by_offset[i]->name +
-                           "' overlap in the data buffer");
+    // The spans must tile the buffer: "the byte buffer needs to be entirely indexed, and cannot contain holes"
+    // (format README; the reference reader refuses gaps, overlaps and trailing bytes). Unindexed bytes are where a
+    // polyglot file would hide its second payload.
+    std::sort(h.tensors.begin(), h.tensors.end(), [](const auto& a, const auto& b) {
+        return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
+    });
+    uint64_t covered = 0;
+    for (size_t i = 0; i < h.tensors.size(); ++i) {
+        const SafetensorsTensorInfo& t = h.tensors[i];
+        if (t.begin < covered)
+            fail(what, "tensors '" + h.tensors[i - 1].name + "' " + span_str(h.tensors[i - 1].begin, covered) +
+                           " and '" + t.name + "' " + span_str(t.begin, t.end) + " overlap in the data buffer");
+        if (t.begin > covered)
+            fail(what, "bytes " + span_str(covered, t.begin) + " of the data buffer, before tensor '" + t.name +
+                           "', belong to no tensor (the format allows no holes)");
+        covered = t.end;
+    }
+    if (covered != h.buffer_size)
+        fail(what, "the data buffer has " + std::to_string(h.buffer_size) + " bytes but the tensors cover " +
+                       std::to_string(covered) + " (the format allows no trailing bytes)");
+    return h;
+}
+
+// --- decoding ---------------------------------------------------------------------------------------------------
+
+/// Shared by both parse_safetensors overloads. `released(begin, end)` is told each decoded tensor's source bytes.
+WeightMap parse_impl(const uint8_t* bytes, size_t size, const std::string& what, const SafetensorsReadOptions& opt,
+                     std::map<std::string, std::string>* metadata,
+                     const std::function<void(const uint8_t*, const uint8_t*)>& released) {
+    const Header h = parse_header(bytes, size, what, metadata);
+    // Every tensor to decode must have a dtype we widen to float; checked for all before decoding any.
+    uint64_t total = 0;
+    std::vector<bool> skip(h.tensors.size());
+    for (size_t i = 0; i < h.tensors.size(); ++i) {
+        const SafetensorsTensorInfo& t = h.tensors[i];
+        skip[i] = opt.skip && opt.skip(t.name);
+        if (skip[i]) continue;
+        if (t.dtype != "F32" && t.dtype != "F16" && t.dtype != "BF16")
+            fail(what, "tensor '" + t.name + "' has unsupported dtype " + t.dtype +
+                           " (weights are read from F32, F16 or BF16)");
+        total += t.end - t.begin;
+    }
 
     WeightMap out;
     uint64_t done = 0;
-    for (Entry& en : entries) {
-        if (en.skip) continue;
+    // Decoded in blocks small enough to stay in L1/L2, so the non-finite scan costs no second trip to memory.
+    constexpr int64_t kBlock = 4096;
+    for (size_t i = 0; i < h.tensors.size(); ++i) {
+        if (skip[i]) continue;
+        const SafetensorsTensorInfo& en = h.tensors[i];
+        const int64_t esize = en.dtype == "F32" ? 4 : 2;
+        const int64_t numel = int64_t((en.end - en.begin) / uint64_t(esize));
         Tensor t;
-        const uint64_t numel = uint64_t(Tensor::count(en.shape));
-        t.shape = std::move(en.shape);
-        t.data.resize(numel);
-        const uint8_t* src = buffer + en.begin;
-        if (en.dtype == "F32") {
-            std::memcpy(t.data.data(), src, numel * 4);
-        } else {
-            const bool bf = en.dtype == "BF16";
-            for (uint64_t i = 0; i < numel; ++i) {
-                uint16_t h;
-                std::memcpy(&h, src + 2 * i, 2);
-                t.data[i] = bf ? bf16_to_f32(h) : f16_to_f32(h);
+        t.shape = en.shape;
+        t.data.resize(size_t(numel));
+        const uint8_t* src = h.buffer + en.begin;
+        const bool bf = en.dtype == "BF16";
+        NonfiniteCount nonfinite;
+        for (int64_t b = 0; b < numel; b += kBlock) {
+            const int64_t n = std::min(kBlock, numel - b);
+            float* dst = t.data.data() + b;
+            if (esize == 4) {
+                std::memcpy(dst, src + 4 * b, size_t(n) * 4);
+            } else {
+                for (int64_t k = 0; k < n; ++k) {
+                    uint16_t v;
+                    std::memcpy(&v, src + 2 * (b + k), 2);
+                    dst[k] = bf ? bf16_to_f32(v) : f16_to_f32(v);
+                }
             }
+            if (opt.nonfinite) nonfinite.scan(dst, n, b);
         }
+        if (nonfinite.total() > 0) opt.nonfinite->push_back({en.name, en.shape, nonfinite});
         out.emplace(en.name, std::move(t));
-        if (released) released(buffer + en.begin, buffer + en.end);
+        if (released) released(h.buffer + en.begin, h.buffer + en.end);
         done += en.end - en.begin;
         if (opt.progress) opt.progress(done, total);
     }
@@ -234,6 +290,23 @@ WeightMap parse_impl(const uint8_t* bytes, size_t size, const std::string& what,
 }
 
 }  // namespace
+
+int safetensors_dtype_bits(std::string_view dtype) {
+    for (const auto& [name, bits] : kDtypes)
+        if (dtype == name) return bits;
+    return 0;
+}
+
+std::vector<SafetensorsTensorInfo> parse_safetensors_header(const uint8_t* bytes, size_t size, const std::string& what,
+                                                            std::map<std::string, std::string>* metadata) {
+    return parse_header(bytes, size, what, metadata).tensors;
+}
+
+std::vector<SafetensorsTensorInfo> load_safetensors_header(const std::filesystem::path& path,
+                                                           std::map<std::string, std::string>* metadata) {
+    const MappedFile f(path);  // only the header's pages are touched
+    return parse_header(f.data(), f.size(), path.string(), metadata).tensors;
+}
 
 WeightMap parse_safetensors(const uint8_t* bytes, size_t size, const std::string& what,
                             std::map<std::string, std::string>* metadata) {
@@ -282,54 +355,6 @@ void save_safetensors(const std::filesystem::path& path, const WeightMap& tensor
     for (const auto& [name, t] : tensors)
         bytes.append(reinterpret_cast<const char*>(t.data.data()), t.data.size() * 4);
     write_file_atomic(path, bytes);
-}
-
-ModelConfig parse_config_json(std::string_view text, const std::string& what) {
-    const nlohmann::json j = parse_json_limited(text.data(), text.data() + text.size(), what);
-    try {
-        ModelConfig c = j.get<ModelConfig>();
-        c.validate();
-        return c;
-    } catch (const std::invalid_argument& e) {
-        fail(what, e.what());
-    } catch (const nlohmann::json::exception& e) {
-        fail(what, e.what());
-    }
-}
-
-ModelConfig load_config(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) fail(path.string(), std::string("cannot open: ") + std::strerror(errno));
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return parse_config_json(ss.str(), path.string());
-}
-
-void save_config(const std::filesystem::path& path, const ModelConfig& c) {
-    write_file_atomic(path, nlohmann::json(c).dump(2) + "\n");
-}
-
-std::shared_ptr<const Model> load_model_dir(const std::filesystem::path& dir) {
-    if (!std::filesystem::is_directory(dir)) fail(dir.string(), "model folder does not exist");
-    const auto cfg_path = dir / "config.json";
-    const auto st_path = dir / "model.safetensors";
-    if (!std::filesystem::exists(cfg_path)) fail(dir.string(), "no config.json in model folder");
-    if (!std::filesystem::exists(st_path)) fail(dir.string(), "no model.safetensors in model folder");
-    ModelConfig c = load_config(cfg_path);
-    WeightMap w = load_safetensors(st_path);
-    try {
-        return std::make_shared<const Model>(std::move(c), std::move(w));
-    } catch (const std::invalid_argument& e) {
-        fail(st_path.string(), e.what());
-    }
-}
-
-void save_model_dir(const std::filesystem::path& dir, const Model& m) {
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    if (ec) fail(dir.string(), "cannot create folder: " + ec.message());
-    save_config(dir / "config.json", m.config());
-    save_safetensors(dir / "model.safetensors", m.weights(), {{"format", "pt"}});
 }
 
 }  // namespace ts

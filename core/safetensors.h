@@ -4,19 +4,53 @@
 #pragma once
 
 #include "core/model.h"
+#include "core/nonfinite.h"
 #include "core/tensor.h"
 
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ts {
 
-/// Parses a safetensors image already in memory. Throws std::runtime_error naming the problem (truncated header,
-/// header length beyond file, bad JSON, unknown dtype, offsets out of range or overlapping, shape/bytes mismatch).
-/// `what` names the source in messages (a file path).
+// --- header -------------------------------------------------------------------------------------------------
+// Every entry of a header is checked, whether or not it is decoded later: a dtype the format defines (BOOL U8 I8
+// F8_E5M2 F8_E4M3 F8_E8M0 I16 U16 F16 BF16 I32 U32 F32 I64 U64 F64 C64, and the sub-byte F4 F6_E2M3 F6_E3M2), a
+// shape whose byte count (numel x dtype bits / 8, overflow-checked) equals its data_offsets span, the span inside
+// the buffer, no name twice; and the spans together tile the data buffer exactly: no overlap, no hole, no trailing
+// bytes ("the byte buffer needs to be entirely indexed, and cannot contain holes", as the reference reader
+// enforces).
+
+/// One tensor of a header: dtype as spelled in the file, shape, byte span [begin, end) in the data buffer.
+struct SafetensorsTensorInfo {
+    std::string name;
+    std::string dtype;
+    std::vector<int64_t> shape;
+    uint64_t begin = 0, end = 0;
+};
+
+/// Bits per element of a dtype the format defines ("F32" -> 32, "F4" -> 4); 0 for an unknown name.
+[[nodiscard]] int safetensors_dtype_bits(std::string_view dtype);
+
+/// Parses and checks the header of a safetensors image without decoding any tensor; entries sorted by offset.
+/// Throws std::runtime_error prefixed with `what` naming the tensor and what was expected and found.
+[[nodiscard]] std::vector<SafetensorsTensorInfo> parse_safetensors_header(
+    const uint8_t* bytes, size_t size, const std::string& what = "buffer",
+    std::map<std::string, std::string>* metadata = nullptr);
+/// As above for a file; reads the header only (the file is mapped, its data pages are not touched).
+[[nodiscard]] std::vector<SafetensorsTensorInfo> load_safetensors_header(
+    const std::filesystem::path& path, std::map<std::string, std::string>* metadata = nullptr);
+
+// --- tensors --------------------------------------------------------------------------------------------------
+
+/// Parses a safetensors image already in memory: the header checks above, then every tensor is widened to float
+/// (F32, F16 and BF16 are decoded; another dtype is an error unless the tensor is skipped). Throws
+/// std::runtime_error naming the problem (truncated header, header length beyond file, bad JSON, a header rule
+/// broken, an undecodable dtype). `what` names the source in messages (a file path).
 [[nodiscard]] WeightMap parse_safetensors(const uint8_t* bytes, size_t size, const std::string& what = "buffer",
                                           std::map<std::string, std::string>* metadata = nullptr);
 
@@ -26,11 +60,13 @@ namespace ts {
 
 /// Optional behaviour of load_safetensors / parse_safetensors (defaults = the strict plain load).
 struct SafetensorsReadOptions {
-    /// Names for which this returns true are not decoded and their dtype is not checked (their offsets still
-    /// must lie inside the buffer). Used for GPT-2's non-persistent attn.bias / attn.masked_bias buffers.
+    /// Names for which this returns true are not decoded, so their dtype may be one we do not widen (BOOL, U8,
+    /// ...); they still must pass every header check. Used for GPT-2's non-persistent attn.bias / attn.masked_bias.
     std::function<bool(std::string_view name)> skip;
-    /// Called after each decoded tensor with (tensor-data bytes decoded so far, tensor-data bytes of the file).
+    /// Called after each decoded tensor with (tensor-data bytes decoded so far, tensor-data bytes to decode).
     std::function<void(uint64_t bytes_done, uint64_t bytes_total)> progress;
+    /// When set, receives each decoded tensor that holds NaN or ±Inf (counted while decoding, in offset order).
+    std::vector<NonfiniteTensor>* nonfinite = nullptr;
 };
 
 /// As above, with skip/progress options. load_safetensors also releases each tensor's mapped source pages once
@@ -51,7 +87,10 @@ void save_safetensors(const std::filesystem::path& path, const WeightMap& tensor
 [[nodiscard]] ModelConfig load_config(const std::filesystem::path& path);
 void save_config(const std::filesystem::path& path, const ModelConfig& c);
 
-/// Loads a model folder (config.json + model.safetensors). Throws std::runtime_error naming the problem.
+/// Loads a model folder (config.json + model.safetensors). Before decoding anything it compares every weight the
+/// config implies (expected_weights) with the header: a missing, unexpected or mis-shaped tensor is a
+/// std::runtime_error naming it, the expected shape and the shape found, so an absurd config allocates nothing.
+/// Tensors holding NaN/±Inf do not fail the load: Model::weight_warnings() names them.
 [[nodiscard]] std::shared_ptr<const Model> load_model_dir(const std::filesystem::path& dir);
 void save_model_dir(const std::filesystem::path& dir, const Model& m);
 

@@ -19,6 +19,17 @@ using RowVectorF = Eigen::Matrix<float, 1, Eigen::Dynamic, Eigen::RowMajor>;
 using MapRM = Eigen::Map<MatrixRM>;
 using ConstMapRM = Eigen::Map<const MatrixRM>;
 
+/// "(2, 3)" for shape {2, 3}, "()" for a scalar. Formats without allocating (unlike Tensor(shape).shape_str()),
+/// so messages about absurd shapes from a file are safe to build.
+[[nodiscard]] inline std::string shape_str(const std::vector<int64_t>& shape) {
+    std::string s = "(";
+    for (size_t i = 0; i < shape.size(); ++i) {
+        if (i) s += ", ";
+        s += std::to_string(shape[i]);
+    }
+    return s + ")";
+}
+
 /// Row-major float tensor. shape {} is a scalar holding one value.
 struct Tensor {
     std::vector<int64_t> shape;
@@ -38,11 +49,7 @@ struct Tensor {
     [[nodiscard]] int64_t numel() const { return static_cast<int64_t>(data.size()); }
     [[nodiscard]] int64_t dim(size_t i) const { return shape.at(i); }
     [[nodiscard]] size_t rank() const { return shape.size(); }
-    [[nodiscard]] std::string shape_str() const {
-        std::string s = "(";
-        for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-        return s + ")";
-    }
+    [[nodiscard]] std::string shape_str() const { return ts::shape_str(shape); }
     /// View a rank-2 tensor as a row-major matrix (rows = shape[0]); rank-1 is one row.
     /// Higher ranks are viewed as (shape[0]*...*shape[r-2], shape[r-1]).
     [[nodiscard]] ConstMapRM mat() const { return ConstMapRM(data.data(), rows(), cols()); }

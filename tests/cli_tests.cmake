@@ -42,6 +42,11 @@ ts_cli_test(corpus_parallel_missing_out fail CMD ${TS_CLI} corpus build --parall
 # No apt-get on PATH (the pair builder runs /usr/bin/python3 by its full path): one line, non-zero exit.
 ts_cli_test(corpus_parallel_without_apt fail CMD ${CMAKE_COMMAND} -E env PATH=/nonexistent ${TS_CLI} corpus build
             --parallel zh-en --out ${TS_CLI_OUT}/pairs STDERR_REGEX "apt-get not found")
+# Weights holding NaN/+Inf (tests/golden/nonfinite_model, made by tests/reference/make_nonfinite_fixture.py): the
+# model opens, the trace is written, and one warning line names the tensor.
+ts_cli_test(trace_nonfinite_weights ok CMD ${TS_CLI} trace --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/nonfinite_model
+            --ids 1,2,3 --out ${TS_CLI_OUT}/trace_nonfinite.safetensors OUTPUT ${TS_CLI_OUT}/trace_nonfinite.safetensors
+            STDERR_REGEX "transformer-studio trace: warning: [^']*tensor 'dec\\.0\\.attn\\.wq' \\(8, 8\\) holds 2 non-finite values \\(1 NaN, 1 \\+Inf\\)")
 ts_cli_test(unknown_subcommand fail CMD ${TS_CLI} frobnicate STDERR_REGEX "unknown subcommand")
 if(EXISTS ${CMAKE_SOURCE_DIR}/assets/models/austen-gpt/tokenizer.json)
   ts_cli_test(trace_default_model_text ok CMD ${TS_CLI} trace --model ${CMAKE_SOURCE_DIR}/assets/models/austen-gpt

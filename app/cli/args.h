@@ -96,6 +96,11 @@ private:
     return false;
 }
 
+/// Prints each warning as one line "transformer-studio <cmd>: warning: <text>" on stderr; the command goes on.
+inline void print_warnings(const char* cmd, const std::vector<std::string>& warnings) {
+    for (const std::string& w : warnings) std::fprintf(stderr, "transformer-studio %s: warning: %s\n", cmd, w.c_str());
+}
+
 /// A progress callback that draws "loading weights [#####     ]  52%" on stderr (for model loading).
 inline std::function<void(uint64_t, uint64_t)> terminal_progress(const char* what = "loading weights") {
     return [what, last = -1, tty = isatty(2) != 0](uint64_t done, uint64_t total) mutable {

@@ -152,6 +152,7 @@ int run_eval(int argc, char** argv) {
                     {"model", "data", "val-fraction", "max-windows", "seed", "samples", "sample-tokens", "temperature",
                      "json", "induction-seqs", "loss-curve"});
     const ui::LoadedModel lm = ui::load_model_folder(args.required("model"), terminal_progress());
+    print_warnings("eval", lm.weight_warnings);
     const Model& m = *lm.model;
     const ModelConfig& c = m.config();
     if (c.arch != Arch::DecoderOnly) throw std::invalid_argument("eval supports decoder-only models");

@@ -97,6 +97,7 @@ int run_render(int argc, char** argv) {
     const bool typed_softmax = view.rfind("softmax", 0) == 0 && st.sm_use_typed;
     if (needs_model && !typed_softmax) {
         model = load_model_for(st, argc > 0 ? argv[0] : "", quiet);
+        print_warnings("render", model.weight_warnings);
         if (info->needs_forward) {
             snap = ui::run_forward_now(st, model);
             if (!snap->error.empty()) throw std::runtime_error("the forward pass failed: " + snap->error);

@@ -43,6 +43,7 @@ int run_trace(int argc, char** argv) {
     const Args args(argc, argv, 2, {"model", "text", "ids", "out", "temperature", "filter"}, {"last-logits-only"});
     const std::string out = args.required("out");
     const ui::LoadedModel lm = ui::load_model_folder(args.required("model"), terminal_progress());
+    print_warnings("trace", lm.weight_warnings);
 
     std::vector<int> ids;
     if (args.has("ids")) {

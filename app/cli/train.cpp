@@ -168,6 +168,7 @@ int run_train(int argc, char** argv) {
     WeightMap init;
     if (args.has("init-from")) {
         const auto base = load_model_dir(args.get("init-from"));
+        print_warnings("train", base->weight_warnings());
         if (nlohmann::json(base->config()) != nlohmann::json(config))
             throw std::invalid_argument("--init-from " + args.get("init-from") + ": its config.json differs from --config");
         init = base->weights();

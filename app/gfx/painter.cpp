@@ -402,6 +402,7 @@ PlotInteraction draw_figure(const Figure& f, ImVec2 size, const PaintOptions& op
             if (h.cell_text.size() == size_t(h.rows) * size_t(h.cols))
                 ImGui::Text("%s", h.cell_text[size_t(r) * size_t(h.cols) + size_t(c)].c_str());
             if (std::isfinite(v)) ImGui::Text("%s = %s %s", h.value_label.c_str(), plot::format_value(v).c_str(), h.value_unit.c_str());
+            else if (std::isnan(v)) ImGui::Text("%s = NaN (not a number: a NaN/Inf weight or input upstream)", h.value_label.c_str());
             else ImGui::Text("%s = %s (masked)", h.value_label.c_str(), plot::format_value(v).c_str());
             ImGui::EndTooltip();
         } else {

@@ -42,7 +42,7 @@ Series histogram_series(std::span<const float> values, int bins, double lo, doub
 std::string heatmap_cell_label(float v) {
     char buf[16];
     if (std::isfinite(v)) std::snprintf(buf, sizeof buf, std::abs(v) < 10 ? "%.2f" : "%.0f", v);
-    else std::snprintf(buf, sizeof buf, "-inf");
+    else std::snprintf(buf, sizeof buf, "%s", std::isnan(v) ? "NaN" : v > 0 ? "inf" : "-inf");
     return buf;
 }
 

@@ -99,7 +99,8 @@ struct Figure {
 [[nodiscard]] Series histogram_series(std::span<const float> values, int bins, double lo = NAN, double hi = NAN,
                                       bool density = false);
 
-/// Text printed in an annotated heatmap cell: "%.2f" below 10 in magnitude, "%.0f" above, "-inf" when masked.
+/// Text printed in an annotated heatmap cell: "%.2f" below 10 in magnitude, "%.0f" above, "-inf" when masked,
+/// "NaN" for a value that is not a number (a broken weight upstream), "inf" for +inf.
 [[nodiscard]] std::string heatmap_cell_label(float v);
 /// True when value v colours its cell dark enough that white text reads best (shared by every painter).
 [[nodiscard]] bool heatmap_cell_is_dark(const Heatmap& h, float v);

@@ -306,6 +306,7 @@ LoadedModel load_model_folder(const std::string& dir_in, const std::function<voi
         lm.model = load_model_dir(dir);
         if (progress) progress(1, 1);
     }
+    lm.weight_warnings = lm.model->weight_warnings();
     lm.path = dir;
     lm.display_name = fs::path(dir).lexically_normal().filename().string();
     if (lm.display_name.empty()) lm.display_name = fs::path(dir).lexically_normal().parent_path().filename().string();

@@ -133,6 +133,9 @@ struct LoadedModel {
     std::string display_name;
     bool random_weights = false;        ///< the in-memory demo: attention teaches nothing
     std::string tokenizer_warning;      ///< tokenizer.json present but unusable
+    /// One line per problem the loader found in the weights (a tensor holding NaN/±Inf, named); the model is
+    /// usable, but outputs depending on those weights are NaN. From Model::weight_warnings().
+    std::vector<std::string> weight_warnings;
 };
 
 /// Loads a model folder: ours (config.json + model.safetensors) or a Hugging Face one (config.json with

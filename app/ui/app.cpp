@@ -134,6 +134,7 @@ void App::adopt_model(LoadedModel lm) {
     }
     m_path_edit = m_model.path;
     if (!m_model.tokenizer_warning.empty()) log_info(m_model.tokenizer_warning);
+    for (const auto& w : m_model.weight_warnings) std::fprintf(stderr, "[warn] %s\n", w.c_str());
     m_key = ForwardKey{};  // force a new forward
 }
 

@@ -44,6 +44,15 @@ void App::sidebar() {
                            c.n_layers, c.d_model, c.n_heads, c.n_kv_heads, c.vocab_size, c.max_seq_len);
         ImGui::PopStyleColor();
     }
+    if (!m_model.weight_warnings.empty()) {
+        // Broken checkpoints still open (people inspect them); say which weights are not finite.
+        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.55f, 0.1f, 1.0f));
+        const size_t shown = std::min<size_t>(m_model.weight_warnings.size(), 3);
+        for (size_t i = 0; i < shown; ++i) ImGui::TextWrapped("%s", m_model.weight_warnings[i].c_str());
+        if (m_model.weight_warnings.size() > shown)
+            ImGui::TextWrapped("... and %zu more tensors with NaN/Inf", m_model.weight_warnings.size() - shown);
+        ImGui::PopStyleColor();
+    }
     if (m_model.random_weights) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.55f, 0.1f, 1.0f));
         ImGui::TextWrapped("random weights — attention teaches nothing (no bundled model found; load a trained model folder)");

@@ -24,7 +24,7 @@ TrainModel::TrainModel(ModelConfig config, WeightMap params) : m_config(std::mov
         if (it == m_params.end()) throw std::invalid_argument("TrainModel: missing weight '" + name + "'");
         if (it->second.shape != shape)
             throw std::invalid_argument("TrainModel: weight '" + name + "' has shape " + it->second.shape_str() +
-                                        ", expected " + Tensor(shape).shape_str());
+                                        ", expected " + shape_str(shape));
     }
     if (m_params.size() != expected.size()) {
         for (const auto& [name, t] : m_params) {

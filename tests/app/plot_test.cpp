@@ -62,6 +62,9 @@ TEST(Ticks, FormatUsesStepPrecision) {
     EXPECT_EQ(format_tick(0.0, 0.5), "0");
     EXPECT_EQ(format_tick(-1.25, 0.25), "-1.25");
     EXPECT_EQ(format_value(-INFINITY), "-inf");
+    EXPECT_EQ(heatmap_cell_label(-INFINITY), "-inf");  // a masked cell
+    EXPECT_EQ(heatmap_cell_label(NAN), "NaN");         // not "masked": a NaN weight upstream
+    EXPECT_EQ(heatmap_cell_label(0.125f), "0.12");
     EXPECT_EQ(format_value(NAN), "NaN");
     EXPECT_EQ(format_value(0.123456), "0.1235");
 }

@@ -307,3 +307,15 @@ TEST(Models, LoaderReportsFailureAndSuccess) {
     EXPECT_TRUE(r->model->codec->ids_only());  // no tokenizer.json in the folder
     fs::remove_all(dir);
 }
+
+TEST(Models, NonfiniteWeightsOpenWithWarningsNamingTheTensor) {
+    // tests/golden/nonfinite_model: one NaN and one +Inf in dec.0.attn.wq (tests/reference/make_nonfinite_fixture.py).
+    const LoadedModel lm = load_model_folder((fs::path(TS_GOLDEN_DIR) / "nonfinite_model").string());
+    ASSERT_TRUE(lm.model);
+    ASSERT_EQ(lm.weight_warnings.size(), 1u);
+    EXPECT_NE(lm.weight_warnings[0].find("tensor 'dec.0.attn.wq' (8, 8) holds 2 non-finite values"), std::string::npos)
+        << lm.weight_warnings[0];
+    EXPECT_EQ(lm.weight_warnings, lm.model->weight_warnings());
+    EXPECT_TRUE(make_demo_model().weight_warnings.empty());
+    EXPECT_TRUE(load_model_folder((fs::path(TS_GOLDEN_DIR) / "hf_gpt2").string()).weight_warnings.empty());
+}

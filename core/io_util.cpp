@@ -1,0 +1,58 @@
+// Small file helpers shared by the safetensors reader/writer and the model-folder IO (core/io_util.h).
+#include "core/io_util.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <stdexcept>
+
+namespace ts::detail {
+
+namespace {
+constexpr int kMaxJsonDepth = 16;
+}  // namespace
+
+nlohmann::json parse_json_limited(const char* begin, const char* end, const std::string& what,
+                                  bool unique_tensor_keys) {
+    std::set<std::string> keys;
+    try {
+        return nlohmann::json::parse(begin, end, [&](int depth, nlohmann::json::parse_event_t event,
+                                                     nlohmann::json& parsed) {
+            if (depth > kMaxJsonDepth)
+                throw std::runtime_error(what + ": JSON nested deeper than " + std::to_string(kMaxJsonDepth) +
+                                         " levels");
+            if (unique_tensor_keys && depth == 1 && event == nlohmann::json::parse_event_t::key &&
+                !keys.insert(parsed.get<std::string>()).second)
+                throw std::runtime_error(what + ": tensor '" + parsed.get<std::string>() +
+                                         "' appears twice in the header");
+            return true;
+        });
+    } catch (const nlohmann::json::exception& e) {
+        throw std::runtime_error(what + ": invalid JSON: " + e.what());
+    }
+}
+
+void write_file_atomic(const std::filesystem::path& path, const std::string& bytes) {
+    const auto tmp = path.string() + ".tmp";
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        if (!out) throw std::runtime_error(path.string() + ": cannot write (" + std::strerror(errno) + ")");
+        out.write(bytes.data(), std::streamsize(bytes.size()));
+        out.flush();
+        if (!out) {
+            std::filesystem::remove(tmp);
+            throw std::runtime_error(path.string() + ": write failed (disk full?)");
+        }
+    }
+    std::error_code ec;
+    std::filesystem::rename(tmp, path, ec);
+    if (ec) {
+        std::filesystem::remove(tmp);
+        throw std::runtime_error(path.string() + ": cannot rename temp file: " + ec.message());
+    }
+}
+
+}  // namespace ts::detail
