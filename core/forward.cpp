@@ -1,5 +1,7 @@
 // The model forward pass: embeddings and positions, encoder/decoder stacks of (self-attention, cross-attention,
 // FFN) layers with pre- or post-norm, final norm, LM head, KV cache, and the named trace of every intermediate.
+// Activation edits (ForwardOptions::edits, core/intervention.h) are applied in place at their points, before the
+// trace records them, whether or not capture is on.
 //
 // Trace names (recorded only when the ForwardOptions::capture filter wants them; T = query positions of this call,
 // S = keys attended (T, n_past + T with a KV cache, or the encoder length for cross-attention), Sn = keys/values
