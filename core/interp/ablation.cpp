@@ -30,25 +30,50 @@ ForwardResult run_with_ablated_heads(const Model& m, const std::vector<int>& ids
     return forward(m, ids, opt);
 }
 
+std::vector<TokenTarget> next_token_targets(const std::vector<int>& ids, int begin, int end) {
+    if (begin < 0 || begin > end || end >= static_cast<int>(ids.size()))
+        throw std::invalid_argument("next_token_targets: span [" + std::to_string(begin) + ", " + std::to_string(end) +
+                                    ") needs 0 <= begin <= end < T = " + std::to_string(ids.size()));
+    std::vector<TokenTarget> t;
+    for (int p = begin; p < end; ++p) t.push_back({p, ids[size_t(p) + 1]});
+    return t;
+}
+
+float mean_log_prob(const MatrixRM& logits, const std::vector<TokenTarget>& targets) {
+    if (targets.empty()) throw std::invalid_argument("mean_log_prob: no targets");
+    double sum = 0.0;
+    for (const TokenTarget& t : targets) {
+        const int p = t.position < 0 ? static_cast<int>(logits.rows()) - 1 : t.position;
+        if (p < 0 || p >= logits.rows())
+            throw std::invalid_argument("mean_log_prob: position " + std::to_string(t.position) + " outside [0, " +
+                                        std::to_string(logits.rows()) + ")");
+        sum += log_prob(logits.row(p), t.token);
+    }
+    return static_cast<float>(sum / double(targets.size()));
+}
+
 AblationSweep head_ablation_sweep(const Model& m, const std::vector<int>& ids, const AblationSweepOptions& opt) {
     const ModelConfig& c = m.config();
     (void)analysis_stack(c, "head_ablation_sweep");
     const int T = static_cast<int>(ids.size());
-    const int pos = opt.position < 0 ? T - 1 : opt.position;
-    if (pos < 0 || pos >= T)
-        throw std::invalid_argument("head_ablation_sweep: position " + std::to_string(opt.position) +
-                                    " outside [0, T = " + std::to_string(T) + ")");
-    check_token(c, opt.token, "head_ablation_sweep", "token");
+    if (opt.targets.empty()) throw std::invalid_argument("head_ablation_sweep: no targets to score");
+    std::vector<TokenTarget> targets = opt.targets;
+    for (TokenTarget& t : targets) {
+        if (t.position < 0) t.position = T - 1;
+        if (t.position >= T)
+            throw std::invalid_argument("head_ablation_sweep: position " + std::to_string(t.position) +
+                                        " outside [0, T = " + std::to_string(T) + ")");
+        check_token(c, t.token, "head_ablation_sweep", "token");
+    }
 
     ForwardOptions run = opt.base;
     run.capture = CaptureFilter::none();
-    run.all_logits = pos != T - 1;  // the last row alone when that is the one scored
-    const auto score = [&](const ForwardResult& r) {
-        return log_prob(r.logits.row(run.all_logits ? pos : 0), opt.token);
-    };
+    // The last row alone when that is all that is scored; mean_log_prob then reads row 0 as "the last".
+    run.all_logits = !(targets.size() == 1 && targets[0].position == T - 1);
+    if (!run.all_logits) targets[0].position = -1;
+    const auto score = [&](const ForwardResult& r) { return mean_log_prob(r.logits, targets); };
 
     AblationSweep out;
-    out.position = pos;
     out.delta_log_prob = MatrixRM::Constant(c.n_layers, c.n_heads, std::numeric_limits<float>::quiet_NaN());
     out.clean_log_prob = score(forward(m, ids, run));
     const int total = c.n_layers * c.n_heads;

@@ -21,26 +21,42 @@ enum class AblationKind { Zero, Mean };
                                                    const std::vector<HeadRef>& heads, AblationKind kind,
                                                    ForwardOptions opt = {});
 
+/// A scored prediction: log p(token) at query position `position` (-1 = the last one).
+struct TokenTarget {
+    int position = -1;
+    int token = 0;
+};
+
+/// Targets predicting ids[t + 1] at positions t = begin .. end - 1 (next-token loss over a span). Throws
+/// std::invalid_argument unless 0 <= begin <= end < ids.size().
+[[nodiscard]] std::vector<TokenTarget> next_token_targets(const std::vector<int>& ids, int begin, int end);
+
+/// Mean over targets of log softmax(logits[position])[token], nats (the negative of the mean next-token loss when
+/// the targets come from next_token_targets). logits: (T, vocab). Throws std::invalid_argument for an empty target
+/// list, a position outside [0, T) or a token outside the vocabulary.
+[[nodiscard]] float mean_log_prob(const MatrixRM& logits, const std::vector<TokenTarget>& targets);
+
 struct AblationSweepOptions {
     AblationKind kind = AblationKind::Zero;
-    int position = -1;      ///< query position whose prediction is scored; -1 = the last one
-    int token = 0;          ///< target token whose log-probability is measured
+    /// Scored predictions; the metric is their mean log-probability (one target: a token at a position; many: e.g.
+    /// the loss on a span).
+    std::vector<TokenTarget> targets;
     ForwardOptions base;    ///< temperature, masks and extra edits applied in every run (capture is ignored)
     Progress progress;      ///< optional, after each ablated run
     const std::atomic<bool>* cancel = nullptr;  ///< optional; checked before each run
 };
 
 struct AblationSweep {
-    /// (n_layers, n_heads), nats: log p(token | ablated) − log p(token | clean) at `position`. Negative = the head
-    /// helps the prediction. NaN for cells not run when cancelled.
+    /// (n_layers, n_heads), nats: mean log p(target | head ablated) − mean log p(target | clean). Negative = the
+    /// head helps the prediction. NaN for cells not run when cancelled.
     MatrixRM delta_log_prob;
-    float clean_log_prob = 0.0f;  ///< nats
-    int position = 0;             ///< resolved query position
+    float clean_log_prob = 0.0f;  ///< mean over the targets, nats
     bool cancelled = false;
 };
 
-/// One clean forward plus one forward per head (n_layers · n_heads runs, each without capture). Throws
-/// std::invalid_argument for an encoder-decoder model, a position outside [0, T) or a token outside the vocabulary.
+/// One clean forward plus one forward per head (n_layers · n_heads runs, each without capture; only the last row of
+/// logits when the single target is the last position). Throws std::invalid_argument for an encoder-decoder model,
+/// no targets, a position outside [0, T) or a token outside the vocabulary.
 [[nodiscard]] AblationSweep head_ablation_sweep(const Model& m, const std::vector<int>& ids,
                                                 const AblationSweepOptions& opt);
 

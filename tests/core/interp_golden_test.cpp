@@ -58,7 +58,7 @@ TEST_P(InterpGolden, AblatedLogitsMatchTorch) {
 TEST_P(InterpGolden, AblationSweepMatchesTorch) {
     const InterpFixture f = load(GetParam());
     AblationSweepOptions opt;
-    opt.token = f.scalar("in.target");
+    opt.targets = {{-1, f.scalar("in.target")}};
     int calls = 0;
     opt.progress = [&](int done, int total) {
         ++calls;

@@ -116,23 +116,37 @@ TEST(Ablation, SweepChecksAndCancel) {
     const test::GoldenModel g = test::load_golden_model("model_llama.safetensors");
     const Model& m = *g.model;
     AblationSweepOptions opt;
-    opt.token = 5;
-    opt.position = 6;
+    EXPECT_THROW((void)head_ablation_sweep(m, g.ids("in.ids"), opt), std::invalid_argument);  // no targets
+    opt.targets = {{6, 5}};
     EXPECT_THROW((void)head_ablation_sweep(m, g.ids("in.ids"), opt), std::invalid_argument);
-    opt.position = 2;
-    opt.token = 40;
+    opt.targets = {{2, 40}};
     EXPECT_THROW((void)head_ablation_sweep(m, g.ids("in.ids"), opt), std::invalid_argument);
-    opt.token = 5;
+    opt.targets = {{2, 5}};
     std::atomic<bool> stop{true};
     opt.cancel = &stop;
     const AblationSweep s = head_ablation_sweep(m, g.ids("in.ids"), opt);
     EXPECT_TRUE(s.cancelled);
     EXPECT_TRUE(std::isnan(s.delta_log_prob(0, 0)));
-    // A middle position is scored from the full logits (the last-row shortcut does not apply).
+    // A middle position is scored from the full logits (the last-row shortcut does not apply), and a span's
+    // mean log-probability is the mean of its targets' sweeps.
     opt.cancel = nullptr;
-    const AblationSweep mid = head_ablation_sweep(m, g.ids("in.ids"), opt);
-    EXPECT_EQ(mid.position, 2);
+    const std::vector<int> ids = g.ids("in.ids");
+    const AblationSweep mid = head_ablation_sweep(m, ids, opt);
     EXPECT_GT(mid.delta_log_prob.cwiseAbs().maxCoeff(), 1e-4f);
+    opt.targets = next_token_targets(ids, 1, 5);
+    const AblationSweep span = head_ablation_sweep(m, ids, opt);
+    MatrixRM mean = MatrixRM::Zero(2, 8);
+    float clean = 0.0f;
+    for (const TokenTarget& t : opt.targets) {
+        AblationSweepOptions one = opt;
+        one.targets = {t};
+        const AblationSweep s1 = head_ablation_sweep(m, ids, one);
+        mean += s1.delta_log_prob / 4.0f;
+        clean += s1.clean_log_prob / 4.0f;
+    }
+    EXPECT_ALLCLOSE(span.delta_log_prob, mean, 1e-5f, 0.0f);
+    EXPECT_NEAR(span.clean_log_prob, clean, 1e-5f);
+    EXPECT_THROW((void)next_token_targets(ids, 2, 6), std::invalid_argument);  // ids[6] does not exist
     EXPECT_THROW((void)head_ablation_edits(m.config(), {{2, 0}}, AblationKind::Zero), std::invalid_argument);
     EXPECT_THROW((void)head_ablation_edits(m.config(), {{0, 8}}, AblationKind::Mean), std::invalid_argument);
 }
