@@ -5,6 +5,7 @@
 # head outputs over layer x head, normalised logit difference), direct logit attribution (per component and its
 # sum), attention rollout and attention flow (max-flow by a plain Edmonds-Karp, no networkx).
 # Regenerate (needs Debian's torch): /usr/bin/python3 tests/reference/make_interp_fixtures.py
+# (reads the model fixtures, so run it after make_model_fixtures.py when those change; both are deterministic).
 #
 # Sources: TransformerLens hook_z ablation, patching.get_act_patch_resid_pre / get_act_patch_attn_head_out_all_pos,
 # ActivationCache.decompose_resid + apply_ln_to_stack; Wang et al. 2022 (IOI) for the normalised metric;
