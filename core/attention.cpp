@@ -1,9 +1,11 @@
 // Multi-head attention sub-layer used by every stack: projections as whole-sequence GEMMs, head-major copies so
-// each KV group is one GEMM (grouped-query attention), masking with -inf, temperature softmax, output projection.
+// each KV group is one GEMM (grouped-query attention), masking with -inf, temperature softmax, output projection;
+// and the KV cache's storage (reserve_cache).
 #include "core/attention.h"
 
 #include "core/ops.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <span>
@@ -68,6 +70,38 @@ MaskTable build_mask(const MaskSpec& spec, int T, int S, int q_start, int k_star
     return mt;
 }
 
+// Makes room for `needed` positions in every layer (n_kv_heads * capacity rows per layer), keeping the cached rows.
+void reserve_cache(KVCache& c, int n_layers, int K, int D, int needed) {
+    if (static_cast<int>(c.k.size()) != n_layers || static_cast<int>(c.v.size()) != n_layers) {
+        if (c.n_past != 0 || !c.k.empty() || !c.v.empty())
+            throw std::invalid_argument("KV cache holds " + std::to_string(c.k.size()) + " layers, the model has " +
+                                        std::to_string(n_layers) + " (reset() the cache for a new model)");
+        c.k.assign(n_layers, MatrixRM());
+        c.v.assign(n_layers, MatrixRM());
+        c.capacity = 0;
+    }
+    if (c.n_past < 0 || c.n_past > c.capacity)
+        throw std::invalid_argument("KV cache n_past (" + std::to_string(c.n_past) + ") outside [0, capacity = " +
+                                    std::to_string(c.capacity) + "]");
+    for (int i = 0; i < n_layers; ++i)
+        if (c.capacity > 0 && (c.k[i].rows() != int64_t(K) * c.capacity || c.k[i].cols() != D ||
+                               c.v[i].rows() != c.k[i].rows() || c.v[i].cols() != D))
+            throw std::invalid_argument("KV cache layer " + std::to_string(i) + " is (" +
+                                        std::to_string(c.k[i].rows()) + ", " + std::to_string(c.k[i].cols()) +
+                                        "), expected (n_kv_heads * capacity, d_head) = (" +
+                                        std::to_string(int64_t(K) * c.capacity) + ", " + std::to_string(D) + ")");
+    if (needed <= c.capacity) return;
+    const int new_cap = std::max({needed, 2 * c.capacity, 64});
+    for (int i = 0; i < n_layers; ++i)
+        for (MatrixRM* buf : {&c.k[i], &c.v[i]}) {
+            MatrixRM grown(int64_t(K) * new_cap, D);
+            for (int g = 0; g < K; ++g)
+                if (c.n_past > 0) grown.middleRows(g * new_cap, c.n_past) = buf->middleRows(g * c.capacity, c.n_past);
+            buf->swap(grown);
+        }
+    c.capacity = new_cap;
+}
+
 void linear(const MatrixRM& x, const Tensor& w, const Tensor* b, MatrixRM& out) {
     const ConstMapRM W = w.mat();
     out.resize(x.rows(), W.rows());
@@ -101,7 +135,8 @@ void record_heads(const TraceSink& sink, const char* suffix, const float* base, 
 }  // namespace
 
 void attention_forward(const AttnWeights& w, const AttnParams& p, const MatrixRM& xq, const MatrixRM& xkv,
-                       const MaskTable& mask, const CacheSlot* cache, AttnWorkspace& ws, const TraceSink& sink) {
+                       const MaskTable& mask, const CacheSlot* cache, AttnWorkspace& ws, const TraceSink& sink,
+                       const AttnEdits& edits) {
     const int H = p.n_heads, K = p.n_kv_heads, D = p.d_head, rep = H / K;
     const int T = static_cast<int>(xq.rows());
     const int Sn = static_cast<int>(xkv.rows());
@@ -180,10 +215,12 @@ void attention_forward(const AttnWeights& w, const AttnParams& p, const MatrixRM
         const ConstMapRM Vg(vbase + size_t(g) * stride * D, S, D);
         ws.head_out.middleRows(g * rep * T, rep * T).noalias() = ws.scores.middleRows(g * rep * T, rep * T) * Vg;
     }
+    if (!edits.head_out.empty()) apply_head_edits(edits.head_out, edits.start_pos, H, T, ws.head_out);
     sink.rec("head_out", {H, T, D}, ws.head_out.data());
     ws.concat.resize(T, H * D);
     for (int h = 0; h < H; ++h) ws.concat.middleCols(h * D, D) = ws.head_out.middleRows(h * T, T);
     linear(ws.concat, *w.wo, w.bo, ws.out);
+    if (!edits.out.empty()) apply_row_edits(edits.out, edits.start_pos, ws.out);
     sink.rec("out", ws.out);
 }
 

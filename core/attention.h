@@ -1,8 +1,10 @@
 // Internal to core: one multi-head attention sub-layer (self or cross, MHA/GQA/MQA, optional qk-norm and RoPE,
 // masks, temperature, KV cache) over preallocated workspaces, plus the small trace helper the forward pass uses.
-// Public entry points are in core/model.h; this header is shared by core/forward.cpp and core/attention.cpp only.
+// Public entry points are in core/model.h; this header is shared by core/forward.cpp, core/attention.cpp and
+// core/embedding.cpp only.
 #pragma once
 
+#include "core/edit_plan.h"
 #include "core/model.h"
 
 #include <string>
@@ -20,6 +22,18 @@ struct TraceSink {
     void rec(const char* suffix, const MatrixRM& m) const { rec(suffix, {m.rows(), m.cols()}, m.data()); }
     [[nodiscard]] bool wants(const char* suffix) const;
 };
+
+// --- the ends of the forward and the KV cache (core/embedding.cpp, core/attention.cpp) --------------------------
+/// ids -> (T, d_model): tok_emb[id] (x sqrt(d_model) when scale_embeddings) + additive positions of start_pos..
+/// start_pos+T-1, then the edits of "<prefix>embed.out"; records <prefix>tok_emb.out, pos.out, embed.out. Throws
+/// std::invalid_argument on empty ids, ids outside [0, vocab) or positions beyond max_seq_len (learned positions).
+[[nodiscard]] MatrixRM embed(const Model& m, const std::vector<int>& ids, int start_pos, Trace& trace,
+                             const std::string& prefix, const StackEdits& ed);
+/// hidden (T, d_model) -> logits (T, vocab) (or the last row only); empty when the model has no LM head.
+[[nodiscard]] MatrixRM lm_head(const Model& m, const MatrixRM& hidden, bool all_logits);
+/// Makes room for `needed` positions in every layer of `c` (n_kv_heads * capacity rows per layer), keeping the
+/// cached rows. Throws std::invalid_argument when the cache was built for another model shape.
+void reserve_cache(KVCache& c, int n_layers, int K, int D, int needed);
 
 /// out (N, out_features) = x (N, in_features) W^T + b, W in torch.nn.Linear layout (out, in); b may be null.
 /// `out` must not alias x. torch.nn.functional.linear.
@@ -72,11 +86,18 @@ struct CacheSlot {
     int capacity = 0;
 };
 
+/// Activation edits of one attention block: on the head outputs (before W_o) and on its output (after W_o).
+struct AttnEdits {
+    EditList head_out, out;
+    int start_pos = 0;  ///< absolute position of the first query row
+};
+
 /// xq: (T, d_model) queries' input; xkv: (Sn, d_model) keys'/values' input (= xq for self-attention).
-/// Result in ws.out (T, d_model). With `cache`, keys/values of xkv are appended after cache->n_past and attention
+/// Result in ws.out (T, d_model). `edits` are applied in place before the trace records head_out / out. With `cache`, keys/values of xkv are appended after cache->n_past and attention
 /// covers S = n_past + Sn keys. `mask` is (T, S) or empty. Records attn.* under sink (prefix includes the block).
 /// Source: "Attention Is All You Need" eq. 1 and §3.2.2; GQA (Ainslie et al. 2023); torch F.scaled_dot_product_attention.
 void attention_forward(const AttnWeights& w, const AttnParams& p, const MatrixRM& xq, const MatrixRM& xkv,
-                       const MaskTable& mask, const CacheSlot* cache, AttnWorkspace& ws, const TraceSink& sink);
+                       const MaskTable& mask, const CacheSlot* cache, AttnWorkspace& ws, const TraceSink& sink,
+                       const AttnEdits& edits = {});
 
 }  // namespace ts::detail

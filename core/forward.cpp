@@ -1,5 +1,7 @@
 // The model forward pass: embeddings and positions, encoder/decoder stacks of (self-attention, cross-attention,
 // FFN) layers with pre- or post-norm, final norm, LM head, KV cache, and the named trace of every intermediate.
+// Activation edits (ForwardOptions::edits, core/intervention.h) are applied in place at their points, before the
+// trace records them, whether or not capture is on.
 //
 // Trace names (recorded only when the ForwardOptions::capture filter wants them; T = query positions of this call,
 // S = keys attended (T, n_past + T with a KV cache, or the encoder length for cross-attention), Sn = keys/values
@@ -50,6 +52,11 @@ using detail::AttnParams;
 using detail::AttnWeights;
 using detail::AttnWorkspace;
 using detail::CacheSlot;
+using detail::EditList;
+using detail::EditPlan;
+using detail::EditScope;
+using detail::EditSite;
+using detail::StackEdits;
 using detail::MaskTable;
 using detail::TraceSink;
 
@@ -100,7 +107,9 @@ struct FfnWorkspace {
 
 // xn: (T, d_model) -> ws.out (T, d_model). Plain: act(x W_up^T + b_up) W_down^T + b_down; gated (GLU family,
 // Shazeer 2020): (act(x W_gate^T) * (x W_up^T + b_up)) W_down^T + b_down.
-void ffn_forward(const ModelConfig& c, const FfnW& f, const MatrixRM& xn, FfnWorkspace& ws, const TraceSink& sink) {
+// Edits of ffn.post_act / ffn.out are applied before the trace records them.
+void ffn_forward(const ModelConfig& c, const FfnW& f, const MatrixRM& xn, FfnWorkspace& ws, const TraceSink& sink,
+                 EditList post_act_edits, EditList out_edits, int start_pos) {
     if (f.w_gate) {
         detail::linear(xn, *f.w_gate, nullptr, ws.h);
         sink.rec("ffn.pre_act", ws.h);
@@ -113,52 +122,24 @@ void ffn_forward(const ModelConfig& c, const FfnW& f, const MatrixRM& xn, FfnWor
         sink.rec("ffn.pre_act", ws.h);
         apply_activation_inplace(c.activation, ws.h);
     }
+    if (!post_act_edits.empty()) detail::apply_row_edits(post_act_edits, start_pos, ws.h);
     sink.rec("ffn.post_act", ws.h);
     detail::linear(ws.h, *f.w_down, f.b_down, ws.out);
+    if (!out_edits.empty()) detail::apply_row_edits(out_edits, start_pos, ws.out);
     sink.rec("ffn.out", ws.out);
 }
 
-// Makes room for `needed` positions in every layer (n_kv_heads * capacity rows per layer), keeping the cached rows.
-void reserve_cache(KVCache& c, int n_layers, int K, int D, int needed) {
-    if (static_cast<int>(c.k.size()) != n_layers || static_cast<int>(c.v.size()) != n_layers) {
-        if (c.n_past != 0 || !c.k.empty() || !c.v.empty())
-            throw std::invalid_argument("KV cache holds " + std::to_string(c.k.size()) + " layers, the model has " +
-                                        std::to_string(n_layers) + " (reset() the cache for a new model)");
-        c.k.assign(n_layers, MatrixRM());
-        c.v.assign(n_layers, MatrixRM());
-        c.capacity = 0;
-    }
-    if (c.n_past < 0 || c.n_past > c.capacity)
-        throw std::invalid_argument("KV cache n_past (" + std::to_string(c.n_past) + ") outside [0, capacity = " +
-                                    std::to_string(c.capacity) + "]");
-    for (int i = 0; i < n_layers; ++i)
-        if (c.capacity > 0 && (c.k[i].rows() != int64_t(K) * c.capacity || c.k[i].cols() != D ||
-                               c.v[i].rows() != c.k[i].rows() || c.v[i].cols() != D))
-            throw std::invalid_argument("KV cache layer " + std::to_string(i) + " is (" +
-                                        std::to_string(c.k[i].rows()) + ", " + std::to_string(c.k[i].cols()) +
-                                        "), expected (n_kv_heads * capacity, d_head) = (" +
-                                        std::to_string(int64_t(K) * c.capacity) + ", " + std::to_string(D) + ")");
-    if (needed <= c.capacity) return;
-    const int new_cap = std::max({needed, 2 * c.capacity, 64});
-    for (int i = 0; i < n_layers; ++i)
-        for (MatrixRM* buf : {&c.k[i], &c.v[i]}) {
-            MatrixRM grown(int64_t(K) * new_cap, D);
-            for (int g = 0; g < K; ++g)
-                if (c.n_past > 0) grown.middleRows(g * new_cap, c.n_past) = buf->middleRows(g * c.capacity, c.n_past);
-            buf->swap(grown);
-        }
-    c.capacity = new_cap;
-}
-
-// Runs the layers of one stack over x (T, d_model) in place. memory != nullptr adds cross-attention.
+// Runs the layers of one stack over x (T, d_model) in place. memory != nullptr adds cross-attention. `ed` holds this
+// stack's activation edits, applied where the trace would record each point (so the trace shows edited values).
 void run_layers(const Model& m, const std::string& stack, int n_layers, MatrixRM& x, const MatrixRM* memory,
-                const MaskSpec& self_mask, const ForwardOptions& opt, Trace& trace, KVCache* cache, int start_pos) {
+                const MaskSpec& self_mask, const ForwardOptions& opt, Trace& trace, KVCache* cache, int start_pos,
+                const StackEdits& ed) {
     const ModelConfig& c = m.config();
     const bool pre = c.norm_placement == NormPlacement::Pre;
     const int T = static_cast<int>(x.rows());
     const int n_past = cache ? cache->n_past : 0;
     const int S = n_past + T;
-    if (cache) reserve_cache(*cache, n_layers, c.n_kv_heads, c.d_head(), S);
+    if (cache) detail::reserve_cache(*cache, n_layers, c.n_kv_heads, c.d_head(), S);
 
     // Keys of this call sit at positions start_pos.., cached keys at 0..n_past-1 (then start_pos == n_past).
     const MaskTable self_table = detail::build_mask(self_mask, T, S, start_pos, start_pos - n_past);
@@ -210,49 +191,63 @@ void run_layers(const Model& m, const std::string& stack, int n_layers, MatrixRM
         }
         CacheSlot slot;
         if (cache) slot = CacheSlot{&cache->k[i], &cache->v[i], n_past, cache->capacity};
+        const detail::AttnEdits self_edits{ed.at(i, EditSite::AttnHeadOut), ed.at(i, EditSite::AttnOut), start_pos};
+        const auto edit_resid = [&](EditSite site) {
+            if (const EditList e = ed.at(i, site); !e.empty()) detail::apply_row_edits(e, start_pos, x);
+        };
 
         // --- self-attention ---
         if (pre) {
             xn = norm(c, x, w.attn_norm);
             sink.rec("attn_norm.out", xn);
-            detail::attention_forward(w.attn, ap, xn, xn, self_table, cache ? &slot : nullptr, self_ws, attn_sink);
+            detail::attention_forward(w.attn, ap, xn, xn, self_table, cache ? &slot : nullptr, self_ws, attn_sink,
+                                      self_edits);
             x += self_ws.out;
         } else {
-            detail::attention_forward(w.attn, ap, x, x, self_table, cache ? &slot : nullptr, self_ws, attn_sink);
+            detail::attention_forward(w.attn, ap, x, x, self_table, cache ? &slot : nullptr, self_ws, attn_sink,
+                                      self_edits);
             x += self_ws.out;
             x = norm(c, x, w.attn_norm);
             sink.rec("attn_norm.out", x);
         }
+        edit_resid(EditSite::ResidAttn);
         sink.rec("resid_attn", x);
 
         // --- cross-attention over the encoder memory ---
         if (memory) {
+            const detail::AttnEdits cross_edits{ed.at(i, EditSite::CrossHeadOut), ed.at(i, EditSite::CrossOut),
+                                                start_pos};
             if (pre) {
                 xn = norm(c, x, w.cross_norm);
                 sink.rec("cross_norm.out", xn);
-                detail::attention_forward(w.cross, cross_ap, xn, *memory, cross_table, nullptr, cross_ws, cross_sink);
+                detail::attention_forward(w.cross, cross_ap, xn, *memory, cross_table, nullptr, cross_ws, cross_sink,
+                                          cross_edits);
                 x += cross_ws.out;
             } else {
-                detail::attention_forward(w.cross, cross_ap, x, *memory, cross_table, nullptr, cross_ws, cross_sink);
+                detail::attention_forward(w.cross, cross_ap, x, *memory, cross_table, nullptr, cross_ws, cross_sink,
+                                          cross_edits);
                 x += cross_ws.out;
                 x = norm(c, x, w.cross_norm);
                 sink.rec("cross_norm.out", x);
             }
+            edit_resid(EditSite::ResidCross);
             sink.rec("resid_cross", x);
         }
 
         // --- feed-forward ---
+        const EditList post_act_edits = ed.at(i, EditSite::FfnPostAct), ffn_out_edits = ed.at(i, EditSite::FfnOut);
         if (pre) {
             xn = norm(c, x, w.ffn_norm);
             sink.rec("ffn_norm.out", xn);
-            ffn_forward(c, w.ffn, xn, ffn_ws, sink);
+            ffn_forward(c, w.ffn, xn, ffn_ws, sink, post_act_edits, ffn_out_edits, start_pos);
             x += ffn_ws.out;
         } else {
-            ffn_forward(c, w.ffn, x, ffn_ws, sink);
+            ffn_forward(c, w.ffn, x, ffn_ws, sink, post_act_edits, ffn_out_edits, start_pos);
             x += ffn_ws.out;
             x = norm(c, x, w.ffn_norm);
             sink.rec("ffn_norm.out", x);
         }
+        edit_resid(EditSite::ResidFfn);
         sink.rec("resid_ffn", x);
     }
     if (cache) cache->n_past += T;
@@ -265,57 +260,33 @@ void check_input(const ModelConfig& c, const MatrixRM& x, const char* what) {
                                     " columns, expected d_model = " + std::to_string(c.d_model));
 }
 
-// ids -> (T, d_model): tok_emb[id] (× sqrt(d_model)) + additive positions of start_pos..start_pos+T-1.
-MatrixRM embed(const Model& m, const std::vector<int>& ids, int start_pos, Trace& trace, const std::string& prefix) {
-    const ModelConfig& c = m.config();
-    if (ids.empty()) throw std::invalid_argument("forward: empty token ids (need at least one token)");
-    const int T = static_cast<int>(ids.size());
-    const Tensor& emb = m.weight("tok_emb.weight");
-    const bool cap = trace.filter().captures_anything();
-    MatrixRM x(T, c.d_model);
-    const float scale = c.scale_embeddings ? std::sqrt(static_cast<float>(c.d_model)) : 1.0f;
-    for (int t = 0; t < T; ++t) {
-        const int id = ids[t];
-        if (id < 0 || id >= c.vocab_size)
-            throw std::invalid_argument("forward: token id " + std::to_string(id) + " at position " +
-                                        std::to_string(t) + " is outside [0, vocab_size = " +
-                                        std::to_string(c.vocab_size) + ")");
-        x.row(t) = Eigen::Map<const RowVectorF>(emb.data.data() + size_t(id) * c.d_model, c.d_model) * scale;
-    }
-    if (cap) trace.record(prefix + "tok_emb.out", x);
-    if (c.position == PositionKind::Learned) {
-        if (start_pos + T > c.max_seq_len)
-            throw std::invalid_argument("forward: positions " + std::to_string(start_pos) + ".." +
-                                        std::to_string(start_pos + T - 1) + " exceed max_seq_len = " +
-                                        std::to_string(c.max_seq_len) + " (learned positions)");
-        const ConstMapRM pos(m.weight("pos_emb.weight").data.data() + size_t(start_pos) * c.d_model, T, c.d_model);
-        if (cap && trace.wants(prefix + "pos.out")) trace.record(prefix + "pos.out", {T, c.d_model}, pos.data());
-        x += pos;
-    } else if (c.position == PositionKind::Sinusoidal) {
-        const MatrixRM table = sinusoidal_table(start_pos + T, c.d_model, c.sinusoidal_base);
-        const MatrixRM pos = table.bottomRows(T);
-        if (cap) trace.record(prefix + "pos.out", pos);
-        x += pos;
-    }
-    if (cap) trace.record(prefix + "embed.out", x);
-    return x;
-}
-
-MatrixRM lm_head(const Model& m, const MatrixRM& hidden, bool all_logits) {
-    const Tensor* w = m.config().tie_embeddings ? m.find_weight("tok_emb.weight") : m.find_weight("lm_head.weight");
-    if (!w) return {};
-    const ConstMapRM W = w->mat();
-    MatrixRM logits;
-    if (all_logits)
-        logits.noalias() = hidden * W.transpose();
-    else
-        logits.noalias() = hidden.bottomRows(1) * W.transpose();
-    return logits;
-}
-
 MatrixRM final_norm(const Model& m, const std::string& stack, MatrixRM x) {
     if (!m.config().final_norm) return x;
     return norm(m.config(), x, norm_weights(m, stack + ".final_norm"));
+}
+
+// Runs the encoder stack (and its final norm) over embeddings x: (S, d_model).
+MatrixRM run_encoder(const Model& m, const MatrixRM& x, const ForwardOptions& opt, Trace& trace, const StackEdits& ed) {
+    const ModelConfig& c = m.config();
+    MatrixRM h = x;
+    const int n = c.arch == Arch::EncoderDecoder ? c.n_enc_layers : c.n_layers;
+    run_layers(m, "enc", n, h, nullptr, opt.enc_mask, opt, trace, nullptr, 0, ed);
+    h = final_norm(m, "enc", std::move(h));
+    if (trace.filter().captures_anything()) trace.record("enc.out", h);
+    return h;
+}
+
+MatrixRM run_decoder(const Model& m, const MatrixRM& x, const MatrixRM* memory, const ForwardOptions& opt,
+                     Trace& trace, KVCache* cache, int start_pos, const StackEdits& ed) {
+    MatrixRM h = x;
+    run_layers(m, "dec", m.config().n_layers, h, memory, opt.self_mask, opt, trace, cache, start_pos, ed);
+    h = final_norm(m, "dec", std::move(h));
+    if (trace.filter().captures_anything()) trace.record("final_norm.out", h);
+    return h;
+}
+
+void check_ids(const std::vector<int>& ids, const char* what) {
+    if (ids.empty()) throw std::invalid_argument(std::string(what) + ": empty token ids (need at least one token)");
 }
 
 }  // namespace
@@ -325,12 +296,11 @@ MatrixRM encoder_stack_forward(const Model& m, const MatrixRM& x, const ForwardO
     if (!c.has_encoder())
         throw std::invalid_argument("encoder_stack_forward: model '" + c.name + "' is decoder-only (no encoder)");
     check_input(c, x, "encoder_stack_forward");
-    MatrixRM h = x;
-    const int n = c.arch == Arch::EncoderDecoder ? c.n_enc_layers : c.n_layers;
-    run_layers(m, "enc", n, h, nullptr, opt.enc_mask, opt, trace, nullptr, 0);
-    h = final_norm(m, "enc", std::move(h));
-    if (trace.filter().captures_anything()) trace.record("enc.out", h);
-    return h;
+    EditScope scope;
+    scope.has_enc = true;
+    scope.enc_T = static_cast<int>(x.rows());
+    const EditPlan plan = detail::plan_edits(c, opt.edits, scope);
+    return run_encoder(m, x, opt, trace, plan.enc);
 }
 
 MatrixRM decoder_stack_forward(const Model& m, const MatrixRM& x, const MatrixRM* memory, const ForwardOptions& opt,
@@ -351,11 +321,12 @@ MatrixRM decoder_stack_forward(const Model& m, const MatrixRM& x, const MatrixRM
         throw std::invalid_argument("decoder_stack_forward: start_pos (" + std::to_string(start_pos) +
                                     ") must equal cache->n_past (" + std::to_string(cache->n_past) + ")");
     if (start_pos < 0) throw std::invalid_argument("decoder_stack_forward: negative start_pos");
-    MatrixRM h = x;
-    run_layers(m, "dec", c.n_layers, h, memory, opt.self_mask, opt, trace, cache, start_pos);
-    h = final_norm(m, "dec", std::move(h));
-    if (trace.filter().captures_anything()) trace.record("final_norm.out", h);
-    return h;
+    EditScope scope;
+    scope.has_dec = true;
+    scope.dec_T = static_cast<int>(x.rows());
+    scope.dec_start = start_pos;
+    const EditPlan plan = detail::plan_edits(c, opt.edits, scope);
+    return run_decoder(m, x, memory, opt, trace, cache, start_pos, plan.dec);
 }
 
 ForwardResult forward(const Model& m, const std::vector<int>& ids, const ForwardOptions& opt, KVCache* cache) {
@@ -365,18 +336,26 @@ ForwardResult forward(const Model& m, const std::vector<int>& ids, const Forward
                                     "' is encoder-decoder; use forward_seq2seq(src_ids, tgt_ids)");
     if (cache && c.arch == Arch::EncoderOnly)
         throw std::invalid_argument("forward: a KV cache needs a decoder (model '" + c.name + "' is encoder-only)");
+    check_ids(ids, "forward");
     ForwardResult r;
     r.trace = std::make_shared<Trace>(opt.capture);
     Trace& trace = *r.trace;
     const int start = cache ? cache->n_past : 0;
-    const MatrixRM x = embed(m, ids, start, trace, "");
-    if (c.arch == Arch::EncoderOnly) {
-        r.hidden = encoder_stack_forward(m, x, opt, trace);
+    const bool enc = c.arch == Arch::EncoderOnly;
+    EditScope scope;
+    (enc ? scope.has_enc : scope.has_dec) = true;
+    (enc ? scope.enc_T : scope.dec_T) = static_cast<int>(ids.size());
+    scope.dec_start = start;
+    (enc ? scope.enc_embed : scope.dec_embed) = "embed.out";
+    const EditPlan plan = detail::plan_edits(c, opt.edits, scope);
+    const MatrixRM x = detail::embed(m, ids, start, trace, "", enc ? plan.enc : plan.dec);
+    if (enc) {
+        r.hidden = run_encoder(m, x, opt, trace, plan.enc);
         if (trace.filter().captures_anything()) trace.record("final_norm.out", r.hidden);
     } else {
-        r.hidden = decoder_stack_forward(m, x, nullptr, opt, trace, cache, start);
+        r.hidden = run_decoder(m, x, nullptr, opt, trace, cache, start, plan.dec);
     }
-    r.logits = lm_head(m, r.hidden, opt.all_logits);
+    r.logits = detail::lm_head(m, r.hidden, opt.all_logits);
     if (trace.filter().captures_anything() && r.logits.size()) trace.record("logits", r.logits);
     return r;
 }
@@ -387,14 +366,23 @@ ForwardResult forward_seq2seq(const Model& m, const std::vector<int>& src_ids, c
     if (c.arch != Arch::EncoderDecoder)
         throw std::invalid_argument("forward_seq2seq: model '" + c.name + "' is " + to_string(c.arch) +
                                     ", not encoder_decoder; use forward(ids)");
+    check_ids(src_ids, "forward_seq2seq (source)");
+    check_ids(tgt_ids, "forward_seq2seq (target)");
     ForwardResult r;
     r.trace = std::make_shared<Trace>(opt.capture);
     Trace& trace = *r.trace;
-    const MatrixRM src = embed(m, src_ids, 0, trace, "enc.");
-    const MatrixRM memory = encoder_stack_forward(m, src, opt, trace);
-    const MatrixRM tgt = embed(m, tgt_ids, 0, trace, "");
-    r.hidden = decoder_stack_forward(m, tgt, &memory, opt, trace, nullptr, 0);
-    r.logits = lm_head(m, r.hidden, opt.all_logits);
+    EditScope scope;
+    scope.has_enc = scope.has_dec = true;
+    scope.enc_T = static_cast<int>(src_ids.size());
+    scope.dec_T = static_cast<int>(tgt_ids.size());
+    scope.enc_embed = "enc.embed.out";
+    scope.dec_embed = "embed.out";
+    const EditPlan plan = detail::plan_edits(c, opt.edits, scope);
+    const MatrixRM src = detail::embed(m, src_ids, 0, trace, "enc.", plan.enc);
+    const MatrixRM memory = run_encoder(m, src, opt, trace, plan.enc);
+    const MatrixRM tgt = detail::embed(m, tgt_ids, 0, trace, "", plan.dec);
+    r.hidden = run_decoder(m, tgt, &memory, opt, trace, nullptr, 0, plan.dec);
+    r.logits = detail::lm_head(m, r.hidden, opt.all_logits);
     if (trace.filter().captures_anything() && r.logits.size()) trace.record("logits", r.logits);
     return r;
 }

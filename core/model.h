@@ -2,6 +2,7 @@
 // Trace. Weight names (torch.nn.Linear layout: (out_features, in_features)) are documented in README.
 #pragma once
 
+#include "core/intervention.h"
 #include "core/model_config.h"
 #include "core/tensor.h"
 #include "core/trace.h"
@@ -77,6 +78,9 @@ struct ForwardOptions {
     MaskSpec enc_mask{MaskKind::None, 0, {}, {}};
     CaptureFilter capture = CaptureFilter::none();
     bool all_logits = true;             ///< false: logits only for the last position (shape (1, vocab))
+    /// Applied in order at their trace points inside the forward, whether or not capture is on; the trace records
+    /// the edited values. See ActivationEdit (core/intervention.h) for the points and the errors.
+    std::vector<ActivationEdit> edits;
 };
 
 /// Per-layer cached keys/values for incremental decoding. k[i], v[i]: (n_kv_heads, n_past, d_head) flattened as

@@ -22,6 +22,19 @@ endfunction()
 
 ts_cli_test(trace_hf_gpt2 ok CMD ${TS_CLI} trace --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2 --ids 1,2,3,4
             --out ${TS_CLI_OUT}/trace_gpt2.safetensors OUTPUT ${TS_CLI_OUT}/trace_gpt2.safetensors)
+set_tests_properties(cli_trace_hf_gpt2 PROPERTIES FIXTURES_SETUP cli_trace_gpt2)
+# Interventions: zero-ablating two heads moves the last position's logits; patching the clean run's last-layer
+# output at the last position into another input reproduces the clean run's last logits exactly.
+ts_cli_test(trace_ablate ok CMD ${TS_CLI} trace --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2 --ids 1,2,3,4
+            --ablate 0.1,1.0 --out ${TS_CLI_OUT}/trace_ablate.safetensors OUTPUT ${TS_CLI_OUT}/trace_ablate.safetensors
+            STDERR_REGEX "edits moved the last position's logits by max \\|dlogit\\| = (0\\.0*[1-9]|[1-9])")
+ts_cli_test(trace_patch ok CMD ${TS_CLI} trace --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2 --ids 5,6,7,8
+            --patch-from ${TS_CLI_OUT}/trace_gpt2.safetensors --patch dec.1.resid_ffn@3
+            --out ${TS_CLI_OUT}/trace_patch.safetensors OUTPUT ${TS_CLI_OUT}/trace_patch.safetensors
+            STDERR_REGEX "vs --patch-from logits at their last position: max \\|dlogit\\| = 0[^0-9.]")
+set_tests_properties(cli_trace_patch PROPERTIES FIXTURES_REQUIRED cli_trace_gpt2)
+ts_cli_test(trace_ablate_bad_head fail CMD ${TS_CLI} trace --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2
+            --ids 1,2 --ablate 0.9 --out ${TS_CLI_OUT}/x STDERR_REGEX "dec\\.0\\.attn\\.head_out.*head 9 out of range")
 ts_cli_test(trace_missing_model fail CMD ${TS_CLI} trace --model /nonexistent/model --ids 1 --out ${TS_CLI_OUT}/x
             STDERR_REGEX "is not a folder")
 ts_cli_test(trace_unknown_option fail CMD ${TS_CLI} trace --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2 --bogus 1

@@ -1,5 +1,8 @@
 // `transformer-studio trace`: runs one forward pass with full capture and writes every recorded tensor to a
-// safetensors file (plus token ids), for analysis outside the app (numpy, torch, safetensors readers).
+// safetensors file (plus token ids), for analysis outside the app (numpy, torch, safetensors readers). With
+// --ablate / --patch the forward carries activation edits (core/intervention.h): heads zero- or mean-ablated, or
+// trace points set to the values of an earlier trace file; the trace then holds the edited values and stderr
+// compares the last position's logits with an unedited run (and with the patch source's).
 #include "app/cli/cli.h"
 #include "app/cli/args.h"
 #include "app/session/text_codec.h"
@@ -7,6 +10,7 @@
 #include "core/model.h"
 #include "core/safetensors.h"
 
+#include <cmath>
 #include <cstdio>
 #include <sstream>
 #include <stdexcept>
@@ -30,17 +34,105 @@ std::vector<int> parse_ids(const std::string& s) {
     }
     return ids;
 }
+// "L.H[,L.H...]" -> head_out edits of the model's self-attention stack (dec, or enc for encoder-only models).
+std::vector<ActivationEdit> parse_ablate(const std::string& s, const std::string& mode, const ModelConfig& c) {
+    if (mode != "zero" && mode != "mean")
+        throw std::invalid_argument("--ablate-mode expects zero or mean, got '" + mode + "'");
+    const std::string stack = c.arch == Arch::EncoderOnly ? "enc" : "dec";
+    std::vector<ActivationEdit> edits;
+    std::stringstream ss(s);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+        int layer = -1, head = -1;
+        char dot = 0, extra = 0;
+        if (std::sscanf(item.c_str(), "%d%c%d%c", &layer, &dot, &head, &extra) != 3 || dot != '.' || layer < 0 ||
+            head < 0)
+            throw std::invalid_argument("--ablate expects LAYER.HEAD[,LAYER.HEAD...], got '" + item + "'");
+        const std::string point = stack + "." + std::to_string(layer) + ".attn.head_out";
+        edits.push_back(mode == "zero" ? ActivationEdit::zero(point, head) : ActivationEdit::mean(point, head));
+    }
+    return edits;
+}
+
+// "POINT[@POS]" with values from a trace file: the whole tensor, or row POS of each head / of the matrix.
+ActivationEdit parse_patch(const std::string& spec, const WeightMap& source, const std::string& source_path) {
+    const size_t at = spec.find('@');
+    const std::string point = spec.substr(0, at);
+    const auto it = source.find(point);
+    if (it == source.end())
+        throw std::invalid_argument("--patch " + spec + ": " + source_path + " has no tensor '" + point + "'");
+    const Tensor& t = it->second;
+    if (at == std::string::npos) return ActivationEdit::set(point, t.data);
+    int pos = -1;
+    try {
+        size_t used = 0;
+        pos = std::stoi(spec.substr(at + 1), &used);
+        if (used != spec.size() - at - 1 || pos < 0) throw std::invalid_argument("");
+    } catch (...) {
+        throw std::invalid_argument("--patch expects POINT[@POSITION], got '" + spec + "'");
+    }
+    // (T, W) matrices, or (H, T, D) head outputs: one row per head.
+    const int64_t heads = t.rank() == 3 ? t.shape[0] : 1, rows = t.rank() == 3 ? t.shape[1] : t.rows(), w = t.cols();
+    if (pos >= rows)
+        throw std::invalid_argument("--patch " + spec + ": " + source_path + " holds " + std::to_string(rows) +
+                                    " positions of '" + point + "'");
+    std::vector<float> values;
+    for (int64_t h = 0; h < heads; ++h)
+        values.insert(values.end(), t.data.begin() + (h * rows + pos) * w, t.data.begin() + (h * rows + pos + 1) * w);
+    return ActivationEdit::set(point, std::move(values), -1, pos);
+}
+
+float max_abs_diff(const MatrixRM& a, const float* b) {
+    float m = 0.0f;
+    for (Eigen::Index j = 0; j < a.cols(); ++j) m = std::max(m, std::abs(a(a.rows() - 1, j) - b[j]));
+    return m;
+}
+
+// One line per edit, then the last position's top token and how far the edits moved its logits.
+void report_edits(const Model& model, const std::vector<int>& ids, const ForwardOptions& opt, const ForwardResult& r,
+                  const WeightMap* patch_source) {
+    for (const auto& e : opt.edits) std::fprintf(stderr, "edit: %s\n", describe(e).c_str());
+    if (r.logits.size() == 0) return;
+    ForwardOptions plain = opt;
+    plain.edits.clear();
+    plain.capture = CaptureFilter::none();
+    plain.all_logits = false;
+    const ForwardResult base = forward(model, ids, plain);
+    const Eigen::Index last = r.logits.rows() - 1;
+    Eigen::Index top = 0, base_top = 0;
+    r.logits.row(last).maxCoeff(&top);
+    base.logits.row(0).maxCoeff(&base_top);
+    std::fprintf(stderr, "last position: top token %ld (logit %.4f), unedited run: top token %ld (logit %.4f); "
+                 "edits moved the last position's logits by max |dlogit| = %.6g\n",
+                 long(top), r.logits(last, top), long(base_top), base.logits(0, base_top),
+                 max_abs_diff(r.logits, base.logits.data()));
+    if (patch_source) {
+        const auto it = patch_source->find("logits");
+        if (it != patch_source->end() && it->second.cols() == r.logits.cols()) {
+            const Tensor& src = it->second;
+            const float* src_last = src.data.data() + (src.rows() - 1) * src.cols();
+            std::fprintf(stderr, "vs --patch-from logits at their last position: max |dlogit| = %.6g\n",
+                         max_abs_diff(r.logits, src_last));
+        }
+    }
+}
+
 }  // namespace
 
 int run_trace(int argc, char** argv) {
     static const char* const kUsage =
         "usage: transformer-studio trace --model DIR (--text T | --ids 1,2,3) --out FILE.safetensors\n"
         "         [--temperature X] [--filter PREFIX] [--last-logits-only]\n"
+        "         [--ablate L.H[,L.H...] [--ablate-mode zero|mean]] [--patch-from TRACE.safetensors --patch POINT[@POS]...]\n"
         "  Runs one forward pass and writes every recorded intermediate (README: Trace names) plus input_ids to\n"
         "  one safetensors file. --temperature scales the attention softmax; --filter keeps names starting with\n"
-        "  PREFIX (e.g. dec.1.attn.); --last-logits-only computes logits for the last position only.\n";
+        "  PREFIX (e.g. dec.1.attn.); --last-logits-only computes logits for the last position only.\n"
+        "  --ablate zero- (or mean-) ablates heads' outputs; --patch sets a trace point (e.g. dec.2.resid_ffn@5) to\n"
+        "  its values in an earlier trace file. stderr reports how far the edits moved the last position's logits.\n";
     if (print_help_if_asked(argc, argv, 2, kUsage)) return 0;
-    const Args args(argc, argv, 2, {"model", "text", "ids", "out", "temperature", "filter"}, {"last-logits-only"});
+    const Args args(argc, argv, 2,
+                    {"model", "text", "ids", "out", "temperature", "filter", "ablate", "ablate-mode", "patch-from"},
+                    {"last-logits-only"}, {"patch"});
     const std::string out = args.required("out");
     const ui::LoadedModel lm = ui::load_model_folder(args.required("model"), terminal_progress());
     print_warnings("trace", lm.weight_warnings);
@@ -63,7 +155,19 @@ int run_trace(int argc, char** argv) {
     opt.temperature = float(args.number("temperature", 1.0));
     opt.capture = args.has("filter") ? CaptureFilter::prefixes({args.get("filter")}) : CaptureFilter::all();
     opt.all_logits = !args.flag("last-logits-only");
+    if (args.has("ablate-mode") && !args.has("ablate")) throw std::invalid_argument("--ablate-mode needs --ablate");
+    if (args.has("ablate"))
+        opt.edits = parse_ablate(args.get("ablate"), args.get("ablate-mode", "zero"), lm.model->config());
+    WeightMap patch_source;
+    if (args.has("patch") != args.has("patch-from"))
+        throw std::invalid_argument("--patch POINT[@POS] and --patch-from FILE go together");
+    if (args.has("patch-from")) {
+        patch_source = load_safetensors(args.get("patch-from"));
+        for (const auto& spec : args.all("patch"))
+            opt.edits.push_back(parse_patch(spec, patch_source, args.get("patch-from")));
+    }
     const ForwardResult r = forward(*lm.model, ids, opt);
+    if (!opt.edits.empty()) report_edits(*lm.model, ids, opt, r, args.has("patch-from") ? &patch_source : nullptr);
 
     WeightMap tensors;
     for (const auto& name : r.trace->names()) tensors.emplace(name, r.trace->at(name));

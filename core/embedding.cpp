@@ -1,0 +1,63 @@
+// The two ends of the forward pass: token embeddings plus additive positions (with the embed.out edits), and the
+// LM head over the final hidden states. Internal to core (declared in core/attention.h).
+#include "core/attention.h"
+#include "core/ops.h"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace ts::detail {
+
+// ids -> (T, d_model): tok_emb[id] (× sqrt(d_model)) + additive positions of start_pos..start_pos+T-1, then the
+// edits of <prefix>embed.out.
+MatrixRM embed(const Model& m, const std::vector<int>& ids, int start_pos, Trace& trace, const std::string& prefix,
+               const StackEdits& ed) {
+    const ModelConfig& c = m.config();
+    if (ids.empty()) throw std::invalid_argument("forward: empty token ids (need at least one token)");
+    const int T = static_cast<int>(ids.size());
+    const Tensor& emb = m.weight("tok_emb.weight");
+    const bool cap = trace.filter().captures_anything();
+    MatrixRM x(T, c.d_model);
+    const float scale = c.scale_embeddings ? std::sqrt(static_cast<float>(c.d_model)) : 1.0f;
+    for (int t = 0; t < T; ++t) {
+        const int id = ids[t];
+        if (id < 0 || id >= c.vocab_size)
+            throw std::invalid_argument("forward: token id " + std::to_string(id) + " at position " +
+                                        std::to_string(t) + " is outside [0, vocab_size = " +
+                                        std::to_string(c.vocab_size) + ")");
+        x.row(t) = Eigen::Map<const RowVectorF>(emb.data.data() + size_t(id) * c.d_model, c.d_model) * scale;
+    }
+    if (cap) trace.record(prefix + "tok_emb.out", x);
+    if (c.position == PositionKind::Learned) {
+        if (start_pos + T > c.max_seq_len)
+            throw std::invalid_argument("forward: positions " + std::to_string(start_pos) + ".." +
+                                        std::to_string(start_pos + T - 1) + " exceed max_seq_len = " +
+                                        std::to_string(c.max_seq_len) + " (learned positions)");
+        const ConstMapRM pos(m.weight("pos_emb.weight").data.data() + size_t(start_pos) * c.d_model, T, c.d_model);
+        if (cap && trace.wants(prefix + "pos.out")) trace.record(prefix + "pos.out", {T, c.d_model}, pos.data());
+        x += pos;
+    } else if (c.position == PositionKind::Sinusoidal) {
+        const MatrixRM table = sinusoidal_table(start_pos + T, c.d_model, c.sinusoidal_base);
+        const MatrixRM pos = table.bottomRows(T);
+        if (cap) trace.record(prefix + "pos.out", pos);
+        x += pos;
+    }
+    if (!ed.embed.empty()) detail::apply_row_edits(ed.embed, start_pos, x);
+    if (cap) trace.record(prefix + "embed.out", x);
+    return x;
+}
+
+MatrixRM lm_head(const Model& m, const MatrixRM& hidden, bool all_logits) {
+    const Tensor* w = m.config().tie_embeddings ? m.find_weight("tok_emb.weight") : m.find_weight("lm_head.weight");
+    if (!w) return {};
+    const ConstMapRM W = w->mat();
+    MatrixRM logits;
+    if (all_logits)
+        logits.noalias() = hidden * W.transpose();
+    else
+        logits.noalias() = hidden.bottomRows(1) * W.transpose();
+    return logits;
+}
+
+}  // namespace ts::detail
