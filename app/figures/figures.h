@@ -4,6 +4,7 @@
 #pragma once
 
 #include "app/plot/figure.h"
+#include "app/session/interp_jobs.h"
 #include "app/session/state.h"
 #include "app/session/worker.h"
 
@@ -155,5 +156,17 @@ struct ParameterCounts {
 [[nodiscard]] plot::Figure parameter_figure(const Model& m);
 /// KV-cache bytes (fp16) against context length for MHA / GQA / MQA variants; a marker line at `context`.
 [[nodiscard]] plot::Figure kv_cache_figure(const Model& m, int context);
+
+// --- causal analyses (core/interp) ------------------------------------------------------------------------------------
+/// (n_layers, n_heads) heatmap of Δ log p(target) when each head alone is ablated.
+[[nodiscard]] plot::Figure ablation_sweep_figure(const InterpResult& r);
+/// Restored metric heatmaps: residual stream (layer × position) and head outputs (layer × head), −1..1.
+[[nodiscard]] std::vector<plot::Figure> patching_figures(const InterpResult& r);
+/// Direct logit attribution: bars by layer (embeddings, attention, MLP) and a layer × head heatmap.
+[[nodiscard]] std::vector<plot::Figure> logit_attribution_figures(const InterpResult& r, int n_layers);
+/// Attention rollout of the snapshot's attention (output position × input token, rows sum to 1).
+[[nodiscard]] plot::Figure attention_rollout_figure(const Snapshot& s);
+/// Attention flow (normalised rows) of an InterpResult of kind Flow.
+[[nodiscard]] plot::Figure attention_flow_figure(const InterpResult& r);
 
 }  // namespace ts::ui

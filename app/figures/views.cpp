@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -19,7 +20,7 @@ namespace ts::ui {
 
 namespace {
 
-const std::vector<std::string> kForwardKnobs = {"attn-temperature", "attn-mask", "attn-window"};
+const std::vector<std::string> kForwardKnobs = {"attn-temperature", "attn-mask", "attn-window", "ablate", "ablate-mode"};
 
 std::vector<std::string> with_knobs(std::vector<std::string> v) {
     v.insert(v.end(), kForwardKnobs.begin(), kForwardKnobs.end());
@@ -73,6 +74,17 @@ const std::vector<ViewInfo>& all_views() {
         {"prepost-norm", "Residual", "pre-norm vs post-norm residual norm at random init (16 layers)", {}, false},
         {"parameters", "Model", "parameters per component of the model", {}, false},
         {"kv-cache", "Model", "KV-cache bytes against context length for MHA / GQA / MQA", {"context"}, false},
+        {"ablation-sweep", "Causal", "change of log p(target) when each head alone is ablated (layer × head)",
+         with_knobs({"target"}), true},
+        {"patching-resid", "Causal", "activation patching, residual stream: restored logit difference (layer × position)",
+         with_knobs({"corrupt", "answer", "wrong"}), true},
+        {"patching-heads", "Causal", "activation patching, head outputs: restored logit difference (layer × head)",
+         with_knobs({"corrupt", "answer", "wrong"}), true},
+        {"logit-attribution", "Causal", "direct logit attribution of a token (or a difference) by layer and by head",
+         with_knobs({"target", "minus"}), true},
+        {"attention-rollout", "Causal", "attention rollout (Abnar & Zuidema 2020): output position × input token",
+         with_knobs({}), true},
+        {"attention-flow", "Causal", "attention flow, exact max-flow (at most 64 tokens)", with_knobs({}), true},
     };
     return v;
 }
@@ -87,7 +99,8 @@ std::string default_view_for_panel(const std::string& panel) {
     static const std::pair<const char*, const char*> map[] = {
         {"Tokens", "tokens"},         {"Attention", "attention"},     {"Softmax", "softmax-lab"},
         {"Activations", "activations"}, {"Normalization", "normalization"}, {"Positions", "positions-table"},
-        {"Predictions", "predictions"}, {"Residual", "residual"},      {"Model", "parameters"}};
+        {"Predictions", "predictions"}, {"Residual", "residual"},      {"Model", "parameters"},
+        {"Causal", "ablation-sweep"}};
     for (const auto& [p, v] : map)
         if (panel == p) return v;
     return "";
@@ -116,7 +129,10 @@ std::string describe_views() {
           "model's forward pass); --unit-scale --no-annotate;\n--attn-source decoder|encoder|cross (encoder–decoder "
           "models: decoder self-, encoder self- or cross-attention);\n--alpha A (LeakyReLU) --beta B (Swish) --range R --curves "
           "tanh,sigmoid,relu,leaky_relu,gelu,gelu_tanh,swish,glu,swiglu,geglu;\n--mean M --std S --gamma G --shift B "
-          "--eps E; --d-model D --base B --positions N --rope-theta T --interleaved; --top-k K --top-p P;\n--context T. "
+          "--eps E; --d-model D --base B --positions N --rope-theta T --interleaved; --top-k K --top-p P;\n--context T; "
+          "--ablate L.H,L.H --ablate-mode zero|mean (heads knocked out in every forward); --target TOKEN --minus TOKEN "
+          "(text; first token; default: the top prediction);\n--corrupt TEXT --answer TOKEN --wrong TOKEN (activation "
+          "patching: corrupted prompt of the same token length, metric logit(answer) − logit(wrong)). "
           "Any other knob: --set key=value (the keys of a session file).\n";
     return os.str();
 }
@@ -235,6 +251,25 @@ void apply_view_option(UiState& st, const std::string& view, const std::string& 
     else if (option == "top-k") st.top_k = int(in_range(option, value, 0, 100000));
     else if (option == "top-p") st.top_p = in_range(option, value, 0.01, 1);
     else if (option == "context") st.kv_context = int(in_range(option, value, 1, 1 << 22));
+    else if (option == "ablate") {
+        st.ablated_heads.clear();
+        std::stringstream ss(value);
+        std::string item;
+        while (std::getline(ss, item, ',')) {
+            int l = -1, h = -1;
+            char dot = 0, extra = 0;
+            if (std::sscanf(item.c_str(), " %d %c %d %c", &l, &dot, &h, &extra) != 3 || dot != '.' || l < 0 || h < 0)
+                throw std::invalid_argument("--ablate expects LAYER.HEAD[,LAYER.HEAD...], got '" + item + "'");
+            st.ablated_heads.push_back({l, h});
+        }
+    } else if (option == "ablate-mode") {
+        if (value != "zero" && value != "mean") throw std::invalid_argument("--ablate-mode expects zero or mean, got '" + value + "'");
+        st.ablate_mode = value;
+    } else if (option == "target") st.interp_target = value;
+    else if (option == "minus") st.interp_minus = value;
+    else if (option == "corrupt") st.interp_corrupt = value;
+    else if (option == "answer") st.interp_answer = value;
+    else if (option == "wrong") st.interp_wrong = value;
     else throw std::invalid_argument("option --" + option + " is not handled for view " + view);
 }
 
@@ -277,12 +312,28 @@ MaskSpec attention_mask_for(const UiState& st, const ModelConfig& c, int T) {
     return m;
 }
 
+std::vector<interp::HeadRef> ablated_heads_for(const UiState& st, const ModelConfig& c) {
+    std::vector<interp::HeadRef> heads;
+    if (c.arch == Arch::EncoderDecoder) return heads;  // the analyses run decoder-only / encoder-only stacks
+    for (const auto& h : st.ablated_heads)
+        if (h[0] >= 0 && h[0] < c.n_layers && h[1] >= 0 && h[1] < c.n_heads) heads.push_back({h[0], h[1]});
+    return heads;
+}
+
+std::vector<ActivationEdit> ablation_edits_for(const UiState& st, const ModelConfig& c) {
+    const auto heads = ablated_heads_for(st, c);
+    if (heads.empty()) return {};
+    return interp::head_ablation_edits(c, heads, st.ablate_mode == "mean" ? interp::AblationKind::Mean
+                                                                          : interp::AblationKind::Zero);
+}
+
 ForwardRequest make_forward_request(const UiState& st, const LoadedModel& m, std::shared_ptr<const TokenizedText> tokens) {
     ForwardRequest r;
     r.model = m.model;
     r.codec = m.codec;
     r.temperature = st.apply_to_model ? st.attn_temperature : 1.0f;
     r.mask = attention_mask_for(st, m.model->config(), tokens ? int(tokens->ids.size()) : 0);
+    r.edits = ablation_edits_for(st, m.model->config());
     r.tokens = std::move(tokens);
     return r;
 }
@@ -327,8 +378,30 @@ ViewFigures build_view(const std::string& view, const UiState& st, const Snapsho
     }
     const std::string lh = src_tag + "layer" + std::to_string(layer) + "_head" + std::to_string(head);
 
+    auto need_interp = [&](InterpResult::Kind kind) {
+        if (!model || !model->model) throw std::runtime_error("view " + view + " needs a model");
+        InterpResult r = run_interp(kind, st, *model, -1);
+        if (!r.error.empty()) throw std::runtime_error(r.error);
+        return r;
+    };
+
     if (view == "tokens") {
         add(tokens_figure(need_snap()), "tokens");
+    } else if (view == "ablation-sweep") {
+        add(ablation_sweep_figure(need_interp(InterpResult::Kind::Sweep)), "ablation_sweep");
+    } else if (view == "patching-resid" || view == "patching-heads") {
+        const auto figs = patching_figures(need_interp(InterpResult::Kind::Patching));
+        for (const auto& f : figs)
+            if (f.view == view) add(f, view == "patching-resid" ? "patching_resid" : "patching_heads");
+    } else if (view == "logit-attribution") {
+        const auto figs = logit_attribution_figures(need_interp(InterpResult::Kind::Attribution), need_model().config().n_layers);
+        add(figs[0], "logit_attribution_layers");
+        add(figs[1], "logit_attribution_heads");
+        out.columns = 1;
+    } else if (view == "attention-rollout") {
+        add(attention_rollout_figure(need_snap()), "attention_rollout");
+    } else if (view == "attention-flow") {
+        add(attention_flow_figure(need_interp(InterpResult::Kind::Flow)), "attention_flow");
     } else if (view == "attention") {
         plot::Figure f = attention_head_figure(need_snap(), layer, head, st);
         if (!f.heatmap) throw std::runtime_error("attention probabilities of layer " + std::to_string(layer) + " were not recorded");

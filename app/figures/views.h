@@ -6,6 +6,7 @@
 #include "app/plot/figure.h"
 #include "app/session/state.h"
 #include "app/session/worker.h"
+#include "core/interp/ablation.h"
 
 #include <filesystem>
 #include <memory>
@@ -55,6 +56,10 @@ void set_state_field(UiState& st, const std::string& assignment);
 
 /// The attention mask the app applies for the state's attention knobs at T tokens.
 [[nodiscard]] MaskSpec attention_mask_for(const UiState& st, const ModelConfig& c, int T);
+/// The ablated heads of the state that exist in this model (none for encoder–decoder models), and the activation
+/// edits that ablate them with st.ablate_mode (core/interp/ablation.h).
+[[nodiscard]] std::vector<interp::HeadRef> ablated_heads_for(const UiState& st, const ModelConfig& c);
+[[nodiscard]] std::vector<ActivationEdit> ablation_edits_for(const UiState& st, const ModelConfig& c);
 /// The forward request the app submits for this state (temperature and mask only with apply_to_model).
 [[nodiscard]] ForwardRequest make_forward_request(const UiState& st, const LoadedModel& m,
                                                   std::shared_ptr<const TokenizedText> tokens);

@@ -17,6 +17,8 @@ void UiState::remember_model(const std::string& path) {
     recent.erase(std::remove(recent.begin(), recent.end(), path), recent.end());
     recent.insert(recent.begin(), path);
     if (recent.size() > kMaxRecent) recent.resize(kMaxRecent);
+    if (ablate_mode != "zero" && ablate_mode != "mean") ablate_mode = "zero";
+    std::erase_if(ablated_heads, [](const std::array<int, 2>& h) { return h[0] < 0 || h[1] < 0 || h[0] > 4096 || h[1] > 4096; });
 }
 
 void UiState::clamp() {
@@ -61,7 +63,8 @@ void UiState::clamp() {
     X(act_show_grad) X(act_overlay) X(norm_mean) X(norm_std) X(norm_gamma) X(norm_beta) X(norm_eps) X(pe_d_model) X(pe_base)     \
     X(pe_positions) X(rope_theta) X(rope_interleaved) X(sample_temperature) X(top_k) X(top_p) X(generate_tokens)  \
     X(kv_context) X(attn_unit_scale) X(attn_annotate) X(attn_source) X(sm_paint) X(sm_paint_n) X(act_shown) X(view) X(export_dir) X(export_format)        \
-    X(export_width) X(export_height) X(export_scale) X(export_light) X(export_transparent)
+    X(export_width) X(export_height) X(export_scale) X(export_light) X(export_transparent) X(ablated_heads)       \
+    X(ablate_mode) X(interp_target) X(interp_minus) X(interp_corrupt) X(interp_answer) X(interp_wrong)
 
 void to_json(nlohmann::json& j, const UiState& s) {
     j = nlohmann::json::object();

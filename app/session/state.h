@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <array>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -76,6 +77,15 @@ struct UiState {
 
     // Model panel.
     int kv_context = 2048;
+
+    // Causal panel (interventions, core/interp): heads ablated in every forward the app runs, and the analyses'
+    // inputs. Token fields hold text; its first token is used ("" = the clean run's top prediction).
+    std::vector<std::array<int, 2>> ablated_heads;  ///< (layer, head) pairs
+    std::string ablate_mode = "zero";                ///< zero | mean
+    std::string interp_target;                       ///< token whose log-probability / logit is explained
+    std::string interp_minus;                        ///< optional second token: logit difference target − minus
+    std::string interp_corrupt = "When Mary and John went to the store, Mary gave a drink to";
+    std::string interp_answer = " Mary", interp_wrong = " John";
 
     // Export (figure files and `render --session`).
     std::string view;                    ///< the view a session file reproduces ("" = the panel's main view)

@@ -75,6 +75,7 @@ ForwardResult run_model(const Model& m, const std::vector<int>& ids, const Forwa
 ForwardOptions options_for(const ForwardRequest& r, bool capture) {
     ForwardOptions opt;
     opt.temperature = r.temperature;
+    opt.edits = r.edits;
     if (r.model->config().arch == Arch::EncoderOnly) opt.enc_mask = r.mask;
     else opt.self_mask = r.mask;
     opt.capture = capture ? CaptureFilter::all() : CaptureFilter::none();

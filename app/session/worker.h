@@ -42,6 +42,7 @@ struct ForwardRequest {
     std::shared_ptr<const TokenizedText> tokens;
     float temperature = 1.0f;           ///< attention softmax temperature
     MaskSpec mask;                      ///< decoder self-attention mask (encoder-only models: encoder mask)
+    std::vector<ActivationEdit> edits;  ///< interventions applied inside the forward (core/intervention.h)
     bool capture_all = true;            ///< record every trace name
     bool logit_lens = true;             ///< compute per-layer argmax through the final norm + LM head
     int generate_tokens = 0;            ///< Generate: how many tokens to sample

@@ -1,0 +1,216 @@
+// Causal-analysis figures (the Causal panel and `render`): head-ablation sweep, activation patching heatmaps,
+// direct logit attribution by layer and by head, attention rollout and attention flow. Built from core/interp
+// results (app/session/interp_jobs.h) or, for rollout, from a snapshot's attention probabilities.
+#include "app/figures/figures.h"
+
+#include "core/interp/attention_flow.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace ts::ui {
+
+namespace {
+
+// snprintf rather than "L" + std::to_string(i): GCC 12 warns falsely (-Wrestrict) on that concatenation.
+std::string label_of(const char* f, int a, int b = 0) {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, f, a, b);
+    return buf;
+}
+
+std::vector<std::string> numbered(const char* prefix, int n) {
+    std::vector<std::string> v;
+    for (int i = 0; i < n; ++i) v.push_back(std::string(prefix) + label_of("%d", i));
+    return v;
+}
+
+std::string fmt(const char* f, double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, f, v);
+    return buf;
+}
+
+/// A (rows, cols) heatmap figure from a row-major matrix, diverging around 0 (or viridis 0..1 when `unit`).
+plot::Figure matrix_figure(const MatrixRM& m, std::vector<std::string> rows, std::vector<std::string> cols,
+                           const std::string& row_name, const std::string& col_name, const std::string& value_label,
+                           const std::string& unit, bool unit_range) {
+    plot::Figure f;
+    std::vector<float> v(m.data(), m.data() + m.size());
+    f.heatmap = plot::make_heatmap(int(m.rows()), int(m.cols()), v, unit_range ? plot::Colormap::Viridis : plot::Colormap::Diverging,
+                                   value_label, unit);
+    if (unit_range) {
+        f.heatmap->vmin = 0;
+        f.heatmap->vmax = 1;
+    }
+    f.heatmap->row_name = row_name;
+    f.heatmap->col_name = col_name;
+    f.heatmap->annotate = m.rows() * m.cols() <= 256;
+    f.y.label = row_name;
+    f.x.label = col_name;
+    f.y.categories = std::move(rows);
+    f.x.categories = std::move(cols);
+    f.legend = false;
+    return f;
+}
+
+std::string ablated_note(const InterpInputs& in) {
+    if (in.ablated.empty()) return "";
+    std::string s = "with " + in.ablate_mode + "-ablated heads:";
+    for (const auto& h : in.ablated) s += label_of(" L%dH%d", h.layer, h.head);
+    return s;
+}
+
+}  // namespace
+
+plot::Figure ablation_sweep_figure(const InterpResult& r) {
+    const interp::AblationSweep& s = *r.sweep;
+    plot::Figure f = matrix_figure(s.delta_log_prob, numbered("L", int(s.delta_log_prob.rows())),
+                                   numbered("H", int(s.delta_log_prob.cols())), "layer", "head",
+                                   "Δ log p(target)", "nats", false);
+    f.title = "Ablate each head in turn: change of log p(" + r.in.target_label + ") at the last position";
+    f.view = "ablation-sweep";
+    f.formula = "Δ = log p(target | head h of layer l " + r.in.ablate_mode +
+                "-ablated) − log p(target | clean), one forward per head. Zero ablation sets the head's output "
+                "(before W_O) to 0; mean ablation replaces it by its mean over positions. Blue (negative): the head "
+                "helps the prediction.";
+    f.note = "clean log p = " + fmt("%.3f nats", s.clean_log_prob) + (s.cancelled ? " · cancelled (blank cells not run)" : "");
+    return f;
+}
+
+std::vector<plot::Figure> patching_figures(const InterpResult& r) {
+    std::vector<plot::Figure> out;
+    const interp::PatchingBaseline& b = *r.baseline;
+    const std::string metric = "logit(" + r.in.answer_label + ") − logit(" + r.in.wrong_label + ")";
+    const std::string note = "clean " + fmt("%.3f", b.clean_metric) + ", corrupted " + fmt("%.3f", b.corrupt_metric) +
+                             " (logit units)" + (r.in.ablated.empty() ? "" : " · " + ablated_note(r.in));
+    const std::string formula = "Run the corrupted prompt, paste one activation from the clean run, and measure how "
+                                "much of the clean " + metric + " comes back: (m_patched − m_corrupt) / (m_clean − "
+                                "m_corrupt), so clean = 1 and corrupted = 0 (Wang et al. 2022; TransformerLens "
+                                "get_act_patch_*).";
+    if (r.patch_resid) {
+        std::vector<std::string> cols;
+        for (size_t i = 0; i < r.in.labels.size(); ++i) cols.push_back(r.in.labels[i]);
+        plot::Figure f = matrix_figure(r.patch_resid->normalized, numbered("L", int(r.patch_resid->normalized.rows())),
+                                       cols, "layer (input of)", "position", "restored metric", "", false);
+        f.heatmap->vmin = -1;
+        f.heatmap->vmax = 1;
+        f.title = "Patching the residual stream (resid_pre) by layer and position";
+        f.view = "patching-resid";
+        f.formula = formula;
+        f.note = note;
+        out.push_back(std::move(f));
+    }
+    if (r.patch_heads) {
+        plot::Figure f = matrix_figure(r.patch_heads->normalized, numbered("L", int(r.patch_heads->normalized.rows())),
+                                       numbered("H", int(r.patch_heads->normalized.cols())), "layer", "head",
+                                       "restored metric", "", false);
+        f.heatmap->vmin = -1;
+        f.heatmap->vmax = 1;
+        f.title = "Patching head outputs (all positions) by layer and head";
+        f.view = "patching-heads";
+        f.formula = formula;
+        f.note = note;
+        out.push_back(std::move(f));
+    }
+    return out;
+}
+
+std::vector<plot::Figure> logit_attribution_figures(const InterpResult& r, int n_layers) {
+    std::vector<plot::Figure> out;
+    const interp::LogitAttribution& a = *r.attribution;
+    const std::string what = r.in.minus >= 0 ? "logit(" + r.in.target_label + ") − logit(" + r.in.minus_label + ")"
+                                             : "logit(" + r.in.target_label + ")";
+    const std::string formula = "The final residual stream is a sum of components (embeddings, each head's output "
+                                "through its slice of W_O, each MLP output). Each is passed through the final norm "
+                                "with the run's own scale and projected on the unembedding direction: the bars sum "
+                                "to the logit (Elhage et al. 2021; TransformerLens apply_ln_to_stack).";
+    const std::string check = "Σ components = " + fmt("%.4f", a.total) + ", actual " + fmt("%.4f", a.logit) +
+                              (r.in.ablated.empty() ? "" : " · " + ablated_note(r.in));
+    // By layer: embeddings, then attention (sum over heads and bias) and MLP of every layer.
+    plot::Figure f;
+    f.title = "Direct logit attribution of " + what + " at the last position, by layer";
+    f.view = "logit-attribution";
+    f.formula = formula;
+    f.note = check;
+    f.x.label = "component";
+    f.y.label = "contribution";
+    f.y.unit = "logit";
+    plot::Series bars;
+    bars.kind = plot::SeriesKind::Bars;
+    bars.color = plot::palette(0);
+    auto add = [&](const std::string& name, double v) {
+        bars.x.push_back(double(bars.x.size()));
+        bars.y.push_back(v);
+        f.x.categories.push_back(name);
+    };
+    double emb = 0, bias = 0;
+    std::vector<double> attn(size_t(std::max(0, n_layers)), 0.0), mlp(size_t(std::max(0, n_layers)), 0.0);
+    for (size_t i = 0; i < a.names.size(); ++i) {
+        const std::string& n = a.names[i];
+        const double v = a.values[i];
+        if (n == "tok_emb.out" || n == "pos.out") { emb += v; continue; }
+        const size_t d1 = n.find('.'), d2 = n.find('.', d1 + 1);
+        if (d1 == std::string::npos || d2 == std::string::npos) { bias += v; continue; }
+        int l = -1;
+        try { l = std::stoi(n.substr(d1 + 1, d2 - d1 - 1)); } catch (...) { bias += v; continue; }
+        if (l < 0 || l >= n_layers) { bias += v; continue; }
+        if (n.compare(d2 + 1, 4, "attn") == 0) attn[size_t(l)] += v;
+        else mlp[size_t(l)] += v;
+    }
+    add("embed", emb);
+    for (int l = 0; l < n_layers; ++l) {
+        add(label_of("L%d attn", l), attn[size_t(l)]);
+        add(label_of("L%d MLP", l), mlp[size_t(l)]);
+    }
+    if (bias != 0) add("norm bias", bias);
+    f.series.push_back(std::move(bars));
+    f.legend = false;
+    out.push_back(std::move(f));
+    // By head.
+    plot::Figure h = matrix_figure(r.attr_heads, numbered("L", int(r.attr_heads.rows())), numbered("H", int(r.attr_heads.cols())),
+                                   "layer", "head", "contribution", "logit", false);
+    h.title = "Direct logit attribution of " + what + ", by head";
+    h.view = "logit-attribution";
+    h.formula = formula;
+    h.note = check;
+    out.push_back(std::move(h));
+    return out;
+}
+
+plot::Figure attention_rollout_figure(const Snapshot& s) {
+    const std::string title = "Attention rollout: how much each input token feeds each position";
+    const std::string formula =
+        "Â_l = rownorm(0.5·Ā_l + 0.5·I) with Ā_l the attention of layer l averaged over heads (the residual "
+        "connection as half of the attention to oneself); rollout = Â_L · … · Â_1 (Abnar & Zuidema 2020, eq. 1). "
+        "Rows sum to 1.";
+    plot::Figure f;
+    if (!s.model || !s.trace || s.model->config().arch == Arch::EncoderDecoder) {
+        f.note = "rollout needs the attention of a decoder-only or encoder-only model";
+    } else {
+        const MatrixRM roll = interp::attention_rollout(interp::head_mean_attention(*s.trace, s.stack(), s.n_layers()));
+        const auto labels = snapshot_token_labels(s);
+        f = matrix_figure(roll, labels, labels, "output position", "input token", "share", "", true);
+        f.heatmap->annotate = roll.rows() <= 16;
+    }
+    f.title = title;
+    f.view = "attention-rollout";
+    f.formula = formula;
+    return f;
+}
+
+plot::Figure attention_flow_figure(const InterpResult& r) {
+    const MatrixRM& m = r.flow->normalized;
+    plot::Figure f = matrix_figure(m, r.in.labels, r.in.labels, "output position", "input token", "share of flow", "", true);
+    f.title = "Attention flow: max-flow from each position to each input token";
+    f.view = "attention-flow";
+    f.heatmap->annotate = m.rows() <= 16;
+    f.formula = "The layers form a graph with edge capacities Â_l[i, j] = rownorm(0.5·Ā_l + 0.5·I); flow[i, j] is "
+                "the maximum flow from position i after the last layer to input token j (Abnar & Zuidema 2020, §3), "
+                "each row divided by its sum. Exact (Edmonds–Karp), at most 64 tokens.";
+    f.note = ablated_note(r.in) + (r.flow->cancelled ? " · cancelled" : "");
+    return f;
+}
+
+}  // namespace ts::ui

@@ -1,0 +1,180 @@
+// The Causal panel's analyses on a background thread (see interp_jobs.h).
+#include "app/session/interp_jobs.h"
+
+#include "app/figures/views.h"
+
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+
+namespace ts::ui {
+
+namespace {
+
+/// First token of `text` under the codec, or -1 for "" (then the caller's fallback applies).
+int first_token(const TextCodec& codec, const std::string& text, const char* what) {
+    if (text.empty()) return -1;
+    std::vector<int> ids;
+    std::vector<std::pair<size_t, size_t>> spans;
+    codec.encode(text, ids, spans);
+    if (ids.empty()) throw std::invalid_argument(std::string(what) + " '" + text + "' encodes to no token");
+    return ids.front();
+}
+
+int last_position_argmax(const Model& m, const std::vector<int>& ids, const ForwardOptions& opt) {
+    ForwardOptions o = opt;
+    o.all_logits = false;
+    const ForwardResult r = forward(m, ids, o);
+    Eigen::Index best = 0;
+    r.logits.row(r.logits.rows() - 1).maxCoeff(&best);
+    return int(best);
+}
+
+}  // namespace
+
+InterpInputs resolve_interp_inputs(const UiState& st, const LoadedModel& m, bool need_corrupt, int fallback_target) {
+    if (!m.model || !m.codec) throw std::invalid_argument("no model loaded");
+    InterpInputs in;
+    const int max_len = m.model->config().max_seq_len;
+    const TokenizedText clean = tokenize_text(st.text, *m.codec, max_len);
+    if (clean.ids.empty()) throw std::invalid_argument("type a text first: the analyses explain its last position");
+    in.ids = clean.ids;
+    for (const auto& p : clean.pieces) in.labels.push_back(p.label);
+    in.target = first_token(*m.codec, st.interp_target, "target token");
+    if (in.target < 0) in.target = fallback_target;
+    in.minus = first_token(*m.codec, st.interp_minus, "second token");
+    if (need_corrupt) {
+        const TokenizedText corrupt = tokenize_text(st.interp_corrupt, *m.codec, max_len);
+        if (corrupt.ids.size() != clean.ids.size())
+            throw std::invalid_argument("the corrupted prompt has " + std::to_string(corrupt.ids.size()) +
+                                        " tokens, the clean text " + std::to_string(clean.ids.size()) +
+                                        ": patching needs prompts of the same token length");
+        in.corrupt_ids = corrupt.ids;
+        in.answer = first_token(*m.codec, st.interp_answer, "answer token");
+        in.wrong = first_token(*m.codec, st.interp_wrong, "wrong-answer token");
+        if (in.answer < 0 || in.wrong < 0) throw std::invalid_argument("patching needs an answer and a wrong-answer token");
+    }
+    auto label = [&](int id) { return id >= 0 ? "'" + m.codec->label(id) + "'" : std::string(); };
+    in.target_label = label(in.target);
+    in.minus_label = label(in.minus);
+    in.answer_label = label(in.answer);
+    in.wrong_label = label(in.wrong);
+    in.ablated = ablated_heads_for(st, m.model->config());
+    in.ablate_mode = st.ablate_mode;
+    return in;
+}
+
+InterpResult run_interp(InterpResult::Kind kind, const UiState& st, const LoadedModel& m, int fallback_target,
+                        const interp::Progress& progress, const std::atomic<bool>* cancel) {
+    const auto t0 = std::chrono::steady_clock::now();
+    InterpResult r;
+    r.kind = kind;
+    try {
+        if (!m.model) throw std::invalid_argument("no model loaded");
+        const Model& model = *m.model;
+        const ModelConfig& c = model.config();
+        ForwardOptions base;
+        base.temperature = st.apply_to_model ? st.attn_temperature : 1.0f;
+        if (c.arch == Arch::EncoderOnly) base.enc_mask = attention_mask_for(st, c, 0);
+        r.in = resolve_interp_inputs(st, m, kind == InterpResult::Kind::Patching, fallback_target);
+        const int T = int(r.in.ids.size());
+        if (c.arch == Arch::EncoderOnly) base.enc_mask = attention_mask_for(st, c, T);
+        else base.self_mask = attention_mask_for(st, c, T);
+        const auto ablation = ablation_edits_for(st, c);
+        switch (kind) {
+        case InterpResult::Kind::Sweep: {
+            // The sweep measures each head alone against the clean run: the state's ablations are not stacked.
+            if (r.in.target < 0) r.in.target = last_position_argmax(model, r.in.ids, base);
+            if (r.in.target_label.empty()) r.in.target_label = "'" + m.codec->label(r.in.target) + "'";
+            interp::AblationSweepOptions o;
+            o.kind = st.ablate_mode == "mean" ? interp::AblationKind::Mean : interp::AblationKind::Zero;
+            o.targets = {{-1, r.in.target}};
+            o.base = base;
+            o.progress = progress;
+            o.cancel = cancel;
+            r.sweep = interp::head_ablation_sweep(model, r.in.ids, o);
+            break;
+        }
+        case InterpResult::Kind::Patching: {
+            base.edits = ablation;
+            r.baseline = interp::prepare_patching(model, r.in.ids, r.in.corrupt_ids, r.in.answer, r.in.wrong, base);
+            const int L = c.n_layers, H = c.n_heads;
+            const int total = L * T + L * H;
+            r.patch_resid = interp::patch_resid_pre(model, *r.baseline, [&](int d, int) { if (progress) progress(d, total); }, cancel);
+            if (!r.patch_resid->cancelled)
+                r.patch_heads = interp::patch_head_out(model, *r.baseline, [&](int d, int) { if (progress) progress(L * T + d, total); }, cancel);
+            break;
+        }
+        case InterpResult::Kind::Attribution: {
+            base.edits = ablation;
+            if (r.in.target < 0) r.in.target = last_position_argmax(model, r.in.ids, base);
+            if (r.in.target_label.empty()) r.in.target_label = "'" + m.codec->label(r.in.target) + "'";
+            r.attribution = interp::direct_logit_attribution(model, r.in.ids, -1, r.in.target, r.in.minus, base);
+            r.attr_heads = MatrixRM::Constant(c.n_layers, c.n_heads, NAN);
+            const std::string stack = c.arch == Arch::EncoderOnly ? "enc" : "dec";
+            for (size_t i = 0; i < r.attribution->names.size(); ++i)
+                for (int l = 0; l < c.n_layers; ++l) {
+                    const std::string prefix = stack + "." + std::to_string(l) + ".attn.head";
+                    const std::string& n = r.attribution->names[i];
+                    if (n.rfind(prefix, 0) == 0) r.attr_heads(l, std::stoi(n.substr(prefix.size()))) = r.attribution->values[i];
+                }
+            break;
+        }
+        case InterpResult::Kind::Flow: {
+            if (T > interp::kMaxFlowPositions)
+                throw std::invalid_argument("attention flow is exact max-flow: at most " +
+                                            std::to_string(interp::kMaxFlowPositions) + " tokens (the text has " +
+                                            std::to_string(T) + ")");
+            base.edits = ablation;
+            const std::string stack = c.arch == Arch::EncoderOnly ? "enc" : "dec";
+            base.capture = CaptureFilter::prefixes({stack + "."});
+            base.all_logits = false;
+            const ForwardResult fr = c.arch == Arch::EncoderDecoder ? ForwardResult{} : forward(model, r.in.ids, base);
+            if (!fr.trace) throw std::invalid_argument("attention flow needs a decoder-only or encoder-only model");
+            r.flow = interp::attention_flow(interp::head_mean_attention(*fr.trace, stack, c.n_layers), progress, cancel);
+            break;
+        }
+        }
+    } catch (const std::exception& e) {
+        r.error = e.what();
+    }
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return r;
+}
+
+InterpJobs::~InterpJobs() {
+    cancel();
+    if (m_future.valid()) m_future.wait();
+}
+
+bool InterpJobs::start(InterpResult::Kind kind, const UiState& st, const LoadedModel& m, int fallback_target,
+                       std::function<void()> on_done) {
+    if (busy()) return false;
+    m_kind = kind;
+    m_progress = std::make_shared<std::atomic<float>>(0.0f);
+    m_cancel = std::make_shared<std::atomic<bool>>(false);
+    m_future = std::async(std::launch::async, [kind, st, m, fallback_target, prog = m_progress, cancel = m_cancel,
+                                               on_done = std::move(on_done)]() {
+        InterpResult r = run_interp(kind, st, m, fallback_target,
+                                    [prog](int done, int total) { prog->store(total > 0 ? float(done) / float(total) : 1.0f); },
+                                    cancel.get());
+        if (on_done) on_done();
+        return r;
+    });
+    return true;
+}
+
+bool InterpJobs::poll() {
+    if (!m_future.valid() || m_future.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return false;
+    auto r = std::make_shared<const InterpResult>(m_future.get());
+    m_latest[int(r->kind)] = r;
+    return true;
+}
+
+std::shared_ptr<const InterpResult> InterpJobs::latest(InterpResult::Kind kind) const { return m_latest[int(kind)]; }
+
+void InterpJobs::clear() {
+    for (auto& l : m_latest) l.reset();
+}
+
+}  // namespace ts::ui

@@ -1,0 +1,91 @@
+// The Causal panel's analyses (core/interp) run off the UI thread, one at a time, beside the forward worker so that
+// typing stays live while a sweep runs: head-ablation sweep, activation patching (residual stream and head
+// outputs), direct logit attribution and attention flow. Results are immutable and kept per kind until replaced.
+// GL-free.
+#pragma once
+
+#include "app/session/state.h"
+#include "app/session/worker.h"
+#include "core/interp/ablation.h"
+#include "core/interp/attention_flow.h"
+#include "core/interp/logit_attribution.h"
+#include "core/interp/patching.h"
+
+#include <atomic>
+#include <functional>
+#include <future>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ts::ui {
+
+/// The inputs an analysis was run on, resolved to ids (for titles and notes).
+struct InterpInputs {
+    std::vector<int> ids, corrupt_ids;
+    std::vector<std::string> labels;     ///< token labels of `ids`
+    int target = -1, minus = -1;         ///< token ids (target: the explained token; minus: -1 = none)
+    int answer = -1, wrong = -1;         ///< patching metric tokens
+    std::string target_label, minus_label, answer_label, wrong_label;
+    std::vector<interp::HeadRef> ablated;  ///< heads ablated in every run (the state's)
+    std::string ablate_mode;
+};
+
+/// One finished analysis. Exactly one of the optional results is set, or `error` is non-empty.
+struct InterpResult {
+    enum class Kind { Sweep, Patching, Attribution, Flow };
+    Kind kind = Kind::Sweep;
+    InterpInputs in;
+    std::optional<interp::AblationSweep> sweep;
+    std::optional<interp::PatchingBaseline> baseline;
+    std::optional<interp::PatchingResult> patch_resid, patch_heads;
+    std::optional<interp::LogitAttribution> attribution;
+    MatrixRM attr_heads;                 ///< (n_layers, n_heads) head terms of the attribution (NaN when absent)
+    std::optional<interp::AttentionFlow> flow;
+    std::string error;
+    double seconds = 0;
+};
+
+/// Resolves the state's analysis inputs against the model: tokenizes text / corrupted text with the codec, picks
+/// the first token of each token field ("" target = `fallback_target`, usually the clean top prediction). Throws
+/// std::invalid_argument with a message for the panel (empty text, a token field that encodes to nothing, clean
+/// and corrupted prompts of different token lengths when `need_corrupt`).
+[[nodiscard]] InterpInputs resolve_interp_inputs(const UiState& st, const LoadedModel& m, bool need_corrupt,
+                                                 int fallback_target);
+
+/// Runs one analysis on this thread (the job body; also what `render` calls). Never throws: errors go to
+/// InterpResult::error. `progress(done, total)` and `cancel` as in core/interp.
+[[nodiscard]] InterpResult run_interp(InterpResult::Kind kind, const UiState& st, const LoadedModel& m,
+                                      int fallback_target, const interp::Progress& progress = {},
+                                      const std::atomic<bool>* cancel = nullptr);
+
+/// One background analysis at a time; poll() every frame.
+class InterpJobs {
+public:
+    ~InterpJobs();
+    /// Starts `kind` with a copy of the state and model. Ignored (false) while another job runs. `on_done` runs on
+    /// the job thread when it finishes (e.g. glfwPostEmptyEvent).
+    bool start(InterpResult::Kind kind, const UiState& st, const LoadedModel& m, int fallback_target,
+               std::function<void()> on_done = {});
+    [[nodiscard]] bool busy() const { return m_future.valid(); }
+    [[nodiscard]] InterpResult::Kind running_kind() const { return m_kind; }
+    /// Fraction done in [0, 1].
+    [[nodiscard]] float progress() const { return m_progress ? m_progress->load() : 0.0f; }
+    void cancel() { if (m_cancel) m_cancel->store(true); }
+    /// Moves a finished result into its slot; true when one arrived this call.
+    bool poll();
+    /// Newest result of a kind (nullptr before the first).
+    [[nodiscard]] std::shared_ptr<const InterpResult> latest(InterpResult::Kind kind) const;
+    /// Forget results (a new model).
+    void clear();
+
+private:
+    std::future<InterpResult> m_future;
+    InterpResult::Kind m_kind = InterpResult::Kind::Sweep;
+    std::shared_ptr<std::atomic<float>> m_progress;
+    std::shared_ptr<std::atomic<bool>> m_cancel;
+    std::shared_ptr<const InterpResult> m_latest[4];
+};
+
+}  // namespace ts::ui
