@@ -32,6 +32,15 @@ int last_position_argmax(const Model& m, const std::vector<int>& ids, const Forw
 
 }  // namespace
 
+std::string quoted_token(const std::string& label) {
+    std::string q;  // appended piecewise: "'" + s + "'" trips a GCC 12 -Wrestrict false positive
+    q.reserve(label.size() + 2);
+    q += '\'';
+    q += label;
+    q += '\'';
+    return q;
+}
+
 InterpInputs resolve_interp_inputs(const UiState& st, const LoadedModel& m, bool need_corrupt, int fallback_target) {
     if (!m.model || !m.codec) throw std::invalid_argument("no model loaded");
     InterpInputs in;
@@ -54,7 +63,7 @@ InterpInputs resolve_interp_inputs(const UiState& st, const LoadedModel& m, bool
         in.wrong = first_token(*m.codec, st.interp_wrong, "wrong-answer token");
         if (in.answer < 0 || in.wrong < 0) throw std::invalid_argument("patching needs an answer and a wrong-answer token");
     }
-    auto label = [&](int id) { return id >= 0 ? "'" + m.codec->label(id) + "'" : std::string(); };
+    auto label = [&](int id) { return id >= 0 ? quoted_token(m.codec->label(id)) : std::string(); };
     in.target_label = label(in.target);
     in.minus_label = label(in.minus);
     in.answer_label = label(in.answer);
@@ -85,7 +94,7 @@ InterpResult run_interp(InterpResult::Kind kind, const UiState& st, const Loaded
         case InterpResult::Kind::Sweep: {
             // The sweep measures each head alone against the clean run: the state's ablations are not stacked.
             if (r.in.target < 0) r.in.target = last_position_argmax(model, r.in.ids, base);
-            if (r.in.target_label.empty()) r.in.target_label = "'" + m.codec->label(r.in.target) + "'";
+            if (r.in.target_label.empty()) r.in.target_label = quoted_token(m.codec->label(r.in.target));
             interp::AblationSweepOptions o;
             o.kind = st.ablate_mode == "mean" ? interp::AblationKind::Mean : interp::AblationKind::Zero;
             o.targets = {{-1, r.in.target}};
@@ -108,7 +117,7 @@ InterpResult run_interp(InterpResult::Kind kind, const UiState& st, const Loaded
         case InterpResult::Kind::Attribution: {
             base.edits = ablation;
             if (r.in.target < 0) r.in.target = last_position_argmax(model, r.in.ids, base);
-            if (r.in.target_label.empty()) r.in.target_label = "'" + m.codec->label(r.in.target) + "'";
+            if (r.in.target_label.empty()) r.in.target_label = quoted_token(m.codec->label(r.in.target));
             r.attribution = interp::direct_logit_attribution(model, r.in.ids, -1, r.in.target, r.in.minus, base);
             r.attr_heads = MatrixRM::Constant(c.n_layers, c.n_heads, NAN);
             const std::string stack = c.arch == Arch::EncoderOnly ? "enc" : "dec";
@@ -153,6 +162,7 @@ bool InterpJobs::start(InterpResult::Kind kind, const UiState& st, const LoadedM
     m_kind = kind;
     m_progress = std::make_shared<std::atomic<float>>(0.0f);
     m_cancel = std::make_shared<std::atomic<bool>>(false);
+    if (!on_done) on_done = m_on_done;
     m_future = std::async(std::launch::async, [kind, st, m, fallback_target, prog = m_progress, cancel = m_cancel,
                                                on_done = std::move(on_done)]() {
         InterpResult r = run_interp(kind, st, m, fallback_target,

@@ -47,6 +47,9 @@ struct InterpResult {
     double seconds = 0;
 };
 
+/// "'label'": a token label as titles quote it.
+[[nodiscard]] std::string quoted_token(const std::string& label);
+
 /// Resolves the state's analysis inputs against the model: tokenizes text / corrupted text with the codec, picks
 /// the first token of each token field ("" target = `fallback_target`, usually the clean top prediction). Throws
 /// std::invalid_argument with a message for the panel (empty text, a token field that encodes to nothing, clean
@@ -64,6 +67,8 @@ struct InterpResult {
 class InterpJobs {
 public:
     ~InterpJobs();
+    /// Runs on the job thread when any job finishes, unless start() got its own (the app: glfwPostEmptyEvent).
+    void set_on_done(std::function<void()> fn) { m_on_done = std::move(fn); }
     /// Starts `kind` with a copy of the state and model. Ignored (false) while another job runs. `on_done` runs on
     /// the job thread when it finishes (e.g. glfwPostEmptyEvent).
     bool start(InterpResult::Kind kind, const UiState& st, const LoadedModel& m, int fallback_target,
@@ -86,6 +91,7 @@ private:
     std::shared_ptr<std::atomic<float>> m_progress;
     std::shared_ptr<std::atomic<bool>> m_cancel;
     std::shared_ptr<const InterpResult> m_latest[4];
+    std::function<void()> m_on_done;
 };
 
 }  // namespace ts::ui

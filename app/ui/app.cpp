@@ -128,6 +128,7 @@ void App::save_state_now() {
 
 void App::adopt_model(LoadedModel lm) {
     m_model = std::move(lm);
+    m_interp.clear();  // results of the previous model
     if (!m_model.path.empty()) {
         m_state.model_path = m_model.path;
         m_state.remember_model(m_model.path);
@@ -144,6 +145,7 @@ void App::start_load(const std::string& path) {
 }
 
 void App::poll_results() {
+    if (m_interp.poll()) m_settle_frames = std::max(m_settle_frames, 2);
     if (auto r = m_loader.poll()) {
         if (r->model) {
             log_info("loaded model " + r->path);
@@ -175,7 +177,8 @@ void App::poll_results() {
 void App::maybe_submit() {
     if (!m_model.model) return;
     ForwardKey k{m_model.model.get(), m_state.text, m_state.apply_to_model, m_state.attn_temperature, m_state.attn_mask,
-                 m_state.attn_window, m_state.attn_mask == "custom" ? m_state.sm_paint : std::vector<uint8_t>{}};
+                 m_state.attn_window, m_state.attn_mask == "custom" ? m_state.sm_paint : std::vector<uint8_t>{},
+                 m_state.ablated_heads, m_state.ablate_mode};
     if (k == m_key) return;
     m_key = k;
     const int max_len = m_model.model->config().max_seq_len;
@@ -202,7 +205,7 @@ void App::main_area() {
                          r.seed = uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
                          m_worker->submit(std::move(r));
                      },
-                     m_gen};
+                     m_gen, &m_interp, [this] { m_keep_drawing = true; }};
     set_export_menu_context({&m_state, m_snap.get(), &m_model});
     if (ImGui::BeginTabBar("panels")) {
         for (const auto& p : all_panels()) {
@@ -420,6 +423,7 @@ int App::run() {
     if (!init_window()) return 1;
     m_worker = std::make_unique<ForwardWorker>();
     m_worker->set_on_publish([] { glfwPostEmptyEvent(); });
+    m_interp.set_on_done([] { glfwPostEmptyEvent(); });
 
     // First model: --model, else the remembered one, else the bundled default, else the random demo. Loaded
     // synchronously at start (the window shows right after); later loads run in the background.
@@ -448,7 +452,11 @@ int App::run() {
 
     while (!glfwWindowShouldClose(m_window) && !m_quit && !g_quit_signal) {
         // Idle: sleep until an event (input, a worker result via glfwPostEmptyEvent, a signal). Busy: poll.
+        // Soft animation (a progress bar, a panel waiting for a result): wake every 50 ms instead of every frame.
+        const bool soft = m_keep_drawing || m_loader.busy() || m_interp.busy();
+        m_keep_drawing = false;
         if (animating() || m_settle_frames > 0) glfwPollEvents();
+        else if (soft) glfwWaitEventsTimeout(0.05);
         else glfwWaitEvents();
         if (g_quit_signal) break;
         const Clock::time_point t0 = Clock::now();

@@ -56,9 +56,10 @@ void App::apply_input() {
     }
 }
 
-/// True while frames must keep coming without input: a model loading (progress bar), test and benchmark modes.
+/// True while frames must keep coming without input (fonts, queued input, test and benchmark modes); a loading
+/// model or a running analysis only needs a frame every 50 ms (see the loop in app.cpp).
 bool App::animating() const {
-    return m_loader.busy() || m_fonts_dirty || !m_input.empty() || !m_opt.screenshot_dir.empty() ||
+    return m_fonts_dirty || !m_input.empty() || !m_opt.screenshot_dir.empty() ||
            m_opt.bench_edits > 0 || m_opt.max_frames > 0 || m_opt.slow_frame_ms > 0;
 }
 

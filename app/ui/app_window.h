@@ -6,6 +6,7 @@
 #include "app/ui/app.h"
 
 #include "app/figures/views.h"
+#include "app/session/interp_jobs.h"
 #include "app/session/state.h"
 #include "app/session/worker.h"
 #include "app/ui/fonts.h"
@@ -58,6 +59,8 @@ struct ForwardKey {
     std::string mask;
     int window = 0;
     std::vector<uint8_t> painted;  ///< the Softmax lab's painted mask (mask "custom")
+    std::vector<std::array<int, 2>> ablated;  ///< heads ablated in the forward (Causal panel)
+    std::string ablate_mode;
     bool operator==(const ForwardKey&) const = default;
 };
 
@@ -131,6 +134,9 @@ private:
     std::string m_text_wrap_src;
     float m_text_wrap_width = -1;
     LineBreaker m_text_breaker;
+
+    InterpJobs m_interp;                 ///< the Causal panel's background analyses
+    bool m_keep_drawing = false;         ///< a panel asked for frames this frame (PanelContext::keep_drawing)
 };
 
 

@@ -25,5 +25,6 @@ xvfb-run -a -s "-screen 0 1280x800x24" "$exe" ${launch#"$exe"} --no-state --max-
 frames=$(python3 -c "import json; print(len(json.load(open('$OUT/frames.json'))['frame_ms']))")
 echo "window drew $frames frames"
 [ "$frames" -ge 5 ] || { echo "FAIL: expected 5 frames"; exit 1; }
+if grep -q "random-weight demo" "$OUT/app.log"; then echo "FAIL: the app did not find the bundled model"; exit 1; fi
 if grep -q "\[error\]" "$OUT/app.log"; then grep "\[error\]" "$OUT/app.log"; echo "FAIL: errors logged"; exit 1; fi
 echo "readme_run_command: ok"

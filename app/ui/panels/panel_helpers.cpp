@@ -15,7 +15,7 @@ const std::vector<PanelInfo>& all_panels() {
         {"Softmax", draw_softmax_panel},         {"Activations", draw_activations_panel},
         {"Normalization", draw_normalization_panel}, {"Positions", draw_positions_panel},
         {"Predictions", draw_predictions_panel}, {"Residual", draw_residual_panel},
-        {"Model", draw_model_panel}};
+        {"Model", draw_model_panel},             {"Causal", draw_causal_panel}};
     return p;
 }
 

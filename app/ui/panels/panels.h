@@ -3,6 +3,7 @@
 #pragma once
 
 #include "app/session/state.h"
+#include "app/session/interp_jobs.h"
 #include "app/session/worker.h"
 
 #include <functional>
@@ -18,6 +19,11 @@ struct PanelContext {
     std::function<void()> rerun;         ///< ask for a new forward with the current knobs
     std::function<void()> generate;      ///< sample a continuation on the worker
     std::shared_ptr<const Snapshot> generation;  ///< newest Generate result
+    /// Background analyses of the Causal panel (owned by the app); nullptr in benchmarks.
+    InterpJobs* interp = nullptr;
+    /// Ask for more frames while something the panel waits for is under way (the idle window otherwise sleeps
+    /// until input arrives); cheap: the loop then wakes every 50 ms, not every frame.
+    std::function<void()> keep_drawing;
 };
 
 struct PanelInfo {
@@ -36,6 +42,7 @@ void draw_positions_panel(PanelContext& ctx);
 void draw_predictions_panel(PanelContext& ctx);
 void draw_residual_panel(PanelContext& ctx);
 void draw_model_panel(PanelContext& ctx);
+void draw_causal_panel(PanelContext& ctx);
 
 // --- helpers shared by panels ---------------------------------------------------------------------------------------
 /// Token labels of the snapshot ("3:cat" style when `with_index`), one per position.

@@ -26,7 +26,10 @@ void draw_residual_panel(PanelContext& ctx) {
     // Pre-norm vs post-norm at random init (computed once, off the UI thread).
     static std::shared_future<NormCurves> fut;
     if (!fut.valid()) fut = std::async(std::launch::async, random_init_curves).share();
-    if (fut.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return empty_message("computing the random-init comparison...");
+    if (fut.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+        if (ctx.keep_drawing) ctx.keep_drawing();
+        return empty_message("computing the random-init comparison...");
+    }
     const NormCurves& nc = fut.get();
     if (!nc.error.empty()) return empty_message(nc.error.c_str());
     const float h2 = std::max(line_h * 10, ImGui::GetContentRegionAvail().y);

@@ -1,0 +1,259 @@
+// Causal panel: ask the model why, with the mouse. Knock heads out (every panel's forward then runs with them
+// ablated), sweep every head, patch activations from a clean prompt into a corrupted one, split a logit into the
+// contributions of every head and MLP, and compare raw attention with attention rollout and flow. The analyses
+// run off the UI thread (app/session/interp_jobs.h); figures come from app/figures (the same as `render`).
+#include "app/figures/figures.h"
+#include "app/gfx/painter.h"
+#include "app/ui/panels/panels.h"
+
+#include <imgui.h>
+#include <imgui_stdlib.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace ts::ui {
+
+namespace {
+
+using Kind = InterpResult::Kind;
+
+bool is_ablated(const UiState& st, int l, int h) {
+    return std::find(st.ablated_heads.begin(), st.ablated_heads.end(), std::array<int, 2>{l, h}) != st.ablated_heads.end();
+}
+
+void toggle_ablation(UiState& st, int l, int h) {
+    const std::array<int, 2> k{l, h};
+    auto it = std::find(st.ablated_heads.begin(), st.ablated_heads.end(), k);
+    if (it == st.ablated_heads.end()) st.ablated_heads.push_back(k);
+    else st.ablated_heads.erase(it);
+}
+
+/// The snapshot's top next-token prediction at the last position (-1 without logits).
+int top_prediction(const Snapshot* s) {
+    if (!s || s->logits.rows() == 0) return -1;
+    Eigen::Index best = 0;
+    s->logits.row(s->logits.rows() - 1).maxCoeff(&best);
+    return int(best);
+}
+
+/// log softmax(last logits row)[token] of the snapshot, nats (NaN without logits).
+double last_log_prob(const Snapshot* s, int token) {
+    if (!s || s->logits.rows() == 0 || token < 0 || token >= s->logits.cols()) return NAN;
+    const auto row = s->logits.row(s->logits.rows() - 1);
+    const double mx = row.maxCoeff();
+    double sum = 0;
+    for (Eigen::Index i = 0; i < row.size(); ++i) sum += std::exp(double(row(i)) - mx);
+    return double(row(token)) - mx - std::log(sum);
+}
+
+/// "Run" button, or progress bar + Cancel while this kind runs. Returns true when the button was pressed.
+bool run_button(PanelContext& ctx, const char* label, Kind kind) {
+    InterpJobs& jobs = *ctx.interp;
+    if (jobs.busy() && jobs.running_kind() == kind) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.0f%%", 100.0 * jobs.progress());
+        ImGui::ProgressBar(jobs.progress(), ImVec2(ImGui::GetFontSize() * 12, 0), buf);
+        ImGui::SameLine();
+        if (ImGui::SmallButton("Cancel")) jobs.cancel();
+        return false;
+    }
+    ImGui::BeginDisabled(jobs.busy());
+    const bool pressed = ImGui::Button(label);
+    ImGui::EndDisabled();
+    return pressed;
+}
+
+void error_line(const std::string& e) {
+    if (e.empty()) return;
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.95f, 0.45f, 0.3f, 1.0f));
+    ImGui::TextWrapped("%s", e.c_str());
+    ImGui::PopStyleColor();
+}
+
+void section(const char* title) {
+    ImGui::Spacing();
+    ImGui::Separator();
+    ImGui::TextUnformatted(title);
+}
+
+}  // namespace
+
+void draw_causal_panel(PanelContext& ctx) {
+    UiState& st = ctx.state;
+    const Model* model = ctx.model ? ctx.model->model.get() : nullptr;
+    if (!model || !ctx.interp) return empty_message("load a model to ask it causal questions");
+    const ModelConfig& c = model->config();
+    if (c.arch == Arch::EncoderDecoder)
+        return empty_message("ablation, patching and logit attribution are defined here for decoder-only and "
+                             "encoder-only models; this one is encoder–decoder");
+    InterpJobs& jobs = *ctx.interp;
+    if (jobs.busy() && ctx.keep_drawing) ctx.keep_drawing();
+    const float line_h = ImGui::GetTextLineHeight();
+    const float avail_w = ImGui::GetContentRegionAvail().x;
+    const float fig_h = std::max(line_h * 14, ImGui::GetContentRegionAvail().y * 0.42f);
+    const int fallback = top_prediction(ctx.snap);
+    const std::string top_label = fallback >= 0 && ctx.model->codec ? quoted_token(ctx.model->codec->label(fallback)) : "?";
+
+    ImGui::TextWrapped("Looking at attention shows where a head looks, not whether it matters. Knock heads out, patch "
+                       "activations between two prompts and split a logit into its sources to see what the "
+                       "prediction depends on.");
+    if (ImGui::SmallButton("Load the indirect-object example (Wang et al. 2022)")) {
+        st.text = "When Mary and John went to the store, John gave a drink to";
+        st.interp_corrupt = "When Mary and John went to the store, Mary gave a drink to";
+        st.interp_answer = " Mary";
+        st.interp_wrong = " John";
+        st.interp_target = " Mary";
+        st.interp_minus = " John";
+    }
+    ImGui::SameLine();
+    if (ImGui::SmallButton("Load a repeated sentence (induction)")) {
+        st.text = "Mr. Darcy bowed to Elizabeth, and Elizabeth smiled. Mr. Darcy bowed to Elizabeth, and";
+        st.interp_target = " Elizabeth";
+        st.interp_minus.clear();
+    }
+
+    // --- ablation ----------------------------------------------------------------------------------------------------
+    section("1. Head ablation: click heads to knock them out (every panel then runs with them ablated)");
+    ImGui::SetNextItemWidth(line_h * 6);
+    int mode = st.ablate_mode == "mean" ? 1 : 0;
+    const char* modes[] = {"zero", "mean"};
+    if (ImGui::Combo("ablation", &mode, modes, 2)) st.ablate_mode = modes[mode];
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("zero: the head's output (before W_O) := 0\nmean: := its mean over the positions of the text");
+    ImGui::SameLine();
+    if (ImGui::SmallButton("clear all")) st.ablated_heads.clear();
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(line_h * 8);
+    ImGui::InputTextWithHint("target token", top_label.c_str(), &st.interp_target);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("the token whose log-probability (and logit) is explained; empty = the top prediction");
+    const float cell = std::clamp((avail_w * 0.45f - line_h * 2.5f) / float(std::max(1, c.n_heads)), line_h * 1.2f, line_h * 2.4f);
+    ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(2, 2));
+    ImGui::TextUnformatted("   ");
+    for (int h = 0; h < c.n_heads; ++h) {
+        ImGui::SameLine();
+        char lbl[16];
+        std::snprintf(lbl, sizeof lbl, "H%d", h);
+        const float x = ImGui::GetCursorPosX();
+        ImGui::SetCursorPosX(x + std::max(0.0f, (cell - ImGui::CalcTextSize(lbl).x) * 0.5f));
+        ImGui::TextUnformatted(lbl);
+        ImGui::SameLine();
+        ImGui::SetCursorPosX(x + cell);
+        ImGui::Dummy(ImVec2(0, 0));
+    }
+    for (int l = 0; l < c.n_layers; ++l) {
+        ImGui::AlignTextToFramePadding();
+        ImGui::Text("L%-2d", l);
+        for (int h = 0; h < c.n_heads; ++h) {
+            ImGui::SameLine();
+            const bool on = is_ablated(st, l, h);
+            if (on) ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.8f, 0.25f, 0.2f, 1.0f));
+            char id[32];
+            std::snprintf(id, sizeof id, "%s##abl%d_%d", on ? "x" : "", l, h);
+            if (ImGui::Button(id, ImVec2(cell, line_h * 1.2f))) toggle_ablation(st, l, h);
+            if (ImGui::IsItemHovered()) ImGui::SetTooltip("layer %d, head %d: %s", l, h, on ? "ablated (click to restore)" : "click to ablate");
+            if (on) ImGui::PopStyleColor();
+        }
+    }
+    ImGui::PopStyleVar();
+    {
+        const int target = [&] {
+            if (st.interp_target.empty() || !ctx.model->codec) return fallback;
+            std::vector<int> ids;
+            std::vector<std::pair<size_t, size_t>> spans;
+            ctx.model->codec->encode(st.interp_target, ids, spans);
+            return ids.empty() ? -1 : ids.front();
+        }();
+        const double lp = last_log_prob(ctx.snap, target);
+        auto sweep = jobs.latest(Kind::Sweep);
+        const bool same_target = sweep && sweep->sweep && sweep->in.target == target && sweep->in.ids == (ctx.snap && ctx.snap->tokens ? ctx.snap->tokens->ids : std::vector<int>{});
+        if (std::isfinite(lp)) {
+            ImGui::Text("log p(%s) at the last position, this run: %.3f nats (p = %.3f)%s", target >= 0 ? ctx.model->codec->label(target).c_str() : "?",
+                        lp, std::exp(lp), st.ablated_heads.empty() ? " · no head ablated" : "");
+            if (same_target && !st.ablated_heads.empty()) {
+                ImGui::Text("clean: %.3f nats; change %.3f nats. Each ablated head alone (from the sweep):", double(sweep->sweep->clean_log_prob),
+                            lp - double(sweep->sweep->clean_log_prob));
+                for (const auto& h : st.ablated_heads)
+                    if (h[0] < sweep->sweep->delta_log_prob.rows() && h[1] < sweep->sweep->delta_log_prob.cols()) {
+                        ImGui::SameLine();
+                        ImGui::Text(" L%dH%d %+.3f", h[0], h[1], double(sweep->sweep->delta_log_prob(h[0], h[1])));
+                    }
+            } else if (!st.ablated_heads.empty()) {
+                ImGui::TextDisabled("run the sweep to see each ablated head's own effect and the clean value");
+            }
+        }
+    }
+    if (run_button(ctx, "Ablate each head in turn", Kind::Sweep) && ctx.model)
+        jobs.start(Kind::Sweep, st, *ctx.model, fallback);
+    if (auto r = jobs.latest(Kind::Sweep)) {
+        error_line(r->error);
+        if (r->sweep) {
+            const gfx::PlotInteraction pi = gfx::draw_figure(ablation_sweep_figure(*r), ImVec2(avail_w * 0.6f, fig_h), {}, "ablation_sweep");
+            if (pi.clicked && pi.row >= 0 && pi.col >= 0) toggle_ablation(st, pi.row, pi.col);
+            ImGui::TextDisabled("%.1f s · click a cell to ablate that head", r->seconds);
+        }
+    }
+
+    // --- patching ----------------------------------------------------------------------------------------------------
+    section("2. Activation patching: which activations carry the difference between two prompts?");
+    ImGui::TextDisabled("clean prompt = the text in the sidebar; the corrupted prompt needs the same number of tokens");
+    ImGui::SetNextItemWidth(avail_w * 0.6f);
+    ImGui::InputText("corrupted prompt", &st.interp_corrupt);
+    ImGui::SetNextItemWidth(line_h * 6);
+    ImGui::InputText("answer", &st.interp_answer);
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(line_h * 6);
+    ImGui::InputText("wrong answer", &st.interp_wrong);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("metric: logit(answer) − logit(wrong answer) at the last position");
+    ImGui::SameLine();
+    if (run_button(ctx, "Run patching", Kind::Patching))
+        jobs.start(Kind::Patching, st, *ctx.model, fallback);
+    if (auto r = jobs.latest(Kind::Patching)) {
+        error_line(r->error);
+        const auto figs = r->error.empty() ? patching_figures(*r) : std::vector<plot::Figure>{};
+        for (size_t i = 0; i < figs.size(); ++i) {
+            if (i) ImGui::SameLine();
+            gfx::draw_figure(figs[i], ImVec2(i == 0 ? avail_w * 0.6f - 4 : avail_w * 0.4f - 4, fig_h), {}, i == 0 ? "patch_resid" : "patch_heads");
+        }
+        if (r->error.empty()) ImGui::TextDisabled("%.1f s for %d forwards", r->seconds, int(c.n_layers * (r->in.ids.size() + size_t(c.n_heads))));
+    }
+
+    // --- direct logit attribution ---------------------------------------------------------------------------------------
+    section("3. Direct logit attribution: which components write the target's logit?");
+    ImGui::SetNextItemWidth(line_h * 8);
+    ImGui::InputTextWithHint("minus token (optional)", "none", &st.interp_minus);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("attribute logit(target) − logit(this token), e.g. ' Mary' − ' John'");
+    ImGui::SameLine();
+    if (run_button(ctx, "Attribute", Kind::Attribution))
+        jobs.start(Kind::Attribution, st, *ctx.model, fallback);
+    if (auto r = jobs.latest(Kind::Attribution)) {
+        error_line(r->error);
+        if (r->attribution && !r->attribution->error.empty()) error_line(r->attribution->error);
+        if (r->attribution && r->attribution->error.empty()) {
+            const auto figs = logit_attribution_figures(*r, c.n_layers);
+            gfx::draw_figure(figs[0], ImVec2(avail_w * 0.6f - 4, fig_h), {}, "dla_layers");
+            ImGui::SameLine();
+            gfx::draw_figure(figs[1], ImVec2(avail_w * 0.4f - 4, fig_h), {}, "dla_heads");
+        }
+    }
+
+    // --- rollout and flow --------------------------------------------------------------------------------------------
+    section("4. Attention rollout and attention flow (Abnar & Zuidema 2020) beside raw attention");
+    if (ctx.snap && ctx.snap->trace && ctx.snap->tokens && !ctx.snap->tokens->ids.empty()) {
+        gfx::draw_figure(attention_rollout_figure(*ctx.snap), ImVec2(avail_w * 0.5f - 4, fig_h * 1.2f), {}, "rollout");
+        ImGui::SameLine();
+        ImGui::BeginGroup();
+        if (run_button(ctx, "Compute attention flow", Kind::Flow))
+            jobs.start(Kind::Flow, st, *ctx.model, fallback);
+        if (auto r = jobs.latest(Kind::Flow)) {
+            error_line(r->error);
+            if (r->flow) gfx::draw_figure(attention_flow_figure(*r), ImVec2(avail_w * 0.5f - 4, fig_h * 1.2f - line_h * 1.6f), {}, "flow");
+        }
+        ImGui::EndGroup();
+    } else {
+        empty_message("rollout appears after the first forward pass of your text");
+    }
+}
+
+}  // namespace ts::ui
