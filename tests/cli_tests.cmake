@@ -92,3 +92,27 @@ if(TS_XVFB_RUN_CLI)
                    ${CMAKE_BINARY_DIR}/readme_run)
   set_tests_properties(readme_run_command PROPERTIES TIMEOUT 900 RUN_SERIAL TRUE)
 endif()
+# Encoder-decoder training on sentence pairs: a 50-step smoke run through the CLI, and its one-line errors.
+add_test(NAME cli_train_pairs_smoke
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/train_pairs_test.sh ${TS_CLI} ${TS_CLI_OUT}/train_pairs)
+set_tests_properties(cli_train_pairs_smoke PROPERTIES TIMEOUT 300)
+ts_cli_test(train_pairs_decoder_config fail CMD ${TS_CLI} train --config ${CMAKE_CURRENT_SOURCE_DIR}/cli/data/no_such.json
+            --pairs ${CMAKE_CURRENT_SOURCE_DIR}/cli/data/pairs_tiny.tsv --out ${TS_CLI_OUT}/x STDERR_REGEX "no_such.json")
+ts_cli_test(train_pairs_with_data fail CMD ${TS_CLI} train --config ${CMAKE_CURRENT_SOURCE_DIR}/cli/data/encdec_tiny.json
+            --pairs ${CMAKE_CURRENT_SOURCE_DIR}/cli/data/pairs_tiny.tsv --data x.txt --out ${TS_CLI_OUT}/x
+            STDERR_REGEX "does not combine with --data")
+ts_cli_test(train_encdec_without_pairs fail CMD ${TS_CLI} train
+            --config ${CMAKE_CURRENT_SOURCE_DIR}/cli/data/encdec_tiny.json --tokens x.bin --out ${TS_CLI_OUT}/x
+            STDERR_REGEX "needs --pairs")
+if(EXISTS ${CMAKE_SOURCE_DIR}/assets/models/austen-gpt/tokenizer.json)
+  # The bundled English tokenizer has no <pad> token.
+  ts_cli_test(train_pairs_tokenizer_without_pad fail CMD ${TS_CLI} train
+              --config ${CMAKE_CURRENT_SOURCE_DIR}/cli/data/encdec_tiny.json
+              --tokenizer ${CMAKE_SOURCE_DIR}/assets/models/austen-gpt/tokenizer.json
+              --pairs ${CMAKE_CURRENT_SOURCE_DIR}/cli/data/pairs_tiny.tsv --direction en-zh --out ${TS_CLI_OUT}/x
+              STDERR_REGEX "no special token <pad>")
+endif()
+ts_cli_test(train_pairs_bad_direction fail CMD ${TS_CLI} train
+            --config ${CMAKE_CURRENT_SOURCE_DIR}/cli/data/encdec_tiny.json
+            --tokenizer ${CMAKE_SOURCE_DIR}/tests/golden/hf_gpt2 --pairs ${CMAKE_CURRENT_SOURCE_DIR}/cli/data/pairs_tiny.tsv
+            --direction fr-en --out ${TS_CLI_OUT}/x STDERR_REGEX "unknown direction 'fr-en'")

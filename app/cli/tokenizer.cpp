@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -23,7 +24,9 @@ const char* const kTokenizerUsage =
         "                                          [--pattern REGEX...]\n"
         "         Trains byte-level BPE on the files; writes DIR/tokenizer.json. The pre-tokenizer is GPT-2's regex\n"
         "         unless --pattern gives a pipeline of PCRE2 regexes (e.g. a Llama-3 style pattern).\n"
-        "         Special tokens default to <|endoftext|> (last id); --min-frequency defaults to 2.\n"
+        "         Special tokens default to <|endoftext|> (last ids); --special replaces them, as several values or\n"
+        "         one comma-separated list, e.g. --special \"<|endoftext|>,<pad>,<2en>,<2zh>\" for translation pairs.\n"
+        "         --min-frequency defaults to 2.\n"
         "       transformer-studio tokenizer encode --tokenizer FILE_OR_DIR --text T [--json] [--no-special]\n"
         "         Prints ids and, per token, its byte span [b,e), character span [b,e) and text.\n";
 
@@ -39,7 +42,18 @@ int run_train_tokenizer(int argc, char** argv) {
     opt.vocab_size = int32_t(vs);
     opt.min_frequency = int64_t(args.number("min-frequency", 2));
     opt.progress_every = size_t(args.number("progress-every", 500));
-    if (args.has("special")) opt.special_tokens = args.all("special");
+    if (args.has("special")) {
+        opt.special_tokens.clear();
+        for (const std::string& v : args.all("special")) {  // "a,b,c" and "a b c" alike
+            size_t begin = 0;
+            while (begin <= v.size()) {
+                const size_t end = std::min(v.find(',', begin), v.size());
+                if (end > begin) opt.special_tokens.push_back(v.substr(begin, end - begin));
+                begin = end + 1;
+            }
+        }
+        if (opt.special_tokens.empty()) throw std::invalid_argument("--special needs at least one token");
+    }
     if (args.has("pattern")) opt.patterns = args.all("pattern");
     opt.on_progress = [](const BpeTrainProgress& p) {
         std::fprintf(stderr, "  merges %zu/%zu  last: %-16s count %lld  (%.1f s)\n", p.merges_done, p.merges_target,

@@ -1,12 +1,15 @@
-// `transformer-studio train`: tokenizes the corpus once (cached as DIR/tokens.bin), trains a decoder-only model with
-// the core/train trainer, and writes the model folder DIR/{config.json, model.safetensors, tokenizer.json} plus
-// DIR/train_log.jsonl and DIR/checkpoint/. (`corpus` stays a stub here until app/cli/corpus.cpp lands.)
+// `transformer-studio train`: a decoder-only model on a text corpus (tokenized once, cached as DIR/tokens.bin) or an
+// encoder–decoder on a sentence-pair corpus (--pairs TSV, --direction), with the core/train trainer; writes the model
+// folder DIR/{config.json, model.safetensors, tokenizer.json[, translation.json]} plus DIR/train_log.jsonl and
+// DIR/checkpoint/.
 #include "app/cli/cli.h"
 #include "app/cli/args.h"
 #include "core/model.h"
 #include "core/safetensors.h"
 #include "core/tokenizer/tokenizer_io.h"
 #include "core/train/data.h"
+#include "core/train/pair_data.h"
+#include "core/train/train_init.h"
 #include "core/train/trainer.h"
 
 #include <nlohmann/json.hpp>
@@ -26,16 +29,25 @@ namespace fs = std::filesystem;
 
 const char* const kTrainUsage =
         "usage: transformer-studio train --config CONFIG.json --out DIR\n"
-        "         (--tokenizer tokenizer.json --data TEXT... | --tokens TOKENS.bin)\n"
-        "         [--steps N] [--batch B] [--seq-len T] [--lr X] [--min-lr X] [--warmup N] [--weight-decay X]\n"
-        "         [--beta1 X] [--beta2 X] [--grad-clip X] [--label-smoothing X] [--z-loss X] [--dropout X]\n"
+        "         (--tokenizer tokenizer.json --data TEXT... | --tokens TOKENS.bin              decoder-only\n"
+        "          | --tokenizer tokenizer.json --pairs TRAIN.tsv [--valid VALID.tsv]        encoder-decoder\n"
+        "            --direction en-zh|zh-en|both [--batch-tokens N])\n"
+        "         [--steps N] [--batch B] [--seq-len T] [--schedule cosine|inverse-sqrt] [--lr X] [--min-lr X]\n"
+        "         [--lr-factor X] [--warmup N] [--weight-decay X] [--beta1 X] [--beta2 X] [--adam-eps X]\n"
+        "         [--grad-clip X] [--label-smoothing X] [--z-loss X] [--dropout X]\n"
         "         [--attn-dropout X] [--eval-every N] [--eval-batches N] [--ckpt-every N] [--log-every N]\n"
         "         [--seed S] [--val-fraction X] [--decay-embeddings] [--resume]\n"
         "         [--repeat-fraction X] [--repeat-period N] [--repeat-random X]\n"
         "         [--init-from MODEL_DIR]\n"
         "  Text files are tokenized once into DIR/tokens.bin (reused while the files and tokenizer are unchanged);\n"
         "  the last --val-fraction (default 0.02) of the stream is held out. --resume continues from\n"
-        "  DIR/checkpoint/ exactly as an uninterrupted run would.\n";
+        "  DIR/checkpoint/ exactly as an uninterrupted run would.\n"
+        "  Pairs: \"English<TAB>Chinese\" lines (corpus build --parallel zh-en); --direction both trains one model for\n"
+        "  both ways with <2en>/<2zh> first in the source. The tokenizer needs the special tokens <|endoftext|>, <pad>\n"
+        "  (and <2en>, <2zh> for both). Batches hold pairs of similar length: at most --batch pairs (default 256) and\n"
+        "  --batch-tokens padded positions (default 2048). Without --valid, every 1/--val-fraction-th line is held\n"
+        "  out. Defaults follow \"Attention Is All You Need\" §5.3-5.4: --schedule inverse-sqrt (eq. 3), --warmup\n"
+        "  4000, Adam beta2 0.98, eps 1e-9, no weight decay, --label-smoothing 0.1, --dropout 0.1.\n";
 
 // Identity of the tokenization inputs, stored next to the cache as DIR/tokens.json.
 nlohmann::json token_sources(const std::vector<std::string>& data, const std::string& tokenizer_path) {
@@ -95,6 +107,51 @@ std::vector<int32_t> training_tokens(const Args& args, const fs::path& dir, cons
     return ids;
 }
 
+// Pair examples of the TSV files for the config's max_seq_len; without --valid every k-th line is held out.
+std::shared_ptr<const train::PairDataset> pair_dataset(const Args& args, const Tokenizer& tok, const ModelConfig& c,
+                                                      const train::TrainOptions& opt) {
+    const train::PairDirection dir = train::pair_direction_from_string(args.required("direction"));
+    const train::PairTokens ids = train::find_pair_tokens(tok, dir);
+    train::PairReadStats st;
+    std::vector<train::PairExample> examples =
+        train::read_pair_tsv(args.get("pairs"), tok, dir, ids, c.max_seq_len, &st);
+    std::fprintf(stderr, "pairs %s: %lld lines -> %lld examples (%s; %lld longer than max_seq_len %d, %lld malformed)\n",
+                 args.get("pairs").c_str(), (long long)st.lines, (long long)st.examples, train::to_string(dir),
+                 (long long)st.too_long, c.max_seq_len, (long long)st.malformed);
+    std::vector<train::PairExample> train_ex, valid_ex;
+    if (args.has("valid")) {
+        valid_ex = train::read_pair_tsv(args.get("valid"), tok, dir, ids, c.max_seq_len, &st);
+        train_ex = std::move(examples);
+    } else {
+        if (opt.val_fraction <= 0 || opt.val_fraction >= 1)
+            throw std::invalid_argument("--val-fraction must be in (0, 1) without --valid");
+        const int64_t k = std::max<int64_t>(2, std::llround(1.0 / opt.val_fraction));
+        for (auto& e : examples) (e.line % k == k - 1 ? valid_ex : train_ex).push_back(std::move(e));
+    }
+    auto data = std::make_shared<const train::PairDataset>(std::move(train_ex), std::move(valid_ex), c.vocab_size,
+                                                           ids.pad, ids.end,
+                                                           train::PairBatchOptions{opt.batch, opt.batch_tokens},
+                                                           opt.seed);
+    std::fprintf(stderr, "pair batches: %d per epoch (%lld pairs, %lld tokens, %.1f%% padding), %d held out "
+                 "(%lld pairs)\n", data->train_batches(), (long long)data->train_pairs(),
+                 (long long)data->train_tokens(), 100.0 * data->padding_fraction(), data->val_batches(),
+                 (long long)data->val_pairs());
+    return data;
+}
+
+// DIR/translation.json: how the model's inputs are laid out, for decoding (see README "Model folders").
+void write_translation_json(const fs::path& dir, train::PairDirection d) {
+    nlohmann::json j{{"format", "ts-translation-1"},
+                     {"direction", train::to_string(d)},
+                     {"source_end", train::kPairEndToken},
+                     {"decoder_start", train::kPairEndToken},
+                     {"target_end", train::kPairEndToken},
+                     {"pad", train::kPairPadToken}};
+    if (d == train::PairDirection::Both)
+        j["target_language_tokens"] = {{"en", train::kPairToEnToken}, {"zh", train::kPairToZhToken}};
+    std::ofstream(dir / "translation.json") << j.dump(2) << "\n";
+}
+
 }  // namespace
 
 int run_train(int argc, char** argv) {
@@ -103,18 +160,30 @@ int run_train(int argc, char** argv) {
                     {"config", "tokenizer", "tokens", "out", "steps", "batch", "seq-len", "lr", "min-lr", "warmup",
                      "weight-decay", "beta1", "beta2", "grad-clip", "label-smoothing", "z-loss", "dropout",
                      "attn-dropout", "eval-every", "eval-batches", "ckpt-every", "log-every", "seed", "val-fraction",
-                     "repeat-fraction", "repeat-period", "repeat-random", "init-from"},
+                     "repeat-fraction", "repeat-period", "repeat-random", "init-from", "pairs", "valid", "direction",
+                     "batch-tokens", "schedule", "lr-factor", "adam-eps"},
                     {"resume", "decay-embeddings"}, {"data"});
     const fs::path dir = args.required("out");
     const ModelConfig config = load_config(args.required("config"));
-    if (config.arch != Arch::DecoderOnly)
-        throw std::invalid_argument("train supports decoder-only configs; " + args.get("config") + " has arch '" +
+    const bool pairs = args.has("pairs");
+    if (pairs && (args.has("data") || args.has("tokens")))
+        throw std::invalid_argument("--pairs trains an encoder-decoder; it does not combine with --data or --tokens");
+    if (!pairs && (args.has("valid") || args.has("direction") || args.has("batch-tokens")))
+        throw std::invalid_argument("--valid, --direction and --batch-tokens go with --pairs TRAIN.tsv");
+    if (pairs && config.arch != Arch::EncoderDecoder)
+        throw std::invalid_argument("--pairs needs an encoder_decoder config; " + args.get("config") + " has arch '" +
                                     to_string(config.arch) + "'");
+    if (!pairs && config.arch != Arch::DecoderOnly)
+        throw std::invalid_argument("train needs --pairs TRAIN.tsv for " + std::string(to_string(config.arch)) +
+                                    " configs, or a decoder config for --data/--tokens (" + args.get("config") + ")");
+    if (pairs && !args.has("tokenizer")) throw std::invalid_argument("--pairs needs --tokenizer tokenizer.json");
+    if (pairs) (void)train::pair_direction_from_string(args.required("direction"));  // fail before any work
     fs::create_directories(dir);
 
     std::shared_ptr<const Tokenizer> tok;
     if (args.has("tokenizer")) {
         tok = load_tokenizer(args.get("tokenizer"));
+        if (pairs) (void)train::find_pair_tokens(*tok, train::pair_direction_from_string(args.get("direction")));
         if (int64_t(tok->vocab_size()) > config.vocab_size)
             throw std::invalid_argument("tokenizer has " + std::to_string(tok->vocab_size()) +
                                         " tokens but the config's vocab_size is " + std::to_string(config.vocab_size));
@@ -132,15 +201,30 @@ int run_train(int argc, char** argv) {
     }
 
     train::TrainOptions opt;
+    if (pairs) {  // "Attention Is All You Need" §5.3-5.4; explicit options below override them
+        opt.batch = 256;
+        opt.batch_tokens = 2048;
+        opt.schedule = train::LrScheduleKind::InverseSqrt;
+        opt.warmup = 4000;
+        opt.beta2 = 0.98f;
+        opt.adam_eps = 1e-9f;
+        opt.weight_decay = 0.0f;
+        opt.label_smoothing = 0.1f;
+        opt.dropout = 0.1f;
+    }
+    if (args.has("schedule")) opt.schedule = train::lr_schedule_from_string(args.get("schedule"));
     opt.steps = int(args.number("steps", opt.steps));
     opt.batch = int(args.number("batch", opt.batch));
+    opt.batch_tokens = int(args.number("batch-tokens", opt.batch_tokens));
     opt.seq_len = int(args.number("seq-len", config.max_seq_len));
     opt.lr = float(args.number("lr", opt.lr));
     opt.min_lr = float(args.number("min-lr", opt.min_lr));
+    opt.lr_factor = float(args.number("lr-factor", opt.lr_factor));
     opt.warmup = int(args.number("warmup", opt.warmup));
     opt.weight_decay = float(args.number("weight-decay", opt.weight_decay));
     opt.beta1 = float(args.number("beta1", opt.beta1));
     opt.beta2 = float(args.number("beta2", opt.beta2));
+    opt.adam_eps = float(args.number("adam-eps", opt.adam_eps));
     opt.grad_clip = float(args.number("grad-clip", opt.grad_clip));
     opt.label_smoothing = float(args.number("label-smoothing", opt.label_smoothing));
     opt.z_loss = float(args.number("z-loss", opt.z_loss));
@@ -159,11 +243,19 @@ int run_train(int argc, char** argv) {
         throw std::invalid_argument("--repeat-fraction must be in [0, 1]");
     opt.decay_embeddings = args.flag("decay-embeddings");
 
-    auto data = std::make_shared<const train::TokenDataset>(training_tokens(args, dir, tok.get()), config.vocab_size,
+    std::shared_ptr<const train::TokenDataset> data;
+    std::shared_ptr<const train::PairDataset> pair_data;
+    if (pairs) {
+        pair_data = pair_dataset(args, *tok, config, opt);
+        write_translation_json(dir, train::pair_direction_from_string(args.get("direction")));
+        std::fprintf(stderr, "model: %lld parameters\n", (long long)config.parameter_count());
+    } else {
+        data = std::make_shared<const train::TokenDataset>(training_tokens(args, dir, tok.get()), config.vocab_size,
                                                            opt.seq_len, opt.val_fraction);
-    std::fprintf(stderr, "data: %lld tokens (%lld train, %lld held out); model: %lld parameters\n",
-                 (long long)data->size(), (long long)data->train_size(), (long long)data->val_size(),
-                 (long long)config.parameter_count());
+        std::fprintf(stderr, "data: %lld tokens (%lld train, %lld held out); model: %lld parameters\n",
+                     (long long)data->size(), (long long)data->train_size(), (long long)data->val_size(),
+                     (long long)config.parameter_count());
+    }
     // --init-from DIR starts from a trained model folder's weights (fine-tuning) instead of a random init.
     WeightMap init;
     if (args.has("init-from")) {
@@ -173,9 +265,10 @@ int run_train(int argc, char** argv) {
             throw std::invalid_argument("--init-from " + args.get("init-from") + ": its config.json differs from --config");
         init = base->weights();
     } else {
-        init = init_weights(config, opt.seed);
+        init = pairs ? train::init_transformer_weights(config, opt.seed) : init_weights(config, opt.seed);
     }
-    train::Trainer trainer(config, std::move(init), data, opt, dir, &std::cerr);
+    train::Trainer trainer = pairs ? train::Trainer(config, std::move(init), pair_data, opt, dir, &std::cerr)
+                                   : train::Trainer(config, std::move(init), data, opt, dir, &std::cerr);
     if (args.flag("resume")) {
         if (!trainer.resume()) std::fprintf(stderr, "no checkpoint in %s/checkpoint: starting fresh\n", dir.c_str());
     } else if (fs::exists(dir / "train_log.jsonl")) {

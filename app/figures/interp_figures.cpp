@@ -172,7 +172,7 @@ std::vector<plot::Figure> logit_attribution_figures(const InterpResult& r, int n
     plot::Figure h = matrix_figure(r.attr_heads, numbered("L", int(r.attr_heads.rows())), numbered("H", int(r.attr_heads.cols())),
                                    "layer", "head", "contribution", "logit", false);
     h.title = "Direct logit attribution of " + what + ", by head";
-    h.view = "logit-attribution";
+    h.view = "logit-attribution-heads";
     h.formula = formula;
     h.note = check;
     out.push_back(std::move(h));

@@ -80,7 +80,9 @@ const std::vector<ViewInfo>& all_views() {
          with_knobs({"corrupt", "answer", "wrong"}), true},
         {"patching-heads", "Causal", "activation patching, head outputs: restored logit difference (layer × head)",
          with_knobs({"corrupt", "answer", "wrong"}), true},
-        {"logit-attribution", "Causal", "direct logit attribution of a token (or a difference) by layer and by head",
+        {"logit-attribution", "Causal", "direct logit attribution of a token (or a difference), by layer (bars)",
+         with_knobs({"target", "minus"}), true},
+        {"logit-attribution-heads", "Causal", "direct logit attribution of a token (or a difference), by head",
          with_knobs({"target", "minus"}), true},
         {"attention-rollout", "Causal", "attention rollout (Abnar & Zuidema 2020): output position × input token",
          with_knobs({}), true},
@@ -393,11 +395,12 @@ ViewFigures build_view(const std::string& view, const UiState& st, const Snapsho
         const auto figs = patching_figures(need_interp(InterpResult::Kind::Patching));
         for (const auto& f : figs)
             if (f.view == view) add(f, view == "patching-resid" ? "patching_resid" : "patching_heads");
-    } else if (view == "logit-attribution") {
-        const auto figs = logit_attribution_figures(need_interp(InterpResult::Kind::Attribution), need_model().config().n_layers);
-        add(figs[0], "logit_attribution_layers");
-        add(figs[1], "logit_attribution_heads");
-        out.columns = 1;
+    } else if (view == "logit-attribution" || view == "logit-attribution-heads") {
+        const InterpResult r = need_interp(InterpResult::Kind::Attribution);
+        if (r.attribution && !r.attribution->error.empty()) throw std::runtime_error(r.attribution->error);
+        const auto figs = logit_attribution_figures(r, need_model().config().n_layers);
+        if (view == "logit-attribution") add(figs[0], "logit_attribution_layers");
+        else add(figs[1], "logit_attribution_heads");
     } else if (view == "attention-rollout") {
         add(attention_rollout_figure(need_snap()), "attention_rollout");
     } else if (view == "attention-flow") {

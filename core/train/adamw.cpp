@@ -1,6 +1,7 @@
 // AdamW update, gradient clipping and the learning-rate schedule.
 #include "core/train/adamw.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -80,7 +81,24 @@ double clip_grad_norm(WeightMap& grads, double max_norm) {
     return norm;
 }
 
+const char* to_string(LrScheduleKind k) { return k == LrScheduleKind::Cosine ? "cosine" : "inverse_sqrt"; }
+
+LrScheduleKind lr_schedule_from_string(std::string_view s) {
+    if (s == "cosine") return LrScheduleKind::Cosine;
+    if (s == "inverse_sqrt" || s == "inverse-sqrt" || s == "noam") return LrScheduleKind::InverseSqrt;
+    throw std::invalid_argument("unknown learning-rate schedule '" + std::string(s) +
+                                "' (expected cosine or inverse_sqrt)");
+}
+
 float LrSchedule::at(int64_t step) const {
+    if (kind == LrScheduleKind::InverseSqrt) {
+        if (warmup < 1 || d_model < 1)
+            throw std::invalid_argument("inverse_sqrt schedule needs warmup >= 1 and d_model >= 1, got warmup " +
+                                        std::to_string(warmup) + ", d_model " + std::to_string(d_model));
+        const double s = double(step + 1);
+        return float(double(factor) / std::sqrt(double(d_model)) *
+                     std::min(1.0 / std::sqrt(s), s * std::pow(double(warmup), -1.5)));
+    }
     if (step < warmup) return lr_max * float(step + 1) / float(warmup);
     const int64_t span = std::max<int64_t>(1, int64_t(total) - warmup);
     const double progress = std::min(1.0, double(step - warmup) / double(span));

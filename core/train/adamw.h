@@ -1,5 +1,6 @@
-// AdamW with decoupled weight decay (Loshchilov & Hutter 2019; torch.optim.AdamW), global-norm gradient clipping
-// (torch.nn.utils.clip_grad_norm_), and the warm-up + cosine learning-rate schedule.
+// AdamW with decoupled weight decay (Loshchilov & Hutter 2019; torch.optim.AdamW; weight_decay 0 is plain Adam),
+// global-norm gradient clipping (torch.nn.utils.clip_grad_norm_), and the learning-rate schedules: warm-up + cosine,
+// and the inverse square root of "Attention Is All You Need" eq. 3.
 #pragma once
 
 #include "core/model.h"
@@ -51,13 +52,30 @@ private:
 /// disables clipping. Returns the norm before clipping.
 double clip_grad_norm(WeightMap& grads, double max_norm);
 
-/// Learning rate at 0-based optimizer step `step`: linear warm-up lr_max * (step + 1) / warmup for step < warmup,
-/// then cosine decay from lr_max to min_lr over the remaining total - warmup steps (constant min_lr after).
+enum class LrScheduleKind {
+    Cosine,       ///< linear warm-up, then cosine decay to min_lr (the decoder-only default)
+    InverseSqrt,  ///< "Attention Is All You Need" eq. 3: linear warm-up, then decay with 1/sqrt(step)
+};
+[[nodiscard]] const char* to_string(LrScheduleKind k);          // "cosine" | "inverse_sqrt"
+/// Throws std::invalid_argument naming the accepted values ("inverse-sqrt" and "noam" are accepted too).
+[[nodiscard]] LrScheduleKind lr_schedule_from_string(std::string_view s);
+
+/// Learning rate at 0-based optimizer step `step`.
+///   Cosine: linear warm-up lr_max * (step + 1) / warmup for step < warmup, then cosine decay from lr_max to min_lr
+///     over the remaining total - warmup steps (constant min_lr after).
+///   InverseSqrt: with s = step + 1 (the paper counts from 1),
+///     lr = factor * d_model^-0.5 * min(s^-0.5, s * warmup^-1.5)
+///     ("Attention Is All You Need" eq. 3; factor 1 is the paper's): rises linearly for warmup steps to
+///     factor * (d_model * warmup)^-0.5, then falls as 1/sqrt(s). lr_max, min_lr and total are unused.
+/// at() throws std::invalid_argument for InverseSqrt with warmup < 1 or d_model < 1.
 struct LrSchedule {
     float lr_max = 3e-4f;
     float min_lr = 3e-5f;
     int warmup = 0;
     int total = 1;
+    LrScheduleKind kind = LrScheduleKind::Cosine;
+    int d_model = 0;       ///< InverseSqrt only
+    float factor = 1.0f;   ///< InverseSqrt only
     [[nodiscard]] float at(int64_t step) const;
 };
 

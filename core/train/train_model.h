@@ -1,7 +1,9 @@
-// TrainModel: a decoder-only ModelConfig's parameters and gradients (WeightMap-shaped, our weight names) plus a
-// batched training forward over (B*T, d) blocks that keeps what the backward pass needs (as llm.c does), and the
-// backward pass itself. Every decoder-only variant of ModelConfig: norms, placements, FFN kinds, positions, head
-// groupings, biases, tied embeddings, qk-norm, dropout on attention probabilities and residual branches.
+// TrainModel: a decoder-only or encoder–decoder ModelConfig's parameters and gradients (WeightMap-shaped, our weight
+// names) plus a batched training forward over (rows, d) blocks that keeps what the backward pass needs (as llm.c
+// does), and the backward pass itself. Every ModelConfig variant of those two architectures: norms, placements, FFN
+// kinds, positions, head groupings, biases, tied embeddings, qk-norm, dropout on attention probabilities and residual
+// branches; for the encoder–decoder, bidirectional encoder self-attention and cross-attention with key padding, a
+// causal decoder with target padding, and gradients into the encoder through every cross-attention.
 #pragma once
 
 #include "core/model.h"
@@ -20,8 +22,10 @@ namespace ts::train {
 struct StepOptions {
     float label_smoothing = 0.0f;   ///< F.cross_entropy(label_smoothing=...)
     float z_loss = 0.0f;            ///< coefficient of mean(logsumexp(logits)^2) (PaLM §5)
-    float attn_dropout = 0.0f;      ///< dropout on attention probabilities (after softmax)
-    float resid_dropout = 0.0f;     ///< dropout on each residual branch output (attention out, FFN out)
+    float attn_dropout = 0.0f;      ///< dropout on attention probabilities (after softmax), self and cross
+    /// Dropout on each residual branch output (attention, cross-attention, FFN); for the encoder–decoder also on the
+    /// sums of embeddings and positions ("Attention Is All You Need" §5.4).
+    float resid_dropout = 0.0f;
     uint64_t seed = 0;              ///< dropout masks are a function of (seed, step)
     uint64_t step = 0;
 };
@@ -34,18 +38,37 @@ struct StepLoss {
     int64_t count = 0;
 };
 
+/// A batch of B (source, target) pairs for an encoder–decoder, padded to S source and T target positions.
+/// Padding may sit anywhere (PairDataset pads on the right); it is never attended to, and its targets are -1.
+struct PairBatch {
+    int B = 0, S = 0, T = 0;
+    std::vector<int> src;           ///< (B, S) source ids (padding positions hold any valid id)
+    std::vector<int> tgt;           ///< (B, T) decoder inputs: the target shifted right (start token first)
+    std::vector<int> targets;       ///< (B, T) next-token labels; -1 = ignored (padding)
+    std::vector<uint8_t> src_pad;   ///< (B, S) 1 = padding key of encoder self- and cross-attention; empty = none
+    std::vector<uint8_t> tgt_pad;   ///< (B, T) 1 = padding key of decoder self-attention; empty = none
+};
+
 class TrainModel {
 public:
-    /// Validates the config (DecoderOnly only; else std::invalid_argument) and that `params` holds exactly
-    /// expected_weights(config) (std::invalid_argument naming the first missing/extra/mis-shaped tensor).
+    /// Validates the config (DecoderOnly or EncoderDecoder; else std::invalid_argument) and that `params` holds
+    /// exactly expected_weights(config) (std::invalid_argument naming the first missing/extra/mis-shaped tensor).
     TrainModel(ModelConfig config, WeightMap params);
 
-    /// inputs, targets: (B, T) row-major token ids; targets may be -1 (ignored). T <= max_seq_len for learned
-    /// and sinusoidal positions and RoPE. Stores activations for backward(); returns the mean loss.
-    /// Throws std::invalid_argument on ids outside [0, vocab) or bad sizes.
+    /// Decoder-only. inputs, targets: (B, T) row-major token ids; targets may be -1 (ignored). T <= max_seq_len for
+    /// learned and sinusoidal positions and RoPE. Stores activations for backward(); returns the mean loss.
+    /// Throws std::invalid_argument on ids outside [0, vocab), bad sizes, or an encoder–decoder config.
     StepLoss forward(std::span<const int> inputs, std::span<const int> targets, int B, int T,
                      const StepOptions& opt = {});
-    /// Gradients of the last forward()'s loss into grads() (overwritten, not accumulated).
+    /// Encoder–decoder: src through the encoder (bidirectional, src_pad keys masked), tgt through the decoder
+    /// (causal, tgt_pad keys masked, cross-attention to the encoder output with src_pad keys masked), logits of
+    /// every decoder row through the LM head, loss over rows whose target is not -1. torch.nn.Transformer with
+    /// src/tgt/memory_key_padding_mask and a causal tgt_mask, plus shared embeddings (×√d_model when
+    /// scale_embeddings) and positions. Throws std::invalid_argument on bad sizes, ids, S or T > max_seq_len, or a
+    /// decoder-only config.
+    StepLoss forward(const PairBatch& batch, const StepOptions& opt = {});
+    /// Gradients of the last forward()'s loss into grads() (overwritten, not accumulated). std::logic_error
+    /// without a preceding forward.
     void backward();
 
     [[nodiscard]] const ModelConfig& config() const { return m_config; }
@@ -58,44 +81,109 @@ public:
     [[nodiscard]] const MatrixRM& logits() const { return m_logits; }
 
 private:
-    struct Layer {  // pointers into a WeightMap (params or grads); nullptr where the config has no such tensor
-        Tensor *attn_norm_w = nullptr, *attn_norm_b = nullptr, *wq = nullptr, *wk = nullptr, *wv = nullptr,
-               *wo = nullptr, *bq = nullptr, *bk = nullptr, *bv = nullptr, *bo = nullptr, *q_norm = nullptr,
-               *k_norm = nullptr, *ffn_norm_w = nullptr, *ffn_norm_b = nullptr, *w_up = nullptr, *w_gate = nullptr,
-               *w_down = nullptr, *b_up = nullptr, *b_down = nullptr;
+    // --- weights: pointers into a WeightMap (params or grads); nullptr where the config has no such tensor ---
+    struct NormRefs {
+        Tensor *w = nullptr, *b = nullptr;
+    };
+    struct AttnRefs {
+        Tensor *wq = nullptr, *wk = nullptr, *wv = nullptr, *wo = nullptr, *bq = nullptr, *bk = nullptr,
+               *bv = nullptr, *bo = nullptr, *q_norm = nullptr, *k_norm = nullptr;
+    };
+    struct FfnRefs {
+        Tensor *w_up = nullptr, *w_gate = nullptr, *w_down = nullptr, *b_up = nullptr, *b_down = nullptr;
+    };
+    struct Layer {
+        NormRefs attn_norm, cross_norm, ffn_norm;
+        AttnRefs attn, cross;   // cross: encoder–decoder decoder layers only
+        FfnRefs ffn;
+    };
+    struct StackRefs {
+        std::vector<Layer> layers;
+        NormRefs final_norm;
     };
     struct Refs {
-        Tensor *tok_emb = nullptr, *pos_emb = nullptr, *final_norm_w = nullptr, *final_norm_b = nullptr,
-               *lm_head = nullptr;
-        std::vector<Layer> layers;
+        Tensor *tok_emb = nullptr, *pos_emb = nullptr, *lm_head = nullptr;
+        StackRefs enc, dec;
     };
-    struct LayerActs {  // saved activations of one layer, rows = B*T
-        MatrixRM x_in;                 // (N, d) layer input
-        MatrixRM n1_xhat, n1_out;      // norm 1: pre-norm of x_in, post-norm of x_in + attn
-        Eigen::VectorXf n1_rstd;
-        MatrixRM q, k, v;              // (N, H*D), (N, K*D), (N, K*D) after qk-norm and RoPE
-        MatrixRM q_hat, k_hat;         // qk_norm: normalized rows (N*H, D), (N*K, D)
+
+    // --- saved activations and scratch ---
+    /// Geometry of one attention call: B sequences of Tq query rows attending to Tk key rows.
+    struct AttnGeom {
+        int B = 0, Tq = 0, Tk = 0;
+        bool causal = false;              // key j visible to query i only when j <= i (needs Tq == Tk)
+        const uint8_t* key_pad = nullptr; // (B, Tk), 1 = never attended; nullptr = no padding
+        bool rope = false;                // rotate q and k (self-attention with RoPE positions)
+        uint64_t site = 0;                // dropout site of the attention probabilities
+    };
+    struct AttnActs {
+        MatrixRM q, k, v;                 // (B*Tq, H*D), (B*Tk, K*D), (B*Tk, K*D) after qk-norm and RoPE
+        MatrixRM q_hat, k_hat;            // qk_norm: normalized rows (B*Tq*H, D), (B*Tk*K, D)
         Eigen::VectorXf q_rstd, k_rstd;
-        MatrixRM probs;                // (B*H*T, T) softmax(scores), causal
-        MatrixRM attn_mask;            // (B*H*T, T) dropout multipliers, empty without attention dropout
-        MatrixRM att;                  // (N, H*D) heads concatenated
-        MatrixRM resid_mask1, resid_mask2;  // (N, d) residual dropout multipliers, empty without
-        MatrixRM x_mid;                // (N, d) stream after the attention sub-layer (post-norm: before norm 1)
-        MatrixRM n2_xhat, n2_out;
-        Eigen::VectorXf n2_rstd;
-        MatrixRM up, gate, act;        // (N, d_ff): up projection, gate pre-activation (gated), FFN hidden
+        MatrixRM probs;                   // (B*H*Tq, Tk) softmax(scores); masked entries exactly 0
+        MatrixRM drop_mask;               // (B*H*Tq, Tk) dropout multipliers, empty without attention dropout
+        MatrixRM att;                     // (B*Tq, H*D) heads concatenated
+    };
+    struct AttnScratch {                  // scratch of one attention kind (backward; scr also forward dropout)
+        MatrixRM dq, dk, dv, datt;        // (B*Tq, H*D), (B*Tk, K*D), (B*Tk, K*D), (B*Tq, H*D)
+        MatrixRM scr, scr2;               // (Tq, Tk)
+    };
+    /// One residual sub-layer: pre-norm x += drop(f(norm(x))); post-norm x = norm(x + drop(f(x))).
+    struct SubActs {
+        MatrixRM in;                      // (N, d) the branch's input: norm(x) (pre) or x (post)
+        MatrixRM xhat;                    // (N, d) the norm's normalized rows
+        Eigen::VectorXf rstd;
+        MatrixRM resid_mask;              // (N, d) residual dropout multipliers, empty without
+    };
+    struct LayerActs {
+        SubActs self_sub, cross_sub, ffn_sub;
+        AttnActs self, cross;
+        MatrixRM up, gate, act;           // (N, d_ff): up projection, gate pre-activation (gated), FFN hidden
+    };
+    /// One stack (encoder or decoder) for the current batch shape: its embeddings, saved activations, output and
+    /// backward scratch. N = B*T rows.
+    struct Stack {
+        int B = 0, T = 0, S = 0;          // S: encoder length of the cross-attention (0 without)
+        uint64_t site_base = 0;           // dropout sites: site_base + layer * site_stride + kind (Site)
+        uint64_t site_stride = 4;
+        std::vector<int> ids;             // (B, T) token ids
+        std::vector<uint8_t> key_pad;     // (B, T) padding of this stack's keys; empty = none
+        MatrixRM emb_mask;                // (N, d) embedding dropout multipliers, empty without
+        std::vector<LayerActs> acts;
+        MatrixRM x;                       // (N, d) the residual stream (embeddings in, last layer's output out)
+        MatrixRM fn_xhat, out;            // (N, d) final norm: normalized rows, stack output
+        Eigen::VectorXf fn_rstd;
+        AttnGeom self_geom, cross_geom;
+        // Backward scratch.
+        MatrixRM y, dx, dy, dh;           // (N, d)
+        MatrixRM dup, dgate, dact;        // (N, d_ff)
+        AttnScratch self_scr, cross_scr;
     };
 
     Refs bind(WeightMap& w);
-    void ensure_buffers(int B, int T);
-    // Sub-layer forwards: in (N, d) -> out (N, d), saving what backward needs into `a`.
-    void attention_forward(const Layer& p, LayerActs& a, const MatrixRM& in, MatrixRM& out, int layer);
-    void ffn_forward(const Layer& p, LayerActs& a, const MatrixRM& in, MatrixRM& out);
-    // Backward of the sub-layers: dout (N, d) -> din (N, d) (overwritten); parameter grads accumulate into g.
-    void attention_backward(const Layer& p, const Layer& g, const LayerActs& a, const MatrixRM& in,
-                            const MatrixRM& dout, MatrixRM& din);
-    void ffn_backward(const Layer& p, const Layer& g, const LayerActs& a, const MatrixRM& in, const MatrixRM& dout,
-                      MatrixRM& din);
+    void check_ids(std::span<const int> ids, const char* what) const;
+    void ensure_stack(Stack& s, int n_layers, int B, int T, int S);
+    // Embeddings + positions of s.ids into s.x (dropout p with key); backward adds s.dx into the embeddings' grads.
+    void embed_forward(Stack& s, float p, uint64_t key);
+    void embed_backward(Stack& s);
+    // Runs the layers and the final norm over s.x -> s.out. memory: the encoder stack (cross-attention) or nullptr.
+    void stack_forward(const StackRefs& p, Stack& s, const Stack* memory);
+    // dout (N, d) = dLoss/ds.out -> s.dx = dLoss/d(embeddings); parameter grads accumulate into g; the memory's
+    // gradient accumulates into dmemory (B*S, d) when there is cross-attention.
+    void stack_backward(const StackRefs& p, const StackRefs& g, Stack& s, const MatrixRM& dout, const Stack* memory,
+                        MatrixRM* dmemory);
+    // Attention: xq (B*Tq, d) queries' input, xkv (B*Tk, d) keys'/values' input -> out (B*Tq, d).
+    void attention_forward(const AttnRefs& p, AttnActs& a, const AttnGeom& geo, AttnScratch& scr, const MatrixRM& xq,
+                           const MatrixRM& xkv, MatrixRM& out);
+    // dout (B*Tq, d) -> dxq (overwritten); dxkv == nullptr: self-attention, key/value gradients also go to dxq;
+    // else they accumulate into *dxkv (B*Tk, d). Parameter grads accumulate into g.
+    void attention_backward(const AttnRefs& p, const AttnRefs& g, const AttnActs& a, const AttnGeom& geo,
+                            AttnScratch& scr, const MatrixRM& xq, const MatrixRM& xkv, const MatrixRM& dout,
+                            MatrixRM& dxq, MatrixRM* dxkv);
+    // FFN: in (N, d) -> out (N, d); backward dout -> din (overwritten), scratch from s.
+    void ffn_forward(const FfnRefs& p, LayerActs& a, const MatrixRM& in, MatrixRM& out);
+    void ffn_backward(const FfnRefs& p, const FfnRefs& g, const LayerActs& a, Stack& s, const MatrixRM& in,
+                      const MatrixRM& dout, MatrixRM& din);
+    StepLoss finish_forward(const StepOptions& opt);  // LM head + loss over m_dec.out
 
     ModelConfig m_config;
     WeightMap m_params, m_grads;
@@ -103,23 +191,14 @@ private:
     MatrixRM m_sin_table;   // (max_seq_len, d_model) sinusoidal positions
     RopeTables m_rope;
 
-    // Shapes and saved state of the last forward.
-    int m_B = 0, m_T = 0;
+    // Saved state of the last forward.
     bool m_have_forward = false;
+    bool m_seq2seq = false;      // the last forward was forward(PairBatch)
     StepOptions m_opt;
-    std::vector<int> m_inputs, m_targets;
-    std::vector<LayerActs> m_acts;
-    MatrixRM m_x0;               // (N, d) embeddings (input of layer 0)
-    MatrixRM m_xf, m_fn_xhat, m_hf;  // last layer output, final-norm xhat, final hidden (N, d)
-    Eigen::VectorXf m_fn_rstd;
-    MatrixRM m_logits;           // (N, V), dlogits after backward
-
-    // Scratch (reused every step; no allocation after the first step).
-    MatrixRM m_tmp_d, m_tmp_d2, m_dx, m_dh;   // (N, d)
-    MatrixRM m_dq, m_dk, m_dv, m_datt;         // (N, H*D) / (N, K*D)
-    MatrixRM m_dup, m_dgate, m_dact;           // (N, d_ff)
-    MatrixRM m_scr_tt, m_scr_tt2;              // (T, T)
-    MatrixRM m_ffn_out;                        // (N, d)
+    std::vector<int> m_targets;
+    Stack m_enc, m_dec;
+    MatrixRM m_logits;           // (B*T, V), dlogits after backward
+    MatrixRM m_dout, m_dmem;     // (B*T, d) gradient into the decoder output; (B*S, d) into the encoder output
 };
 
 }  // namespace ts::train

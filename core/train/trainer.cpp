@@ -21,8 +21,11 @@ void to_json(nlohmann::json& j, const TrainOptions& o) {
     j = nlohmann::json{{"steps", o.steps},
                        {"batch", o.batch},
                        {"seq_len", o.seq_len},
+                       {"batch_tokens", o.batch_tokens},
+                       {"schedule", to_string(o.schedule)},
                        {"lr", o.lr},
                        {"min_lr", o.min_lr},
+                       {"lr_factor", o.lr_factor},
                        {"warmup", o.warmup},
                        {"weight_decay", o.weight_decay},
                        {"beta1", o.beta1},
@@ -52,8 +55,11 @@ void from_json(const nlohmann::json& j, TrainOptions& o) {
     get("steps", o.steps);
     get("batch", o.batch);
     get("seq_len", o.seq_len);
+    get("batch_tokens", o.batch_tokens);
+    if (j.contains("schedule")) o.schedule = lr_schedule_from_string(j.at("schedule").get<std::string>());
     get("lr", o.lr);
     get("min_lr", o.min_lr);
+    get("lr_factor", o.lr_factor);
     get("warmup", o.warmup);
     get("weight_decay", o.weight_decay);
     get("beta1", o.beta1);
@@ -81,39 +87,77 @@ void from_json(const nlohmann::json& j, TrainOptions& o) {
 Trainer::Trainer(ModelConfig config, WeightMap params, std::shared_ptr<const TokenDataset> data, TrainOptions opt,
                  std::filesystem::path out_dir, std::ostream* log)
     : m_config(std::move(config)), m_opt(opt), m_data(std::move(data)), m_dir(std::move(out_dir)), m_log(log) {
-    const auto positive = [](const char* what, int v) {
-        if (v <= 0) throw std::invalid_argument(std::string(what) + " must be positive, got " + std::to_string(v));
-    };
-    positive("steps", m_opt.steps);
-    positive("batch", m_opt.batch);
-    positive("seq_len", m_opt.seq_len);
-    positive("eval_every", m_opt.eval_every);
-    positive("eval_batches", m_opt.eval_batches);
-    positive("ckpt_every", m_opt.ckpt_every);
-    positive("log_every", m_opt.log_every);
+    if (m_config.arch != Arch::DecoderOnly)
+        throw std::invalid_argument(std::string("a token stream trains decoder-only models; the config is ") +
+                                    to_string(m_config.arch) + " (train it on sentence pairs)");
+    if (m_opt.seq_len <= 0)
+        throw std::invalid_argument("seq_len must be positive, got " + std::to_string(m_opt.seq_len));
     if (m_opt.seq_len > m_config.max_seq_len)
         throw std::invalid_argument("seq_len " + std::to_string(m_opt.seq_len) + " exceeds the config's max_seq_len " +
                                     std::to_string(m_config.max_seq_len));
     if (!m_data || m_data->seq_len() != m_opt.seq_len)
         throw std::invalid_argument("the token dataset's seq_len does not match the options' seq_len");
+    init(std::move(params));
+}
+
+Trainer::Trainer(ModelConfig config, WeightMap params, std::shared_ptr<const PairDataset> pairs, TrainOptions opt,
+                 std::filesystem::path out_dir, std::ostream* log)
+    : m_config(std::move(config)), m_opt(opt), m_pairs(std::move(pairs)), m_dir(std::move(out_dir)), m_log(log) {
+    if (m_config.arch != Arch::EncoderDecoder)
+        throw std::invalid_argument(std::string("sentence pairs train encoder_decoder models; the config is ") +
+                                    to_string(m_config.arch));
+    if (!m_pairs) throw std::invalid_argument("no pair dataset");
+    if (m_pairs->max_len() > m_config.max_seq_len)
+        throw std::invalid_argument("the longest pair side has " + std::to_string(m_pairs->max_len()) +
+                                    " tokens, more than the config's max_seq_len " +
+                                    std::to_string(m_config.max_seq_len));
+    init(std::move(params));
+}
+
+void Trainer::init(WeightMap params) {
+    const auto positive = [](const char* what, int v) {
+        if (v <= 0) throw std::invalid_argument(std::string(what) + " must be positive, got " + std::to_string(v));
+    };
+    positive("steps", m_opt.steps);
+    positive("batch", m_opt.batch);
+    positive("eval_every", m_opt.eval_every);
+    positive("eval_batches", m_opt.eval_batches);
+    positive("ckpt_every", m_opt.ckpt_every);
+    positive("log_every", m_opt.log_every);
+    if (m_opt.schedule == LrScheduleKind::InverseSqrt) positive("warmup (inverse_sqrt schedule)", m_opt.warmup);
     if (m_opt.min_lr < 0) m_opt.min_lr = m_opt.lr / 10.0f;
     if (m_opt.attn_dropout < 0) m_opt.attn_dropout = m_opt.dropout;
     m_model = std::make_unique<TrainModel>(m_config, std::move(params));
     m_adam = std::make_unique<AdamW>(m_model->params(), AdamWOptions{m_opt.beta1, m_opt.beta2, m_opt.adam_eps,
                                                                      m_opt.weight_decay, m_opt.decay_embeddings});
-    m_sched = LrSchedule{m_opt.lr, m_opt.min_lr, m_opt.warmup, m_opt.steps};
+    m_sched = LrSchedule{m_opt.lr, m_opt.min_lr, m_opt.warmup, m_opt.steps, m_opt.schedule, m_config.d_model,
+                         m_opt.lr_factor};
     std::filesystem::create_directories(m_dir);
     m_start = std::chrono::steady_clock::now();
 }
 
+uint64_t Trainer::data_fingerprint() const { return m_pairs ? m_pairs->fingerprint() : m_data->fingerprint(); }
+int64_t Trainer::data_size() const { return m_pairs ? m_pairs->train_tokens() : m_data->size(); }
+
 // --- evaluation and logging ---------------------------------------------------------------------------------------
 
 double Trainer::evaluate() {
+    double sum = 0;
+    int64_t count = 0;
+    if (m_pairs) {
+        const int n = m_pairs->val_batches();
+        const int k = std::min(n, m_opt.eval_batches);
+        for (int i = 0; i < k; ++i) {
+            m_pairs->val_batch(int(int64_t(i) * n / k), m_batch);  // spread over the length-sorted batches
+            const StepLoss l = m_model->forward(m_batch, StepOptions{});
+            sum += double(l.nll) * double(l.count);
+            count += l.count;
+        }
+        return count ? sum / double(count) : std::numeric_limits<double>::quiet_NaN();
+    }
     const int B = m_opt.batch;
     const int n_windows = std::min(m_data->val_windows(), B * m_opt.eval_batches);
     if (n_windows == 0) return std::numeric_limits<double>::quiet_NaN();
-    double sum = 0;
-    int64_t count = 0;
     // Full batches only (keeps the training buffers' shape), unless the held-out part is smaller than one batch.
     const int step = n_windows >= B ? B : n_windows;
     for (int w = 0; w + step <= n_windows; w += step) {
@@ -150,7 +194,7 @@ void Trainer::append_log(const EvalRecord& r) {
     f << j.dump() << "\n";
 }
 
-void Trainer::progress_line(double train_loss, double tokens_per_s, const double* val_loss) const {
+void Trainer::progress_line(double train_loss, double tokens_per_s, double steps_per_s, const double* val_loss) const {
     if (!m_log) return;
     const double session = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
     char buf[256];
@@ -161,10 +205,7 @@ void Trainer::progress_line(double train_loss, double tokens_per_s, const double
                   m_opt.steps, loss, val, double(m_sched.at(std::max<int64_t>(0, m_step - 1))), tokens_per_s,
                   format_duration(m_elapsed_prev + session).c_str());
     *m_log << buf;
-    if (tokens_per_s > 0) {
-        const double eta = double(m_opt.steps - m_step) * double(m_opt.batch) * m_opt.seq_len / tokens_per_s;
-        *m_log << " | ETA " << format_duration(eta);
-    }
+    if (steps_per_s > 0) *m_log << " | ETA " << format_duration(double(m_opt.steps - m_step) / steps_per_s);
     *m_log << std::endl;
 }
 
@@ -181,16 +222,14 @@ void Trainer::run(int64_t stop_at) {
     if (m_step == 0 && m_history.empty()) {
         const double val = evaluate();
         append_log(EvalRecord{0, std::numeric_limits<double>::quiet_NaN(), val, m_sched.at(0), 0.0, elapsed()});
-        progress_line(std::numeric_limits<double>::quiet_NaN(), 0.0, &val);
+        progress_line(std::numeric_limits<double>::quiet_NaN(), 0.0, 0.0, &val);
     }
     double log_loss = 0, eval_loss = 0;
     int log_n = 0, eval_n = 0;
     auto window_start = clock::now();
-    int64_t window_steps = 0;
-    double tokens_per_s = 0;
+    int64_t window_steps = 0, window_tokens = 0;
+    double tokens_per_s = 0, steps_per_s = 0;
     while (m_step < end) {
-        m_data->sample_batch(m_opt.seed, uint64_t(m_step), B, m_inputs, m_targets, m_opt.repeat_fraction,
-                             m_opt.repeat_period, m_opt.repeat_random);
         StepOptions so;
         so.label_smoothing = m_opt.label_smoothing;
         so.z_loss = m_opt.z_loss;
@@ -198,7 +237,19 @@ void Trainer::run(int64_t stop_at) {
         so.resid_dropout = m_opt.dropout;
         so.seed = m_opt.seed;
         so.step = uint64_t(m_step);
-        const StepLoss l = m_model->forward(m_inputs, m_targets, B, T, so);
+        StepLoss l;
+        if (m_pairs) {
+            m_pairs->train_batch(uint64_t(m_step), m_batch);
+            l = m_model->forward(m_batch, so);
+            // Tokens per second count real (not padding) source and target tokens.
+            for (uint8_t p : m_batch.src_pad) window_tokens += p == 0;
+            for (uint8_t p : m_batch.tgt_pad) window_tokens += p == 0;
+        } else {
+            m_data->sample_batch(m_opt.seed, uint64_t(m_step), B, m_inputs, m_targets, m_opt.repeat_fraction,
+                                 m_opt.repeat_period, m_opt.repeat_random);
+            l = m_model->forward(m_inputs, m_targets, B, T, so);
+            window_tokens += int64_t(B) * T;
+        }
         if (!std::isfinite(l.loss))
             throw std::runtime_error("loss became " + std::to_string(l.loss) + " at step " + std::to_string(m_step) +
                                      " (try a lower --lr or a stronger --grad-clip)");
@@ -217,20 +268,22 @@ void Trainer::run(int64_t stop_at) {
         const bool do_log = m_step % m_opt.log_every == 0 || do_eval;
         if (do_log) {
             const double secs = std::chrono::duration<double>(clock::now() - window_start).count();
-            tokens_per_s = secs > 0 ? double(window_steps) * B * T / secs : 0.0;
+            tokens_per_s = secs > 0 ? double(window_tokens) / secs : 0.0;
+            steps_per_s = secs > 0 ? double(window_steps) / secs : 0.0;
         }
         if (do_eval) {
             const double val = evaluate();
             append_log(EvalRecord{m_step, eval_loss / eval_n, val, lr, tokens_per_s, elapsed()});
-            progress_line(log_loss / log_n, tokens_per_s, &val);
+            progress_line(log_loss / log_n, tokens_per_s, steps_per_s, &val);
         } else if (do_log) {
-            progress_line(log_loss / log_n, tokens_per_s, nullptr);
+            progress_line(log_loss / log_n, tokens_per_s, steps_per_s, nullptr);
         }
         if (do_eval) eval_loss = 0, eval_n = 0;
         if (do_log) {
             log_loss = 0, log_n = 0;
             window_start = clock::now();
             window_steps = 0;
+            window_tokens = 0;
         }
         if (m_step % m_opt.ckpt_every == 0 || m_step == m_opt.steps) {
             m_elapsed_prev = elapsed();
@@ -259,8 +312,8 @@ void Trainer::save_checkpoint() {
         {"adam_t", std::to_string(m_adam->t())},
         {"elapsed_s", std::to_string(m_elapsed_prev)},
         {"seed", std::to_string(m_opt.seed)},
-        {"data_fingerprint", std::to_string(m_data->fingerprint())},
-        {"data_tokens", std::to_string(m_data->size())},
+        {"data_fingerprint", std::to_string(data_fingerprint())},
+        {"data_tokens", std::to_string(data_size())},
         {"config", nlohmann::json(m_config).dump()},
         {"options", nlohmann::json(m_opt).dump()},
     };
@@ -288,9 +341,9 @@ bool Trainer::resume() {
     if (need("seed") != std::to_string(m_opt.seed))
         throw std::runtime_error(path.string() + ": checkpoint seed " + need("seed") + " differs from --seed " +
                                  std::to_string(m_opt.seed));
-    if (need("data_fingerprint") != std::to_string(m_data->fingerprint()))
-        throw std::runtime_error(path.string() + ": checkpoint was made on a different token stream (" +
-                                 need("data_tokens") + " tokens; now " + std::to_string(m_data->size()) + ")");
+    if (need("data_fingerprint") != std::to_string(data_fingerprint()))
+        throw std::runtime_error(path.string() + ": checkpoint was made on different training data (" +
+                                 need("data_tokens") + " tokens; now " + std::to_string(data_size()) + ")");
     const TrainOptions saved = nlohmann::json::parse(need("options")).get<TrainOptions>();
     if (m_log && nlohmann::json(saved) != nlohmann::json(m_opt))
         *m_log << "resume: training options differ from the checkpoint's; continuing with the new ones\n";

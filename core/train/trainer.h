@@ -1,5 +1,6 @@
-// The training loop: batches from a TokenDataset, forward/backward (TrainModel), global-norm clipping, AdamW with
-// warm-up + cosine schedule, periodic held-out evaluation, progress lines, DIR/train_log.jsonl, atomic checkpoints
+// The training loop: batches from a TokenDataset (decoder-only) or a PairDataset (encoder–decoder), forward/backward
+// (TrainModel), global-norm clipping, AdamW with a warm-up + cosine or the Transformer paper's inverse-square-root
+// schedule, periodic held-out evaluation, progress lines, DIR/train_log.jsonl, atomic checkpoints
 // (DIR/checkpoint/state.safetensors: weights, AdamW moments, step; all randomness is a function of (seed, step),
 // so that is the whole RNG state) and the model folder (DIR/config.json + DIR/model.safetensors).
 #pragma once
@@ -7,6 +8,7 @@
 #include "core/model.h"
 #include "core/train/adamw.h"
 #include "core/train/data.h"
+#include "core/train/pair_data.h"
 #include "core/train/train_model.h"
 
 #include <nlohmann/json_fwd.hpp>
@@ -20,10 +22,13 @@ namespace ts::train {
 
 struct TrainOptions {
     int steps = 1000;              ///< optimizer steps in the whole run (the schedule's length)
-    int batch = 8;                 ///< sequences per step
-    int seq_len = 128;             ///< tokens per sequence (<= max_seq_len)
-    float lr = 1e-3f;              ///< peak learning rate
+    int batch = 8;                 ///< sequences per step (pairs: at most this many pairs per batch)
+    int seq_len = 128;             ///< tokens per sequence (<= max_seq_len); unused for pairs
+    int batch_tokens = 0;          ///< pairs: at most this many padded positions on the longer side (0: no limit)
+    LrScheduleKind schedule = LrScheduleKind::Cosine;
+    float lr = 1e-3f;              ///< peak learning rate (cosine)
     float min_lr = -1.0f;          ///< end of the cosine; < 0 means lr / 10
+    float lr_factor = 1.0f;        ///< inverse_sqrt: multiplier of eq. 3 (1 = the paper)
     int warmup = 100;              ///< linear warm-up steps
     float weight_decay = 0.1f;
     float beta1 = 0.9f, beta2 = 0.95f, adam_eps = 1e-8f;
@@ -50,7 +55,7 @@ void from_json(const nlohmann::json& j, TrainOptions& o);
 struct EvalRecord {
     int64_t step = 0;
     double train_loss = 0;    ///< mean optimized train loss since the previous record (NaN at step 0)
-    double val_loss = 0;      ///< mean NLL over the held-out windows, nats/token
+    double val_loss = 0;      ///< mean NLL over the held-out windows or pairs' target tokens, nats/token
     double lr = 0;
     double tokens_per_s = 0;
     double elapsed_s = 0;
@@ -58,9 +63,14 @@ struct EvalRecord {
 
 class Trainer {
 public:
-    /// params: initial weights (expected_weights(config)). out_dir is created. `log` receives progress lines
-    /// (nullptr: silent). Throws std::invalid_argument on inconsistent options (seq_len > max_seq_len, ...).
+    /// Decoder-only language modelling. params: initial weights (expected_weights(config)). out_dir is created.
+    /// `log` receives progress lines (nullptr: silent). Throws std::invalid_argument on inconsistent options
+    /// (seq_len > max_seq_len, an encoder-decoder config, ...).
     Trainer(ModelConfig config, WeightMap params, std::shared_ptr<const TokenDataset> data, TrainOptions opt,
+            std::filesystem::path out_dir, std::ostream* log = nullptr);
+    /// Encoder–decoder on sentence pairs: step s trains on pairs->train_batch(s). Throws std::invalid_argument when
+    /// the config is not encoder_decoder or the longest example exceeds max_seq_len.
+    Trainer(ModelConfig config, WeightMap params, std::shared_ptr<const PairDataset> pairs, TrainOptions opt,
             std::filesystem::path out_dir, std::ostream* log = nullptr);
 
     /// Loads DIR/checkpoint/state.safetensors if present: weights, AdamW state, step, elapsed time; truncates
@@ -73,7 +83,8 @@ public:
     /// every ckpt_every steps and at the end.
     void run(int64_t stop_at = -1);
 
-    /// Mean held-out NLL over up to eval_batches batches of windows (no dropout, no smoothing, no z-loss).
+    /// Mean held-out NLL per target token over up to eval_batches batches (no dropout, no smoothing, no z-loss):
+    /// the first held-out windows, or held-out pair batches spread evenly over the length-sorted batches.
     [[nodiscard]] double evaluate();
     void save_checkpoint();
     /// DIR/config.json + DIR/model.safetensors.
@@ -87,12 +98,16 @@ public:
     [[nodiscard]] const TrainOptions& options() const { return m_opt; }
 
 private:
+    void init(WeightMap params);
+    [[nodiscard]] uint64_t data_fingerprint() const;
+    [[nodiscard]] int64_t data_size() const;
     void append_log(const EvalRecord& r);
-    void progress_line(double train_loss, double tokens_per_s, const double* val_loss) const;
+    void progress_line(double train_loss, double tokens_per_s, double steps_per_s, const double* val_loss) const;
 
     ModelConfig m_config;
     TrainOptions m_opt;
-    std::shared_ptr<const TokenDataset> m_data;
+    std::shared_ptr<const TokenDataset> m_data;   // exactly one of m_data and m_pairs is set
+    std::shared_ptr<const PairDataset> m_pairs;
     std::filesystem::path m_dir;
     std::ostream* m_log;
     std::unique_ptr<TrainModel> m_model;
@@ -103,6 +118,7 @@ private:
     std::chrono::steady_clock::time_point m_start;
     std::vector<EvalRecord> m_history;
     std::vector<int> m_inputs, m_targets;
+    PairBatch m_batch;
 };
 
 }  // namespace ts::train

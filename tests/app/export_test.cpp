@@ -261,6 +261,9 @@ TEST(ExportViews, EveryViewBuildsFromTheDemoModel) {
     const LoadedModel m = make_demo_model();
     UiState st;
     st.text = "The cat sat. 注意";
+    st.interp_corrupt = "The dog sat. 注意";  // same bytes (the demo model's tokens) for the patching views
+    st.interp_answer = "a";
+    st.interp_wrong = "e";
     st.layer = 1;
     st.head = 3;
     const auto snap = run_forward_now(st, m);

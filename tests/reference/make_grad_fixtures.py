@@ -1,12 +1,17 @@
 # Golden fixtures for the trainer (core/train): a decoder-only Transformer written with torch autograd, in float64
 # on float32-rounded weights, for one small config per variant family; saves weights (our names), a batch of token
-# ids/targets, the loss and every parameter gradient. Also an AdamW fixture (torch.optim.AdamW + clip_grad_norm_).
+# ids/targets, the loss and every parameter gradient. Encoder-decoder fixtures run torch.nn.Transformer itself
+# (float64, dropout 0) with shared embeddings x sqrt(d_model), sinusoidal positions, padding in source and target,
+# and a tied output projection. Also an AdamW fixture (torch.optim.AdamW + clip_grad_norm_).
 #
 # Regenerate (Debian's PyTorch 1.13; CI reads only the committed files):
 #     /usr/bin/python3 tests/reference/make_grad_fixtures.py
-# Writes tests/golden/grad_<name>.safetensors and tests/golden/adamw_step.safetensors.
+# Writes tests/golden/grad_<name>.safetensors, tests/golden/grad_encdec_<name>.safetensors and
+# tests/golden/adamw_step.safetensors.
 #   grad_*: "param.<w>", "grad.<w>", "ids" (B, T), "targets" (B, T, -1 = ignored), "loss" (scalar);
 #           metadata: config (our config.json), label_smoothing, z_loss.
+#   grad_encdec_*: "param.<w>", "grad.<w>", "src" (B, S), "src_pad" (B, S, 1 = padding), "tgt" (B, T) decoder
+#           inputs, "tgt_pad" (B, T), "targets" (B, T, -1 at padding), "loss"; metadata as above.
 
 import json
 import math
@@ -238,6 +243,131 @@ def make_grad_fixture(name, overrides, label_smoothing, z_loss, seed):
     print(f"{path}: loss {loss.item():.6f}, {len(w)} tensors")
 
 
+# --- encoder-decoder: torch.nn.Transformer -------------------------------------------------------------------------
+
+ENCDEC_BASE = dict(BASE, arch="encoder_decoder", d_model=24, d_ff=48, n_layers=2, n_enc_layers=2, norm_placement="post",
+                   activation="relu", position="sinusoidal", scale_embeddings=True, tie_embeddings=True)
+
+# name -> (config overrides, label_smoothing, source lengths, target lengths). Padding: positions past a length.
+ENCDEC_FIXTURES = {
+    "post": (dict(norm_placement="post"), 0.1, [7, 4, 5], [6, 3, 5]),
+    "pre": (dict(norm_placement="pre"), 0.1, [5, 7, 2], [4, 6, 6]),
+    "asym": (dict(norm_placement="post", n_enc_layers=3, n_layers=1, n_heads=2, n_kv_heads=2, d_ff=40), 0.1,
+             [3, 5, 5, 1], [8, 2, 7, 5]),
+}
+PAD = 0
+
+
+def transformer_param_map(c):
+    """Our weight name -> (torch.nn.Transformer parameter name, row slice of it or None)."""
+    d = c["d_model"]
+    m = {}
+
+    def mha(ours, theirs):
+        for j, n in enumerate("qkv"):
+            m[f"{ours}.w{n}"] = (f"{theirs}.in_proj_weight", slice(j * d, (j + 1) * d))
+            m[f"{ours}.b{n}"] = (f"{theirs}.in_proj_bias", slice(j * d, (j + 1) * d))
+        m[f"{ours}.wo"] = (f"{theirs}.out_proj.weight", None)
+        m[f"{ours}.bo"] = (f"{theirs}.out_proj.bias", None)
+
+    def layer_norm(ours, theirs):
+        m[ours + ".weight"] = (theirs + ".weight", None)
+        m[ours + ".bias"] = (theirs + ".bias", None)
+
+    def ffn(ours, theirs):
+        m[ours + ".w_up"], m[ours + ".b_up"] = (theirs + ".linear1.weight", None), (theirs + ".linear1.bias", None)
+        m[ours + ".w_down"], m[ours + ".b_down"] = (theirs + ".linear2.weight", None), (theirs + ".linear2.bias", None)
+
+    for i in range(c["n_enc_layers"]):
+        t = f"encoder.layers.{i}"
+        mha(f"enc.{i}.attn", t + ".self_attn")
+        layer_norm(f"enc.{i}.attn_norm", t + ".norm1")
+        layer_norm(f"enc.{i}.ffn_norm", t + ".norm2")
+        ffn(f"enc.{i}.ffn", t)
+    layer_norm("enc.final_norm", "encoder.norm")
+    for i in range(c["n_layers"]):
+        t = f"decoder.layers.{i}"
+        mha(f"dec.{i}.attn", t + ".self_attn")
+        mha(f"dec.{i}.cross_attn", t + ".multihead_attn")
+        layer_norm(f"dec.{i}.attn_norm", t + ".norm1")
+        layer_norm(f"dec.{i}.cross_norm", t + ".norm2")
+        layer_norm(f"dec.{i}.ffn_norm", t + ".norm3")
+        ffn(f"dec.{i}.ffn", t)
+    layer_norm("dec.final_norm", "decoder.norm")
+    return m
+
+
+def random_tensor(name, shape, gen):
+    """Same spread as random_weights: attention far from uniform; float32-rounded, held as float64."""
+    if name.endswith("norm.weight"):
+        t = 1.0 + 0.2 * torch.randn(shape, generator=gen, dtype=torch.float64)
+    elif len(shape) == 1:
+        t = 0.1 * torch.randn(shape, generator=gen, dtype=torch.float64)
+    elif "emb" in name:
+        t = 0.5 * torch.randn(shape, generator=gen, dtype=torch.float64)
+    else:
+        t = torch.randn(shape, generator=gen, dtype=torch.float64) / math.sqrt(shape[1]) * 1.5
+    return t.to(torch.float32).to(torch.float64)
+
+
+def make_encdec_fixture(name, overrides, label_smoothing, src_lens, tgt_lens, seed):
+    c = dict(ENCDEC_BASE)
+    c.update(overrides)
+    c["name"] = "fixture_encdec_" + name
+    d, V = c["d_model"], c["vocab_size"]
+    gen = torch.Generator().manual_seed(seed)
+    model = torch.nn.Transformer(d_model=d, nhead=c["n_heads"], num_encoder_layers=c["n_enc_layers"],
+                                 num_decoder_layers=c["n_layers"], dim_feedforward=c["d_ff"], dropout=0.0,
+                                 activation="relu", layer_norm_eps=c["norm_eps"], batch_first=True,
+                                 norm_first=c["norm_placement"] == "pre", dtype=torch.float64)
+    theirs = dict(model.named_parameters())
+    pmap = transformer_param_map(c)
+    assert sorted({t for t, _ in pmap.values()}) == sorted(theirs), "parameter map does not cover nn.Transformer"
+    weights = {"tok_emb.weight": random_tensor("tok_emb.weight", (V, d), gen)}
+    with torch.no_grad():
+        for ours, (t, sl) in pmap.items():
+            p = theirs[t] if sl is None else theirs[t][sl]
+            w = random_tensor(ours, tuple(p.shape), gen)
+            p.copy_(w)
+            weights[ours] = w
+    emb = weights["tok_emb.weight"].clone().requires_grad_(True)
+
+    B, S, T = len(src_lens), max(src_lens), max(tgt_lens)
+    src = torch.randint(1, V, (B, S), generator=gen)
+    tgt = torch.randint(1, V, (B, T), generator=gen)
+    targets = torch.randint(0, V, (B, T), generator=gen)
+    src_pad = torch.arange(S)[None, :] >= torch.tensor(src_lens)[:, None]
+    tgt_pad = torch.arange(T)[None, :] >= torch.tensor(tgt_lens)[:, None]
+    src[src_pad] = PAD
+    tgt[tgt_pad] = PAD
+    targets[tgt_pad] = -1
+
+    scale = math.sqrt(d)
+    x_src = emb[src] * scale + sinusoidal(S, d, c["sinusoidal_base"])
+    x_tgt = emb[tgt] * scale + sinusoidal(T, d, c["sinusoidal_base"])
+    causal = torch.ones(T, T, dtype=torch.bool).triu(1)
+    out = model(x_src, x_tgt, tgt_mask=causal, src_key_padding_mask=src_pad, tgt_key_padding_mask=tgt_pad,
+                memory_key_padding_mask=src_pad)
+    logits = (out @ emb.T).reshape(-1, V)
+    loss = F.cross_entropy(logits, targets.reshape(-1), label_smoothing=label_smoothing, ignore_index=-1)
+    loss.backward()
+
+    res = {"src": src, "tgt": tgt, "targets": targets, "src_pad": src_pad.to(torch.float64),
+           "tgt_pad": tgt_pad.to(torch.float64), "loss": loss.detach()}
+    res["param.tok_emb.weight"] = weights["tok_emb.weight"]
+    res["grad.tok_emb.weight"] = emb.grad.detach()
+    for ours, (t, sl) in pmap.items():
+        g = theirs[t].grad if sl is None else theirs[t].grad[sl]
+        res["param." + ours] = weights[ours]
+        res["grad." + ours] = g.detach().clone()
+    meta = {"config": json.dumps(c), "label_smoothing": repr(label_smoothing), "z_loss": repr(0.0),
+            "script": "tests/reference/make_grad_fixtures.py", "torch": torch.__version__,
+            "reference": "torch.nn.Transformer(batch_first=True, dropout=0.0, dtype=float64)"}
+    path = os.path.join(GOLDEN, f"grad_encdec_{name}.safetensors")
+    st_io.save(path, res, metadata=meta)
+    print(f"{path}: loss {loss.item():.6f}, {len(weights)} tensors")
+
+
 def make_adamw_fixture(seed=7):
     """Three AdamW steps (decay on matrices only) with global-norm clipping, on a few float32 tensors."""
     gen = torch.Generator().manual_seed(seed)
@@ -278,4 +408,6 @@ if __name__ == "__main__":
     torch.manual_seed(0)
     for i, (name, (ov, ls, zl)) in enumerate(FIXTURES.items()):
         make_grad_fixture(name, ov, ls, zl, seed=100 + i)
+    for i, (name, (ov, ls, sl, tl)) in enumerate(ENCDEC_FIXTURES.items()):
+        make_encdec_fixture(name, ov, ls, sl, tl, seed=200 + i)
     make_adamw_fixture()

@@ -93,4 +93,27 @@ TEST(LrSchedule, WarmupThenCosineToMin) {
     EXPECT_FLOAT_EQ(no_warmup.at(0), 2e-3f);
 }
 
+TEST(LrSchedule, InverseSqrtIsEquation3OfTheTransformerPaper) {
+    // The paper's base model: d_model 512, warmup 4000, steps counted from 1 (our 0-based step + 1).
+    LrSchedule s;
+    s.kind = ts::train::LrScheduleKind::InverseSqrt;
+    s.d_model = 512;
+    s.warmup = 4000;
+    const double a = 1.0 / std::sqrt(512.0);
+    EXPECT_NEAR(s.at(0), a * std::pow(4000.0, -1.5), 1e-12);          // step 1: 1.747e-7
+    EXPECT_NEAR(s.at(1999), a * 2000.0 * std::pow(4000.0, -1.5), 1e-10);  // halfway up: half the peak
+    EXPECT_NEAR(s.at(3999), 6.98771e-4, 1e-9);                        // peak at step = warmup: (512 * 4000)^-0.5
+    EXPECT_NEAR(s.at(15999), 3.49386e-4, 1e-9);                       // 4x warmup: half the peak (1/sqrt)
+    EXPECT_NEAR(s.at(99999), a / std::sqrt(100000.0), 1e-10);
+    for (int i = 0; i < 3999; i += 37) EXPECT_LT(s.at(i), s.at(i + 1)) << i;
+    for (int i = 4000; i < 20000; i += 37) EXPECT_LT(s.at(i + 1), s.at(i)) << i;
+    s.factor = 2.0f;  // a factor scales every value
+    EXPECT_NEAR(s.at(3999), 2 * 6.98771e-4, 2e-9);
+    s.warmup = 0;
+    EXPECT_THROW((void)s.at(0), std::invalid_argument);
+    EXPECT_EQ(ts::train::lr_schedule_from_string("inverse-sqrt"), ts::train::LrScheduleKind::InverseSqrt);
+    EXPECT_EQ(ts::train::lr_schedule_from_string("cosine"), ts::train::LrScheduleKind::Cosine);
+    EXPECT_THROW((void)ts::train::lr_schedule_from_string("linear"), std::invalid_argument);
+}
+
 }  // namespace

@@ -20,7 +20,12 @@ set(text "The quick brown fox jumps over the lazy dog. 注意力")
 foreach(v ${views})
   foreach(ext png svg csv)
     set(file ${OUT}/${v}.${ext})
-    execute_process(COMMAND ${APP} render --quiet --view ${v} --text ${text} --width 1200 --height 800 --out ${file}
+    set(extra "")
+    if(v MATCHES "^patching")  # a corrupted prompt of the same token length: two words swapped
+      set(extra --corrupt "The quick brown dog jumps over the lazy fox. 注意力" --answer " the" --wrong " a")
+    endif()
+    execute_process(COMMAND ${APP} render --quiet --view ${v} --text ${text} ${extra} --width 1200 --height 800
+                            --out ${file}
                     RESULT_VARIABLE rc ERROR_VARIABLE err)
     if(NOT rc EQUAL 0)
       message(FATAL_ERROR "render --view ${v} --out ${file} failed: ${err}")
