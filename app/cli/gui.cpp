@@ -16,7 +16,7 @@ const char* const kAppUsage =
     "usage: transformer-studio [--model DIR] [--text TEXT] [--theme light|dark] [--panel NAME] [--size WxH]\n"
     "                          [--no-state]                                   open the desktop app\n"
     "         test and benchmark modes: --screenshot-dir DIR [--frames N] [--panel NAME|all]; --frame-stats FILE\n"
-    "         [--bench-edits N] [--max-frames N] [--slow-frame-ms N]\n"
+    "         [--bench-edits N] [--max-frames N] [--slow-frame-ms N] [--analyses sweep,patching,attribution,flow]\n"
     "       transformer-studio trace --model DIR (--text T | --ids 1,2,3) --out FILE.safetensors\n"
     "       transformer-studio tokenizer train --input FILE... --vocab-size N --out DIR\n"
     "       transformer-studio tokenizer encode --tokenizer FILE --text T\n"
@@ -30,7 +30,7 @@ const char* const kAppUsage =
 int run_gui(int argc, char** argv) {
     if (print_help_if_asked(argc, argv, 1, kAppUsage)) return 0;
     const Args args(argc, argv, 1, {"model", "text", "theme", "panel", "screenshot-dir", "frames", "size", "frame-stats",
-                                       "bench-edits", "max-frames", "slow-frame-ms"}, {"no-state"});
+                                       "bench-edits", "max-frames", "slow-frame-ms", "analyses"}, {"no-state"});
     ui::AppOptions o;
     o.exe_path = argc > 0 ? argv[0] : "";
     o.model_dir = args.get("model");
@@ -47,6 +47,18 @@ int run_gui(int argc, char** argv) {
     o.bench_edits = int(args.number("bench-edits", 0));
     o.max_frames = int(args.number("max-frames", 0));
     o.slow_frame_ms = int(args.number("slow-frame-ms", 0));
+    if (args.has("analyses")) {
+        std::string list = args.get("analyses"), item;
+        for (size_t a = 0; a <= list.size();) {
+            size_t b = list.find(',', a);
+            if (b == std::string::npos) b = list.size();
+            item = list.substr(a, b - a);
+            if (item != "sweep" && item != "patching" && item != "attribution" && item != "flow")
+                throw std::invalid_argument("--analyses expects sweep,patching,attribution,flow; got '" + item + "'");
+            o.analyses.push_back(item);
+            a = b + 1;
+        }
+    }
     if (o.slow_frame_ms < 0 || o.slow_frame_ms > 10000)
         throw std::invalid_argument("--slow-frame-ms expects 0..10000 milliseconds");
     if (o.bench_edits < 0 || o.max_frames < 0)

@@ -275,6 +275,16 @@ void App::write_frame_stats() const {
 
 void App::frame() {
     poll_results();
+    // --analyses: one after another, once the forward of the text is on screen.
+    if (!m_opt.analyses.empty() && m_snap && m_snap->trace && !m_interp.busy() && m_model.model) {
+        const std::string a = m_opt.analyses.front();
+        m_opt.analyses.erase(m_opt.analyses.begin());
+        using K = InterpResult::Kind;
+        const K k = a == "sweep" ? K::Sweep : a == "patching" ? K::Patching : a == "attribution" ? K::Attribution : K::Flow;
+        Eigen::Index top = 0;
+        if (m_snap->logits.rows() > 0) m_snap->logits.row(m_snap->logits.rows() - 1).maxCoeff(&top);
+        m_interp.start(k, m_state, m_model, int(top));
+    }
     if (m_opt.bench_edits > 0) bench_edit();
     maybe_submit();
     if (m_fonts_dirty) {
@@ -319,7 +329,8 @@ void App::frame() {
 
     // Screenshot mode: wait for the forward pass of the current text, render N frames of each panel, capture.
     if (!m_opt.screenshot_dir.empty() && m_shot_index < m_shot_panels.size()) {
-        const bool ready = m_snap && m_snap->id >= m_last_submitted && !m_worker->busy() && !m_loader.busy();
+        const bool ready = m_snap && m_snap->id >= m_last_submitted && !m_worker->busy() && !m_loader.busy() &&
+                           !m_interp.busy() && m_opt.analyses.empty();
         const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_shot_wait_start).count();
         if (ready || waited > 120.0) {
             if (!ready) log_error("timed out waiting for the forward pass before the screenshot");

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace ts::ui {
 
@@ -22,6 +23,8 @@ struct AppOptions {
     int bench_edits = 0;           ///< > 0: change one character of the text every few frames, N times, then exit
     int max_frames = 0;            ///< > 0: exit after this many frames (1: cold start to first frame)
     int slow_frame_ms = 0;         ///< > 0: sleep this long in every frame (tests: input must survive slow frames)
+    std::vector<std::string> analyses;  ///< --analyses: Causal-panel analyses to run once the text's forward is in
+                                        ///< (sweep, patching, attribution, flow), e.g. for screenshots
 };
 
 /// Runs the window until closed (or screenshots are done; SIGTERM/SIGINT close it too, state saved). The loop

@@ -60,7 +60,7 @@ void App::apply_input() {
 /// model or a running analysis only needs a frame every 50 ms (see the loop in app.cpp).
 bool App::animating() const {
     return m_fonts_dirty || !m_input.empty() || !m_opt.screenshot_dir.empty() ||
-           m_opt.bench_edits > 0 || m_opt.max_frames > 0 || m_opt.slow_frame_ms > 0;
+           m_opt.bench_edits > 0 || m_opt.max_frames > 0 || m_opt.slow_frame_ms > 0 || !m_opt.analyses.empty();
 }
 
 }  // namespace ts::ui::detail
