@@ -2,8 +2,12 @@
 // each cell one forward of the corrupted input with one Set edit taken from the cached clean run.
 #include "core/interp/patching.h"
 
+#include <algorithm>
+#include <cstring>
 #include <limits>
+#include <mutex>
 #include <stdexcept>
+#include <thread>
 
 namespace ts::interp {
 
@@ -14,29 +18,62 @@ float logit_diff(const ForwardResult& r, int answer, int wrong) {
     return r.logits(last, answer) - r.logits(last, wrong);
 }
 
-// Runs `cells` corrupted forwards, cell i patched by edit_of(i), into a (rows, cols) result.
-template <class EditOf>
+// Runs the corrupted forward once per cell, cell (r, c) patched by edit_of(r, c), into a (rows, cols) result.
+// A cell whose clean values equal the corrupted run's (same_of(r, c): e.g. positions before the first differing
+// token of a causal model) would reproduce the corrupted run exactly, so it is filled without a forward. The
+// remaining cells are shared by up to two threads (results are identical to a serial sweep: every forward is
+// independent and deterministic); `progress` is called under a mutex.
+template <class EditOf, class SameOf>
 PatchingResult sweep(const Model& m, const PatchingBaseline& b, int rows, int cols, const EditOf& edit_of,
-                     const Progress& progress, const std::atomic<bool>* cancel) {
+                     const SameOf& same_of, const Progress& progress, const std::atomic<bool>* cancel) {
     PatchingResult out;
     out.normalized = MatrixRM::Constant(rows, cols, std::numeric_limits<float>::quiet_NaN());
     out.metric = out.normalized;
     const float denom = b.clean_metric - b.corrupt_metric;
-    ForwardOptions opt = b.base;
-    opt.edits.push_back({});
     const int total = rows * cols;
+    std::vector<int> todo;
     for (int i = 0; i < total; ++i) {
-        if (cancelled(cancel)) {
-            out.cancelled = true;
-            return out;
+        if (same_of(i / cols, i % cols)) {
+            out.metric(i / cols, i % cols) = b.corrupt_metric;
+            out.normalized(i / cols, i % cols) = 0.0f;
+        } else {
+            todo.push_back(i);
         }
-        opt.edits.back() = edit_of(i / cols, i % cols);
-        const float mval = logit_diff(forward(m, b.corrupt_ids, opt), b.answer, b.wrong);
-        out.metric(i / cols, i % cols) = mval;
-        out.normalized(i / cols, i % cols) = (mval - b.corrupt_metric) / denom;
-        if (progress) progress(i + 1, total);
     }
+    std::mutex mu;
+    int done = total - int(todo.size());
+    std::atomic<size_t> next{0};
+    std::atomic<bool> stopped{false};
+    if (progress && done > 0) progress(done, total);
+    auto work = [&] {
+        ForwardOptions opt = b.base;
+        opt.edits.push_back({});
+        for (size_t k = next++; k < todo.size(); k = next++) {
+            if (cancelled(cancel)) {
+                stopped = true;
+                return;
+            }
+            const int i = todo[k];
+            opt.edits.back() = edit_of(i / cols, i % cols);
+            const float mval = logit_diff(forward(m, b.corrupt_ids, opt), b.answer, b.wrong);
+            std::lock_guard lk(mu);
+            out.metric(i / cols, i % cols) = mval;
+            out.normalized(i / cols, i % cols) = (mval - b.corrupt_metric) / denom;
+            ++done;
+            if (progress) progress(done, total);
+        }
+    };
+    const unsigned n_threads = std::clamp(std::thread::hardware_concurrency(), 1u, 2u);
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < n_threads && todo.size() > 1; ++t) pool.emplace_back(work);
+    work();
+    for (auto& t : pool) t.join();
+    out.cancelled = stopped.load();
     return out;
+}
+
+bool same_floats(const Tensor& a, const Tensor& b, size_t offset, size_t n) {
+    return std::memcmp(a.data.data() + offset, b.data.data() + offset, n * sizeof(float)) == 0;
 }
 
 }  // namespace
@@ -71,7 +108,9 @@ PatchingBaseline prepare_patching(const Model& m, const std::vector<int>& clean_
     const ForwardResult clean = forward(m, clean_ids, clean_opt);
     b.clean = clean.trace;
     b.clean_metric = logit_diff(clean, answer, wrong);
-    b.corrupt_metric = logit_diff(forward(m, corrupt_ids, b.base), answer, wrong);
+    const ForwardResult corrupt = forward(m, corrupt_ids, clean_opt);
+    b.corrupt = corrupt.trace;
+    b.corrupt_metric = logit_diff(corrupt, answer, wrong);
     if (b.clean_metric == b.corrupt_metric)
         throw std::invalid_argument("prepare_patching: clean and corrupted runs give the same logit difference (" +
                                     std::to_string(b.clean_metric) + "); the normalised metric is undefined");
@@ -88,7 +127,10 @@ PatchingResult patch_resid_pre(const Model& m, const PatchingBaseline& b, const 
         return ActivationEdit::set(points[l], {src.data.begin() + size_t(p) * d, src.data.begin() + size_t(p + 1) * d},
                                    -1, p);
     };
-    return sweep(m, b, L, T, edit_of, progress, cancel);
+    const auto same_of = [&](int l, int p) {
+        return b.corrupt && same_floats(b.clean->at(points[l]), b.corrupt->at(points[l]), size_t(p) * d, size_t(d));
+    };
+    return sweep(m, b, L, T, edit_of, same_of, progress, cancel);
 }
 
 PatchingResult patch_head_out(const Model& m, const PatchingBaseline& b, const Progress& progress,
@@ -101,7 +143,11 @@ PatchingResult patch_head_out(const Model& m, const PatchingBaseline& b, const P
         const Tensor& src = b.clean->at(point);  // (H, T, D)
         return ActivationEdit::set(point, {src.data.begin() + h * block, src.data.begin() + (h + 1) * block}, h);
     };
-    return sweep(m, b, c.n_layers, c.n_heads, edit_of, progress, cancel);
+    const auto same_of = [&](int l, int h) {
+        const std::string point = b.stack + "." + std::to_string(l) + ".attn.head_out";
+        return b.corrupt && same_floats(b.clean->at(point), b.corrupt->at(point), h * block, block);
+    };
+    return sweep(m, b, c.n_layers, c.n_heads, edit_of, same_of, progress, cancel);
 }
 
 }  // namespace ts::interp

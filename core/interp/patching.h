@@ -21,6 +21,7 @@ struct PatchingBaseline {
     ForwardOptions base;                  ///< options of every run (capture off, last-position logits only)
     std::string stack;                    ///< "dec" or "enc"
     std::shared_ptr<const Trace> clean;   ///< embed.out, <s>.<l>.resid_ffn, <s>.<l>.attn.head_out of the clean run
+    std::shared_ptr<const Trace> corrupt; ///< the same points of the corrupted run (cells equal to it need no forward)
     float clean_metric = 0.0f;            ///< logit units
     float corrupt_metric = 0.0f;
 };
@@ -39,6 +40,9 @@ struct PatchingResult {
     bool cancelled = false;
 };
 
+/// Both sweeps skip cells whose clean values equal the corrupted run's (bitwise; their result is the corrupted
+/// metric exactly: in a causal model every position before the first differing token) and run the rest on up to two
+/// threads; `progress` is then called from either thread, one call at a time.
 /// Residual stream: cell (l, p) patches the clean input of layer l ("resid_pre": embed.out for l = 0, else
 /// <s>.<l-1>.resid_ffn) at position p into the corrupted run. (n_layers, T); n_layers · T forwards.
 [[nodiscard]] PatchingResult patch_resid_pre(const Model& m, const PatchingBaseline& b, const Progress& progress = {},

@@ -99,13 +99,15 @@ TEST(Patching, CancelProgressAndArgumentChecks) {
     const PatchingResult r = patch_resid_pre(m, b, [&](int done, int total) {
         last_done = done;
         EXPECT_EQ(total, 2 * 7);
-        if (done == 3) stop = true;
+        if (done >= 5) stop = true;
     }, &stop);
     EXPECT_TRUE(r.cancelled);
-    EXPECT_EQ(last_done, 3);
-    EXPECT_FALSE(std::isnan(r.normalized(0, 2)));
-    EXPECT_TRUE(std::isnan(r.normalized(0, 3)));
-    EXPECT_TRUE(std::isnan(r.metric(1, 6)));
+    // Position 0 is the same token in both prompts: its cells need no forward and are exactly the corrupted run.
+    EXPECT_EQ(r.normalized(0, 0), 0.0f);
+    EXPECT_EQ(r.normalized(1, 0), 0.0f);
+    // Cancelled after 5 cells: each of the (at most two) threads finishes the cell it is on, the rest stay NaN.
+    EXPECT_LE(last_done, 7);
+    EXPECT_GE((r.normalized.array().isNaN()).count(), 14 - 7);
 
     EXPECT_THROW((void)prepare_patching(m, clean, {1, 2}, 22, 46), std::invalid_argument);
     EXPECT_THROW((void)prepare_patching(m, clean, clean, 22, 46), std::invalid_argument);  // equal metrics
