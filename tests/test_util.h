@@ -8,10 +8,31 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <system_error>
+#include <unistd.h>
 #include <sstream>
 #include <string>
 
 namespace ts::test {
+
+/// A fresh temporary folder named after `tag`, the process and a counter; removed with everything in it at scope exit.
+struct TempDir {
+    std::filesystem::path path;
+    explicit TempDir(const std::string& tag = "ts_test") {
+        static int counter = 0;
+        path = std::filesystem::temp_directory_path() /
+               (tag + "_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+        std::filesystem::remove_all(path);
+        std::filesystem::create_directories(path);
+    }
+    ~TempDir() {
+        std::error_code ec;
+        std::filesystem::remove_all(path, ec);
+    }
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+};
 
 /// Asserts |a - e| <= atol + rtol * |e| element-wise; reports first failing index and max abs error.
 inline ::testing::AssertionResult allclose(const float* a, const float* e, int64_t n, float atol, float rtol) {

@@ -89,31 +89,25 @@ std::vector<plot::Figure> patching_figures(const InterpResult& r) {
                                 "much of the clean " + metric + " comes back: (m_patched − m_corrupt) / (m_clean − "
                                 "m_corrupt), so clean = 1 and corrupted = 0 (Wang et al. 2022; TransformerLens "
                                 "get_act_patch_*).";
-    if (r.patch_resid) {
-        std::vector<std::string> cols;
-        for (size_t i = 0; i < r.in.labels.size(); ++i) cols.push_back(r.in.labels[i]);
-        plot::Figure f = matrix_figure(r.patch_resid->normalized, numbered("L", int(r.patch_resid->normalized.rows())),
-                                       cols, "layer (input of)", "position", "restored metric", "", false);
-        f.heatmap->vmin = -1;
-        f.heatmap->vmax = 1;
-        f.title = "Patching the residual stream (resid_pre) by layer and position";
-        f.view = "patching-resid";
-        f.formula = formula;
-        f.note = note;
-        out.push_back(std::move(f));
-    }
-    if (r.patch_heads) {
-        plot::Figure f = matrix_figure(r.patch_heads->normalized, numbered("L", int(r.patch_heads->normalized.rows())),
-                                       numbered("H", int(r.patch_heads->normalized.cols())), "layer", "head",
+    auto add = [&](const interp::PatchingResult& p, std::vector<std::string> cols, const char* col_name, const char* title,
+                   const char* view) {
+        plot::Figure f = matrix_figure(p.normalized, numbered("L", int(p.normalized.rows())), std::move(cols),
+                                       view == std::string("patching-resid") ? "layer (input of)" : "layer", col_name,
                                        "restored metric", "", false);
         f.heatmap->vmin = -1;
         f.heatmap->vmax = 1;
-        f.title = "Patching head outputs (all positions) by layer and head";
-        f.view = "patching-heads";
+        f.title = title;
+        f.view = view;
         f.formula = formula;
         f.note = note;
         out.push_back(std::move(f));
-    }
+    };
+    if (r.patch_resid)
+        add(*r.patch_resid, r.in.labels, "position", "Patching the residual stream (resid_pre) by layer and position",
+            "patching-resid");
+    if (r.patch_heads)
+        add(*r.patch_heads, numbered("H", int(r.patch_heads->normalized.cols())), "head",
+            "Patching head outputs (all positions) by layer and head", "patching-heads");
     return out;
 }
 

@@ -18,20 +18,9 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-/// A fresh temporary folder, removed at scope exit.
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        static int counter = 0;
-        path = fs::temp_directory_path() /
-               ("ts_hf_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-        fs::remove_all(path);
-        fs::create_directories(path);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
+/// A temporary folder for this file's checkpoints (tests/test_util.h).
+struct TempDir : test::TempDir {
+    TempDir() : test::TempDir("ts_hf_test") {}
 };
 
 fs::path fixture(const std::string& name) { return fs::path(test::golden_path(name)); }

@@ -20,19 +20,9 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        static int counter = 0;
-        path = fs::temp_directory_path() /
-               ("ts_model_dir_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-        fs::remove_all(path);
-        fs::create_directories(path);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
+/// A temporary folder for this file's checkpoints (tests/test_util.h).
+struct TempDir : test::TempDir {
+    TempDir() : test::TempDir("ts_model_dir_test") {}
 };
 
 ModelConfig tiny_config() {
