@@ -382,7 +382,7 @@ ViewFigures build_view(const std::string& view, const UiState& st, const Snapsho
 
     auto need_interp = [&](InterpResult::Kind kind) {
         if (!model || !model->model) throw std::runtime_error("view " + view + " needs a model");
-        InterpResult r = run_interp(kind, st, *model, -1);
+        InterpResult r = run_interp(kind, st, *model, -1, {}, nullptr, view == "patching-heads" ? kPatchHeads : kPatchResid);
         if (!r.error.empty()) throw std::runtime_error(r.error);
         return r;
     };

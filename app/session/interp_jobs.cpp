@@ -9,9 +9,6 @@
 
 namespace ts::ui {
 
-namespace {
-
-/// First token of `text` under the codec, or -1 for "" (then the caller's fallback applies).
 int first_token(const TextCodec& codec, const std::string& text, const char* what) {
     if (text.empty()) return -1;
     std::vector<int> ids;
@@ -20,6 +17,15 @@ int first_token(const TextCodec& codec, const std::string& text, const char* wha
     if (ids.empty()) throw std::invalid_argument(std::string(what) + " '" + text + "' encodes to no token");
     return ids.front();
 }
+
+int top_prediction(const Snapshot* s) {
+    if (!s || s->logits.rows() == 0) return -1;
+    Eigen::Index best = 0;
+    s->logits.row(s->logits.rows() - 1).maxCoeff(&best);
+    return int(best);
+}
+
+namespace {
 
 int last_position_argmax(const Model& m, const std::vector<int>& ids, const ForwardOptions& opt) {
     ForwardOptions o = opt;
@@ -74,7 +80,7 @@ InterpInputs resolve_interp_inputs(const UiState& st, const LoadedModel& m, bool
 }
 
 InterpResult run_interp(InterpResult::Kind kind, const UiState& st, const LoadedModel& m, int fallback_target,
-                        const interp::Progress& progress, const std::atomic<bool>* cancel) {
+                        const interp::Progress& progress, const std::atomic<bool>* cancel, int patch_parts) {
     const auto t0 = std::chrono::steady_clock::now();
     InterpResult r;
     r.kind = kind;
@@ -84,17 +90,20 @@ InterpResult run_interp(InterpResult::Kind kind, const UiState& st, const Loaded
         const ModelConfig& c = model.config();
         ForwardOptions base;
         base.temperature = st.apply_to_model ? st.attn_temperature : 1.0f;
-        if (c.arch == Arch::EncoderOnly) base.enc_mask = attention_mask_for(st, c, 0);
         r.in = resolve_interp_inputs(st, m, kind == InterpResult::Kind::Patching, fallback_target);
         const int T = int(r.in.ids.size());
         if (c.arch == Arch::EncoderOnly) base.enc_mask = attention_mask_for(st, c, T);
         else base.self_mask = attention_mask_for(st, c, T);
         const auto ablation = ablation_edits_for(st, c);
+        // Sweep and attribution explain a token: the typed one, else the top prediction of the run they analyse.
+        auto resolve_target = [&](const ForwardOptions& o) {
+            if (r.in.target < 0) r.in.target = last_position_argmax(model, r.in.ids, o);
+            if (r.in.target_label.empty()) r.in.target_label = quoted_token(m.codec->label(r.in.target));
+        };
         switch (kind) {
         case InterpResult::Kind::Sweep: {
             // The sweep measures each head alone against the clean run: the state's ablations are not stacked.
-            if (r.in.target < 0) r.in.target = last_position_argmax(model, r.in.ids, base);
-            if (r.in.target_label.empty()) r.in.target_label = quoted_token(m.codec->label(r.in.target));
+            resolve_target(base);
             interp::AblationSweepOptions o;
             o.kind = st.ablate_mode == "mean" ? interp::AblationKind::Mean : interp::AblationKind::Zero;
             o.targets = {{-1, r.in.target}};
@@ -108,16 +117,17 @@ InterpResult run_interp(InterpResult::Kind kind, const UiState& st, const Loaded
             base.edits = ablation;
             r.baseline = interp::prepare_patching(model, r.in.ids, r.in.corrupt_ids, r.in.answer, r.in.wrong, base);
             const int L = c.n_layers, H = c.n_heads;
-            const int total = L * T + L * H;
-            r.patch_resid = interp::patch_resid_pre(model, *r.baseline, [&](int d, int) { if (progress) progress(d, total); }, cancel);
-            if (!r.patch_resid->cancelled)
-                r.patch_heads = interp::patch_head_out(model, *r.baseline, [&](int d, int) { if (progress) progress(L * T + d, total); }, cancel);
+            const bool resid = patch_parts & kPatchResid, heads = patch_parts & kPatchHeads;
+            const int total = (resid ? L * T : 0) + (heads ? L * H : 0), before_heads = resid ? L * T : 0;
+            if (resid)
+                r.patch_resid = interp::patch_resid_pre(model, *r.baseline, [&](int d, int) { if (progress) progress(d, total); }, cancel);
+            if (heads && !(r.patch_resid && r.patch_resid->cancelled))
+                r.patch_heads = interp::patch_head_out(model, *r.baseline, [&](int d, int) { if (progress) progress(before_heads + d, total); }, cancel);
             break;
         }
         case InterpResult::Kind::Attribution: {
             base.edits = ablation;
-            if (r.in.target < 0) r.in.target = last_position_argmax(model, r.in.ids, base);
-            if (r.in.target_label.empty()) r.in.target_label = quoted_token(m.codec->label(r.in.target));
+            resolve_target(base);
             r.attribution = interp::direct_logit_attribution(model, r.in.ids, -1, r.in.target, r.in.minus, base);
             r.attr_heads = MatrixRM::Constant(c.n_layers, c.n_heads, NAN);
             const std::string stack = c.arch == Arch::EncoderOnly ? "enc" : "dec";

@@ -47,6 +47,12 @@ struct InterpResult {
     double seconds = 0;
 };
 
+/// First token of `text` under the codec, or -1 for "" (the caller's fallback applies). Throws
+/// std::invalid_argument "<what> '<text>' encodes to no token".
+[[nodiscard]] int first_token(const TextCodec& codec, const std::string& text, const char* what);
+/// The snapshot's top next-token prediction at the last position (-1 without logits).
+[[nodiscard]] int top_prediction(const Snapshot* s);
+
 /// "'label'": a token label as titles quote it.
 [[nodiscard]] std::string quoted_token(const std::string& label);
 
@@ -57,11 +63,16 @@ struct InterpResult {
 [[nodiscard]] InterpInputs resolve_interp_inputs(const UiState& st, const LoadedModel& m, bool need_corrupt,
                                                  int fallback_target);
 
+/// Patching sweeps of a Patching run (bit mask): the residual stream, the head outputs.
+inline constexpr int kPatchResid = 1, kPatchHeads = 2;
+
 /// Runs one analysis on this thread (the job body; also what `render` calls). Never throws: errors go to
-/// InterpResult::error. `progress(done, total)` and `cancel` as in core/interp.
+/// InterpResult::error. `progress(done, total)` and `cancel` as in core/interp; `patch_parts` picks the patching
+/// sweeps (render needs one per view).
 [[nodiscard]] InterpResult run_interp(InterpResult::Kind kind, const UiState& st, const LoadedModel& m,
                                       int fallback_target, const interp::Progress& progress = {},
-                                      const std::atomic<bool>* cancel = nullptr);
+                                      const std::atomic<bool>* cancel = nullptr,
+                                      int patch_parts = kPatchResid | kPatchHeads);
 
 /// One background analysis at a time; poll() every frame.
 class InterpJobs {

@@ -94,7 +94,7 @@ bool App::init_window() {
     ImGui_ImplGlfw_InitForOpenGL(m_window, true);
     // Characters go through our queue too, so their order against keys (Backspace, arrows) survives slow frames.
     glfwSetCharCallback(m_window, [](GLFWwindow* w, unsigned int c) {
-        App* a = static_cast<App*>(glfwGetWindowUserPointer(w));
+        App* a = static_cast<App*>(glfwGetWindowUserPointer(w));  // the char callback (set after ImGui)
         a->m_input.push({InputEvent::Kind::Char, int(c), true, 0, 0});
         a->m_input_seen = true;
     });
@@ -281,9 +281,7 @@ void App::frame() {
         m_opt.analyses.erase(m_opt.analyses.begin());
         using K = InterpResult::Kind;
         const K k = a == "sweep" ? K::Sweep : a == "patching" ? K::Patching : a == "attribution" ? K::Attribution : K::Flow;
-        Eigen::Index top = 0;
-        if (m_snap->logits.rows() > 0) m_snap->logits.row(m_snap->logits.rows() - 1).maxCoeff(&top);
-        m_interp.start(k, m_state, m_model, int(top));
+        m_interp.start(k, m_state, m_model, top_prediction(m_snap.get()));
     }
     if (m_opt.bench_edits > 0) bench_edit();
     maybe_submit();

@@ -7,29 +7,31 @@
 
 namespace ts::ui::detail {
 
+namespace {
+App* app_of(GLFWwindow* w) { return static_cast<App*>(glfwGetWindowUserPointer(w)); }
+}  // namespace
+
 void App::install_input_callbacks() {
     glfwSetWindowUserPointer(m_window, this);
-    auto self = [](GLFWwindow* w) { return static_cast<App*>(glfwGetWindowUserPointer(w)); };
     // Installed before ImGui's backend, which chains to them; the char callback replaces the backend's (below).
     glfwSetMouseButtonCallback(m_window, [](GLFWwindow* w, int button, int action, int) {
-        App* a = static_cast<App*>(glfwGetWindowUserPointer(w));
+        App* a = app_of(w);
         double x = 0, y = 0;
         glfwGetCursorPos(w, &x, &y);
         if (action != GLFW_REPEAT) a->m_input.push({InputEvent::Kind::MouseButton, button, action == GLFW_PRESS, x, y});
         a->m_input_seen = true;
     });
     glfwSetKeyCallback(m_window, [](GLFWwindow* w, int key, int, int action, int) {
-        App* a = static_cast<App*>(glfwGetWindowUserPointer(w));
+        App* a = app_of(w);
         if (action != GLFW_REPEAT && key >= 0) a->m_input.push({InputEvent::Kind::Key, key, action == GLFW_PRESS, 0, 0});
         a->m_input_seen = true;
     });
-    glfwSetCursorPosCallback(m_window, [](GLFWwindow* w, double, double) { static_cast<App*>(glfwGetWindowUserPointer(w))->m_input_seen = true; });
-    glfwSetScrollCallback(m_window, [](GLFWwindow* w, double, double) { static_cast<App*>(glfwGetWindowUserPointer(w))->m_input_seen = true; });
-    glfwSetWindowSizeCallback(m_window, [](GLFWwindow* w, int, int) { static_cast<App*>(glfwGetWindowUserPointer(w))->m_input_seen = true; });
-    glfwSetWindowRefreshCallback(m_window, [](GLFWwindow* w) { static_cast<App*>(glfwGetWindowUserPointer(w))->m_input_seen = true; });
-    glfwSetWindowFocusCallback(m_window, [](GLFWwindow* w, int) { static_cast<App*>(glfwGetWindowUserPointer(w))->m_input_seen = true; });
-    glfwSetCursorEnterCallback(m_window, [](GLFWwindow* w, int) { static_cast<App*>(glfwGetWindowUserPointer(w))->m_input_seen = true; });
-    (void)self;
+    glfwSetCursorPosCallback(m_window, [](GLFWwindow* w, double, double) { app_of(w)->m_input_seen = true; });
+    glfwSetScrollCallback(m_window, [](GLFWwindow* w, double, double) { app_of(w)->m_input_seen = true; });
+    glfwSetWindowSizeCallback(m_window, [](GLFWwindow* w, int, int) { app_of(w)->m_input_seen = true; });
+    glfwSetWindowRefreshCallback(m_window, [](GLFWwindow* w) { app_of(w)->m_input_seen = true; });
+    glfwSetWindowFocusCallback(m_window, [](GLFWwindow* w, int) { app_of(w)->m_input_seen = true; });
+    glfwSetCursorEnterCallback(m_window, [](GLFWwindow* w, int) { app_of(w)->m_input_seen = true; });
 }
 
 /// Feeds this frame's share of the queued input to ImGui, after the GLFW backend's NewFrame (which sets the mouse

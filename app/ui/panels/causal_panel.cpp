@@ -30,14 +30,6 @@ void toggle_ablation(UiState& st, int l, int h) {
     else st.ablated_heads.erase(it);
 }
 
-/// The snapshot's top next-token prediction at the last position (-1 without logits).
-int top_prediction(const Snapshot* s) {
-    if (!s || s->logits.rows() == 0) return -1;
-    Eigen::Index best = 0;
-    s->logits.row(s->logits.rows() - 1).maxCoeff(&best);
-    return int(best);
-}
-
 /// log softmax(last logits row)[token] of the snapshot, nats (NaN without logits).
 double last_log_prob(const Snapshot* s, int token) {
     if (!s || s->logits.rows() == 0 || token < 0 || token >= s->logits.cols()) return NAN;
@@ -158,13 +150,14 @@ void draw_causal_panel(PanelContext& ctx) {
     }
     ImGui::PopStyleVar();
     {
-        const int target = [&] {
-            if (st.interp_target.empty() || !ctx.model->codec) return fallback;
-            std::vector<int> ids;
-            std::vector<std::pair<size_t, size_t>> spans;
-            ctx.model->codec->encode(st.interp_target, ids, spans);
-            return ids.empty() ? -1 : ids.front();
-        }();
+        int target = fallback;
+        if (!st.interp_target.empty() && ctx.model->codec) {
+            try {
+                target = first_token(*ctx.model->codec, st.interp_target, "target token");
+            } catch (const std::invalid_argument&) {
+                target = -1;
+            }
+        }
         const double lp = last_log_prob(ctx.snap, target);
         auto sweep = jobs.latest(Kind::Sweep);
         const bool same_target = sweep && sweep->sweep && sweep->in.target == target && sweep->in.ids == (ctx.snap && ctx.snap->tokens ? ctx.snap->tokens->ids : std::vector<int>{});
