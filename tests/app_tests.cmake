@@ -47,3 +47,13 @@ add_test(NAME app_window_causal_analyses
                  "-DARGS=--text;When Mary and John went to the store, John gave a drink to;--analyses;sweep,attribution,flow"
                  -P ${CMAKE_CURRENT_SOURCE_DIR}/app/window/run_window_test.cmake)
 set_tests_properties(app_window_causal_analyses PROPERTIES TIMEOUT 600 RUN_SERIAL TRUE)
+# The bundled translation model: translate a held-out sentence of the test split (beam 4) and show its cross-attention heads.
+if(EXISTS ${CMAKE_SOURCE_DIR}/assets/models/zh-en-transformer/model.safetensors)
+  add_test(NAME app_window_translation_cross_attention
+           COMMAND ${CMAKE_COMMAND} -DAPP=$<TARGET_FILE:transformer-studio> -DCHECK=$<TARGET_FILE:ts_png_check>
+                   -DOUT=${CMAKE_BINARY_DIR}/screenshots/translation -DPANEL=attention -DPANELS=attention
+                   "-DARGS=--model;${CMAKE_SOURCE_DIR}/assets/models/zh-en-transformer;--text;Do you really want to delete the chart color?;--translate;--beam;4;--attn-source;cross"
+                   "-DEXPECT_LOG=translated (beam): "
+                   -P ${CMAKE_CURRENT_SOURCE_DIR}/app/window/run_window_test.cmake)
+  set_tests_properties(app_window_translation_cross_attention PROPERTIES TIMEOUT 600 RUN_SERIAL TRUE)
+endif()

@@ -17,6 +17,8 @@ const char* const kAppUsage =
     "                          [--no-state]                                   open the desktop app\n"
     "         test and benchmark modes: --screenshot-dir DIR [--frames N] [--panel NAME|all]; --frame-stats FILE\n"
     "         [--bench-edits N] [--max-frames N] [--slow-frame-ms N] [--analyses sweep,patching,attribution,flow]\n"
+    "         encoder-decoder models: [--target TEXT] [--translate] [--to auto|en|zh] [--beam N]\n"
+    "         [--attn-source decoder|encoder|cross]   (--text is the source)\n"
     "       transformer-studio trace --model DIR (--text T | --ids 1,2,3) --out FILE.safetensors\n"
     "       transformer-studio tokenizer train --input FILE... --vocab-size N --out DIR\n"
     "       transformer-studio tokenizer encode --tokenizer FILE --text T\n"
@@ -30,12 +32,25 @@ const char* const kAppUsage =
 int run_gui(int argc, char** argv) {
     if (print_help_if_asked(argc, argv, 1, kAppUsage)) return 0;
     const Args args(argc, argv, 1, {"model", "text", "theme", "panel", "screenshot-dir", "frames", "size", "frame-stats",
-                                       "bench-edits", "max-frames", "slow-frame-ms", "analyses"}, {"no-state"});
+                                       "bench-edits", "max-frames", "slow-frame-ms", "analyses", "target", "to", "beam",
+                                       "attn-source"},
+                    {"no-state", "translate"});
     ui::AppOptions o;
     o.exe_path = argc > 0 ? argv[0] : "";
     o.model_dir = args.get("model");
     o.has_text = args.has("text");
     o.text = args.get("text");
+    o.has_target = args.has("target");
+    o.target = args.get("target");
+    o.translate = args.flag("translate");
+    o.translate_to = args.get("to");
+    if (!o.translate_to.empty() && o.translate_to != "auto" && o.translate_to != "en" && o.translate_to != "zh")
+        throw std::invalid_argument("--to expects auto, en or zh, got '" + o.translate_to + "'");
+    o.beam = int(args.number("beam", 0));
+    if (args.has("beam") && (o.beam < 1 || o.beam > 16)) throw std::invalid_argument("--beam expects 1..16");
+    o.attn_source = args.get("attn-source");
+    if (!o.attn_source.empty() && o.attn_source != "decoder" && o.attn_source != "encoder" && o.attn_source != "cross")
+        throw std::invalid_argument("--attn-source expects decoder, encoder or cross, got '" + o.attn_source + "'");
     o.theme = args.get("theme");
     if (!o.theme.empty() && o.theme != "light" && o.theme != "dark")
         throw std::invalid_argument("--theme expects light or dark, got '" + o.theme + "'");

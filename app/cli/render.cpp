@@ -40,14 +40,15 @@ int run_render(int argc, char** argv) {
         "         [--width PX] [--height PX] [--scale X] [--theme light|dark] [--transparent] [--columns N]\n"
         "         [--figure K] [--session FILE] [--save-session FILE] [--set key=value...] [--repeat N] [--quiet]\n"
         "         [view options: --layer --head --query ... (see --view list)]\n"
+        "         encoder-decoder models: [--source T (= --text)] [--target T] [--translate [--beam N] [--to en|zh]]\n"
         "       transformer-studio render --view list\n"
         "  Draws one view of the app headless (PNG through EGL, SVG and CSV without GL) with the same figure code\n"
         "  as the window. --view list names every view and its options.\n";
     if (print_help_if_asked(argc, argv, 2, kUsage)) return 0;
     const auto t0 = std::chrono::steady_clock::now();
     std::set<std::string> options = {"model", "text", "view", "out", "width", "height", "scale", "theme", "session",
-                                     "columns", "figure", "save-session", "repeat"};
-    std::set<std::string> flags = {"transparent", "quiet"};
+                                     "columns", "figure", "save-session", "repeat", "source", "target", "beam", "to"};
+    std::set<std::string> flags = {"transparent", "quiet", "translate"};
     for (const auto& o : ui::view_value_options()) options.insert(o);
     for (const auto& f : ui::view_flag_options()) flags.insert(f);
     const Args args(argc, argv, 2, options, flags, {"set"});
@@ -62,7 +63,21 @@ int run_render(int argc, char** argv) {
     // State: a session file, else the defaults; then the command line on top.
     ui::UiState st;
     if (args.has("session")) st = ui::load_session(args.get("session"));
+    if (args.has("text") && args.has("source")) throw std::invalid_argument("--source and --text name the same text; give one");
     if (args.has("text")) st.text = args.get("text");
+    if (args.has("source")) st.text = args.get("source");
+    if (args.has("target")) st.target_text = args.get("target");
+    if (args.has("target") && args.flag("translate"))
+        throw std::invalid_argument("--translate produces the target; it does not combine with --target");
+    if (args.has("to")) {
+        st.translate_to = args.get("to");
+        if (st.translate_to != "en" && st.translate_to != "zh" && st.translate_to != "auto")
+            throw std::invalid_argument("--to expects en, zh or auto, got '" + st.translate_to + "'");
+    }
+    if (args.has("beam")) {
+        st.decode_beam = int(args.number("beam", 1));
+        if (st.decode_beam < 1 || st.decode_beam > 16) throw std::invalid_argument("--beam expects 1..16");
+    }
     if (args.has("model")) st.model_path = args.get("model");
     std::string view = args.get("view");
     if (view.empty()) view = !st.view.empty() ? st.view : ui::default_view_for_panel(st.panel);
@@ -99,8 +114,10 @@ int run_render(int argc, char** argv) {
         model = load_model_for(st, argc > 0 ? argv[0] : "", quiet);
         print_warnings("render", model.weight_warnings);
         if (info->needs_forward) {
-            snap = ui::run_forward_now(st, model);
+            snap = ui::run_forward_now(st, model, args.flag("translate"));
             if (!snap->error.empty()) throw std::runtime_error("the forward pass failed: " + snap->error);
+            if (snap->translation && snap->tokens && !quiet)
+                std::fprintf(stderr, "translation: %s\n", snap->tokens->text.c_str());
             if (snap->tokens)
                 for (const auto& n : snap->tokens->notices)
                     if (!quiet) std::fprintf(stderr, "note: %s\n", n.c_str());

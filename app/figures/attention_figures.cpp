@@ -9,14 +9,23 @@
 
 namespace ts::ui {
 
-std::vector<std::string> snapshot_token_labels(const Snapshot& s, bool with_index) {
+namespace {
+std::vector<std::string> piece_labels(const TokenizedText* t, bool with_index) {
     std::vector<std::string> out;
-    if (!s.tokens) return out;
-    for (size_t i = 0; i < s.tokens->pieces.size(); ++i) {
-        const std::string& l = s.tokens->pieces[i].label;
+    if (!t) return out;
+    for (size_t i = 0; i < t->pieces.size(); ++i) {
+        const std::string& l = t->pieces[i].label;
         out.push_back(with_index ? std::to_string(i) + ":" + l : l);
     }
     return out;
+}
+}  // namespace
+
+std::vector<std::string> snapshot_token_labels(const Snapshot& s, bool with_index) {
+    return piece_labels(s.tokens.get(), with_index);
+}
+std::vector<std::string> snapshot_source_labels(const Snapshot& s, bool with_index) {
+    return piece_labels(s.source_tokens ? s.source_tokens.get() : s.tokens.get(), with_index);
 }
 
 std::vector<float> tensor_head_slice(const Tensor* t, int head, int* rows, int* cols) {
@@ -87,6 +96,19 @@ AxisNames axis_names(const Snapshot& s, const std::string& source, bool short_na
     return short_names ? AxisNames{"query", "key"} : AxisNames{"query token", "key token"};
 }
 
+// Query (row) and key (column) labels of the source's attention: encoder self-attention source × source,
+// cross-attention target × source, decoder self-attention target × target.
+struct AxisLabels {
+    std::vector<std::string> rows, cols;
+};
+AxisLabels attention_labels(const Snapshot& s, const std::string& source) {
+    AxisLabels a;
+    const bool enc_dec = has_attention_sources(s);
+    a.rows = enc_dec && source == "encoder" ? snapshot_source_labels(s) : snapshot_token_labels(s);
+    a.cols = enc_dec && source != "decoder" ? snapshot_source_labels(s) : snapshot_token_labels(s);
+    return a;
+}
+
 plot::Figure head_figure(const Snapshot& s, const std::string& name, int head, const std::string& title,
                          plot::Colormap cmap, const std::string& value_label, bool zero_to_max) {
     plot::Figure f;
@@ -115,7 +137,7 @@ plot::Figure attention_head_figure(const Snapshot& s, int layer, int head, const
                                        ", layer " + std::to_string(layer) + ", head " + std::to_string(head),
                                    plot::Colormap::Viridis, "attention weight", true);
     if (!big.heatmap) return big;
-    const std::vector<std::string> labels = snapshot_token_labels(s);
+    const AxisLabels labels = attention_labels(s, src);
     if (st.attn_unit_scale) big.heatmap->vmax = 1.0f;
     big.heatmap->annotate = st.attn_annotate;
     big.view = "attention";
@@ -124,8 +146,8 @@ plot::Figure attention_head_figure(const Snapshot& s, int layer, int head, const
     const AxisNames ax = axis_names(s, src, false);
     big.x.label = ax.cols;
     big.y.label = ax.rows;
-    if (int(labels.size()) == big.heatmap->cols) big.x.categories = labels;
-    if (int(labels.size()) == big.heatmap->rows) big.y.categories = labels;
+    if (int(labels.cols.size()) == big.heatmap->cols) big.x.categories = labels.cols;
+    if (int(labels.rows.size()) == big.heatmap->rows) big.y.categories = labels.rows;
     if (has_attention_sources(s) && src == "cross")
         big.formula = "A = softmax(Q_dec K_encᵀ / √d_head) — row t: how much decoder (target) token t reads from each "
                       "encoder (source) token; each row sums to 1. No causal mask: every target token sees the whole "
@@ -145,7 +167,7 @@ std::vector<plot::Figure> attention_head_grid(const Snapshot& s, int layer, bool
     std::vector<plot::Figure> out;
     if (!s.model) return out;
     const ModelConfig& c = s.model->config();
-    const std::vector<std::string> labels = snapshot_token_labels(s);
+    const AxisLabels labels = attention_labels(s, source);
     const AxisNames ax = axis_names(s, source, true);
     const int l0 = grid_all ? 0 : layer, l1 = grid_all ? attention_layers(s, source) : layer + 1;
     for (int l = l0; l < l1; ++l)
@@ -157,7 +179,7 @@ std::vector<plot::Figure> attention_head_grid(const Snapshot& s, int layer, bool
             f.view = grid_all ? "attention-grid" : "attention-layer";
             f.formula = "A = softmax(Q Kᵀ / √d_head + M); rows: query tokens, columns: key tokens";
             f.square_cells = true;
-            if (int(labels.size()) == f.heatmap->rows) f.y.categories = labels;
+            if (int(labels.rows.size()) == f.heatmap->rows) f.y.categories = labels.rows;
             if (grid_all) {
                 // Many small cells: query tokens down the side, key positions (numbers) along the bottom, so the
                 // heatmaps keep their size.
@@ -165,7 +187,7 @@ std::vector<plot::Figure> attention_head_grid(const Snapshot& s, int layer, bool
             } else {
                 f.x.label = ax.cols;
                 f.y.label = ax.rows;
-                if (int(labels.size()) == f.heatmap->cols) f.x.categories = labels;
+                if (int(labels.cols.size()) == f.heatmap->cols) f.x.categories = labels.cols;
             }
             out.push_back(std::move(f));
         }
@@ -193,7 +215,7 @@ std::vector<plot::Figure> attention_step_figures(const Snapshot& s, int layer, i
         {"head_out", "5. · V", "head_out[t, :] = Σ_s A[t, s] v_s  (rows: query tokens, columns: d_head features)",
          plot::Colormap::Diverging, "value", false},
     };
-    const std::vector<std::string> labels = snapshot_token_labels(s);
+    const AxisLabels labels = attention_labels(s, source);
     const std::string pre = attention_prefix(s, source, layer);
     const AxisNames ax = axis_names(s, source, true);
     std::vector<plot::Figure> out;
@@ -206,8 +228,9 @@ std::vector<plot::Figure> attention_step_figures(const Snapshot& s, int layer, i
             f.y.label = ax.rows;
             f.x.label = stp.labels_cols ? ax.cols : "feature";
             f.heatmap->col_name = stp.labels_cols ? "key" : "feature";
-            if (int(labels.size()) == f.heatmap->rows && labels.size() <= 24) f.y.categories = labels;
-            if (stp.labels_cols && int(labels.size()) == f.heatmap->cols && labels.size() <= 24) f.x.categories = labels;
+            if (int(labels.rows.size()) == f.heatmap->rows && labels.rows.size() <= 24) f.y.categories = labels.rows;
+            if (stp.labels_cols && int(labels.cols.size()) == f.heatmap->cols && labels.cols.size() <= 24)
+                f.x.categories = labels.cols;
         } else {
             f.note = std::string(stp.name) + ": not recorded";
         }
@@ -216,9 +239,11 @@ std::vector<plot::Figure> attention_step_figures(const Snapshot& s, int layer, i
     return out;
 }
 
-plot::Figure tokens_figure(const Snapshot& s) {
+plot::Figure tokens_figure(const Snapshot& s, bool source) {
     plot::Figure f;
-    f.title = "Tokens of the text: bytes per token";
+    const TokenizedText* tt = source && s.source_tokens ? s.source_tokens.get() : s.tokens.get();
+    f.title = source && s.source_tokens ? "Tokens of the source (encoder input): bytes per token"
+                                        : "Tokens of the text: bytes per token";
     f.view = "tokens";
     f.formula = "The tokenizer splits the UTF-8 bytes of the text into tokens; each bar is one token (its id below the "
                 "label on hover). Common words become one token; rare words and CJK characters (3 bytes each in UTF-8) "
@@ -230,15 +255,15 @@ plot::Figure tokens_figure(const Snapshot& s) {
     b.kind = plot::SeriesKind::Bars;
     b.color = plot::palette(0);
     b.bar_width = 0.75;
-    if (s.tokens) {
-        for (size_t i = 0; i < s.tokens->pieces.size(); ++i) {
-            const TokenPiece& p = s.tokens->pieces[i];
+    if (tt) {
+        for (size_t i = 0; i < tt->pieces.size(); ++i) {
+            const TokenPiece& p = tt->pieces[i];
             f.x.categories.push_back(p.label);
             b.x.push_back(double(i));
             b.y.push_back(double(p.byte_end - p.byte_begin));
             b.point_labels.push_back("id " + std::to_string(p.id));
         }
-        f.note = std::to_string(s.tokens->ids.size()) + " tokens, " + std::to_string(s.tokens->text.size()) + " bytes" +
+        f.note = std::to_string(tt->ids.size()) + " tokens, " + std::to_string(tt->text.size()) + " bytes" +
                  (s.codec ? ", tokenizer: " + s.codec->name() : "");
     }
     f.series.push_back(std::move(b));

@@ -18,6 +18,8 @@ namespace ts::ui {
 // --- shared helpers ---------------------------------------------------------------------------------------------------
 /// Token labels of the snapshot ("3:cat" style when `with_index`), one per position.
 [[nodiscard]] std::vector<std::string> snapshot_token_labels(const Snapshot& s, bool with_index = false);
+/// Encoder–decoder snapshots: the encoder input's labels (the source); otherwise the same as snapshot_token_labels.
+[[nodiscard]] std::vector<std::string> snapshot_source_labels(const Snapshot& s, bool with_index = false);
 /// One head's (rows, cols) slice of a (H, rows, cols) tensor (copy). Empty when absent.
 [[nodiscard]] std::vector<float> tensor_head_slice(const Tensor* t, int head, int* rows, int* cols);
 /// The state's layer / head clamped to the model; query -1 (last token) resolved against T tokens.
@@ -26,8 +28,9 @@ namespace ts::ui {
 [[nodiscard]] int resolve_query(const UiState& st, int T);
 
 // --- tokens -----------------------------------------------------------------------------------------------------------
-/// Bytes per token (bars) with the tokens as categories; hover/CSV label "id N".
-[[nodiscard]] plot::Figure tokens_figure(const Snapshot& s);
+/// Bytes per token (bars) with the tokens as categories; hover/CSV label "id N". source: the encoder input of an
+/// encoder–decoder snapshot.
+[[nodiscard]] plot::Figure tokens_figure(const Snapshot& s, bool source = false);
 
 // --- attention --------------------------------------------------------------------------------------------------------
 /// True when the snapshot's model is encoder–decoder: then UiState::attn_source picks encoder self-attention,

@@ -5,6 +5,7 @@
 #include "app/plot/ticks.h"
 #include "app/plot/writers.h"
 #include "app/figures/figures.h"
+#include "app/session/seq2seq.h"
 
 #include <nlohmann/json.hpp>
 
@@ -333,6 +334,14 @@ ForwardRequest make_forward_request(const UiState& st, const LoadedModel& m, std
     ForwardRequest r;
     r.model = m.model;
     r.codec = m.codec;
+    if (m.model->config().arch == Arch::EncoderDecoder && m.codec) {
+        // Encoder–decoder: st.text is the source, st.target_text the teacher-forced target (app/session/seq2seq.h).
+        Seq2SeqTokens io = make_seq2seq_tokens(m, st.text, st.target_text, st.translate_to);
+        r.source_tokens = io.source;
+        tokens = io.target;
+        r.translation = m.translation;
+        r.decode.beam = std::max(1, st.decode_beam);
+    }
     r.temperature = st.apply_to_model ? st.attn_temperature : 1.0f;
     r.mask = attention_mask_for(st, m.model->config(), tokens ? int(tokens->ids.size()) : 0);
     r.edits = ablation_edits_for(st, m.model->config());
@@ -340,10 +349,13 @@ ForwardRequest make_forward_request(const UiState& st, const LoadedModel& m, std
     return r;
 }
 
-std::shared_ptr<const Snapshot> run_forward_now(const UiState& st, const LoadedModel& m) {
+std::shared_ptr<const Snapshot> run_forward_now(const UiState& st, const LoadedModel& m, bool translate) {
     if (!m.model || !m.codec) throw std::runtime_error("no model loaded");
     auto tokens = std::make_shared<const TokenizedText>(tokenize_text(st.text, *m.codec, m.model->config().max_seq_len));
-    return run_forward_request(make_forward_request(st, m, tokens), 1);
+    ForwardRequest r = make_forward_request(st, m, tokens);
+    if (translate && r.translation) r.kind = ForwardRequest::Kind::Translate;
+    else if (translate) throw std::runtime_error("--translate needs an encoder-decoder model folder with translation.json");
+    return run_forward_request(r, 1);
 }
 
 // --- building ---------------------------------------------------------------------------------------------------------
@@ -388,7 +400,7 @@ ViewFigures build_view(const std::string& view, const UiState& st, const Snapsho
     };
 
     if (view == "tokens") {
-        add(tokens_figure(need_snap()), "tokens");
+        add(tokens_figure(need_snap(), true), "tokens");
     } else if (view == "ablation-sweep") {
         add(ablation_sweep_figure(need_interp(InterpResult::Kind::Sweep)), "ablation_sweep");
     } else if (view == "patching-resid" || view == "patching-heads") {

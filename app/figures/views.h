@@ -64,7 +64,8 @@ void set_state_field(UiState& st, const std::string& assignment);
 [[nodiscard]] ForwardRequest make_forward_request(const UiState& st, const LoadedModel& m,
                                                   std::shared_ptr<const TokenizedText> tokens);
 /// Tokenizes st.text and runs the forward pass on this thread (what the worker would publish).
-[[nodiscard]] std::shared_ptr<const Snapshot> run_forward_now(const UiState& st, const LoadedModel& m);
+[[nodiscard]] std::shared_ptr<const Snapshot> run_forward_now(const UiState& st, const LoadedModel& m,
+                                                            bool translate = false);
 
 /// A session file is a UiState JSON (same keys as state.json). load_session throws std::runtime_error naming the
 /// file when it cannot be read or is not a JSON object; unknown keys are ignored, bad values repaired (clamp()).

@@ -32,6 +32,8 @@ void UiState::clamp() {
     sm_window = std::clamp(sm_window, 1, 4096);
     sm_padding = std::clamp(sm_padding, 0, 4096);
     if (attn_source != "decoder" && attn_source != "encoder" && attn_source != "cross") attn_source = "decoder";
+    if (translate_to != "auto" && translate_to != "en" && translate_to != "zh") translate_to = "auto";
+    decode_beam = std::clamp(decode_beam, 1, 16);
     sm_paint_n = std::clamp(sm_paint_n, 0, 4096);
     if (sm_paint.size() != size_t(sm_paint_n) * size_t(sm_paint_n)) { sm_paint.clear(); sm_paint_n = 0; }
     for (auto& c : sm_paint) c = c ? 1 : 0;
@@ -64,7 +66,8 @@ void UiState::clamp() {
     X(pe_positions) X(rope_theta) X(rope_interleaved) X(sample_temperature) X(top_k) X(top_p) X(generate_tokens)  \
     X(kv_context) X(attn_unit_scale) X(attn_annotate) X(attn_source) X(sm_paint) X(sm_paint_n) X(act_shown) X(view) X(export_dir) X(export_format)        \
     X(export_width) X(export_height) X(export_scale) X(export_light) X(export_transparent) X(ablated_heads)       \
-    X(ablate_mode) X(interp_target) X(interp_minus) X(interp_corrupt) X(interp_answer) X(interp_wrong)
+    X(ablate_mode) X(interp_target) X(interp_minus) X(interp_corrupt) X(interp_answer) X(interp_wrong)           \
+    X(target_text) X(translate_to) X(decode_beam)
 
 void to_json(nlohmann::json& j, const UiState& s) {
     j = nlohmann::json::object();

@@ -31,6 +31,12 @@ struct UiState {
     /// queries × encoder keys). Ignored for decoder-only / encoder-only models.
     std::string attn_source = "decoder";
 
+    // Encoder–decoder models: `text` is the source sentence (encoder input); the decoder reads `target_text`
+    // (teacher forcing) or what Translate decoded.
+    std::string target_text;
+    std::string translate_to = "auto";   ///< auto | en | zh (auto: English for text with CJK characters, else Chinese)
+    int decode_beam = 1;                 ///< Translate: 1 = greedy, else the beam width
+
     // Attention knobs applied to the model's forward pass (Softmax lab "apply to model").
     bool apply_to_model = false;
     float attn_temperature = 1.0f;

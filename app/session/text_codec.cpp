@@ -87,6 +87,7 @@ public:
     std::vector<std::vector<std::string>> merge_steps(std::string_view bytes) const override {
         return m_tok->merge_steps(bytes);
     }
+    std::shared_ptr<const ts::Tokenizer> tokenizer() const override { return m_tok; }
 
 private:
     std::shared_ptr<const ts::Tokenizer> m_tok;

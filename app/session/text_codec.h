@@ -9,6 +9,10 @@
 #include <string_view>
 #include <vector>
 
+namespace ts {
+class Tokenizer;
+}
+
 namespace ts::ui {
 
 /// One token of the typed text: its id, a printable label, and its [begin, end) byte span in the text.
@@ -42,6 +46,8 @@ public:
     [[nodiscard]] virtual std::string label(int id) const = 0;
     /// BPE merge steps for the bytes of one token's text, empty when unavailable (see ts::Tokenizer::merge_steps).
     [[nodiscard]] virtual std::vector<std::vector<std::string>> merge_steps(std::string_view bytes) const { return {}; }
+    /// The BPE tokenizer behind the codec (special-token lookups, e.g. translation.json), or null.
+    [[nodiscard]] virtual std::shared_ptr<const ts::Tokenizer> tokenizer() const { return nullptr; }
 };
 
 /// ids = bytes (mod vocab_size when the vocabulary is smaller than 256).

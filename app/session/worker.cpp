@@ -1,6 +1,8 @@
 // ForwardWorker thread, request execution (forward, logit lens, generation), sampling and model loading.
 #include "app/session/worker.h"
 
+#include "app/session/seq2seq.h"
+
 #include "core/ops.h"
 #include "core/hf_checkpoint.h"
 #include "core/safetensors.h"
@@ -67,8 +69,10 @@ int Snapshot::n_layers() const { return model ? model->config().n_layers : 0; }
 
 namespace {
 
-ForwardResult run_model(const Model& m, const std::vector<int>& ids, const ForwardOptions& opt) {
-    if (m.config().arch == Arch::EncoderDecoder) return forward_seq2seq(m, ids, ids, opt);
+// Encoder–decoder: src_ids through the encoder (null: the decoder input feeds both stacks).
+ForwardResult run_model(const Model& m, const std::vector<int>& ids, const ForwardOptions& opt,
+                        const std::vector<int>* src_ids = nullptr) {
+    if (m.config().arch == Arch::EncoderDecoder) return forward_seq2seq(m, src_ids ? *src_ids : ids, ids, opt);
     return forward(m, ids, opt);
 }
 
@@ -131,17 +135,27 @@ std::shared_ptr<const Snapshot> run_forward_request(const ForwardRequest& r, uin
     s->model = r.model;
     s->codec = r.codec;
     s->tokens = r.tokens;
+    s->source_tokens = r.source_tokens;
     s->temperature = r.temperature;
     s->mask = r.mask;
     const auto t0 = std::chrono::steady_clock::now();
     try {
         if (!r.model) throw std::invalid_argument("no model loaded");
-        if (!r.tokens || r.tokens->ids.empty()) {
+        const std::vector<int>* src = r.source_tokens ? &r.source_tokens->ids : nullptr;
+        if (r.kind == ForwardRequest::Kind::Translate) {
+            // Decode first; the traced forward below then runs on the source and the decoded target.
+            if (!r.translation || !r.codec) throw std::invalid_argument("this model has no translation.json to translate with");
+            if (!src || src->empty()) return s;  // nothing to translate
+            auto res = std::make_shared<DecodeResult>(translate_ids(*r.model, *r.translation, *src, r.decode));
+            s->tokens = decoded_target_tokens(*r.codec, *r.translation, res->ids);
+            s->translation = std::move(res);
+        }
+        if (!s->tokens || s->tokens->ids.empty() || (src && src->empty())) {
             s->compute_ms = 0;
             return s;  // empty text: nothing to run, not an error
         }
-        if (r.kind == ForwardRequest::Kind::Forward) {
-            ForwardResult out = run_model(*r.model, r.tokens->ids, options_for(r, r.capture_all));
+        if (r.kind != ForwardRequest::Kind::Generate) {
+            ForwardResult out = run_model(*r.model, s->tokens->ids, options_for(r, r.capture_all), src);
             s->logits = std::move(out.logits);
             s->trace = out.trace;
             if (r.logit_lens && s->trace) {
@@ -165,7 +179,7 @@ std::shared_ptr<const Snapshot> run_forward_request(const ForwardRequest& r, uin
                 if (int(ctx.size()) > max_len) ctx.erase(ctx.begin(), ctx.end() - max_len);
                 ForwardOptions opt = options_for(r, false);
                 opt.all_logits = false;
-                const ForwardResult out = run_model(*r.model, ctx, opt);
+                const ForwardResult out = run_model(*r.model, ctx, opt, src);
                 if (out.logits.rows() == 0) throw std::runtime_error("this model has no LM head to sample from");
                 const auto row = out.logits.row(out.logits.rows() - 1);
                 const std::vector<float> p = sampling_distribution(row.data(), int(row.size()), r.sampling);
@@ -317,6 +331,15 @@ LoadedModel load_model_folder(const std::string& dir_in, const std::function<voi
         lm.tokenizer_warning = std::string("tokenizer.json could not be read: ") + e.what();
     }
     if (!lm.codec) lm.codec = make_byte_codec(lm.model->config().vocab_size);
+    if (lm.model->config().arch == Arch::EncoderDecoder && fs::exists(fs::path(dir) / "translation.json", ec)) {
+        try {
+            const auto tok = lm.codec->tokenizer();
+            if (!tok) throw std::runtime_error("the folder has no usable tokenizer.json");
+            lm.translation = std::make_shared<const TranslationSpec>(load_translation_spec(dir, *tok));
+        } catch (const std::exception& e) {
+            lm.translation_warning = std::string("translation.json not used: ") + e.what();
+        }
+    }
     return lm;
 }
 
@@ -345,7 +368,9 @@ LoadedModel make_demo_model() {
     return lm;
 }
 
-std::string find_default_model_dir(const std::string& exe_path) {
+namespace {
+
+std::vector<std::filesystem::path> asset_roots(const std::string& exe_path) {
     namespace fs = std::filesystem;
     std::vector<fs::path> roots;
 #ifdef TS_ASSETS_DIR
@@ -361,13 +386,45 @@ std::string find_default_model_dir(const std::string& exe_path) {
         roots.push_back(d / ".." / ".." / ".." / "assets");
         roots.push_back(d / ".." / "share" / "transformer-studio" / "assets");
     }
+    return roots;
+}
+
+bool is_model_folder(const std::filesystem::path& p) {
+    std::error_code ec;
+    return std::filesystem::exists(p / "config.json", ec) && std::filesystem::exists(p / "model.safetensors", ec);
+}
+
+}  // namespace
+
+std::string find_default_model_dir(const std::string& exe_path) {
+    const auto roots = asset_roots(exe_path);
     for (const char* name : {"austen-gpt", "austen-llama"})
-        for (const auto& r : roots) {
-            const fs::path p = r / "models" / name;
-            if (fs::exists(p / "config.json", ec) && fs::exists(p / "model.safetensors", ec))
-                return p.lexically_normal().string();
-        }
+        for (const auto& r : roots)
+            if (is_model_folder(r / "models" / name)) return (r / "models" / name).lexically_normal().string();
     return "";
+}
+
+std::vector<std::string> list_bundled_model_dirs(const std::string& exe_path) {
+    namespace fs = std::filesystem;
+    std::vector<std::string> out;
+    std::vector<std::string> names;
+    const std::string def = find_default_model_dir(exe_path);
+    if (!def.empty()) out.push_back(def), names.push_back(fs::path(def).filename().string());
+    for (const auto& r : asset_roots(exe_path)) {
+        std::error_code ec;
+        if (!fs::is_directory(r / "models", ec)) continue;
+        std::vector<fs::path> found;
+        for (const auto& e : fs::directory_iterator(r / "models", ec))
+            if (e.is_directory() && is_model_folder(e.path())) found.push_back(e.path());
+        std::sort(found.begin(), found.end());
+        for (const auto& p : found) {
+            const std::string name = p.filename().string();
+            if (std::find(names.begin(), names.end(), name) != names.end()) continue;  // first root wins
+            names.push_back(name);
+            out.push_back(p.lexically_normal().string());
+        }
+    }
+    return out;
 }
 
 bool ModelLoader::start(std::string path, std::function<void()> on_done) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "app/session/text_codec.h"
+#include "core/decode.h"
 #include "core/model.h"
 
 #include <atomic>
@@ -35,11 +36,16 @@ struct SamplingOptions {
 struct Snapshot;
 
 struct ForwardRequest {
-    enum class Kind { Forward, Generate };
+    /// Translate (encoder–decoder models with a TranslationSpec): decode the source with `decode`, then run the
+    /// traced forward on source + the decoded target; the snapshot carries the decoding steps.
+    enum class Kind { Forward, Generate, Translate };
     Kind kind = Kind::Forward;
     std::shared_ptr<const Model> model;
     std::shared_ptr<const TextCodec> codec;
-    std::shared_ptr<const TokenizedText> tokens;
+    std::shared_ptr<const TokenizedText> tokens;         ///< decoder input (decoder-only, encoder-only: the text)
+    std::shared_ptr<const TokenizedText> source_tokens;  ///< encoder–decoder: the encoder input (null: `tokens`)
+    std::shared_ptr<const TranslationSpec> translation;  ///< Translate: the model's translation.json
+    DecodeOptions decode;                                ///< Translate: greedy (beam 1) or beam search
     float temperature = 1.0f;           ///< attention softmax temperature
     MaskSpec mask;                      ///< decoder self-attention mask (encoder-only models: encoder mask)
     std::vector<ActivationEdit> edits;  ///< interventions applied inside the forward (core/intervention.h)
@@ -62,7 +68,9 @@ struct Snapshot {
     ForwardRequest::Kind kind = ForwardRequest::Kind::Forward;
     std::shared_ptr<const Model> model;
     std::shared_ptr<const TextCodec> codec;
-    std::shared_ptr<const TokenizedText> tokens;
+    std::shared_ptr<const TokenizedText> tokens;         ///< decoder input (or the text)
+    std::shared_ptr<const TokenizedText> source_tokens;  ///< encoder–decoder: encoder input (else null)
+    std::shared_ptr<const DecodeResult> translation;     ///< Translate: the decoded target and its steps
     std::shared_ptr<const Trace> trace; ///< may be null when the forward failed or the text was empty
     MatrixRM logits;                    ///< (T, vocab)
     float temperature = 1.0f;
@@ -137,6 +145,9 @@ struct LoadedModel {
     /// One line per problem the loader found in the weights (a tensor holding NaN/±Inf, named); the model is
     /// usable, but outputs depending on those weights are NaN. From Model::weight_warnings().
     std::vector<std::string> weight_warnings;
+    /// translation.json of an encoder–decoder folder, resolved to token ids (null when absent or unusable).
+    std::shared_ptr<const TranslationSpec> translation;
+    std::string translation_warning;    ///< translation.json present but unusable
 };
 
 /// Loads a model folder: ours (config.json + model.safetensors) or a Hugging Face one (config.json with
@@ -151,6 +162,10 @@ struct LoadedModel {
 /// The first existing bundled default (assets/models/austen-gpt, austen-llama), searched relative to
 /// TS_ASSETS_DIR and to the executable's folder; "" when none exists.
 [[nodiscard]] std::string find_default_model_dir(const std::string& exe_path);
+
+/// Every bundled model folder (assets/models/*/ with config.json and model.safetensors), default first, searched
+/// like find_default_model_dir; each path once.
+[[nodiscard]] std::vector<std::string> list_bundled_model_dirs(const std::string& exe_path);
 
 /// Loads on a background thread; poll() every frame. One load at a time (start() while busy is ignored).
 class ModelLoader {

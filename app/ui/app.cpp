@@ -137,6 +137,11 @@ void App::adopt_model(LoadedModel lm) {
     if (!m_model.tokenizer_warning.empty()) log_info(m_model.tokenizer_warning);
     for (const auto& w : m_model.weight_warnings) std::fprintf(stderr, "[warn] %s\n", w.c_str());
     m_key = ForwardKey{};  // force a new forward
+    m_examples = m_model.translation ? read_example_pairs(m_model.path) : std::vector<ExamplePair>{};
+    m_translated.reset();
+    m_translate_id = 0;
+    m_reference.clear();
+    if (!m_model.translation_warning.empty()) log_info(m_model.translation_warning);
 }
 
 void App::start_load(const std::string& path) {
@@ -160,6 +165,17 @@ void App::poll_results() {
     // rather than flicker its lens plot.
     if (auto s = m_worker->latest(); s && s != m_snap && !(s->partial && m_state.panel == "Predictions")) {
         m_snap = s;
+        if (m_translate_id != 0 && s->id >= m_translate_id) {
+            if (s->id == m_translate_id && s->translation && s->tokens) {
+                // The decoded target becomes the target text; the snapshot already holds its forward.
+                m_state.target_text = s->tokens->text;
+                m_tokens = s->tokens;
+                m_translated = s;
+                m_key = current_key();
+                log_info("translated (" + std::string(m_state.decode_beam > 1 ? "beam" : "greedy") + "): " + m_state.target_text);
+            }
+            m_translate_id = 0;
+        }
         m_settle_frames = std::max(m_settle_frames, 2);  // new figures: let auto-sized items settle
         if (auto it = m_stats.submitted.find(s->id); it != m_stats.submitted.end()) {
             m_stats.show_pending = true;
@@ -174,22 +190,44 @@ void App::poll_results() {
     }
 }
 
+ForwardKey App::current_key() const {
+    const bool enc_dec = m_model.model && m_model.model->config().arch == Arch::EncoderDecoder;
+    return ForwardKey{m_model.model.get(), m_state.text, enc_dec ? m_state.target_text : std::string(),
+                      enc_dec ? m_state.translate_to : std::string(), m_state.apply_to_model, m_state.attn_temperature,
+                      m_state.attn_mask, m_state.attn_window,
+                      m_state.attn_mask == "custom" ? m_state.sm_paint : std::vector<uint8_t>{}, m_state.ablated_heads,
+                      m_state.ablate_mode};
+}
+
 void App::maybe_submit() {
-    if (!m_model.model) return;
-    ForwardKey k{m_model.model.get(), m_state.text, m_state.apply_to_model, m_state.attn_temperature, m_state.attn_mask,
-                 m_state.attn_window, m_state.attn_mask == "custom" ? m_state.sm_paint : std::vector<uint8_t>{},
-                 m_state.ablated_heads, m_state.ablate_mode};
+    if (!m_model.model || m_translate_id != 0) return;  // a translation in flight brings its own forward
+    const ForwardKey k = current_key();
     if (k == m_key) return;
     m_key = k;
     const int max_len = m_model.model->config().max_seq_len;
-    m_tokens = std::make_shared<const TokenizedText>(tokenize_text(m_state.text, *m_model.codec, max_len));
+    auto text_tokens = std::make_shared<const TokenizedText>(tokenize_text(m_state.text, *m_model.codec, max_len));
     // The same request `render` runs (app/figures/views.h), so exports match the window.
-    ForwardRequest r = make_forward_request(m_state, m_model, m_tokens);
+    ForwardRequest r = make_forward_request(m_state, m_model, text_tokens);
+    m_tokens = r.tokens;
+    m_source_tokens = r.source_tokens;
     m_last_submitted = m_worker->submit(std::move(r));
     if (!m_opt.frame_stats.empty()) m_stats.submitted[m_last_submitted] = Clock::now();
     if (m_fonts_dirty == false && fonts_need_rebuild(m_state.text)) m_fonts_dirty = true;
 }
 
+
+// Translate: decode the source on the worker; the result's forward (source + decoded target) replaces the
+// snapshot and its text fills the target box (poll_results).
+void App::translate_now() {
+    if (!m_model.model || !m_model.translation || m_state.text.empty()) return;
+    auto text_tokens = std::make_shared<const TokenizedText>(
+        tokenize_text(m_state.text, *m_model.codec, m_model.model->config().max_seq_len));
+    ForwardRequest r = make_forward_request(m_state, m_model, text_tokens);
+    r.kind = ForwardRequest::Kind::Translate;
+    m_source_tokens = r.source_tokens;
+    m_translate_id = m_last_submitted = m_worker->submit(std::move(r));
+    m_keep_drawing = true;
+}
 
 void App::main_area() {
     PanelContext ctx{m_state, m_snap.get(), &m_model, [this] { m_key = ForwardKey{}; },
@@ -225,9 +263,6 @@ void App::main_area() {
     }
     m_force_panel.clear();
 }
-
-// The text box: a multi-line box whose lines wrap at its width (soft '\n' in a display copy, app/ui/soft_wrap.h)
-
 
 // --bench-edits: every few frames once the first forward is shown, flip the case of one letter of the text (the
 // token count stays about the same), as a user typing would; quit when the last edit's forward is on screen.
@@ -391,6 +426,10 @@ int App::run() {
         m_ini_path = (dir / "imgui.ini").string();
     }
     if (m_opt.has_text) m_state.text = m_opt.text;
+    if (m_opt.has_target) m_state.target_text = m_opt.target;
+    if (!m_opt.translate_to.empty()) m_state.translate_to = m_opt.translate_to;
+    if (m_opt.beam > 0) m_state.decode_beam = m_opt.beam;
+    if (!m_opt.attn_source.empty()) m_state.attn_source = m_opt.attn_source;
     if (m_opt.theme == "light") m_state.dark_theme = false;
     if (m_opt.theme == "dark") m_state.dark_theme = true;
     if (!m_opt.panel.empty() && m_opt.panel != "all") {
@@ -457,6 +496,11 @@ int App::run() {
         log_info("no model folder found: using the random-weight demo model");
     }
     m_path_edit = m_model.path;
+    m_bundled = list_bundled_model_dirs(m_opt.exe_path);
+    if (m_opt.translate) {
+        if (m_model.translation) translate_now();
+        else log_error("--translate: " + m_model.display_name + " has no translation.json (an encoder-decoder translation model is needed)");
+    }
     m_shot_wait_start = std::chrono::steady_clock::now();
 
     while (!glfwWindowShouldClose(m_window) && !m_quit && !g_quit_signal) {

@@ -13,6 +13,12 @@ struct AppOptions {
     std::string model_dir;         ///< --model: overrides the remembered model
     std::string text;              ///< --text: overrides the remembered text
     bool has_text = false;
+    std::string target;            ///< --target: encoder–decoder models: the teacher-forced target text
+    bool has_target = false;
+    bool translate = false;        ///< --translate: translate the text once the model is loaded
+    std::string translate_to;      ///< --to auto|en|zh
+    int beam = 0;                  ///< --beam N (> 0: overrides the remembered width; 1 = greedy)
+    std::string attn_source;       ///< --attn-source decoder|encoder|cross
     std::string screenshot_dir;    ///< non-empty: screenshot mode (exit when done)
     int frames = 5;                ///< frames to render per panel before its screenshot
     std::string panel;             ///< panel to open ("all" in screenshot mode: every panel)

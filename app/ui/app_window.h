@@ -7,6 +7,7 @@
 
 #include "app/figures/views.h"
 #include "app/session/interp_jobs.h"
+#include "app/session/seq2seq.h"
 #include "app/session/state.h"
 #include "app/session/worker.h"
 #include "app/ui/fonts.h"
@@ -51,9 +52,19 @@ void log_error(const std::string& msg);
 void log_info(const std::string& msg);
 
 /// What decides whether the forward pass must run again.
+/// A soft-wrapped text box's state: the display copy with soft newlines and how it maps back.
+struct WrapBox {
+    Wrapped wrap;
+    std::string src;       ///< the real text `wrap` was made from
+    float width = -1;
+    LineBreaker breaker;
+    std::string* text = nullptr;  ///< the text being edited (set each frame)
+};
+
 struct ForwardKey {
     const Model* model = nullptr;
     std::string text;
+    std::string target, to;  ///< encoder–decoder: the target text and target language
     bool apply = false;
     float temperature = 1;
     std::string mask;
@@ -85,7 +96,11 @@ private:
     void write_frame_stats() const;
     void install_input_callbacks();
     void apply_input();
-    void text_box(float height);
+    /// A soft-wrapped text box editing `text` (3 to 12 lines high, growing with the text); `id` as for ImGui.
+    void text_box(const char* id, std::string& text, WrapBox& box, float line_h, const char* hint = nullptr);
+    void translation_section(float line_h);
+    void translate_now();
+    [[nodiscard]] ForwardKey current_key() const;
     void record_rect(const std::string& name);
     [[nodiscard]] bool animating() const;
 
@@ -101,7 +116,9 @@ private:
     std::unique_ptr<ForwardWorker> m_worker;
     ModelLoader m_loader;
     LoadedModel m_model;
-    std::shared_ptr<const TokenizedText> m_tokens;
+    std::shared_ptr<const TokenizedText> m_tokens;         ///< the decoder's input (or the text)
+    std::shared_ptr<const TokenizedText> m_source_tokens;  ///< encoder–decoder: the encoder's input
+    std::vector<std::string> m_bundled;                    ///< bundled model folders (assets/models)
     std::shared_ptr<const Snapshot> m_snap, m_gen;
     uint64_t m_last_submitted = 0;
     ForwardKey m_key;
@@ -129,11 +146,15 @@ private:
     std::optional<Clock::time_point> m_input_time;  ///< oldest event not yet on screen (--frame-stats)
     int m_settle_frames = 0;
 
-    // The text box edits a soft-wrapped copy of m_state.text (app/ui/soft_wrap.h).
-    Wrapped m_text_wrap;
-    std::string m_text_wrap_src;
-    float m_text_wrap_width = -1;
-    LineBreaker m_text_breaker;
+    // The text boxes edit a soft-wrapped copy of their text (app/ui/soft_wrap.h): m_state.text (the source for
+    // encoder–decoder models) and m_state.target_text.
+    WrapBox m_text_box, m_target_box;
+
+    // Translation (encoder–decoder models with translation.json).
+    std::vector<ExamplePair> m_examples;          ///< the model folder's held-out pairs (examples.tsv)
+    uint64_t m_translate_id = 0;                  ///< the Translate request in flight (0: none)
+    std::shared_ptr<const Snapshot> m_translated; ///< the last Translate result (its steps, while the target is unchanged)
+    std::string m_reference;                      ///< the human translation of the picked example pair
 
     InterpJobs m_interp;                 ///< the Causal panel's background analyses
     bool m_keep_drawing = false;         ///< a panel asked for frames this frame (PanelContext::keep_drawing)

@@ -72,6 +72,19 @@ void App::sidebar() {
         ImGui::TextWrapped("%s", m_load_error.c_str());
         ImGui::PopStyleColor();
     }
+    if (!m_bundled.empty() && ImGui::TreeNode("Bundled models")) {
+        for (size_t i = 0; i < m_bundled.size(); ++i) {
+            ImGui::PushID(int(i) + 1000);
+            const std::string name = std::filesystem::path(m_bundled[i]).filename().string();
+            if (ImGui::Selectable(name.c_str(), m_bundled[i] == m_model.path)) {
+                m_path_edit = m_bundled[i];
+                start_load(m_bundled[i]);
+            }
+            if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", m_bundled[i].c_str());
+            ImGui::PopID();
+        }
+        ImGui::TreePop();
+    }
     if (!m_state.recent.empty() && ImGui::TreeNode("Recent models")) {
         for (size_t i = 0; i < m_state.recent.size(); ++i) {
             ImGui::PushID(int(i));
@@ -85,16 +98,22 @@ void App::sidebar() {
     }
     ImGui::Separator();
 
-    // Text.
-    ImGui::TextDisabled("TEXT");
-    text_box(line_h);
-    ImGui::TextDisabled("samples:");
-    for (const auto& smp : kSamples) {
-        ImGui::SameLine();
-        if (ImGui::SmallButton(smp[0])) m_state.text = smp[1];
+    // Text (encoder–decoder models: the source, then the target and Translate).
+    const bool enc_dec = m_model.model && m_model.model->config().arch == Arch::EncoderDecoder;
+    ImGui::TextDisabled(enc_dec ? "SOURCE (encoder input)" : "TEXT");
+    text_box("##text", m_state.text, m_text_box, line_h);
+    if (enc_dec) {
+        translation_section(line_h);
+    } else {
+        ImGui::TextDisabled("samples:");
+        for (const auto& smp : kSamples) {
+            ImGui::SameLine();
+            if (ImGui::SmallButton(smp[0])) m_state.text = smp[1];
+        }
     }
-    if (m_tokens) {
-        for (const auto& n : m_tokens->notices) {
+    for (const auto* t : {m_source_tokens.get(), m_tokens.get()}) {
+        if (!t) continue;
+        for (const auto& n : t->notices) {
             ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.95f, 0.65f, 0.2f, 1.0f));
             ImGui::TextWrapped("%s", n.c_str());
             ImGui::PopStyleColor();
@@ -154,32 +173,137 @@ void App::sidebar() {
     if (!m_state_warning.empty()) ImGui::TextWrapped("%s", m_state_warning.c_str());
 }
 
+// Encoder–decoder models: target language, held-out example pairs, the target box (teacher forcing), Translate
+// (greedy or beam) and the decoding steps with each step's top candidates.
+void App::translation_section(float line_h) {
+    const TranslationSpec* spec = m_model.translation.get();
+    if (!spec) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+        ImGui::TextWrapped("%s", m_model.translation_warning.empty()
+                                     ? "no translation.json in this folder: the text feeds both the encoder and the decoder"
+                                     : m_model.translation_warning.c_str());
+        ImGui::PopStyleColor();
+        return;
+    }
+    if (spec->direction == "both") {
+        ImGui::TextUnformatted("into");
+        static const char* kTo[][2] = {{"auto", "auto"}, {"en", "English"}, {"zh", "中文"}};
+        for (const auto& t : kTo) {
+            ImGui::SameLine();
+            if (ImGui::RadioButton(t[1], m_state.translate_to == t[0])) m_state.translate_to = t[0];
+        }
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip("the target-language token <2en> / <2zh> the encoder reads first (Johnson et al. 2017);\n"
+                              "auto: English when the source has a Chinese character, else Chinese");
+    }
+    if (!m_examples.empty()) {
+        ImGui::SetNextItemWidth(-1);
+        if (ImGui::BeginCombo("##examples", "held-out example pairs...", ImGuiComboFlags_HeightLarge)) {
+            const bool to_en = m_state.translate_to == "en";
+            for (size_t i = 0; i < m_examples.size(); ++i) {
+                const ExamplePair& p = m_examples[i];
+                const std::string& src = to_en ? p.zh : p.en;
+                const std::string& ref = to_en ? p.en : p.zh;
+                ImGui::PushID(int(i));
+                if (ImGui::Selectable((src + "  →  " + ref).c_str())) {
+                    m_state.text = src;
+                    m_state.target_text = ref;
+                    m_reference = ref;
+                }
+                ImGui::PopID();
+            }
+            ImGui::EndCombo();
+        }
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip("pairs the model never saw in training; picking one teacher-forces the human translation");
+    }
+    ImGui::TextDisabled("TARGET (decoder input)");
+    text_box("##target", m_state.target_text, m_target_box, line_h, "type a translation, or press Translate");
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("teacher forcing: the decoder reads <start> + these tokens and predicts each next one");
+    if (!m_reference.empty() && m_reference == m_state.target_text) ImGui::TextDisabled("(the human reference translation)");
+    const bool busy = m_translate_id != 0;
+    ImGui::BeginDisabled(busy || m_state.text.empty());
+    if (ImGui::Button(busy ? "Translating..." : "Translate")) translate_now();
+    ImGui::EndDisabled();
+    ImGui::SameLine();
+    bool beam = m_state.decode_beam > 1;
+    if (ImGui::Checkbox("beam", &beam)) m_state.decode_beam = beam ? 4 : 1;
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("off: greedy decoding (the top token each step); on: beam search keeps the best partial\n"
+                          "translations and returns the one with the highest log-probability / length");
+    if (beam) {
+        ImGui::SameLine();
+        ImGui::SetNextItemWidth(-1);
+        ImGui::SliderInt("##beam", &m_state.decode_beam, 2, 8, "width %d");
+    }
+    const Snapshot* tr = m_translated.get();
+    if (tr && tr->translation && tr->tokens && tr->tokens->text == m_state.target_text && m_model.codec) {
+        const DecodeResult& d = *tr->translation;
+        ImGui::TextDisabled("%s · %zu tokens · log p = %.2f", m_state.decode_beam > 1 ? "beam" : "greedy", d.ids.size(),
+                            d.log_prob);
+        if (ImGui::TreeNodeEx("decoding steps: top candidates", ImGuiTreeNodeFlags_DefaultOpen)) {
+            const float h = std::min(float(d.steps.size() + 1), 10.0f) * (line_h + 4) + 4;
+            if (ImGui::BeginTable("steps", 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY,
+                                  ImVec2(0, h))) {
+                ImGui::TableSetupScrollFreeze(0, 1);
+                ImGui::TableSetupColumn("step", ImGuiTableColumnFlags_WidthFixed, line_h * 2);
+                ImGui::TableSetupColumn("chosen", ImGuiTableColumnFlags_WidthFixed, line_h * 6);
+                ImGui::TableSetupColumn("other candidates");
+                ImGui::TableHeadersRow();
+                for (size_t i = 0; i < d.steps.size(); ++i) {
+                    const DecodeStep& stp = d.steps[i];
+                    ImGui::TableNextRow();
+                    ImGui::TableNextColumn();
+                    ImGui::Text("%zu", i + 1);
+                    ImGui::TableNextColumn();
+                    ImGui::Text("%s %.2f", m_model.codec->label(stp.id).c_str(), stp.prob);
+                    ImGui::TableNextColumn();
+                    std::string alts;
+                    for (const auto& [id, p] : stp.top) {
+                        if (id == stp.id) continue;
+                        char buf[32];
+                        std::snprintf(buf, sizeof buf, " %.2f   ", p);
+                        alts += m_model.codec->label(id) + buf;
+                    }
+                    ImGui::TextUnformatted(alts.c_str());
+                }
+                ImGui::EndTable();
+            }
+            ImGui::TreePop();
+        }
+    }
+}
+
+// The text box: a multi-line box whose lines wrap at its width (soft '\n' in a display copy, app/ui/soft_wrap.h)
 // and which grows with the text, from 3 to 12 lines, so the whole sentence stays in sight.
-void App::text_box(float line_h) {
+void App::text_box(const char* id, std::string& text, WrapBox& box, float line_h, const char* hint) {
     ImFont* font = ImGui::GetFont();
     const ImGuiStyle& st = ImGui::GetStyle();
     const float wrap_w = std::max(line_h, ImGui::GetContentRegionAvail().x - 2 * st.FramePadding.x - st.ScrollbarSize - 2);
     const float scale = ImGui::GetFontSize() / font->FontSize;
-    m_text_breaker = [font, wrap_w, scale](std::string_view line, size_t begin) {
+    box.text = &text;
+    box.breaker = [font, wrap_w, scale](std::string_view line, size_t begin) {
         const char* end = font->CalcWordWrapPositionA(scale, line.data() + begin, line.data() + line.size(), wrap_w);
         return size_t(end - line.data());
     };
-    if (m_text_wrap_src != m_state.text || m_text_wrap_width != wrap_w) {
-        m_text_wrap = soft_wrap(m_state.text, m_text_breaker);
-        m_text_wrap_src = m_state.text;
-        m_text_wrap_width = wrap_w;
+    if (box.src != text || box.width != wrap_w) {
+        box.wrap = soft_wrap(text, box.breaker);
+        box.src = text;
+        box.width = wrap_w;
     }
-    const int lines = 1 + int(std::count(m_text_wrap.display.begin(), m_text_wrap.display.end(), '\n'));
+    const int lines = 1 + int(std::count(box.wrap.display.begin(), box.wrap.display.end(), '\n'));
     const float h = float(std::clamp(lines + 1, 3, 12)) * line_h + 2 * st.FramePadding.y;
-    std::string buf = m_text_wrap.display;
-    ImGui::InputTextMultiline("##text", &buf, ImVec2(-1, h), ImGuiInputTextFlags_CallbackAlways,
+    std::string buf = box.wrap.display;
+    const ImVec2 at = ImGui::GetCursorScreenPos();
+    ImGui::InputTextMultiline(id, &buf, ImVec2(-1, h), ImGuiInputTextFlags_CallbackAlways,
                               [](ImGuiInputTextCallbackData* d) {
-                                  App* a = static_cast<App*>(d->UserData);
+                                  WrapBox* b = static_cast<WrapBox*>(d->UserData);
                                   const std::string_view cur(d->Buf, size_t(d->BufTextLen));
-                                  if (cur == a->m_text_wrap.display) return 0;
+                                  if (cur == b->wrap.display) return 0;
                                   size_t c = size_t(d->CursorPos), s0 = size_t(d->SelectionStart), s1 = size_t(d->SelectionEnd);
-                                  std::string real = soft_unwrap(a->m_text_wrap, cur, {&c, &s0, &s1});
-                                  Wrapped w = soft_wrap(real, a->m_text_breaker);
+                                  std::string real = soft_unwrap(b->wrap, cur, {&c, &s0, &s1});
+                                  Wrapped w = soft_wrap(real, b->breaker);
                                   if (w.display != cur) {
                                       d->DeleteChars(0, d->BufTextLen);
                                       d->InsertChars(0, w.display.data(), w.display.data() + w.display.size());
@@ -187,13 +311,16 @@ void App::text_box(float line_h) {
                                   d->CursorPos = int(real_to_soft(w.soft, c));
                                   d->SelectionStart = int(real_to_soft(w.soft, s0));
                                   d->SelectionEnd = int(real_to_soft(w.soft, s1));
-                                  a->m_text_wrap = std::move(w);
-                                  a->m_text_wrap_src = real;
-                                  a->m_state.text = std::move(real);
+                                  b->wrap = std::move(w);
+                                  b->src = real;
+                                  *b->text = std::move(real);
                                   return 0;
                               },
-                              this);
-    if (!m_opt.frame_stats.empty()) record_rect("text_box");
+                              &box);
+    if (hint && text.empty() && !ImGui::IsItemActive())  // 1.86's multi-line box has no hint of its own
+        ImGui::GetWindowDrawList()->AddText(ImVec2(at.x + st.FramePadding.x, at.y + st.FramePadding.y),
+                                            ImGui::GetColorU32(ImGuiCol_TextDisabled), hint);
+    if (!m_opt.frame_stats.empty()) record_rect(std::string_view(id) == "##text" ? "text_box" : std::string(id).substr(2));
 }
 
 void App::record_rect(const std::string& name) {

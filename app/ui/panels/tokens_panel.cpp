@@ -12,9 +12,9 @@ namespace ts::ui {
 
 namespace {
 
-void merge_tooltip(const Snapshot& s, size_t i) {
-    const TokenPiece& p = s.tokens->pieces[i];
-    const std::string bytes = s.tokens->text.substr(p.byte_begin, p.byte_end - p.byte_begin);
+void merge_tooltip(const Snapshot& s, const TokenizedText& tt, size_t i) {
+    const TokenPiece& p = tt.pieces[i];
+    const std::string bytes = tt.text.substr(p.byte_begin, p.byte_end - p.byte_begin);
     ImGui::BeginTooltip();
     ImGui::Text("token %zu: id %d", i, p.id);
     ImGui::Text("label: %s", p.label.c_str());
@@ -41,7 +41,7 @@ void merge_tooltip(const Snapshot& s, size_t i) {
                 ImGui::Text("%2zu  %s", k, line.c_str());
             }
             if (steps.size() > 24) ImGui::TextDisabled("... %zu more steps", steps.size() - 24);
-        } else if (s.tokens->ids_only) {
+        } else if (tt.ids_only) {
             ImGui::Separator();
             ImGui::TextDisabled("ids-only mode: each byte is one token (no merges)");
         }
@@ -65,20 +65,9 @@ std::string covered_text(const std::string& text, size_t b, size_t e) {
            (e - b > 1 ? "–" + std::to_string(e - cb) : "") + " of " + std::to_string(ce - cb) + ")";
 }
 
-}  // namespace
-
-void draw_tokens_panel(PanelContext& ctx) {
-    if (!ctx.snap || !ctx.snap->tokens) return empty_message("waiting for the first forward pass...");
-    const Snapshot& s = *ctx.snap;
-    const TokenizedText& tt = *s.tokens;
-    ImGui::Text("%zu tokens  ·  %zu bytes  ·  tokenizer: %s", tt.ids.size(), tt.text.size(),
-                s.codec ? s.codec->name().c_str() : "?");
-    if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("Each chip is one token: its text on top, its id below. Spans tile the input bytes.");
-    if (tt.ids.empty()) return empty_message("the text is empty: nothing to tokenize");
-    ImGui::Separator();
-
-    // Chips, wrapped to the panel width.
+// Chips of one token sequence, wrapped to the panel width: the token's text on top, its id below.
+void token_chips(const Snapshot& s, const TokenizedText& tt, const char* id) {
+    ImGui::PushID(id);
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const float line_h = ImGui::GetTextLineHeight();
     const float pad = line_h * 0.3f;
@@ -107,20 +96,20 @@ void draw_tokens_panel(PanelContext& ctx) {
         if (hov) dl->AddRect(a, b, ImGui::GetColorU32(ImGuiCol_Text), 4.0f, 0, 2.0f);
         dl->AddText(ImVec2(a.x + pad, a.y + pad), ImGui::GetColorU32(ImGuiCol_Text), p.label.c_str());
         dl->AddText(ImVec2(a.x + pad, a.y + pad * 2 + line_h), ImGui::GetColorU32(ImGuiCol_TextDisabled), idbuf);
-        if (hov) merge_tooltip(s, i);
+        if (hov) merge_tooltip(s, tt, i);
         x += w + pad;
     }
     ImGui::SetCursorScreenPos(ImVec2(start.x, start.y + y + chip_h + pad * 2));
     ImGui::Dummy(ImVec2(avail, 0));
-    ImGui::Separator();
+    ImGui::PopID();
+}
 
-    // Bytes per token (the exportable figure of this panel).
-    gfx::draw_figure(tokens_figure(s), ImVec2(avail, std::max(line_h * 10, ImGui::GetContentRegionAvail().y * 0.4f)), {}, "tokens_bytes");
-
-    // Table: position, id, label, span, text.
-    if (ImGui::BeginTable("tokens", 5, ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_ScrollY |
-                                           ImGuiTableFlags_SizingFixedFit,
-                          ImVec2(0, std::max(line_h * 6, ImGui::GetContentRegionAvail().y)))) {
+// Table of one token sequence: position, id, label, span, text.
+void token_table(const Snapshot& s, const TokenizedText& tt, const char* id, float height) {
+    const float line_h = ImGui::GetTextLineHeight();
+    if (ImGui::BeginTable(id, 5, ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_ScrollY |
+                                     ImGuiTableFlags_SizingFixedFit,
+                          ImVec2(0, std::max(line_h * 6, height)))) {
         ImGui::TableSetupScrollFreeze(0, 1);
         ImGui::TableSetupColumn("position");
         ImGui::TableSetupColumn("id");
@@ -137,14 +126,55 @@ void draw_tokens_panel(PanelContext& ctx) {
             ImGui::Text("%d", p.id);
             ImGui::TableNextColumn();
             ImGui::TextUnformatted(p.label.c_str());
-            if (ImGui::IsItemHovered()) merge_tooltip(s, i);
+            if (ImGui::IsItemHovered()) merge_tooltip(s, tt, i);
             ImGui::TableNextColumn();
             ImGui::Text("[%zu, %zu)", p.byte_begin, p.byte_end);
             ImGui::TableNextColumn();
-            ImGui::TextUnformatted(covered_text(tt.text, p.byte_begin, p.byte_end).c_str());
+            ImGui::TextUnformatted(p.byte_end > p.byte_begin ? covered_text(tt.text, p.byte_begin, p.byte_end).c_str()
+                                                              : "(special token)");
         }
         ImGui::EndTable();
     }
+}
+
+}  // namespace
+
+void draw_tokens_panel(PanelContext& ctx) {
+    if (!ctx.snap || !ctx.snap->tokens) return empty_message("waiting for the first forward pass...");
+    const Snapshot& s = *ctx.snap;
+    const TokenizedText& tt = *s.tokens;
+    const TokenizedText* src = s.source_tokens && s.source_tokens != s.tokens ? s.source_tokens.get() : nullptr;
+    const float line_h = ImGui::GetTextLineHeight();
+    const float avail = ImGui::GetContentRegionAvail().x;
+    if (src) {
+        // Encoder–decoder: both sequences, each with its own spans (special tokens have none).
+        ImGui::Text("Source (encoder input): %zu tokens  ·  %zu bytes  ·  tokenizer: %s", src->ids.size(), src->text.size(),
+                    s.codec ? s.codec->name().c_str() : "?");
+        token_chips(s, *src, "source");
+        ImGui::Text("Target (decoder input, teacher-forced): %zu tokens  ·  %zu bytes", tt.ids.size(), tt.text.size());
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip("The decoder reads the start token and the target so far; position t predicts token t+1.");
+        token_chips(s, tt, "target");
+        ImGui::Separator();
+        gfx::draw_figure(tokens_figure(s, true), ImVec2(avail, std::max(line_h * 10, ImGui::GetContentRegionAvail().y * 0.35f)),
+                         {}, "tokens_bytes");
+        const float h = (ImGui::GetContentRegionAvail().y - line_h) * 0.5f;
+        token_table(s, *src, "source_tokens", h);
+        token_table(s, tt, "target_tokens", ImGui::GetContentRegionAvail().y);
+        return;
+    }
+    ImGui::Text("%zu tokens  ·  %zu bytes  ·  tokenizer: %s", tt.ids.size(), tt.text.size(),
+                s.codec ? s.codec->name().c_str() : "?");
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("Each chip is one token: its text on top, its id below. Spans tile the input bytes.");
+    if (tt.ids.empty()) return empty_message("the text is empty: nothing to tokenize");
+    ImGui::Separator();
+    token_chips(s, tt, "text");
+    ImGui::Separator();
+
+    // Bytes per token (the exportable figure of this panel).
+    gfx::draw_figure(tokens_figure(s), ImVec2(avail, std::max(line_h * 10, ImGui::GetContentRegionAvail().y * 0.4f)), {}, "tokens_bytes");
+    token_table(s, tt, "tokens", ImGui::GetContentRegionAvail().y);
 }
 
 }  // namespace ts::ui
