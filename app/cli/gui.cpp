@@ -18,6 +18,8 @@ const char* const kAppUsage =
     "         test and benchmark modes: --screenshot-dir DIR [--frames N] [--panel NAME|all]; --frame-stats FILE\n"
     "         [--bench-edits N] [--max-frames N] [--slow-frame-ms N] [--analyses sweep,patching,attribution,flow]\n"
     "       transformer-studio trace --model DIR (--text T | --ids 1,2,3) --out FILE.safetensors\n"
+    "       transformer-studio trace --model DIR --source T (--target T | --translate) --out FILE.safetensors\n"
+    "       transformer-studio translate --model DIR [--text T] [--to en|zh] [--beam N]   translation models\n"
     "       transformer-studio tokenizer train --input FILE... --vocab-size N --out DIR\n"
     "       transformer-studio tokenizer encode --tokenizer FILE --text T\n"
     "       transformer-studio eval --model DIR [--data corpus.txt]       quality report (loss, heads, samples)\n"
