@@ -39,20 +39,20 @@ std::string guess_target_language(std::string_view text) {
     size_t i = 0;
     while (i < text.size()) {
         const auto b = static_cast<unsigned char>(text[i]);
-        int n = 0;
-        char32_t cp = 0;
-        if (b < 0x80) { ++i; continue; }
-        if ((b & 0xE0) == 0xC0) { n = 1; cp = b & 0x1F; }
-        else if ((b & 0xF0) == 0xE0) { n = 2; cp = b & 0x0F; }
-        else if ((b & 0xF8) == 0xF0) { n = 3; cp = b & 0x07; }
-        else { ++i; continue; }  // stray continuation or invalid lead byte
-        bool ok = i + n < text.size();  // a truncated sequence at the end is skipped
+        // Length of the UTF-8 sequence from its lead byte; ASCII, stray continuation bytes and invalid lead bytes
+        // are one byte that is not CJK.
+        const int n = (b & 0xE0) == 0xC0 ? 1 : (b & 0xF0) == 0xE0 ? 2 : (b & 0xF8) == 0xF0 ? 3 : 0;
+        char32_t cp = n == 1 ? (b & 0x1F) : n == 2 ? (b & 0x0F) : (b & 0x07);
+        bool ok = n > 0 && i + n < text.size();  // a sequence truncated by the end of the text is skipped
         for (int k = 1; ok && k <= n; ++k) {
             const auto cb = static_cast<unsigned char>(text[i + k]);
-            if ((cb & 0xC0) != 0x80) ok = false;
+            ok = (cb & 0xC0) == 0x80;
             cp = (cp << 6) | (cb & 0x3F);
         }
-        if (!ok) { ++i; continue; }
+        if (!ok) {
+            ++i;
+            continue;
+        }
         if (is_cjk(cp)) return "en";
         i += size_t(n) + 1;
     }
@@ -104,11 +104,19 @@ MatrixRM encode_source(const Model& m, const std::vector<int>& src_ids) {
     return encoder_stack_forward(m, x, ForwardOptions{}, trace);
 }
 
-MatrixRM decoder_step(const Model& m, const MatrixRM& memory, int id, KVCache& cache) {
+namespace {
+
+// The decoder's final hidden state (1, d_model) after token `id` at position cache.n_past.
+MatrixRM decoder_hidden(const Model& m, const MatrixRM& memory, int id, KVCache& cache) {
     Trace trace;
     const MatrixRM x = detail::embed(m, {id}, cache.n_past, trace, "", detail::StackEdits{});
-    const MatrixRM h = decoder_stack_forward(m, x, &memory, ForwardOptions{}, trace, &cache, cache.n_past);
-    return detail::lm_head(m, h, false);
+    return decoder_stack_forward(m, x, &memory, ForwardOptions{}, trace, &cache, cache.n_past);
+}
+
+}  // namespace
+
+MatrixRM decoder_step(const Model& m, const MatrixRM& memory, int id, KVCache& cache) {
+    return detail::lm_head(m, decoder_hidden(m, memory, id, cache), false);
 }
 
 // --- search ----------------------------------------------------------------------------------------------------
@@ -123,10 +131,9 @@ struct StepDist {
     std::vector<int> cand;
 };
 
-void step_dist(const MatrixRM& logits, int top_k, int n_cand, const std::vector<char>& banned, StepDist& d,
+// z: one row of logits (V values).
+void step_dist(const float* z, int V, int top_k, int n_cand, const std::vector<char>& banned, StepDist& d,
                std::vector<int>& order) {
-    const int V = static_cast<int>(logits.cols());
-    const float* z = logits.data();
     const float zmax = *std::max_element(z, z + V);
     double sum = 0;
     for (int v = 0; v < V; ++v) sum += std::exp(double(z[v]) - zmax);
@@ -205,7 +212,8 @@ DecodeResult greedy(const Model& m, const TranslationSpec& spec, const MatrixRM&
     double log_prob = 0;
     int prev = spec.decoder_start_id;
     for (int t = 0; t < max_len; ++t) {
-        step_dist(decoder_step(m, memory, prev, cache), opt.top_k, 1, banned, d, order);
+        const MatrixRM logits = decoder_step(m, memory, prev, cache);
+        step_dist(logits.data(), int(logits.cols()), opt.top_k, 1, banned, d, order);
         if (d.cand.empty()) break;
         const int best = d.cand[0];
         steps.push_back(make_step(best, d));
@@ -227,6 +235,7 @@ DecodeResult beam_search(const Model& m, const TranslationSpec& spec, const Matr
     finished.capacity = size_t(B);
     std::vector<StepDist> dists;
     std::vector<int> order;
+    MatrixRM hidden;
 
     struct Cand {
         double log_prob;
@@ -235,12 +244,18 @@ DecodeResult beam_search(const Model& m, const TranslationSpec& spec, const Matr
     std::vector<Cand> cands;
     bool done = false;
     for (int t = 0; t < max_len && !done; ++t) {
-        // --- every live hypothesis proposes its 2B best continuations ---
+        // --- every live hypothesis proposes its 2B best continuations; one LM-head GEMM for all of them ---
+        hidden.resize(Eigen::Index(live.size()), m.config().d_model);
+        for (size_t h = 0; h < live.size(); ++h) {
+            const int prev = live[h].ids.empty() ? spec.decoder_start_id : live[h].ids.back();
+            hidden.row(Eigen::Index(h)) = decoder_hidden(m, memory, prev, live[h].cache);
+        }
+        const MatrixRM logits = detail::lm_head(m, hidden, true);
         dists.resize(live.size());
         cands.clear();
         for (size_t h = 0; h < live.size(); ++h) {
-            const int prev = live[h].ids.empty() ? spec.decoder_start_id : live[h].ids.back();
-            step_dist(decoder_step(m, memory, prev, live[h].cache), opt.top_k, 2 * B, banned, dists[h], order);
+            step_dist(logits.row(Eigen::Index(h)).data(), int(logits.cols()), opt.top_k, 2 * B, banned, dists[h],
+                      order);
             for (const int id : dists[h].cand) cands.push_back({live[h].log_prob + dists[h].logp[id], int(h), id});
         }
         std::sort(cands.begin(), cands.end(), [](const Cand& a, const Cand& b) {
