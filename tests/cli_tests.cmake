@@ -70,7 +70,7 @@ if(EXISTS ${CMAKE_SOURCE_DIR}/assets/models/austen-gpt/tokenizer.json)
 endif()
 
 # --help and -h: every subcommand (and the bare executable) prints its usage on stdout and exits 0.
-foreach(sub "" trace render eval tokenizer "tokenizer train" "tokenizer encode" corpus "corpus build" train)
+foreach(sub "" trace render eval tokenizer "tokenizer train" "tokenizer encode" corpus "corpus build" train translate)
   string(REPLACE " " ";" sub_args "${sub}")
   string(REPLACE " " "_" sub_name "${sub}")
   if(sub_name STREQUAL "")
@@ -116,3 +116,20 @@ ts_cli_test(train_pairs_bad_direction fail CMD ${TS_CLI} train
             --config ${CMAKE_CURRENT_SOURCE_DIR}/cli/data/encdec_tiny.json
             --tokenizer ${CMAKE_SOURCE_DIR}/tests/golden/hf_gpt2 --pairs ${CMAKE_CURRENT_SOURCE_DIR}/cli/data/pairs_tiny.tsv
             --direction fr-en --out ${TS_CLI_OUT}/x STDERR_REGEX "unknown direction 'fr-en'")
+
+# Translation (core/decode.h through `translate` and `trace`): a tiny model trained by the test memorizes
+# tests/cli/data/pairs_tiny.tsv and must translate its pairs back both ways; see tests/cli/translate_test.sh.
+add_test(NAME cli_translate
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/translate_test.sh ${TS_CLI} ${TS_CLI_OUT}/translate)
+set_tests_properties(cli_translate PROPERTIES TIMEOUT 300)
+ts_cli_test(translate_decoder_only_model fail CMD ${TS_CLI} translate --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2
+            --text hi STDERR_REGEX "is decoder-only, not an encoder-decoder translation model")
+ts_cli_test(translate_missing_model fail CMD ${TS_CLI} translate --text hi STDERR_REGEX "missing required option --model")
+ts_cli_test(translate_bad_beam fail CMD ${TS_CLI} translate --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2 --beam 0
+            STDERR_REGEX "--beam expects a whole number >= 1, got '0'")
+ts_cli_test(translate_bad_length_penalty fail CMD ${TS_CLI} translate --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2
+            --length-penalty x STDERR_REGEX "--length-penalty expects a number")
+ts_cli_test(trace_source_on_decoder_only fail CMD ${TS_CLI} trace --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2
+            --source hi --target-ids 1 --out ${TS_CLI_OUT}/x STDERR_REGEX "--source is for encoder-decoder models")
+ts_cli_test(trace_translate_on_decoder_only fail CMD ${TS_CLI} trace --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2
+            --ids 1 --translate --out ${TS_CLI_OUT}/x STDERR_REGEX "--translate needs an encoder-decoder model")

@@ -13,4 +13,5 @@ int run_train(int argc, char** argv);      // app/cli/train.cpp  (train)
 int run_corpus(int argc, char** argv);     // app/cli/corpus.cpp (corpus build)
 int run_render(int argc, char** argv);     // app/cli/render.cpp (render)
 int run_eval(int argc, char** argv);       // app/cli/eval.cpp   (eval: model quality report)
+int run_translate(int argc, char** argv);  // app/cli/translate.cpp (translate: encoder-decoder models)
 }  // namespace ts::cli

@@ -20,6 +20,8 @@ const char* const kAppUsage =
     "         encoder-decoder models: [--target TEXT] [--translate] [--to auto|en|zh] [--beam N]\n"
     "         [--attn-source decoder|encoder|cross]   (--text is the source)\n"
     "       transformer-studio trace --model DIR (--text T | --ids 1,2,3) --out FILE.safetensors\n"
+    "       transformer-studio trace --model DIR --source T (--target T | --translate) --out FILE.safetensors\n"
+    "       transformer-studio translate --model DIR [--text T] [--to en|zh] [--beam N]   translation models\n"
     "       transformer-studio tokenizer train --input FILE... --vocab-size N --out DIR\n"
     "       transformer-studio tokenizer encode --tokenizer FILE --text T\n"
     "       transformer-studio eval --model DIR [--data corpus.txt]       quality report (loss, heads, samples)\n"

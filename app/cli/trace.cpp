@@ -2,9 +2,11 @@
 // safetensors file (plus token ids), for analysis outside the app (numpy, torch, safetensors readers). With
 // --ablate / --patch the forward carries activation edits (core/intervention.h): heads zero- or mean-ablated, or
 // trace points set to the values of an earlier trace file; the trace then holds the edited values and stderr
-// compares the last position's logits with an unedited run (and with the patch source's).
+// compares the last position's logits with an unedited run (and with the patch source's). Encoder-decoder models take
+// the source and the target separately (--source / --target, or --translate to decode the target first).
 #include "app/cli/cli.h"
 #include "app/cli/args.h"
+#include "app/cli/translation_model.h"
 #include "app/session/text_codec.h"
 #include "app/session/worker.h"
 #include "core/model.h"
@@ -12,6 +14,9 @@
 
 #include <cmath>
 #include <cstdio>
+#include <functional>
+#include <map>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -88,16 +93,17 @@ float max_abs_diff(const MatrixRM& a, const float* b) {
     return m;
 }
 
-// One line per edit, then the last position's top token and how far the edits moved its logits.
-void report_edits(const Model& model, const std::vector<int>& ids, const ForwardOptions& opt, const ForwardResult& r,
-                  const WeightMap* patch_source) {
+// One line per edit, then the last position's top token and how far the edits moved its logits. `run` is the
+// same forward (forward or forward_seq2seq on the same ids) under other options.
+void report_edits(const std::function<ForwardResult(const ForwardOptions&)>& run, const ForwardOptions& opt,
+                  const ForwardResult& r, const WeightMap* patch_source) {
     for (const auto& e : opt.edits) std::fprintf(stderr, "edit: %s\n", describe(e).c_str());
     if (r.logits.size() == 0) return;
     ForwardOptions plain = opt;
     plain.edits.clear();
     plain.capture = CaptureFilter::none();
     plain.all_logits = false;
-    const ForwardResult base = forward(model, ids, plain);
+    const ForwardResult base = run(plain);
     const Eigen::Index last = r.logits.rows() - 1;
     Eigen::Index top = 0, base_top = 0;
     r.logits.row(last).maxCoeff(&top);
@@ -117,6 +123,64 @@ void report_edits(const Model& model, const std::vector<int>& ids, const Forward
     }
 }
 
+Tensor ids_tensor(const std::vector<int>& ids) {
+    Tensor t({int64_t(ids.size())});
+    for (size_t i = 0; i < ids.size(); ++i) t.data[i] = float(ids[i]);
+    return t;
+}
+
+// The encoder and decoder inputs of an encoder-decoder trace (--source/--source-ids, --target/--target-ids/
+// --translate). The translation model (tokenizer + translation.json) is opened only when text or --translate
+// needs it.
+struct Seq2SeqInput {
+    std::vector<int> src, tgt;
+    std::string translation;  ///< --translate: the decoded text
+};
+
+Seq2SeqInput seq2seq_input(const Args& args, const ui::LoadedModel& lm) {
+    const int n_src = int(args.has("source")) + int(args.has("source-ids"));
+    const int n_tgt = int(args.has("target")) + int(args.has("target-ids")) + int(args.flag("translate"));
+    if (args.has("text") || args.has("ids"))
+        throw std::invalid_argument("model '" + lm.model->config().name +
+                                    "' is encoder-decoder: give --source or --source-ids, and --target, --target-ids "
+                                    "or --translate (instead of --text / --ids)");
+    if (n_src != 1) throw std::invalid_argument("give exactly one of --source TEXT and --source-ids LIST");
+    if (n_tgt != 1) throw std::invalid_argument("give exactly one of --target TEXT, --target-ids LIST and --translate");
+    if (!args.flag("translate") && (args.has("beam") || args.has("max-len") || args.has("length-penalty")))
+        throw std::invalid_argument("--beam, --max-len and --length-penalty go with --translate");
+    if (args.has("to") && !args.has("source")) throw std::invalid_argument("--to goes with --source TEXT");
+
+    std::optional<TranslationModel> tm;
+    if (args.has("source") || args.has("target") || args.flag("translate")) tm = open_translation_model(lm);
+    Seq2SeqInput in;
+    if (args.has("source")) {
+        std::string note;
+        in.src = source_ids_for_text(*tm, args.get("source"), args.get("to"), nullptr, &note);
+        if (!note.empty()) std::fprintf(stderr, "note: %s\n", note.c_str());
+    } else {
+        in.src = parse_ids(args.get("source-ids"));
+    }
+    if (args.has("target-ids")) {
+        in.tgt = parse_ids(args.get("target-ids"));
+    } else {
+        std::vector<int> target;
+        if (args.has("target")) {
+            EncodeOptions eo;
+            eo.match_added_tokens = false;
+            target = tm->tok->encode_ids(args.get("target"), eo);
+        } else {
+            const DecodeResult r = translate_ids(*lm.model, tm->spec, in.src, decode_options_from(args));
+            target = r.ids;
+            in.translation = decode_ids(*tm->tok, r.ids);
+            std::fprintf(stderr, "translation (%zu tokens, %s, log p = %.4f): %s\n", r.ids.size(),
+                         r.finished ? "finished" : "cut at --max-len", r.log_prob, in.translation.c_str());
+        }
+        in.tgt.push_back(tm->spec.decoder_start_id);
+        in.tgt.insert(in.tgt.end(), target.begin(), target.end());
+    }
+    return in;
+}
+
 }  // namespace
 
 int run_trace(int argc, char** argv) {
@@ -128,17 +192,43 @@ int run_trace(int argc, char** argv) {
         "  one safetensors file. --temperature scales the attention softmax; --filter keeps names starting with\n"
         "  PREFIX (e.g. dec.1.attn.); --last-logits-only computes logits for the last position only.\n"
         "  --ablate zero- (or mean-) ablates heads' outputs; --patch sets a trace point (e.g. dec.2.resid_ffn@5) to\n"
-        "  its values in an earlier trace file. stderr reports how far the edits moved the last position's logits.\n";
+        "  its values in an earlier trace file. stderr reports how far the edits moved the last position's logits.\n"
+        "Encoder-decoder models take the source and the target separately:\n"
+        "       transformer-studio trace --model DIR (--source T [--to en|zh] | --source-ids 1,2,3)\n"
+        "         (--target T | --target-ids 1,2,3 | --translate [--beam N] [--max-len N] [--length-penalty A])\n"
+        "         --out FILE.safetensors [the options above]\n"
+        "  --source TEXT becomes the encoder input of translation.json ([<2to>] + tokens + <|endoftext|>; --to as in\n"
+        "  `translate`, guessed when absent); --source-ids is the whole encoder input as given. --target TEXT feeds\n"
+        "  the decoder <|endoftext|> + tokens (its last position predicts the end token); --target-ids is the whole\n"
+        "  decoder input as given; --translate decodes the source first (greedy, or beam search with --beam) and\n"
+        "  traces the translation the same way. The file holds source_ids and target_ids (the decoder input).\n";
     if (print_help_if_asked(argc, argv, 2, kUsage)) return 0;
     const Args args(argc, argv, 2,
-                    {"model", "text", "ids", "out", "temperature", "filter", "ablate", "ablate-mode", "patch-from"},
-                    {"last-logits-only"}, {"patch"});
+                    {"model", "text", "ids", "out", "temperature", "filter", "ablate", "ablate-mode", "patch-from",
+                     "source", "target", "source-ids", "target-ids", "to", "beam", "max-len", "length-penalty"},
+                    {"last-logits-only", "translate"}, {"patch"});
     const std::string out = args.required("out");
     const ui::LoadedModel lm = ui::load_model_folder(args.required("model"), terminal_progress());
     print_warnings("trace", lm.weight_warnings);
+    const bool seq2seq = lm.model->config().arch == Arch::EncoderDecoder;
+    if (!seq2seq) {
+        for (const char* k : {"source", "target", "source-ids", "target-ids", "to", "beam", "max-len",
+                              "length-penalty"})
+            if (args.has(k))
+                throw std::invalid_argument(std::string("--") + k + " is for encoder-decoder models; model '" +
+                                            lm.model->config().name + "' is " + arch_words(lm.model->config().arch) +
+                                            ": use --text or --ids");
+        if (args.flag("translate"))
+            throw std::invalid_argument("--translate needs an encoder-decoder model; model '" +
+                                        lm.model->config().name + "' is " + arch_words(lm.model->config().arch));
+    }
+    Seq2SeqInput s2s;
+    if (seq2seq) s2s = seq2seq_input(args, lm);
 
     std::vector<int> ids;
-    if (args.has("ids")) {
+    if (seq2seq) {
+        // the inputs are in s2s
+    } else if (args.has("ids")) {
         ids = parse_ids(args.get("ids"));
     } else if (args.has("text")) {
         if (lm.codec->ids_only())
@@ -149,7 +239,9 @@ int run_trace(int argc, char** argv) {
     } else {
         throw std::invalid_argument("give --text or --ids");
     }
-    if (ids.empty()) throw std::invalid_argument("no tokens to trace (empty text)");
+    if (!seq2seq && ids.empty()) throw std::invalid_argument("no tokens to trace (empty text)");
+    if (seq2seq && s2s.src.empty()) throw std::invalid_argument("no source tokens to trace (empty --source-ids)");
+    if (seq2seq && s2s.tgt.empty()) throw std::invalid_argument("no target tokens to trace (empty --target-ids)");
 
     ForwardOptions opt;
     opt.temperature = float(args.number("temperature", 1.0));
@@ -166,18 +258,31 @@ int run_trace(int argc, char** argv) {
         for (const auto& spec : args.all("patch"))
             opt.edits.push_back(parse_patch(spec, patch_source, args.get("patch-from")));
     }
-    const ForwardResult r = forward(*lm.model, ids, opt);
-    if (!opt.edits.empty()) report_edits(*lm.model, ids, opt, r, args.has("patch-from") ? &patch_source : nullptr);
+    const std::function<ForwardResult(const ForwardOptions&)> run = [&](const ForwardOptions& o) {
+        return seq2seq ? forward_seq2seq(*lm.model, s2s.src, s2s.tgt, o) : forward(*lm.model, ids, o);
+    };
+    const ForwardResult r = run(opt);
+    if (!opt.edits.empty()) report_edits(run, opt, r, args.has("patch-from") ? &patch_source : nullptr);
 
     WeightMap tensors;
     for (const auto& name : r.trace->names()) tensors.emplace(name, r.trace->at(name));
-    Tensor id_tensor({int64_t(ids.size())});
-    for (size_t i = 0; i < ids.size(); ++i) id_tensor.data[i] = float(ids[i]);
-    tensors.emplace("input_ids", std::move(id_tensor));
+    std::map<std::string, std::string> meta{{"model", args.get("model")}};
+    if (seq2seq) {
+        tensors.emplace("source_ids", ids_tensor(s2s.src));
+        tensors.emplace("target_ids", ids_tensor(s2s.tgt));
+        if (args.flag("translate")) meta["translation"] = s2s.translation;
+    } else {
+        tensors.emplace("input_ids", ids_tensor(ids));
+    }
     std::string order;
     for (const auto& name : r.trace->names()) order += (order.empty() ? "" : ",") + name;
-    save_safetensors(out, tensors, {{"model", args.get("model")}, {"trace_order", order}});
-    std::fprintf(stderr, "wrote %zu tensors for %zu tokens to %s\n", tensors.size(), ids.size(), out.c_str());
+    meta["trace_order"] = order;
+    save_safetensors(out, tensors, meta);
+    if (seq2seq)
+        std::fprintf(stderr, "wrote %zu tensors for %zu source and %zu target tokens to %s\n", tensors.size(),
+                     s2s.src.size(), s2s.tgt.size(), out.c_str());
+    else
+        std::fprintf(stderr, "wrote %zu tensors for %zu tokens to %s\n", tensors.size(), ids.size(), out.c_str());
     return 0;
 }
 
