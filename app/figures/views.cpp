@@ -341,6 +341,8 @@ ForwardRequest make_forward_request(const UiState& st, const LoadedModel& m, std
         tokens = io.target;
         r.translation = m.translation;
         r.decode.beam = std::max(1, st.decode_beam);
+        // The traced forward reads <start> + the decoded ids: keep that within max_seq_len.
+        r.decode.max_len = std::max(1, std::min(r.decode.max_len, m.model->config().max_seq_len - 1));
     }
     r.temperature = st.apply_to_model ? st.attn_temperature : 1.0f;
     r.mask = attention_mask_for(st, m.model->config(), tokens ? int(tokens->ids.size()) : 0);

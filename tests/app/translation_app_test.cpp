@@ -133,6 +133,7 @@ TEST(TranslationApp, TranslateDecodesThenTracesTheDecodedTarget) {
     // The same decode as core's, on the same encoder input.
     DecodeOptions opt;
     opt.beam = 2;
+    opt.max_len = 23;  // the app keeps <start> + the decoded ids within max_seq_len (24)
     const DecodeResult direct =
         translate_ids(*lm.model, *lm.translation, make_seq2seq_tokens(lm, st.text, "", "zh").source->ids, opt);
     EXPECT_EQ(d.ids, direct.ids);
@@ -143,6 +144,7 @@ TEST(TranslationApp, TranslateDecodesThenTracesTheDecodedTarget) {
     ASSERT_NE(cross, nullptr);
     EXPECT_EQ(cross->dim(1), int64_t(d.ids.size() + 1));
     EXPECT_EQ(cross->dim(2), int64_t(snap->source_tokens->ids.size()));
+    EXPECT_LE(snap->tokens->ids.size(), 24u);
     // Decoded text = the bytes of the decoded ids.
     EXPECT_EQ(snap->tokens->text, lm.codec->decode(d.ids));
 
@@ -153,7 +155,7 @@ TEST(TranslationApp, TranslateDecodesThenTracesTheDecodedTarget) {
 }
 
 TEST(TranslationApp, ExamplePairsSkipMalformedLines) {
-    TempDir dir("translation_examples");
+    ts::test::TempDir dir("translation_examples");
     {
         std::ofstream f(dir.path / "examples.tsv", std::ios::binary);
         f << "Open file\t打开文件\r\nno tab here\nthree\tfields\there\n\t空\nSave\t保存\n";

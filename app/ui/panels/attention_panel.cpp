@@ -37,8 +37,10 @@ void draw_attention_panel(PanelContext& ctx) {
             if (ImGui::RadioButton(names[k], src == keys[k])) ctx.state.attn_source = keys[k];
             if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tips[k]);
         }
-        ImGui::SameLine();
-        ImGui::TextDisabled("(the text is both source and target)");
+        if (!s.source_tokens || s.source_tokens == s.tokens) {
+            ImGui::SameLine();
+            ImGui::TextDisabled("(the text is both source and target)");
+        }
     }
 
     // GQA line.
