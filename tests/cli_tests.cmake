@@ -133,3 +133,11 @@ ts_cli_test(trace_source_on_decoder_only fail CMD ${TS_CLI} trace --model ${CMAK
             --source hi --target-ids 1 --out ${TS_CLI_OUT}/x STDERR_REGEX "--source is for encoder-decoder models")
 ts_cli_test(trace_translate_on_decoder_only fail CMD ${TS_CLI} trace --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2
             --ids 1 --translate --out ${TS_CLI_OUT}/x STDERR_REGEX "--translate needs an encoder-decoder model")
+# The bundled translation model through `render`: encoder, decoder and cross-attention after --translate and with a
+# typed --target (tests/cli/translate_render_test.sh).
+if(EXISTS ${CMAKE_SOURCE_DIR}/assets/models/zh-en-transformer/model.safetensors)
+  add_test(NAME cli_translate_render_attention_sources
+           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/translate_render_test.sh ${TS_CLI}
+                   ${CMAKE_SOURCE_DIR}/assets/models/zh-en-transformer ${TS_CLI_OUT}/translate_render)
+  set_tests_properties(cli_translate_render_attention_sources PROPERTIES TIMEOUT 300)
+endif()

@@ -11,6 +11,7 @@
 #include "app/plot/writers.h"
 #include "app/figures/views.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <set>
@@ -66,7 +67,6 @@ int run_render(int argc, char** argv) {
     if (args.has("text") && args.has("source")) throw std::invalid_argument("--source and --text name the same text; give one");
     if (args.has("text")) st.text = args.get("text");
     if (args.has("source")) st.text = args.get("source");
-    if (args.has("target")) st.target_text = args.get("target");
     if (args.has("target") && args.flag("translate"))
         throw std::invalid_argument("--translate produces the target; it does not combine with --target");
     if (args.has("to")) {
@@ -83,8 +83,12 @@ int run_render(int argc, char** argv) {
     if (view.empty()) view = !st.view.empty() ? st.view : ui::default_view_for_panel(st.panel);
     const ui::ViewInfo* info = ui::find_view(view);
     if (!info) throw std::invalid_argument("unknown view '" + view + "' (transformer-studio render --view list shows them)");
+    // --target is the Causal views' target token where the view has that option, else the encoder–decoder target.
+    const bool target_is_token =
+        std::find(info->options.begin(), info->options.end(), std::string("target")) != info->options.end();
+    if (args.has("target") && !target_is_token) st.target_text = args.get("target");
     for (const auto& o : ui::view_value_options())
-        if (args.has(o)) ui::apply_view_option(st, view, o, args.get(o));
+        if (args.has(o) && !(o == "target" && !target_is_token)) ui::apply_view_option(st, view, o, args.get(o));
     for (const auto& f : ui::view_flag_options())
         if (args.flag(f)) ui::apply_view_option(st, view, f, "true");
     for (const auto& a : args.all("set")) ui::set_state_field(st, a);
