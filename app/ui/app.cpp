@@ -238,6 +238,7 @@ void App::main_area() {
                          r.model = m_model.model;
                          r.codec = m_model.codec;
                          r.tokens = m_tokens;
+                         r.source_tokens = m_source_tokens;  // encoder–decoder: continue the target
                          r.generate_tokens = m_state.generate_tokens;
                          r.sampling = {m_state.sample_temperature, m_state.top_k, m_state.top_p};
                          r.seed = uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
