@@ -310,6 +310,7 @@ DecodeResult beam_search(const Model& m, const TranslationSpec& spec, const Matr
     }
     if (!done)
         for (Hyp& h : live) finished.add(to_result(std::move(h.ids), std::move(h.steps), h.log_prob, false, alpha));
+    if (finished.items.empty()) return to_result({}, {}, 0.0, false, alpha);  // unreachable: the end token is never banned
     return std::move(finished.items.front());
 }
 

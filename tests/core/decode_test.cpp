@@ -248,6 +248,33 @@ TEST_P(CachedDecoder, StepLogitsEqualFullRecompute) {
 
 INSTANTIATE_TEST_SUITE_P(Configs, CachedDecoder, ::testing::Values(0, 1));
 
+// With capture on, a cached step records the cross-attention of its one query over the whole memory (keys read
+// back from KVCache::cross): equal to that row of the full forward's trace.
+TEST(CachedDecoderTrace, CrossAttentionProbsMatchFullForward) {
+    const ModelConfig c = tiny_config(11);
+    const Model m = scaled_model(c, 4, 10.0f);
+    const std::vector<int> src = random_ids(5, 0, c.vocab_size, 7);
+    const std::vector<int> tgt = random_ids(3, 0, c.vocab_size, 8);
+    ForwardOptions all;
+    all.capture = CaptureFilter::all();
+    const ForwardResult full = forward_seq2seq(m, src, tgt, all);
+    const Tensor& want = full.trace->at("dec.1.cross_attn.probs");  // (H, 3, 5)
+
+    const MatrixRM memory = encode_source(m, src);
+    KVCache cache;
+    (void)decoder_step(m, memory, tgt[0], cache);
+    (void)decoder_step(m, memory, tgt[1], cache);
+    Trace trace(CaptureFilter::all());
+    MatrixRM x = full.trace->at("embed.out").mat().row(2);
+    (void)decoder_stack_forward(m, x, &memory, all, trace, &cache, 2);
+    const Tensor& got = trace.at("dec.1.cross_attn.probs");  // (H, 1, 5)
+    ASSERT_EQ(got.shape, (std::vector<int64_t>{c.n_heads, 1, 5}));
+    EXPECT_EQ(trace.at("dec.1.cross_attn.k").shape, (std::vector<int64_t>{c.n_kv_heads, 0, c.d_head()}));
+    for (int h = 0; h < c.n_heads; ++h)
+        EXPECT_TRUE(test::allclose(got.data.data() + h * 5, want.data.data() + (h * 3 + 2) * 5, 5, 1e-6f, 1e-5f))
+            << "head " << h;
+}
+
 // --- search ------------------------------------------------------------------------------------------------------
 
 TEST(Decode, GreedyEqualsNaiveArgmaxLoop) {
@@ -320,7 +347,9 @@ TEST_P(WideBeam, EqualsExhaustiveSearch) {
         outcomes.emplace(got.ids.size(), got.finished);
     }
     // The comparison has teeth only if the optimum is not always the same shape (e.g. the end token at once).
-    if (alpha > 0 && alpha <= 1) EXPECT_GE(outcomes.size(), 2u) << "every source gave a result of the same length";
+    if (alpha > 0 && alpha <= 1) {
+        EXPECT_GE(outcomes.size(), 2u) << "every source gave a result of the same length";
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(LengthPenalties, WideBeam,
