@@ -24,7 +24,9 @@
 //   s.i.attn.head_out      (H, T, D)     probs V per head
 //   s.i.attn.out           (T, d_model)  concat(head_out) W_o^T + b_o
 //   s.i.resid_attn         (T, d_model)  residual stream after the attention sub-layer
-//   dec.i.cross_norm.out, dec.i.cross_attn.* (same names and shapes, S = encoder length, no RoPE),
+//   dec.i.cross_norm.out, dec.i.cross_attn.* (same names and shapes, S = encoder length, no RoPE; with a KV cache
+//                          cross_attn.k / v are (K, S, D) on the cache's first call and (K, 0, D) after, as
+//                          KVCache::cross keeps them),
 //   dec.i.resid_cross      [encoder-decoder only]
 //   s.i.ffn_norm.out       (T, d_model)  like attn_norm.out
 //   s.i.ffn.pre_act        (T, F)        x W_up^T + b_up; gated FFNs: the gate branch x W_gate^T
@@ -181,6 +183,24 @@ void run_layers(const Model& m, const std::string& stack, int n_layers, MatrixRM
     TraceSink sink{&trace, trace.filter().captures_anything(), {}};
     TraceSink attn_sink = sink, cross_sink = sink;
 
+    // With a cache, the memory's cross-attention keys/values are projected on the cache's first call (into
+    // cross_new) and read back on later calls, which project nothing (no_rows as the key/value input).
+    std::shared_ptr<CrossKV> cross_new;
+    const int S_mem = memory ? static_cast<int>(memory->rows()) : 0;
+    const MatrixRM no_rows(0, c.d_model);
+    if (cache && memory) {
+        if (!cache->cross) {
+            cross_new = std::make_shared<CrossKV>();
+            cross_new->k.assign(n_layers, MatrixRM(int64_t(c.n_kv_heads) * S_mem, c.d_head()));
+            cross_new->v = cross_new->k;
+            cross_new->S = S_mem;
+        } else if (cache->cross->S != S_mem || static_cast<int>(cache->cross->k.size()) != n_layers) {
+            throw std::invalid_argument("KV cache holds cross-attention keys of a memory of " +
+                                        std::to_string(cache->cross->S) + " positions, this memory has " +
+                                        std::to_string(S_mem) + " (reset() the cache for another source)");
+        }
+    }
+
     for (int i = 0; i < n_layers; ++i) {
         const std::string lp = stack + "." + std::to_string(i);
         const LayerW w = layer_weights(m, lp, memory != nullptr);
@@ -217,15 +237,23 @@ void run_layers(const Model& m, const std::string& stack, int n_layers, MatrixRM
         if (memory) {
             const detail::AttnEdits cross_edits{ed.at(i, EditSite::CrossHeadOut), ed.at(i, EditSite::CrossOut),
                                                 start_pos};
+            const MatrixRM* kv_in = memory;
+            CacheSlot cross_slot;
+            if (cache) {
+                CrossKV& kv = cross_new ? *cross_new : *cache->cross;
+                cross_slot = CacheSlot{&kv.k[i], &kv.v[i], cross_new ? 0 : S_mem, S_mem};
+                if (!cross_new) kv_in = &no_rows;
+            }
+            const CacheSlot* cross_cache = cache ? &cross_slot : nullptr;
             if (pre) {
                 xn = norm(c, x, w.cross_norm);
                 sink.rec("cross_norm.out", xn);
-                detail::attention_forward(w.cross, cross_ap, xn, *memory, cross_table, nullptr, cross_ws, cross_sink,
-                                          cross_edits);
+                detail::attention_forward(w.cross, cross_ap, xn, *kv_in, cross_table, cross_cache, cross_ws,
+                                          cross_sink, cross_edits);
                 x += cross_ws.out;
             } else {
-                detail::attention_forward(w.cross, cross_ap, x, *memory, cross_table, nullptr, cross_ws, cross_sink,
-                                          cross_edits);
+                detail::attention_forward(w.cross, cross_ap, x, *kv_in, cross_table, cross_cache, cross_ws,
+                                          cross_sink, cross_edits);
                 x += cross_ws.out;
                 x = norm(c, x, w.cross_norm);
                 sink.rec("cross_norm.out", x);
@@ -251,6 +279,7 @@ void run_layers(const Model& m, const std::string& stack, int n_layers, MatrixRM
         sink.rec("resid_ffn", x);
     }
     if (cache) cache->n_past += T;
+    if (cross_new) cache->cross = std::move(cross_new);
 }
 
 void check_input(const ModelConfig& c, const MatrixRM& x, const char* what) {

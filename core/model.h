@@ -85,11 +85,22 @@ struct ForwardOptions {
 
 /// Per-layer cached keys/values for incremental decoding. k[i], v[i]: (n_kv_heads, n_past, d_head) flattened as
 /// a (n_kv_heads * capacity, d_head) buffer; `n_past` positions are valid.
+/// Cross-attention keys/values of one encoder memory, per decoder layer: k[i], v[i] (n_kv_heads * S, d_head),
+/// head g in rows [g*S, (g+1)*S).
+struct CrossKV {
+    std::vector<MatrixRM> k, v;
+    int S = 0;
+};
+
 struct KVCache {
     std::vector<MatrixRM> k, v;
     int n_past = 0;
     int capacity = 0;
-    void reset() { k.clear(); v.clear(); n_past = 0; capacity = 0; }
+    /// Encoder-decoder only: the memory's cross-attention keys/values, projected by the first decoder call with this
+    /// cache and reused by later calls (copies of the cache share them). A cache belongs to one memory: reset() it
+    /// before decoding another source (a memory of another length throws).
+    std::shared_ptr<CrossKV> cross;
+    void reset() { k.clear(); v.clear(); n_past = 0; capacity = 0; cross.reset(); }
 };
 
 struct ForwardResult {
