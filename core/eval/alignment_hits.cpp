@@ -1,7 +1,10 @@
 // Cross-attention arg-max vs reference alignment counts (see alignment_hits.h).
 #include "core/eval/alignment_hits.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
+#include <fstream>
 #include <stdexcept>
 #include <string>
 
@@ -79,6 +82,72 @@ HeadHitRate AlignmentHitCounter::best_layer_average() const {
     for (int l = 0; l < m_n_layers; ++l)
         if (best.layer < 0 || rate(l, -1) > best.rate) best = {l, -1, rate(l, -1)};
     return best;
+}
+
+// --- alignment files ----------------------------------------------------------------------------------------------
+
+uint64_t fnv1a_ids(const std::vector<int>& ids) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (const int id : ids) {
+        const uint32_t u = uint32_t(id);
+        for (int b = 0; b < 4; ++b) {
+            h ^= (u >> (8 * b)) & 0xFF;
+            h *= 0x100000001b3ull;
+        }
+    }
+    return h;
+}
+
+PairLinks links_of(const AlignmentRecord& r) {
+    PairLinks links(r.align.size());
+    for (size_t j = 0; j < r.align.size(); ++j)
+        if (r.align[j] >= 0) links[j] = {r.align[j]};
+    return links;
+}
+
+AlignmentFile load_alignment_file(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw std::runtime_error("cannot read alignment file " + path.string());
+    AlignmentFile f;
+    std::string line;
+    int64_t no = 0;
+    const auto bad = [&](const std::string& why) {
+        return std::runtime_error(path.string() + ":" + std::to_string(no) + ": " + why);
+    };
+    while (std::getline(in, line)) {
+        ++no;
+        if (line.empty()) continue;
+        const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+        if (j.is_discarded() || !j.is_object()) throw bad("not a JSON object");
+        try {
+            if (no == 1) {
+                if (j.value("format", std::string()) != "ts-ibm1-alignments-1")
+                    throw bad("expected a header with \"format\": \"ts-ibm1-alignments-1\" (made by "
+                              "assets/corpus/ibm1_align.py)");
+                f.source_prefix = j.at("source_prefix").get<int>();
+                continue;
+            }
+            AlignmentRecord r;
+            r.src_len = j.at("src_len").get<int>();
+            r.tgt_len = j.at("tgt_len").get<int>();
+            r.src_fnv1a = std::stoull(j.at("src_fnv1a").get<std::string>(), nullptr, 16);
+            r.tgt_fnv1a = std::stoull(j.at("tgt_fnv1a").get<std::string>(), nullptr, 16);
+            r.align = j.at("align").get<std::vector<int>>();
+            if (int(r.align.size()) != r.tgt_len)
+                throw bad("align has " + std::to_string(r.align.size()) + " entries, tgt_len is " +
+                          std::to_string(r.tgt_len));
+            for (const int a : r.align)
+                if (a < -1 || a >= r.src_len)
+                    throw bad("position " + std::to_string(a) + " outside [-1, " + std::to_string(r.src_len) + ")");
+            f.records[{j.at("line").get<int64_t>(), j.at("direction").get<std::string>()}] = std::move(r);
+        } catch (const nlohmann::json::exception& e) {
+            throw bad(std::string("bad record: ") + e.what());
+        } catch (const std::logic_error& e) {  // stoull
+            throw bad(std::string("bad hash: ") + e.what());
+        }
+    }
+    if (no == 0) throw std::runtime_error("alignment file " + path.string() + " is empty");
+    return f;
 }
 
 }  // namespace ts::eval

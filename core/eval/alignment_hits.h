@@ -8,6 +8,10 @@
 #include "core/tensor.h"
 
 #include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace ts::eval {
@@ -53,5 +57,32 @@ private:
     int64_t m_counted = 0;
     double m_chance = 0;
 };
+
+// --- reference alignment files (assets/corpus/ibm1_align.py, format "ts-ibm1-alignments-1") -----------------------
+
+/// One record: a test pair in one direction, positions already in the model's encoder input.
+struct AlignmentRecord {
+    int src_len = 0;          ///< whole encoder input length ([<2xx>] + source tokens + [end])
+    int tgt_len = 0;          ///< target text tokens (the end token is not aligned)
+    uint64_t src_fnv1a = 0, tgt_fnv1a = 0;  ///< of the source / target text ids (fnv1a_ids)
+    std::vector<int> align;   ///< per target token: encoder-input position, or -1 (NULL)
+};
+
+struct AlignmentFile {
+    int source_prefix = 0;
+    /// (0-based line in the pair file, direction "en-zh" | "zh-en") -> record
+    std::map<std::pair<int64_t, std::string>, AlignmentRecord> records;
+};
+
+/// Reads a JSON-lines alignment file. Throws std::runtime_error naming the file and line when it cannot be read, the
+/// header is not format "ts-ibm1-alignments-1", or a record is malformed (align of another length than tgt_len, a
+/// position outside [-1, src_len)).
+[[nodiscard]] AlignmentFile load_alignment_file(const std::filesystem::path& path);
+
+/// 64-bit FNV-1a of token ids as little-endian int32 bytes (what ibm1_align.py stores to detect another tokenizer).
+[[nodiscard]] uint64_t fnv1a_ids(const std::vector<int>& ids);
+
+/// The record's links in PairLinks form (one link or none per target token).
+[[nodiscard]] PairLinks links_of(const AlignmentRecord& r);
 
 }  // namespace ts::eval

@@ -5,7 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/test_util.h"
+
 #include <cmath>
+#include <fstream>
 #include <map>
 
 namespace ts::eval {
@@ -152,6 +155,55 @@ TEST(AlignmentHits, RefusesMismatchedInput) {
     EXPECT_THROW(c.add({&a, &a}, {{3}}), std::invalid_argument);      // link outside [0, S)
     EXPECT_THROW(AlignmentHitCounter(0, 2), std::invalid_argument);
     EXPECT_THROW((void)c.rate(2, 0), std::out_of_range);
+}
+
+// --- alignment files ----------------------------------------------------------------------------------------------
+
+// Values printed by assets/corpus/ibm1_align.py's fnv1a() (ids as little-endian int32 bytes, 64-bit FNV-1a).
+TEST(AlignmentFile, HashMatchesTheScript) {
+    EXPECT_EQ(fnv1a_ids({1, 2, 3}), 0xfd1f0f4381eb0395ull);
+    EXPECT_EQ(fnv1a_ids({}), 0xcbf29ce484222325ull);
+    EXPECT_EQ(fnv1a_ids({8191, 300}), 0x58247809b44e989cull);
+}
+
+void write_file(const std::filesystem::path& p, const std::string& text) {
+    std::ofstream(p, std::ios::binary) << text;
+}
+
+TEST(AlignmentFile, ReadsRecordsAndRefusesBadOnes) {
+    const test::TempDir dir("ts_align_file");
+    const std::string header = R"({"format": "ts-ibm1-alignments-1", "source_prefix": 1})" "\n";
+    const std::filesystem::path good = dir.path / "good.jsonl";
+    write_file(good, header +
+                         R"({"line":4,"direction":"en-zh","src_len":5,"tgt_len":3,"src_fnv1a":"fd1f0f4381eb0395",)"
+                         R"("tgt_fnv1a":"cbf29ce484222325","align":[1,-1,3]})" "\n");
+    const AlignmentFile f = load_alignment_file(good);
+    EXPECT_EQ(f.source_prefix, 1);
+    ASSERT_EQ(f.records.size(), 1u);
+    const AlignmentRecord& r = f.records.at({4, "en-zh"});
+    EXPECT_EQ(r.src_fnv1a, 0xfd1f0f4381eb0395ull);
+    EXPECT_EQ(r.align, (std::vector<int>{1, -1, 3}));
+    EXPECT_EQ(links_of(r), (PairLinks{{1}, {}, {3}}));
+
+    const auto refuses = [&](const std::string& text, const std::string& needle) {
+        const std::filesystem::path p = dir.path / "bad.jsonl";
+        write_file(p, text);
+        try {
+            (void)load_alignment_file(p);
+            ADD_FAILURE() << "accepted: " << text;
+        } catch (const std::runtime_error& e) {
+            EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+        }
+    };
+    refuses(R"({"format": "other"})" "\n", "ts-ibm1-alignments-1");
+    refuses(header + R"({"line":0,"direction":"en-zh","src_len":2,"tgt_len":1,"src_fnv1a":"0","tgt_fnv1a":"0",)"
+                     R"("align":[2]})" "\n", "outside [-1, 2)");
+    refuses(header + R"({"line":0,"direction":"en-zh","src_len":2,"tgt_len":2,"src_fnv1a":"0","tgt_fnv1a":"0",)"
+                     R"("align":[1]})" "\n", "tgt_len is 2");
+    refuses(header + "not json\n", ":2: not a JSON object");
+    refuses(header + R"({"line":0})" "\n", "bad record");
+    refuses("", "is empty");
+    EXPECT_THROW((void)load_alignment_file(dir.path / "missing.jsonl"), std::runtime_error);
 }
 
 }  // namespace
