@@ -142,12 +142,13 @@ void write_loss_curve(const std::string& model_dir, double unigram_nats, const s
 
 int run_eval(int argc, char** argv) {
     static const std::string kUsage =
-        std::string("usage: transformer-studio eval --model DIR [--data corpus.txt] [--val-fraction X] [--max-windows N]\n"
-                    "         [--seed S] [--samples N] [--sample-tokens N] [--temperature X] [--induction-seqs N]\n"
-                    "         [--json report.json] [--loss-curve curve.svg]\n"
-                    "  Quality report of a decoder-only model: held-out cross-entropy against the unigram baseline (the last\n"
-                    "  --val-fraction of the corpus, default 0.02), previous-token and induction heads, samples at\n"
-                    "  --temperature; --loss-curve draws DIR/train_log.jsonl.\n") +
+        std::string(
+            "usage: transformer-studio eval --model DIR [--data corpus.txt] [--val-fraction X] [--max-windows N]\n"
+            "         [--seed S] [--samples N] [--sample-tokens N] [--temperature X] [--induction-seqs N]\n"
+            "         [--json report.json] [--loss-curve curve.svg]\n"
+            "  Quality report of a decoder-only model: held-out cross-entropy against the unigram baseline (the last\n"
+            "  --val-fraction of the corpus, default 0.02), previous-token and induction heads, samples at\n"
+            "  --temperature; --loss-curve draws DIR/train_log.jsonl.\n") +
         kTranslationEvalUsage;
     if (print_help_if_asked(argc, argv, 2, kUsage.c_str())) return 0;
     const Args args(argc, argv, 2,
@@ -170,8 +171,10 @@ int run_eval(int argc, char** argv) {
                                     (c.arch == Arch::DecoderOnly ? "decoder-only" : "encoder-only") +
                                     ", not encoder-decoder");
     for (const char* o : {"train", "beam", "alignments", "limit", "examples", "length-penalty", "hyps"})
-        if (args.has(o)) throw std::invalid_argument(std::string("--") + o + " needs --pairs and an encoder-decoder model");
-    if (c.arch != Arch::DecoderOnly) throw std::invalid_argument("eval supports decoder-only and encoder-decoder models");
+        if (args.has(o))
+            throw std::invalid_argument(std::string("--") + o + " needs --pairs and an encoder-decoder model");
+    if (c.arch != Arch::DecoderOnly)
+        throw std::invalid_argument("eval supports decoder-only and encoder-decoder models");
     if (lm.codec->ids_only()) throw std::invalid_argument("model folder has no tokenizer.json");
     const uint64_t seed = uint64_t(args.number("seed", 1));
     std::mt19937_64 rng(seed);

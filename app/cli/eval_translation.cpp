@@ -20,9 +20,7 @@
 #include <filesystem>
 #include <functional>
 #include <fstream>
-#include <memory>
 #include <optional>
-#include <unistd.h>
 
 namespace ts::cli {
 
@@ -159,7 +157,8 @@ int run_translation_eval(const Args& args, const std::string& model_dir, const M
                              {"length_penalty", length_penalty},
                              {"metrics",
                               {{"chrF", "chrF2|nc:6|nw:0|space:no|eff:yes (sacreBLEU 2.x default, corpus statistics)"},
-                               {"BLEU", "BLEU|nrefs:1|case:mixed|eff:no|tok:zh (Chinese) or 13a (English)|smooth:exp"}}}};
+                               {"BLEU",
+                                "BLEU|nrefs:1|case:mixed|eff:no|tok:zh (Chinese) or 13a (English)|smooth:exp"}}}};
     nlohmann::json directions = nlohmann::json::object();
     std::printf("eval %s: %zu pairs from %s, %lld parameters, beam %d\n", model_dir.c_str(), pairs.size(),
                 pairs_path.c_str(), static_cast<long long>(c.parameter_count()), beam);

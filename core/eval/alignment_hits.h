@@ -2,7 +2,8 @@
 // decoder layer and head, the fraction of target tokens whose cross-attention arg-max over source positions is one
 // of the reference-aligned source positions (for an IBM Model 1 reference: Brown et al. 1993; attention-as-alignment
 // as evaluated by Garg et al. 2019 "Jointly Learning to Align and Translate with Transformer Models", and with the
-// query shifted by one step as in Chen et al. 2020 "Accurate Word Alignment Induction from Neural Machine Translation").
+// query shifted by one step as in Chen et al. 2020 "Accurate Word Alignment Induction from Neural Machine
+// Translation").
 #pragma once
 
 #include "core/tensor.h"

@@ -28,8 +28,10 @@ std::u32string utf8_to_u32(std::string_view s) {
         char32_t cp = 0;
         uint8_t lo = 0x80, hi = 0xBF;  // allowed range of the second byte (no overlongs, surrogates, > U+10FFFF)
         if (b >= 0xC2 && b <= 0xDF) len = 2, cp = b & 0x1F;
-        else if (b >= 0xE0 && b <= 0xEF) len = 3, cp = b & 0x0F, lo = b == 0xE0 ? 0xA0 : 0x80, hi = b == 0xED ? 0x9F : 0xBF;
-        else if (b >= 0xF0 && b <= 0xF4) len = 4, cp = b & 0x07, lo = b == 0xF0 ? 0x90 : 0x80, hi = b == 0xF4 ? 0x8F : 0xBF;
+        else if (b >= 0xE0 && b <= 0xEF)
+            len = 3, cp = b & 0x0F, lo = b == 0xE0 ? 0xA0 : 0x80, hi = b == 0xED ? 0x9F : 0xBF;
+        else if (b >= 0xF0 && b <= 0xF4)
+            len = 4, cp = b & 0x07, lo = b == 0xF0 ? 0x90 : 0x80, hi = b == 0xF4 ? 0x8F : 0xBF;
         if (len == 0) {  // stray continuation byte or invalid lead: one replacement character
             out.push_back(0xFFFD);
             ++i;
@@ -260,7 +262,10 @@ std::vector<std::string> tokenize_zh(std::string_view line) {
 BleuStats& BleuStats::operator+=(const BleuStats& o) {
     hyp_len += o.hyp_len;
     ref_len += o.ref_len;
-    for (int n = 0; n < kBleuMaxOrder; ++n) correct[size_t(n)] += o.correct[size_t(n)], total[size_t(n)] += o.total[size_t(n)];
+    for (size_t n = 0; n < size_t(kBleuMaxOrder); ++n) {
+        correct[n] += o.correct[n];
+        total[n] += o.total[n];
+    }
     return *this;
 }
 

@@ -27,7 +27,8 @@ cut -f2 "$out/test.tsv" > "$out/zh.txt"
 first=$(head -n 1 "$out/zh.txt")
 want=$("$ts" tokenizer encode --tokenizer "$out/model" --text "$first" --no-special --json |
        $py -c 'import json,sys; print(" ".join(map(str, json.load(sys.stdin)["ids"])))')
-[ "$(head -n 1 "$out/zh.ids")" = "$want" ] || { echo "--lines ids differ from --text: $(head -n 1 "$out/zh.ids") vs $want"; exit 1; }
+[ "$(head -n 1 "$out/zh.ids")" = "$want" ] ||
+    { echo "--lines ids differ from --text: $(head -n 1 "$out/zh.ids") vs $want"; exit 1; }
 
 # Reference alignments.
 if $py -c 'import numpy' 2> /dev/null; then
