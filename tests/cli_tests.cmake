@@ -141,3 +141,22 @@ if(EXISTS ${CMAKE_SOURCE_DIR}/assets/models/zh-en-transformer/model.safetensors)
                    ${CMAKE_SOURCE_DIR}/assets/models/zh-en-transformer ${TS_CLI_OUT}/translate_render)
   set_tests_properties(cli_translate_render_attention_sources PROPERTIES TIMEOUT 300)
 endif()
+# Translation evaluation: a tiny encoder-decoder folder built in the test, `tokenizer encode --lines`, IBM-1 reference
+# alignments, `eval --pairs` printing chrF/BLEU/retrieval/alignment hits and its JSON report, and its one-line errors.
+add_test(NAME cli_eval_translation
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/eval_translation_test.sh ${TS_CLI} ${CMAKE_SOURCE_DIR}
+                 ${TS_CLI_OUT}/eval_translation)
+set_tests_properties(cli_eval_translation PROPERTIES TIMEOUT 300)
+# A decoder-only model has no translation to evaluate; translation options without --pairs are refused.
+ts_cli_test(eval_pairs_on_decoder_only fail CMD ${TS_CLI} eval --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2
+            --pairs ${CMAKE_CURRENT_SOURCE_DIR}/cli/data/pairs_tiny.tsv
+            STDERR_REGEX "--pairs evaluates translation models; .* is decoder-only, not encoder-decoder")
+ts_cli_test(eval_beam_without_pairs fail CMD ${TS_CLI} eval --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2
+            --beam 4 STDERR_REGEX "--beam needs --pairs and an encoder-decoder model")
+ts_cli_test(eval_missing_model fail CMD ${TS_CLI} eval --model /nonexistent/model --pairs x.tsv
+            STDERR_REGEX "is not a folder")
+if(EXISTS ${CMAKE_SOURCE_DIR}/assets/models/austen-gpt/tokenizer.json)
+  ts_cli_test(tokenizer_encode_lines_missing_file fail CMD ${TS_CLI} tokenizer encode
+              --tokenizer ${CMAKE_SOURCE_DIR}/assets/models/austen-gpt --lines /nonexistent/lines.txt
+              STDERR_REGEX "cannot open --lines file")
+endif()

@@ -2,6 +2,7 @@
 // baseline of the same tokenizer, the best induction and previous-token heads, and sample generations.
 #include "app/cli/cli.h"
 #include "app/cli/args.h"
+#include "app/cli/eval_translation.h"
 #include "app/plot/figure.h"
 #include "app/plot/writers.h"
 #include "app/session/text_codec.h"
@@ -140,22 +141,40 @@ void write_loss_curve(const std::string& model_dir, double unigram_nats, const s
 }  // namespace
 
 int run_eval(int argc, char** argv) {
-    static const char* const kUsage =
-        "usage: transformer-studio eval --model DIR [--data corpus.txt] [--val-fraction X] [--max-windows N]\n"
-        "         [--seed S] [--samples N] [--sample-tokens N] [--temperature X] [--induction-seqs N]\n"
-        "         [--json report.json] [--loss-curve curve.svg]\n"
-        "  Quality report of a decoder-only model: held-out cross-entropy against the unigram baseline (the last\n"
-        "  --val-fraction of the corpus, default 0.02), previous-token and induction heads, samples at\n"
-        "  --temperature; --loss-curve draws DIR/train_log.jsonl.\n";
-    if (print_help_if_asked(argc, argv, 2, kUsage)) return 0;
+    static const std::string kUsage =
+        std::string(
+            "usage: transformer-studio eval --model DIR [--data corpus.txt] [--val-fraction X] [--max-windows N]\n"
+            "         [--seed S] [--samples N] [--sample-tokens N] [--temperature X] [--induction-seqs N]\n"
+            "         [--json report.json] [--loss-curve curve.svg]\n"
+            "  Quality report of a decoder-only model: held-out cross-entropy against the unigram baseline (the last\n"
+            "  --val-fraction of the corpus, default 0.02), previous-token and induction heads, samples at\n"
+            "  --temperature; --loss-curve draws DIR/train_log.jsonl.\n") +
+        kTranslationEvalUsage;
+    if (print_help_if_asked(argc, argv, 2, kUsage.c_str())) return 0;
     const Args args(argc, argv, 2,
                     {"model", "data", "val-fraction", "max-windows", "seed", "samples", "sample-tokens", "temperature",
-                     "json", "induction-seqs", "loss-curve"});
-    const ui::LoadedModel lm = ui::load_model_folder(args.required("model"), terminal_progress());
+                     "json", "induction-seqs", "loss-curve", "pairs", "train", "beam", "alignments", "limit",
+                     "examples", "length-penalty", "hyps"});
+    const std::string model_dir = args.required("model");
+    const ui::LoadedModel lm = ui::load_model_folder(model_dir, terminal_progress());
     print_warnings("eval", lm.weight_warnings);
     const Model& m = *lm.model;
     const ModelConfig& c = m.config();
-    if (c.arch != Arch::DecoderOnly) throw std::invalid_argument("eval supports decoder-only models");
+    if (c.arch == Arch::EncoderDecoder) {
+        if (!args.has("pairs"))
+            throw std::invalid_argument(model_dir + " is an encoder-decoder model: evaluate it on pairs with --pairs "
+                                        "TEST.tsv");
+        return run_translation_eval(args, model_dir, m);
+    }
+    if (args.has("pairs"))
+        throw std::invalid_argument("--pairs evaluates translation models; " + model_dir + " is " +
+                                    (c.arch == Arch::DecoderOnly ? "decoder-only" : "encoder-only") +
+                                    ", not encoder-decoder");
+    for (const char* o : {"train", "beam", "alignments", "limit", "examples", "length-penalty", "hyps"})
+        if (args.has(o))
+            throw std::invalid_argument(std::string("--") + o + " needs --pairs and an encoder-decoder model");
+    if (c.arch != Arch::DecoderOnly)
+        throw std::invalid_argument("eval supports decoder-only and encoder-decoder models");
     if (lm.codec->ids_only()) throw std::invalid_argument("model folder has no tokenizer.json");
     const uint64_t seed = uint64_t(args.number("seed", 1));
     std::mt19937_64 rng(seed);

@@ -28,7 +28,10 @@ const char* const kTokenizerUsage =
         "         one comma-separated list, e.g. --special \"<|endoftext|>,<pad>,<2en>,<2zh>\" for translation pairs.\n"
         "         --min-frequency defaults to 2.\n"
         "       transformer-studio tokenizer encode --tokenizer FILE_OR_DIR --text T [--json] [--no-special]\n"
-        "         Prints ids and, per token, its byte span [b,e), character span [b,e) and text.\n";
+        "         Prints ids and, per token, its byte span [b,e), character span [b,e) and text.\n"
+        "       transformer-studio tokenizer encode --tokenizer FILE_OR_DIR --lines FILE [--no-special]\n"
+        "         Bulk mode: encodes the bytes of every line of FILE on its own (without its \\n; a \\r is text) and\n"
+        "         prints its ids space-separated, one output line per input line (an empty line for an empty one).\n";
 
 int run_train_tokenizer(int argc, char** argv) {
     const Args args(argc, argv, 3, {"vocab-size", "out", "min-frequency", "progress-every"}, {},
@@ -88,12 +91,34 @@ int run_train_tokenizer(int argc, char** argv) {
     return 0;
 }
 
+/// --lines FILE: one line of space-separated ids per input line, written through one buffered stdout.
+int encode_lines(const Tokenizer& tok, const std::string& path, const EncodeOptions& opt) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw std::runtime_error(path + ": cannot open --lines file");
+    std::string line, out;
+    while (std::getline(in, line)) {
+        out.clear();
+        for (const int32_t id : tok.encode_ids(line, opt)) {
+            if (!out.empty()) out += ' ';
+            out += std::to_string(id);
+        }
+        out += '\n';
+        std::fwrite(out.data(), 1, out.size(), stdout);
+    }
+    return std::fflush(stdout) == 0 ? 0 : 1;
+}
+
 int run_encode(int argc, char** argv) {
-    const Args args(argc, argv, 3, {"tokenizer", "text"}, {"json", "no-special"});
+    const Args args(argc, argv, 3, {"tokenizer", "text", "lines"}, {"json", "no-special"});
     const auto tok = load_tokenizer(args.required("tokenizer"));
-    const std::string text = args.required("text");
     EncodeOptions opt;
     opt.match_added_tokens = !args.flag("no-special");
+    if (args.has("lines")) {
+        if (args.has("text") || args.flag("json"))
+            throw std::invalid_argument("--lines does not combine with --text or --json");
+        return encode_lines(*tok, args.get("lines"), opt);
+    }
+    const std::string text = args.required("text");
     const Encoding enc = tok->encode(text, opt);
     if (args.flag("json")) {
         nlohmann::json j;
