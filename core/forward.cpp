@@ -338,7 +338,7 @@ ForwardResult forward(const Model& m, const std::vector<int>& ids, const Forward
         throw std::invalid_argument("forward: a KV cache needs a decoder (model '" + c.name + "' is encoder-only)");
     check_ids(ids, "forward");
     ForwardResult r;
-    r.trace = std::make_shared<Trace>(opt.capture);
+    r.trace = std::make_shared<Trace>(opt.capture, opt.pool);
     Trace& trace = *r.trace;
     const int start = cache ? cache->n_past : 0;
     const bool enc = c.arch == Arch::EncoderOnly;
@@ -369,7 +369,7 @@ ForwardResult forward_seq2seq(const Model& m, const std::vector<int>& src_ids, c
     check_ids(src_ids, "forward_seq2seq (source)");
     check_ids(tgt_ids, "forward_seq2seq (target)");
     ForwardResult r;
-    r.trace = std::make_shared<Trace>(opt.capture);
+    r.trace = std::make_shared<Trace>(opt.capture, opt.pool);
     Trace& trace = *r.trace;
     EditScope scope;
     scope.has_enc = scope.has_dec = true;

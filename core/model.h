@@ -81,6 +81,9 @@ struct ForwardOptions {
     /// Applied in order at their trace points inside the forward, whether or not capture is on; the trace records
     /// the edited values. See ActivationEdit (core/intervention.h) for the points and the errors.
     std::vector<ActivationEdit> edits;
+    /// Where the trace's buffers come from and go back to when it is released (core/trace.h). Null: plain
+    /// allocations. The app's compute worker owns one pool for all its forwards.
+    std::shared_ptr<TensorPool> pool;
 };
 
 /// Per-layer cached keys/values for incremental decoding. k[i], v[i]: (n_kv_heads, n_past, d_head) flattened as

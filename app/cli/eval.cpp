@@ -6,6 +6,7 @@
 #include "app/plot/writers.h"
 #include "app/session/text_codec.h"
 #include "app/session/worker.h"
+#include "core/threads.h"
 #include "core/model.h"
 #include "core/ops.h"
 
@@ -143,14 +144,15 @@ int run_eval(int argc, char** argv) {
     static const char* const kUsage =
         "usage: transformer-studio eval --model DIR [--data corpus.txt] [--val-fraction X] [--max-windows N]\n"
         "         [--seed S] [--samples N] [--sample-tokens N] [--temperature X] [--induction-seqs N]\n"
-        "         [--json report.json] [--loss-curve curve.svg]\n"
+        "         [--json report.json] [--loss-curve curve.svg] [--threads N]\n"
         "  Quality report of a decoder-only model: held-out cross-entropy against the unigram baseline (the last\n"
         "  --val-fraction of the corpus, default 0.02), previous-token and induction heads, samples at\n"
         "  --temperature; --loss-curve draws DIR/train_log.jsonl.\n";
     if (print_help_if_asked(argc, argv, 2, kUsage)) return 0;
     const Args args(argc, argv, 2,
                     {"model", "data", "val-fraction", "max-windows", "seed", "samples", "sample-tokens", "temperature",
-                     "json", "induction-seqs", "loss-curve"});
+                     "json", "induction-seqs", "loss-curve", "threads"});
+    if (args.has("threads")) set_compute_threads(parse_thread_count(args.get("threads")));
     const ui::LoadedModel lm = ui::load_model_folder(args.required("model"), terminal_progress());
     print_warnings("eval", lm.weight_warnings);
     const Model& m = *lm.model;

@@ -79,6 +79,7 @@ ForwardOptions options_for(const ForwardRequest& r, bool capture) {
     if (r.model->config().arch == Arch::EncoderOnly) opt.enc_mask = r.mask;
     else opt.self_mask = r.mask;
     opt.capture = capture ? CaptureFilter::all() : CaptureFilter::none();
+    opt.pool = r.pool;
     return opt;
 }
 
@@ -141,7 +142,19 @@ std::shared_ptr<const Snapshot> run_forward_request(const ForwardRequest& r, uin
             return s;  // empty text: nothing to run, not an error
         }
         if (r.kind == ForwardRequest::Kind::Forward) {
-            ForwardResult out = run_model(*r.model, r.tokens->ids, options_for(r, r.capture_all));
+            ForwardResult out;
+            if (r.memory && r.model->config().arch == Arch::DecoderOnly) {
+                if (r.memory->model != r.model) {
+                    r.memory->state.reset();
+                    r.memory->model = r.model;
+                }
+                IncrementalStats stats;
+                out = forward_incremental(*r.model, r.tokens->ids, options_for(r, r.capture_all), r.memory->state,
+                                          &stats);
+                s->reused_positions = stats.reused;
+            } else {
+                out = run_model(*r.model, r.tokens->ids, options_for(r, r.capture_all));
+            }
             s->logits = std::move(out.logits);
             s->trace = out.trace;
             if (r.logit_lens && s->trace) {
@@ -250,6 +263,8 @@ void ForwardWorker::loop() {
         m_pending.reset();
         m_running = true;
         lk.unlock();
+        if (!req.pool) req.pool = m_pool;
+        if (!req.memory && req.kind == ForwardRequest::Kind::Forward) req.memory = m_memory;
         if (req.kind == ForwardRequest::Kind::Forward)
         {
             req.publish_partial = [this](std::shared_ptr<const Snapshot> s) {
