@@ -3,6 +3,7 @@
 // and the KV cache's storage (reserve_cache).
 #include "core/attention.h"
 
+#include "core/half.h"
 #include "core/ops.h"
 #include "core/threads.h"
 
@@ -11,6 +12,33 @@
 #include <limits>
 #include <span>
 #include <stdexcept>
+
+namespace ts {
+
+void matmul_weight_t(const MatrixRM& x, const Tensor& w, MatrixRM& out) {
+    const int64_t O = w.shape.at(0), I = w.shape.at(1), N = x.rows();
+    out.resize(N, O);
+    if (!w.is_half()) {
+        out.noalias() = x * w.mat().transpose();
+        return;
+    }
+    // Half precision: widen kPanel rows of W (kPanel x I floats, <= 2.5 MB for d_ff 4864) into a per-thread buffer
+    // and multiply; panels are independent, so threads split them and each product runs single-threaded.
+    constexpr int64_t kPanel = 128;
+    const int64_t n_panels = (O + kPanel - 1) / kPanel;
+    const int n_threads = compute_threads();
+#pragma omp parallel for num_threads(n_threads) if (n_threads > 1 && n_panels > 1) schedule(static)
+    for (int64_t p = 0; p < n_panels; ++p) {
+        thread_local std::vector<float> panel;
+        const int64_t r0 = p * kPanel, r = std::min(kPanel, O - r0);
+        if (panel.size() < size_t(r * I)) panel.resize(size_t(kPanel * I));
+        widen_half(w.half.data() + r0 * I, w.storage, panel.data(), size_t(r * I));
+        const ConstMapRM P(panel.data(), r, I);
+        out.middleCols(r0, r).noalias() = x * P.transpose();
+    }
+}
+
+}  // namespace ts
 
 namespace ts::detail {
 
@@ -30,10 +58,10 @@ void TraceSink::rec_derived(const char* suffix, std::vector<int64_t> shape, Trac
 
 AttnWeights attn_weights(const Model& m, const std::string& prefix) {
     AttnWeights w;
-    w.wq = &m.weight(prefix + ".wq");
-    w.wk = &m.weight(prefix + ".wk");
-    w.wv = &m.weight(prefix + ".wv");
-    w.wo = &m.weight(prefix + ".wo");
+    w.wq = &m.stored_weight(prefix + ".wq");  // matrices as stored (maybe half precision): only linear() reads them
+    w.wk = &m.stored_weight(prefix + ".wk");
+    w.wv = &m.stored_weight(prefix + ".wv");
+    w.wo = &m.stored_weight(prefix + ".wo");
     w.bq = m.find_weight(prefix + ".bq");
     w.bk = m.find_weight(prefix + ".bk");
     w.bv = m.find_weight(prefix + ".bv");
@@ -111,9 +139,7 @@ void reserve_cache(KVCache& c, int n_layers, int K, int D, int needed) {
 }
 
 void linear(const MatrixRM& x, const Tensor& w, const Tensor* b, MatrixRM& out) {
-    const ConstMapRM W = w.mat();
-    out.resize(x.rows(), W.rows());
-    out.noalias() = x * W.transpose();
+    matmul_weight_t(x, w, out);
     if (b) out.rowwise() += Eigen::Map<const RowVectorF>(b->data.data(), b->numel());
 }
 

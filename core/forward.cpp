@@ -93,9 +93,9 @@ LayerW layer_weights(const Model& m, const std::string& p, bool cross) {
         l.cross = detail::attn_weights(m, p + ".cross_attn");
     }
     l.ffn_norm = norm_weights(m, p + ".ffn_norm");
-    l.ffn.w_up = &m.weight(p + ".ffn.w_up");
-    l.ffn.w_gate = m.find_weight(p + ".ffn.w_gate");
-    l.ffn.w_down = &m.weight(p + ".ffn.w_down");
+    l.ffn.w_up = &m.stored_weight(p + ".ffn.w_up");  // matrices as stored (maybe half precision): linear() reads them
+    l.ffn.w_gate = m.find_stored_weight(p + ".ffn.w_gate");
+    l.ffn.w_down = &m.stored_weight(p + ".ffn.w_down");
     l.ffn.b_up = m.find_weight(p + ".ffn.b_up");
     l.ffn.b_down = m.find_weight(p + ".ffn.b_down");
     return l;

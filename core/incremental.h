@@ -32,8 +32,9 @@ struct IncrementalStats {
 /// forward(m, ids, opt) for a decoder-only model, reusing the longest prefix `ids` shares with `state.ids` when the
 /// state was made by the same model with the same knobs. Reuse needs: Arch::DecoderOnly, a Causal self-mask without
 /// key padding, no activation edits, capture all or none. Everything else — encoders (each position sees every
-/// other, so one new token changes every row), non-causal or sliding masks, padding, edits, another temperature —
-/// is a full recompute (then stats->full_reason says why), after which the state holds this call.
+/// other, so one new token changes every row), non-causal or sliding masks, padding, edits —
+/// is a full recompute (then stats->full_reason says why; the state is emptied). A changed first token or other settings
+/// (temperature, capture, all_logits) recompute everything too and keep this call for the next one.
 /// Errors as forward(). state is left empty when it throws.
 [[nodiscard]] ForwardResult forward_incremental(const Model& m, const std::vector<int>& ids, const ForwardOptions& opt,
                                                 IncrementalState& state, IncrementalStats* stats = nullptr);

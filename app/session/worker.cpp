@@ -87,8 +87,8 @@ ForwardOptions options_for(const ForwardRequest& r, bool capture) {
 bool compute_logit_lens(const Model& m, const Trace& trace, const std::string& stack, Snapshot& s,
                         const std::function<bool()>& cancel) {
     const ModelConfig& c = m.config();
-    const Tensor* head = m.find_weight("lm_head.weight");
-    if (!head) head = m.find_weight("tok_emb.weight");
+    const Tensor* head = m.find_stored_weight("lm_head.weight");  // as stored: half precision is widened per panel
+    if (!head) head = m.find_stored_weight("tok_emb.weight");
     if (!head || head->dim(0) != c.vocab_size) return true;
     const Tensor* nw = m.find_weight(stack + ".final_norm.weight");
     const Tensor* nb = m.find_weight(stack + ".final_norm.bias");
@@ -107,7 +107,7 @@ bool compute_logit_lens(const Model& m, const Trace& trace, const std::string& s
         const bool reuse = i == c.n_layers - 1 && out && s.logits.rows() == x.rows() && s.logits.cols() == c.vocab_size &&
                            out->numel() == x.size() && (out->mat() - x).cwiseAbs().maxCoeff() <= 1e-5f * (1.0f + x.cwiseAbs().maxCoeff());
         MatrixRM computed;
-        if (!reuse) computed.noalias() = x * head->mat().transpose();
+        if (!reuse) matmul_weight_t(x, *head, computed);
         const MatrixRM& logits = reuse ? s.logits : computed;
         std::vector<int> am(size_t(logits.rows()));
         std::vector<float> pr(size_t(logits.rows()));
