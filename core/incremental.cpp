@@ -37,7 +37,7 @@ std::string knobs_of(const ForwardOptions& opt) {
 }
 
 // Rows [0, P) of a (rows, cols) matrix followed by all rows of `tail`.
-MatrixRM concat_rows(const MatrixRM& prev, int P, const MatrixRM& tail) {
+MatrixRM concat_rows(const Eigen::Ref<const MatrixRM>& prev, int P, const MatrixRM& tail) {
     MatrixRM out(P + tail.rows(), tail.cols());
     if (P > 0) out.topRows(P) = prev.topRows(P);
     out.bottomRows(tail.rows()) = tail;
@@ -45,6 +45,13 @@ MatrixRM concat_rows(const MatrixRM& prev, int P, const MatrixRM& tail) {
 }
 
 void append(std::vector<float>& out, const float* p, size_t n) { out.insert(out.end(), p, p + n); }
+
+// The state keeps its own copy of hidden states and logits only when the trace does not hold them (capture off).
+void keep_outputs(IncrementalState& st, const ForwardResult& r) {
+    const bool in_trace = r.trace && r.trace->find("final_norm.out") && r.trace->find("logits");
+    st.hidden = in_trace ? MatrixRM() : r.hidden;
+    st.logits = in_trace ? MatrixRM() : r.logits;
+}
 
 }  // namespace
 
@@ -75,8 +82,7 @@ ForwardResult forward_incremental(const Model& m, const std::vector<int>& ids, c
             st.model = &m;
             st.ids = ids;
             st.trace = r.trace;
-            st.hidden = r.hidden;
-            st.logits = r.logits;
+            keep_outputs(st, r);
             st.knobs = knobs;
             s.computed = static_cast<int>(ids.size());
             return r;
@@ -101,8 +107,16 @@ ForwardResult forward_incremental(const Model& m, const std::vector<int>& ids, c
     s.computed = Tt;
 
     ForwardResult r;
-    r.hidden = concat_rows(st.hidden, Pi, tail.hidden);
-    r.logits = opt.all_logits && tail.logits.size() ? concat_rows(st.logits, Pi, tail.logits) : tail.logits;
+    // The previous hidden states and logits: its trace's copies when it has them, else the state's own.
+    const Tensor* prev_hidden = st.trace->find("final_norm.out");
+    const Tensor* prev_logits = st.trace->find("logits");
+    r.hidden = concat_rows(prev_hidden ? prev_hidden->mat() : ConstMapRM(st.hidden.data(), st.hidden.rows(), st.hidden.cols()),
+                           Pi, tail.hidden);
+    if (opt.all_logits && tail.logits.size())
+        r.logits = concat_rows(prev_logits ? prev_logits->mat() : ConstMapRM(st.logits.data(), st.logits.rows(), st.logits.cols()),
+                               Pi, tail.logits);
+    else
+        r.logits = std::move(tail.logits);
     r.trace = std::make_shared<Trace>(opt.capture, opt.pool);
 
     // --- splice: every name in the order the full forward records them ---------------------------------------------
@@ -184,8 +198,7 @@ ForwardResult forward_incremental(const Model& m, const std::vector<int>& ids, c
     }
     st.ids = ids;
     st.trace = r.trace;
-    st.hidden = r.hidden;
-    st.logits = r.logits;
+    keep_outputs(st, r);
     return r;
 }
 

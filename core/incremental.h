@@ -17,7 +17,7 @@ struct IncrementalState {
     std::vector<int> ids;                 ///< ids of the last call
     KVCache cache;                        ///< keys/values of every position of `ids`
     std::shared_ptr<const Trace> trace;   ///< the last call's full trace
-    MatrixRM hidden, logits;              ///< its ForwardResult::hidden, ::logits
+    MatrixRM hidden, logits;              ///< its ForwardResult::hidden, ::logits (empty when `trace` holds them)
     std::string knobs;                    ///< temperature, mask, capture and logits setting the state was made with
     void reset() { *this = IncrementalState(); }
 };
