@@ -10,6 +10,7 @@
 #include "app/gfx/raster.h"
 #include "app/plot/writers.h"
 #include "app/figures/views.h"
+#include "core/threads.h"
 
 #include <chrono>
 #include <cstdio>

@@ -98,6 +98,7 @@ void BM_KeystrokeQwen2Shape(benchmark::State& state) {
 BENCHMARK(BM_KeystrokeQwen2Shape)
     ->Args({1, 1})->Args({2, 1})->Args({1, 0})->Args({2, 0})
     ->ArgNames({"threads", "incremental"})
+    ->MeasureProcessCPUTime()
     ->Unit(benchmark::kMillisecond)
     ->Iterations(3);
 

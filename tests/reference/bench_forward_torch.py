@@ -2,7 +2,8 @@
 # 12 heads, d_ff 3072, vocab 50257, pre-LayerNorm, GELU-tanh, learned positions, tied head), 1 thread, fp32.
 # T = 16, 64, 256, 1024 (every logits row, as BM_ForwardGpt2SmallApp) on 1 and 2 threads, T = 64 also with logits
 # for the last position only (ForwardOptions::all_logits = false on our side).
-# Run: /usr/bin/python3 tests/reference/bench_forward_torch.py [THREADS...]   (default 1 2; prints ms per forward)
+# Run: /usr/bin/python3 tests/reference/bench_forward_torch.py [THREADS...]   (default 1 2; prints wall and CPU ms
+# per forward; CPU time of all threads, comparable with ts_bench's process CPU time on a busy machine)
 import math
 import os
 import statistics
@@ -61,14 +62,16 @@ def main():
             for T, all_logits in cases:
                 ids = torch.arange(T) * 7919 % V
                 model(ids, all_logits)
-                times = []
+                times, cpu = [], []
                 for _ in range(10 if T < 256 else 5 if T < 1024 else 3):
-                    t0 = time.perf_counter()
+                    t0, c0 = time.perf_counter(), time.process_time()
                     model(ids, all_logits)
                     times.append((time.perf_counter() - t0) * 1e3)
+                    cpu.append((time.process_time() - c0) * 1e3)
                 what = "" if all_logits else ", last-position logits only"
                 print(f"gpt2_small T={T} threads={torch.get_num_threads()}{what}: "
-                      f"{statistics.median(times):.1f} ms per forward (median of {len(times)})")
+                      f"{statistics.median(times):.1f} ms per forward, {statistics.median(cpu):.1f} ms CPU "
+                      f"(all threads; median of {len(times)})")
 
 if __name__ == "__main__":
     main()
