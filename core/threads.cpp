@@ -20,7 +20,7 @@ const bool kEigenSingle = [] {
 }();
 }  // namespace
 
-int set_compute_threads(int n) {
+int set_compute_threads(int n, bool eigen_gemm) {
     (void)kEigenSingle;
 #ifdef _OPENMP
     n = std::clamp(n, 1, 256);
@@ -28,7 +28,7 @@ int set_compute_threads(int n) {
     n = 1;
 #endif
     g_threads.store(n);
-    Eigen::setNbThreads(n);
+    Eigen::setNbThreads(eigen_gemm ? n : 1);
     return n;
 }
 

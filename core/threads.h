@@ -6,10 +6,12 @@
 
 namespace ts {
 
-/// Sets the threads for GEMMs and per-head work (>= 1; values below 1 become 1). Call before starting forwards,
-/// not while one runs on another thread. Without OpenMP support in the build, only 1 is possible (returns 1).
-/// Returns the count now in effect. Default: 1 (results reproducible to the bit run to run).
-int set_compute_threads(int n);
+/// Sets the threads for the forward's matrix products (each split into one block of output features per thread)
+/// and per-head attention (>= 1; values below 1 become 1). Call before starting forwards, not while one runs on
+/// another thread. Without OpenMP support in the build, only 1 is possible (returns 1). Returns the count now in
+/// effect. Default: 1. `eigen_gemm` also lets Eigen parallelize the products it runs itself (the trainer's): on a
+/// machine whose cores are busy, Eigen's threads spin-wait for each other, so the forward never relies on it.
+int set_compute_threads(int n, bool eigen_gemm = false);
 /// The count in effect (1 until set).
 [[nodiscard]] int compute_threads();
 /// Logical cores of this machine (std::thread::hardware_concurrency, at least 1).
