@@ -3,13 +3,56 @@
 // and the KV cache's storage (reserve_cache).
 #include "core/attention.h"
 
+#include "core/half.h"
 #include "core/ops.h"
+#include "core/threads.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <span>
 #include <stdexcept>
+
+namespace ts {
+
+void matmul_weight_t(const MatrixRM& x, const Tensor& w, MatrixRM& out) {
+    const int64_t O = w.shape.at(0), I = w.shape.at(1), N = x.rows();
+    out.resize(N, O);
+    const int n_threads = compute_threads();
+    if (!w.is_half()) {
+        const ConstMapRM W = w.mat();
+        if (n_threads == 1 || O < 64 * n_threads || double(N) * double(O) * double(I) < 1e6) {
+            out.noalias() = x * W.transpose();
+            return;
+        }
+        // One contiguous block of output features per thread, each an independent single-threaded product (Eigen
+        // does not nest inside an OpenMP region). Measured on the shared 2-core VM: Eigen's own parallel GEMM,
+        // whose threads spin-wait on each other's packed panels, ran 10x slower than one thread whenever the
+        // machine was busy; blocks meet once per product.
+        const int64_t chunk = (O + n_threads - 1) / n_threads;
+#pragma omp parallel for num_threads(n_threads) schedule(static)
+        for (int k = 0; k < n_threads; ++k) {
+            const int64_t o0 = std::min<int64_t>(O, k * chunk), len = std::min<int64_t>(chunk, O - o0);
+            if (len > 0) out.middleCols(o0, len).noalias() = x * W.middleRows(o0, len).transpose();
+        }
+        return;
+    }
+    // Half precision: widen kPanel rows of W (kPanel x I floats, <= 2.5 MB for d_ff 4864) into a per-thread buffer
+    // and multiply; panels are independent, so threads split them and each product runs single-threaded.
+    constexpr int64_t kPanel = 128;
+    const int64_t n_panels = (O + kPanel - 1) / kPanel;
+#pragma omp parallel for num_threads(n_threads) if (n_threads > 1 && n_panels > 1) schedule(static)
+    for (int64_t p = 0; p < n_panels; ++p) {
+        thread_local std::vector<float> panel;
+        const int64_t r0 = p * kPanel, r = std::min(kPanel, O - r0);
+        if (panel.size() < size_t(r * I)) panel.resize(size_t(kPanel * I));
+        widen_half(w.half.data() + r0 * I, w.storage, panel.data(), size_t(r * I));
+        const ConstMapRM P(panel.data(), r, I);
+        out.middleCols(r0, r).noalias() = x * P.transpose();
+    }
+}
+
+}  // namespace ts
 
 namespace ts::detail {
 
@@ -21,12 +64,18 @@ void TraceSink::rec(const char* suffix, std::vector<int64_t> shape, const float*
 
 bool TraceSink::wants(const char* suffix) const { return on && trace->wants(prefix + suffix); }
 
+void TraceSink::rec_derived(const char* suffix, std::vector<int64_t> shape, Trace::DeriveFn make) const {
+    if (!on) return;
+    const std::string name = prefix + suffix;
+    if (trace->wants(name)) trace->record_derived(name, std::move(shape), std::move(make));
+}
+
 AttnWeights attn_weights(const Model& m, const std::string& prefix) {
     AttnWeights w;
-    w.wq = &m.weight(prefix + ".wq");
-    w.wk = &m.weight(prefix + ".wk");
-    w.wv = &m.weight(prefix + ".wv");
-    w.wo = &m.weight(prefix + ".wo");
+    w.wq = &m.stored_weight(prefix + ".wq");  // matrices as stored (maybe half precision): only linear() reads them
+    w.wk = &m.stored_weight(prefix + ".wk");
+    w.wv = &m.stored_weight(prefix + ".wv");
+    w.wo = &m.stored_weight(prefix + ".wo");
     w.bq = m.find_weight(prefix + ".bq");
     w.bk = m.find_weight(prefix + ".bk");
     w.bv = m.find_weight(prefix + ".bv");
@@ -50,10 +99,10 @@ MaskTable build_mask(const MaskSpec& spec, int T, int S, int q_start, int k_star
     if (spec.kind == MaskKind::SlidingWindow && spec.window < 1)
         throw std::invalid_argument("sliding-window mask needs window >= 1, got " + std::to_string(spec.window));
     if (spec.kind == MaskKind::None && spec.key_padding.empty()) return mt;
-    mt.allowed.assign(size_t(T) * S, 1);
+    auto allowed = std::make_shared<std::vector<uint8_t>>(size_t(T) * S, uint8_t{1});
     for (int t = 0; t < T; ++t) {
         const int qpos = q_start + t;
-        uint8_t* row = mt.allowed.data() + size_t(t) * S;
+        uint8_t* row = allowed->data() + size_t(t) * S;
         for (int s = 0; s < S; ++s) {
             const int kpos = k_start + s;
             bool ok = true;
@@ -67,6 +116,7 @@ MaskTable build_mask(const MaskSpec& spec, int T, int S, int q_start, int k_star
             row[s] = ok ? 1 : 0;
         }
     }
+    mt.allowed = std::move(allowed);
     return mt;
 }
 
@@ -103,9 +153,7 @@ void reserve_cache(KVCache& c, int n_layers, int K, int D, int needed) {
 }
 
 void linear(const MatrixRM& x, const Tensor& w, const Tensor* b, MatrixRM& out) {
-    const ConstMapRM W = w.mat();
-    out.resize(x.rows(), W.rows());
-    out.noalias() = x * W.transpose();
+    matmul_weight_t(x, w, out);
     if (b) out.rowwise() += Eigen::Map<const RowVectorF>(b->data.data(), b->numel());
 }
 
@@ -132,7 +180,54 @@ void record_heads(const TraceSink& sink, const char* suffix, const float* base, 
     sink.rec(suffix, {n, S, D}, gather.data());
 }
 
+// scores (H, T, S): -inf where allowed (T, S) is 0.
+void mask_scores(float* scores, const uint8_t* allowed, int H, int T, int S) {
+    constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+    for (int h = 0; h < H; ++h)
+        for (int t = 0; t < T; ++t) {
+            float* row = scores + (size_t(h) * T + t) * S;
+            const uint8_t* ok = allowed + size_t(t) * S;
+            for (int s = 0; s < S; ++s)
+                if (!ok[s]) row[s] = kNegInf;
+        }
+}
+
+// Row-wise softmax(x / temperature) in place, as softmax_rows_inplace (core/ops.h) on a block of rows: divide (not
+// multiply by 1/T) to round like torch; a fully masked row becomes zeros. temperature already checked.
+void softmax_block_inplace(MapRM x, float temperature) {
+    constexpr float kInf = std::numeric_limits<float>::infinity();
+    if (temperature != 1.0f) x.array() /= temperature;
+    for (Eigen::Index r = 0; r < x.rows(); ++r) {
+        auto row = x.row(r);
+        if (row.size() == 0) continue;
+        const float mx = row.maxCoeff();
+        if (mx == -kInf) {
+            row.setZero();
+            continue;
+        }
+        row.array() = (row.array() - mx).exp();
+        row /= row.sum();
+    }
+}
+
 }  // namespace
+
+void record_score_views(const TraceSink& sink, int H, int T, int S, float scale,
+                        std::shared_ptr<const std::vector<uint8_t>> allowed) {
+    const std::string src = sink.prefix + "scores";
+    sink.rec_derived("scores_scaled", {H, T, S}, [src, scale](const Trace& tr, std::vector<float>& out) {
+        const std::vector<float>& in = tr.at(src).data;
+        out.assign(in.begin(), in.end());
+        for (float& v : out) v *= scale;
+    });
+    sink.rec_derived("scores_masked", {H, T, S},
+                     [src, scale, keep = std::move(allowed), H, T, S](const Trace& tr, std::vector<float>& out) {
+                         const std::vector<float>& in = tr.at(src).data;
+                         out.assign(in.begin(), in.end());
+                         for (float& v : out) v *= scale;
+                         if (keep) mask_scores(out.data(), keep->data(), H, T, S);
+                     });
+}
 
 void attention_forward(const AttnWeights& w, const AttnParams& p, const MatrixRM& xq, const MatrixRM& xkv,
                        const MaskTable& mask, const CacheSlot* cache, AttnWorkspace& ws, const TraceSink& sink,
@@ -185,36 +280,53 @@ void attention_forward(const AttnWeights& w, const AttnParams& p, const MatrixRM
     }
     if (p.rope) record_heads(sink, "k_rot", kbase, K, S, stride, D, ws.gather);
 
-    // --- scores = Q K^T per KV group: the rep query heads sharing a KV head are one (rep*T, D) block ------------
-    ws.scores.resize(H * T, S);
-    for (int g = 0; g < K; ++g) {
-        const ConstMapRM Kg(kbase + size_t(g) * stride * D, S, D);
-        const ConstMapRM Qg(ws.qh.data() + size_t(g) * rep * T * D, rep * T, D);
-        ws.scores.middleRows(g * rep * T, rep * T).noalias() = Qg * Kg.transpose();
-    }
-    sink.rec("scores", {H, T, S}, ws.scores.data());
-    if (p.scale) ws.scores *= 1.0f / std::sqrt(static_cast<float>(D));
-    sink.rec("scores_scaled", {H, T, S}, ws.scores.data());
-    if (!mask.allowed.empty()) {
-        constexpr float kNegInf = -std::numeric_limits<float>::infinity();
-        for (int h = 0; h < H; ++h)
-            for (int t = 0; t < T; ++t) {
-                float* row = ws.scores.data() + (size_t(h) * T + t) * S;
-                const uint8_t* ok = mask.allowed.data() + size_t(t) * S;
-                for (int s = 0; s < S; ++s)
-                    if (!ok[s]) row[s] = kNegInf;
-            }
-    }
-    sink.rec("scores_masked", {H, T, S}, ws.scores.data());
-    softmax_rows_inplace(ws.scores, p.temperature);  // fully masked rows -> zeros
-    sink.rec("probs", {H, T, S}, ws.scores.data());
-
-    // --- head outputs = P V per KV group, concatenated back to (T, H*D), then W_o ------------------------------
+    // --- per head h (KV group g = h / rep), on compute_threads() threads: scores = Q_h K_g^T, probs =
+    // softmax(mask(scores · scale) / temperature), head_out = probs V_g. Raw scores get a buffer of their own only
+    // when the trace wants them; otherwise probs are computed in place.
+    if (!(p.temperature > 0.0f) || !std::isfinite(p.temperature))  // checked here: nothing may throw inside omp
+        throw std::invalid_argument("softmax_rows: temperature must be a finite number > 0, found " +
+                                    std::to_string(p.temperature));
+    const float scale = p.scale ? 1.0f / std::sqrt(static_cast<float>(D)) : 1.0f;
+    const bool keep_scores = sink.wants("scores") || sink.wants("scores_scaled") || sink.wants("scores_masked");
+    if (keep_scores) ws.scores.resize(H * T, S);
+    ws.probs.resize(H * T, S);
     ws.head_out.resize(H * T, D);
-    for (int g = 0; g < K; ++g) {
+    const uint8_t* allowed = mask.allowed ? mask.allowed->data() : nullptr;
+    const int n_threads = compute_threads();
+#pragma omp parallel for num_threads(n_threads) if (n_threads > 1 && H > 1) schedule(static)
+    for (int h = 0; h < H; ++h) {
+        const int g = h / rep;
+        const ConstMapRM Kg(kbase + size_t(g) * stride * D, S, D);
         const ConstMapRM Vg(vbase + size_t(g) * stride * D, S, D);
-        ws.head_out.middleRows(g * rep * T, rep * T).noalias() = ws.scores.middleRows(g * rep * T, rep * T) * Vg;
+        const ConstMapRM Qh(ws.qh.data() + size_t(h) * T * D, T, D);
+        MapRM Ph(ws.probs.data() + size_t(h) * T * S, T, S);
+        if (keep_scores) {
+            MapRM Sh(ws.scores.data() + size_t(h) * T * S, T, S);
+            Sh.noalias() = Qh * Kg.transpose();
+            Ph = Sh;
+        } else {
+            Ph.noalias() = Qh * Kg.transpose();
+        }
+        if (p.scale) Ph *= scale;
+        if (allowed) mask_scores(Ph.data(), allowed, 1, T, S);
+        softmax_block_inplace(Ph, p.temperature);  // fully masked rows -> zeros
+        ws.head_out.middleRows(h * T, T).noalias() = Ph * Vg;
     }
+    if (keep_scores) {
+        sink.rec("scores", {H, T, S}, ws.scores.data());
+        if (sink.wants("scores")) {
+            // scores is kept, so ÷√D and the mask are recomputed from it when first asked instead of stored: two
+            // fewer (H, T, S) tensors per layer. The same float operations as above, so the values are identical.
+            record_score_views(sink, H, T, S, scale, mask.allowed);
+        } else {  // a filter that wants the scaled or masked scores without the raw ones (rare): store them
+            MatrixRM tmp = ws.scores * scale;
+            sink.rec("scores_scaled", {H, T, S}, tmp.data());
+            if (allowed) mask_scores(tmp.data(), allowed, H, T, S);
+            sink.rec("scores_masked", {H, T, S}, tmp.data());
+        }
+    }
+    sink.rec("probs", {H, T, S}, ws.probs.data());
+
     if (!edits.head_out.empty()) apply_head_edits(edits.head_out, edits.start_pos, H, T, ws.head_out);
     sink.rec("head_out", {H, T, D}, ws.head_out.data());
     ws.concat.resize(T, H * D);

@@ -21,6 +21,8 @@ struct TraceSink {
     void rec(const char* suffix, std::vector<int64_t> shape, const float* data) const;
     void rec(const char* suffix, const MatrixRM& m) const { rec(suffix, {m.rows(), m.cols()}, m.data()); }
     [[nodiscard]] bool wants(const char* suffix) const;
+    /// Registers "<prefix><suffix>" as derived (Trace::record_derived) when the trace wants it.
+    void rec_derived(const char* suffix, std::vector<int64_t> shape, Trace::DeriveFn make) const;
 };
 
 // --- the ends of the forward and the KV cache (core/embedding.cpp, core/attention.cpp) --------------------------
@@ -49,7 +51,8 @@ struct AttnWeights {
 
 /// Which (query, key) pairs may attend, expanded once per stack call into a (T, S) table (1 = may attend).
 struct MaskTable {
-    std::vector<uint8_t> allowed;  ///< (T, S) row-major; empty = everything allowed
+    /// (T, S) row-major; null = everything allowed. Shared so derived trace entries (scores_masked) can keep it.
+    std::shared_ptr<const std::vector<uint8_t>> allowed;
     int T = 0, S = 0;
 };
 /// q_start / k_start: absolute positions of the first query row and first key column. Throws
@@ -60,7 +63,8 @@ struct MaskTable {
 struct AttnWorkspace {
     MatrixRM q, k, v;          ///< projections (T, H*D), (Sn, K*D), (Sn, K*D)
     MatrixRM qh, kh, vh;       ///< head-major (H*T, D), (K*Sn, D), (K*Sn, D)
-    MatrixRM scores;           ///< (H*T, S), becomes probs in place
+    MatrixRM scores;           ///< (H*T, S) raw Q K^T, filled only when the trace wants scores
+    MatrixRM probs;            ///< (H*T, S)
     MatrixRM head_out;         ///< (H*T, D)
     MatrixRM concat;           ///< (T, H*D)
     MatrixRM out;              ///< (T, d_model)
@@ -91,6 +95,11 @@ struct AttnEdits {
     EditList head_out, out;
     int start_pos = 0;  ///< absolute position of the first query row
 };
+
+/// Registers "<prefix>scores_scaled" (scores · scale) and "<prefix>scores_masked" (also −∞ where `allowed`, (T, S),
+/// is 0; null = nothing masked) as derived from "<prefix>scores" (H, T, S), computed when first read.
+void record_score_views(const TraceSink& sink, int H, int T, int S, float scale,
+                        std::shared_ptr<const std::vector<uint8_t>> allowed);
 
 /// xq: (T, d_model) queries' input; xkv: (Sn, d_model) keys'/values' input (= xq for self-attention).
 /// Result in ws.out (T, d_model). `edits` are applied in place before the trace records head_out / out. With `cache`, keys/values of xkv are appended after cache->n_past and attention

@@ -1,6 +1,7 @@
 // The two ends of the forward pass: token embeddings plus additive positions (with the embed.out edits), and the
 // LM head over the final hidden states. Internal to core (declared in core/attention.h).
 #include "core/attention.h"
+#include "core/half.h"
 #include "core/ops.h"
 
 #include <cmath>
@@ -16,7 +17,7 @@ MatrixRM embed(const Model& m, const std::vector<int>& ids, int start_pos, Trace
     const ModelConfig& c = m.config();
     if (ids.empty()) throw std::invalid_argument("forward: empty token ids (need at least one token)");
     const int T = static_cast<int>(ids.size());
-    const Tensor& emb = m.weight("tok_emb.weight");
+    const Tensor& emb = m.stored_weight("tok_emb.weight");  // rows widened one at a time when half precision
     const bool cap = trace.filter().captures_anything();
     MatrixRM x(T, c.d_model);
     const float scale = c.scale_embeddings ? std::sqrt(static_cast<float>(c.d_model)) : 1.0f;
@@ -26,7 +27,12 @@ MatrixRM embed(const Model& m, const std::vector<int>& ids, int start_pos, Trace
             throw std::invalid_argument("forward: token id " + std::to_string(id) + " at position " +
                                         std::to_string(t) + " is outside [0, vocab_size = " +
                                         std::to_string(c.vocab_size) + ")");
-        x.row(t) = Eigen::Map<const RowVectorF>(emb.data.data() + size_t(id) * c.d_model, c.d_model) * scale;
+        if (emb.is_half()) {
+            widen_half(emb.half.data() + size_t(id) * c.d_model, emb.storage, x.row(t).data(), size_t(c.d_model));
+            x.row(t) *= scale;
+        } else {
+            x.row(t) = Eigen::Map<const RowVectorF>(emb.data.data() + size_t(id) * c.d_model, c.d_model) * scale;
+        }
     }
     if (cap) trace.record(prefix + "tok_emb.out", x);
     if (c.position == PositionKind::Learned) {
@@ -49,14 +55,16 @@ MatrixRM embed(const Model& m, const std::vector<int>& ids, int start_pos, Trace
 }
 
 MatrixRM lm_head(const Model& m, const MatrixRM& hidden, bool all_logits) {
-    const Tensor* w = m.config().tie_embeddings ? m.find_weight("tok_emb.weight") : m.find_weight("lm_head.weight");
+    const Tensor* w = m.config().tie_embeddings ? m.find_stored_weight("tok_emb.weight")
+                                                : m.find_stored_weight("lm_head.weight");
     if (!w) return {};
-    const ConstMapRM W = w->mat();
     MatrixRM logits;
-    if (all_logits)
-        logits.noalias() = hidden * W.transpose();
-    else
-        logits.noalias() = hidden.bottomRows(1) * W.transpose();
+    if (all_logits) {
+        matmul_weight_t(hidden, *w, logits);
+    } else {
+        const MatrixRM last = hidden.bottomRows(1);
+        matmul_weight_t(last, *w, logits);
+    }
     return logits;
 }
 

@@ -95,9 +95,9 @@ LayerW layer_weights(const Model& m, const std::string& p, bool cross) {
         l.cross = detail::attn_weights(m, p + ".cross_attn");
     }
     l.ffn_norm = norm_weights(m, p + ".ffn_norm");
-    l.ffn.w_up = &m.weight(p + ".ffn.w_up");
-    l.ffn.w_gate = m.find_weight(p + ".ffn.w_gate");
-    l.ffn.w_down = &m.weight(p + ".ffn.w_down");
+    l.ffn.w_up = &m.stored_weight(p + ".ffn.w_up");  // matrices as stored (maybe half precision): linear() reads them
+    l.ffn.w_gate = m.find_stored_weight(p + ".ffn.w_gate");
+    l.ffn.w_down = &m.stored_weight(p + ".ffn.w_down");
     l.ffn.b_up = m.find_weight(p + ".ffn.b_up");
     l.ffn.b_down = m.find_weight(p + ".ffn.b_down");
     return l;
@@ -367,7 +367,7 @@ ForwardResult forward(const Model& m, const std::vector<int>& ids, const Forward
         throw std::invalid_argument("forward: a KV cache needs a decoder (model '" + c.name + "' is encoder-only)");
     check_ids(ids, "forward");
     ForwardResult r;
-    r.trace = std::make_shared<Trace>(opt.capture);
+    r.trace = std::make_shared<Trace>(opt.capture, opt.pool);
     Trace& trace = *r.trace;
     const int start = cache ? cache->n_past : 0;
     const bool enc = c.arch == Arch::EncoderOnly;
@@ -398,7 +398,7 @@ ForwardResult forward_seq2seq(const Model& m, const std::vector<int>& src_ids, c
     check_ids(src_ids, "forward_seq2seq (source)");
     check_ids(tgt_ids, "forward_seq2seq (target)");
     ForwardResult r;
-    r.trace = std::make_shared<Trace>(opt.capture);
+    r.trace = std::make_shared<Trace>(opt.capture, opt.pool);
     Trace& trace = *r.trace;
     EditScope scope;
     scope.has_enc = scope.has_dec = true;

@@ -102,6 +102,17 @@ void apply_rule(const detail::HfTensorRule& rule, Tensor&& t, WeightMap& ours) {
             ours[rule.ours[0]] = std::move(t);
             break;
         case HfTransform::Transpose: {
+            if (t.is_half()) {
+                using HalfRM = Eigen::Matrix<uint16_t, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+                Tensor out;
+                out.shape = {t.shape[1], t.shape[0]};
+                out.storage = t.storage;
+                out.half.resize(t.half.size());
+                Eigen::Map<HalfRM>(out.half.data(), t.shape[1], t.shape[0]) =
+                    Eigen::Map<const HalfRM>(t.half.data(), t.shape[0], t.shape[1]).transpose();
+                ours[rule.ours[0]] = std::move(out);
+                break;
+            }
             Tensor out({t.shape[1], t.shape[0]});
             out.mat() = t.mat().transpose();
             ours[rule.ours[0]] = std::move(out);
@@ -109,6 +120,19 @@ void apply_rule(const detail::HfTensorRule& rule, Tensor&& t, WeightMap& ours) {
         }
         case HfTransform::SplitQkvW: {  // (d_in, 3 d) Conv1D: columns [j d, (j+1) d) are q, k, v
             const int64_t d_in = t.shape[0], d = t.shape[1] / 3;
+            if (t.is_half()) {
+                using HalfRM = Eigen::Matrix<uint16_t, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+                const Eigen::Map<const HalfRM> src(t.half.data(), d_in, 3 * d);
+                for (int j = 0; j < 3; ++j) {
+                    Tensor out;
+                    out.shape = {d, d_in};
+                    out.storage = t.storage;
+                    out.half.resize(size_t(d * d_in));
+                    Eigen::Map<HalfRM>(out.half.data(), d, d_in) = src.middleCols(j * d, d).transpose();
+                    ours[rule.ours[j]] = std::move(out);
+                }
+                break;
+            }
             for (int j = 0; j < 3; ++j) {
                 Tensor out({d, d_in});
                 out.mat() = t.mat().middleCols(j * d, d).transpose();
@@ -239,6 +263,11 @@ std::shared_ptr<const Model> load_hf_model(const fs::path& path, const HfLoadOpt
     std::vector<std::string> warnings;
     SafetensorsReadOptions read;
     read.skip = ignored;
+    if (options.keep_half)
+        read.keep_half = [&](std::string_view raw) {
+            const auto rule = table.find(detail::hf_canonical_name(type, raw));
+            return rule != table.end() && rule->second.shape.size() == 2;
+        };
     for (const Shard& shard : shards) {
         const uint64_t file_bytes = fs::file_size(shard.path);
         if (options.progress)
@@ -260,7 +289,8 @@ std::shared_ptr<const Model> load_hf_model(const fs::path& path, const HfLoadOpt
         if (options.progress) options.progress(done, total);
     }
     if (auto head = ours.find("hf.tied_lm_head"); head != ours.end()) {
-        if (head->second.data != ours.at("tok_emb.weight").data)
+        const Tensor& emb = ours.at("tok_emb.weight");
+        if (head->second.data != emb.data || head->second.half != emb.half || head->second.storage != emb.storage)
             fail(dir, "lm_head.weight differs from the token embeddings although tie_word_embeddings is true");
         ours.erase(head);
     }

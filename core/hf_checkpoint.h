@@ -42,6 +42,9 @@ struct HfLoadOptions {
     /// Called as shards are decoded with (bytes_done, bytes_total) over the checkpoint's safetensors files;
     /// the last call has bytes_done == bytes_total. Runs on the loading thread.
     std::function<void(uint64_t bytes_done, uint64_t bytes_total)> progress;
+    /// Keep F16/BF16 matrices (2-D tensors) as stored instead of widening them to float32, so the model costs
+    /// about the checkpoint's size; the products widen them block by block (core/half.h). Vectors are widened.
+    bool keep_half = true;
 };
 
 /// True when `dir` (after resolve_model_dir) holds a config.json with a "model_type" key (ours have none).

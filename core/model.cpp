@@ -2,6 +2,11 @@
 // and the Model constructor that checks a WeightMap against that list.
 #include "core/model.h"
 
+#include "core/half.h"
+
+#include <memory>
+#include <mutex>
+
 #include <functional>
 #include <random>
 #include <set>
@@ -129,10 +134,13 @@ Model::Model(ModelConfig config, WeightMap weights) : m_config(std::move(config)
                                         std::to_string(t.numel()) + " values, shape " + shape_str(shape) +
                                         " needs " + std::to_string(Tensor::count(shape)));
     }
-    for (const auto& [name, t] : m_weights)
+    for (const auto& [name, t] : m_weights) {
         if (!names.count(name))
             throw std::invalid_argument("model '" + m_config.name + "': unexpected weight '" + name + "' " +
                                         t.shape_str() + " (not used by this config)");
+        m_has_half = m_has_half || t.is_half();
+    }
+    m_widened = std::make_shared<Widened>();
 }
 
 Model::Model(ModelConfig config, WeightMap weights, std::vector<std::string> weight_warnings)
@@ -140,14 +148,45 @@ Model::Model(ModelConfig config, WeightMap weights, std::vector<std::string> wei
     m_weight_warnings = std::move(weight_warnings);
 }
 
+struct Model::Widened {
+    std::mutex mutex;
+    WeightMap one;                   ///< single weights widened by weight()/find_weight()
+    std::unique_ptr<WeightMap> all;  ///< weights(), every tensor as float32
+};
+
 const Tensor& Model::weight(std::string_view name) const {
     if (const Tensor* t = find_weight(name)) return *t;
     throw std::out_of_range("model '" + m_config.name + "' has no weight named '" + std::string(name) + "'");
 }
 
 const Tensor* Model::find_weight(std::string_view name) const {
+    const Tensor* t = find_stored_weight(name);
+    if (!t || !t->is_half()) return t;
+    std::lock_guard lk(m_widened->mutex);
+    auto it = m_widened->one.find(name);
+    if (it == m_widened->one.end()) it = m_widened->one.emplace(std::string(name), to_f32(*t)).first;
+    return &it->second;
+}
+
+const Tensor& Model::stored_weight(std::string_view name) const {
+    if (const Tensor* t = find_stored_weight(name)) return *t;
+    throw std::out_of_range("model '" + m_config.name + "' has no weight named '" + std::string(name) + "'");
+}
+
+const Tensor* Model::find_stored_weight(std::string_view name) const {
     auto it = m_weights.find(name);
     return it == m_weights.end() ? nullptr : &it->second;
+}
+
+const WeightMap& Model::weights() const {
+    if (!m_has_half) return m_weights;
+    std::lock_guard lk(m_widened->mutex);
+    if (!m_widened->all) {
+        auto all = std::make_unique<WeightMap>();
+        for (const auto& [name, t] : m_weights) all->emplace(name, to_f32(t));
+        m_widened->all = std::move(all);
+    }
+    return *m_widened->all;
 }
 
 }  // namespace ts

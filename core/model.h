@@ -48,17 +48,29 @@ public:
     Model(ModelConfig config, WeightMap weights, std::vector<std::string> weight_warnings);
 
     [[nodiscard]] const ModelConfig& config() const { return m_config; }
-    [[nodiscard]] const WeightMap& weights() const { return m_weights; }
+    /// Every weight as float32. When some are kept in half precision (loaded from an F16/BF16 checkpoint), the
+    /// first call builds a widened copy of all of them (2x their stored bytes; for writers and trainers).
+    [[nodiscard]] const WeightMap& weights() const;
+    /// The weights as stored: float32, or half precision (Tensor::is_half) for matrices kept as the checkpoint
+    /// stores them. The forward reads these; core/half.h widens them block by block inside the products.
+    [[nodiscard]] const WeightMap& stored_weights() const { return m_weights; }
+    [[nodiscard]] const Tensor& stored_weight(std::string_view name) const;
+    [[nodiscard]] const Tensor* find_stored_weight(std::string_view name) const;
+    [[nodiscard]] bool has_half_weights() const { return m_has_half; }
     /// Set by load_model_dir / load_hf_model; empty for models built in memory.
     [[nodiscard]] const std::vector<std::string>& weight_warnings() const { return m_weight_warnings; }
-    /// Throws std::out_of_range naming the weight when absent.
+    /// A weight as float32. Throws std::out_of_range naming the weight when absent. A half-precision weight is
+    /// widened on first use and the copy kept (thread-safe); hot paths use stored_weight.
     [[nodiscard]] const Tensor& weight(std::string_view name) const;
     [[nodiscard]] const Tensor* find_weight(std::string_view name) const;
 
 private:
+    struct Widened;  // float32 copies of half-precision weights, made on demand
     ModelConfig m_config;
     WeightMap m_weights;
     std::vector<std::string> m_weight_warnings;
+    bool m_has_half = false;
+    std::shared_ptr<Widened> m_widened;
 };
 
 // --- masks and knobs ------------------------------------------------------------------------------------------
@@ -81,6 +93,9 @@ struct ForwardOptions {
     /// Applied in order at their trace points inside the forward, whether or not capture is on; the trace records
     /// the edited values. See ActivationEdit (core/intervention.h) for the points and the errors.
     std::vector<ActivationEdit> edits;
+    /// Where the trace's buffers come from and go back to when it is released (core/trace.h). Null: plain
+    /// allocations. The app's compute worker owns one pool for all its forwards.
+    std::shared_ptr<TensorPool> pool;
 };
 
 /// Per-layer cached keys/values for incremental decoding. k[i], v[i]: (n_kv_heads, n_past, d_head) flattened as
@@ -108,6 +123,11 @@ struct ForwardResult {
     MatrixRM hidden;        ///< final hidden states after the final norm (T, d_model)
     std::shared_ptr<Trace> trace;
 };
+
+/// out (N, out_features) = x (N, in_features) W^T for a weight in torch.nn.Linear layout (out, in), float32 or half
+/// precision as stored (widened 128 rows at a time into a per-thread buffer, on compute_threads() threads). `out`
+/// must not alias x. torch.nn.functional.linear without bias.
+void matmul_weight_t(const MatrixRM& x, const Tensor& w, MatrixRM& out);
 
 // --- forward ---------------------------------------------------------------------------------------------------
 /// Decoder-only (or encoder-only) forward over token ids. With `cache`, ids are appended after cache->n_past

@@ -89,6 +89,7 @@ std::shared_ptr<const Model> load_model_dir(const std::filesystem::path& dir) {
     std::vector<NonfiniteTensor> nonfinite;
     SafetensorsReadOptions read;
     read.nonfinite = &nonfinite;
+    read.keep_half = [](std::string_view) { return true; };  // F16/BF16 files stay half (widened inside products)
     WeightMap w = load_safetensors(st_path, read);
     std::vector<std::string> warnings;
     for (const NonfiniteTensor& t : nonfinite) warnings.push_back(st_path.string() + ": " + describe(t));

@@ -2,6 +2,8 @@
 // buffer) before touching tensor bytes; F16/BF16 are widened to float at load (the compute core is float32
 // throughout) while NaN/±Inf are counted. Writing is F32, atomic. Model folders: core/model_dir.cpp.
 #include "core/safetensors.h"
+
+#include "core/half.h"
 #include "core/io_util.h"
 #include "core/nonfinite.h"
 
@@ -27,36 +29,6 @@ constexpr uint64_t kMaxHeaderBytes = 100ull << 20;  // the format's own limit is
 
 [[noreturn]] void fail(const std::string& what, const std::string& msg) {
     throw std::runtime_error(what + ": " + msg);
-}
-
-float f16_to_f32(uint16_t h) {
-    const uint32_t sign = uint32_t(h & 0x8000u) << 16;
-    const uint32_t exp = (h >> 10) & 0x1fu;
-    const uint32_t mant = h & 0x3ffu;
-    uint32_t bits;
-    if (exp == 0) {
-        if (mant == 0) {
-            bits = sign;
-        } else {  // subnormal: value = mant * 2^-24
-            const float v = float(mant) * 5.9604644775390625e-8f;
-            std::memcpy(&bits, &v, 4);
-            bits |= sign;
-        }
-    } else if (exp == 31) {
-        bits = sign | 0x7f800000u | (mant << 13);
-    } else {
-        bits = sign | ((exp + 112u) << 23) | (mant << 13);
-    }
-    float out;
-    std::memcpy(&out, &bits, 4);
-    return out;
-}
-
-float bf16_to_f32(uint16_t b) {
-    const uint32_t bits = uint32_t(b) << 16;
-    float out;
-    std::memcpy(&out, &bits, 4);
-    return out;
 }
 
 /// The dtypes the format defines (safetensors 0.6 `Dtype`), with their element sizes in bits.
@@ -262,15 +234,25 @@ WeightMap parse_impl(const uint8_t* bytes, size_t size, const std::string& what,
         const int64_t numel = int64_t((en.end - en.begin) / uint64_t(esize));
         Tensor t;
         t.shape = en.shape;
-        t.data.resize(size_t(numel));
         const uint8_t* src = h.buffer + en.begin;
         const bool bf = en.dtype == "BF16";
+        const bool keep_half = esize == 2 && opt.keep_half && opt.keep_half(en.name);
+        if (keep_half) {
+            t.storage = bf ? Storage::BF16 : Storage::F16;
+            t.half.resize(size_t(numel));
+        } else {
+            t.data.resize(size_t(numel));
+        }
         NonfiniteCount nonfinite;
+        std::vector<float> widened(keep_half ? size_t(kBlock) : 0);
         for (int64_t b = 0; b < numel; b += kBlock) {
             const int64_t n = std::min(kBlock, numel - b);
-            float* dst = t.data.data() + b;
+            float* dst = keep_half ? widened.data() : t.data.data() + b;
             if (esize == 4) {
                 std::memcpy(dst, src + 4 * b, size_t(n) * 4);
+            } else if (keep_half) {
+                std::memcpy(t.half.data() + b, src + 2 * b, size_t(n) * 2);
+                if (opt.nonfinite) widen_half(t.half.data() + b, t.storage, dst, size_t(n));
             } else {
                 for (int64_t k = 0; k < n; ++k) {
                     uint16_t v;
@@ -352,8 +334,14 @@ void save_safetensors(const std::filesystem::path& path, const WeightMap& tensor
     const uint64_t hl = h.size();
     for (int i = 0; i < 8; ++i) bytes.push_back(char((hl >> (8 * i)) & 0xff));
     bytes += h;
-    for (const auto& [name, t] : tensors)
-        bytes.append(reinterpret_cast<const char*>(t.data.data()), t.data.size() * 4);
+    for (const auto& [name, t] : tensors) {
+        if (t.is_half()) {  // written as F32 like every tensor
+            const Tensor f = to_f32(t);
+            bytes.append(reinterpret_cast<const char*>(f.data.data()), f.data.size() * 4);
+        } else {
+            bytes.append(reinterpret_cast<const char*>(t.data.data()), t.data.size() * 4);
+        }
+    }
     write_file_atomic(path, bytes);
 }
 

@@ -67,6 +67,9 @@ struct SafetensorsReadOptions {
     std::function<void(uint64_t bytes_done, uint64_t bytes_total)> progress;
     /// When set, receives each decoded tensor that holds NaN or ±Inf (counted while decoding, in offset order).
     std::vector<NonfiniteTensor>* nonfinite = nullptr;
+    /// F16/BF16 tensors whose name this accepts stay half precision (Tensor::storage F16/BF16, values in
+    /// Tensor::half): the model's matrices, widened block by block inside the products (core/half.h).
+    std::function<bool(std::string_view name)> keep_half;
 };
 
 /// As above, with skip/progress options. load_safetensors also releases each tensor's mapped source pages once

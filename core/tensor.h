@@ -30,10 +30,17 @@ using ConstMapRM = Eigen::Map<const MatrixRM>;
     return s + ")";
 }
 
-/// Row-major float tensor. shape {} is a scalar holding one value.
+/// How a Tensor's values are stored: float32 in `data`, or IEEE half / bfloat16 bits in `half` (model weights kept
+/// as a checkpoint stores them; core/half.h widens them block by block inside the matrix products).
+enum class Storage : uint8_t { F32, F16, BF16 };
+
+/// Row-major float tensor. shape {} is a scalar holding one value. A half-precision tensor (storage F16/BF16) keeps
+/// its values in `half` and `data` is empty: read it through core/half.h (widen_half, to_f32), not mat()/data.
 struct Tensor {
     std::vector<int64_t> shape;
     std::vector<float> data;
+    Storage storage = Storage::F32;
+    std::vector<uint16_t> half;  ///< F16 / BF16 bits when storage != F32
 
     Tensor() = default;
     explicit Tensor(std::vector<int64_t> shape_) : shape(std::move(shape_)), data(count(shape), 0.0f) {}
@@ -46,7 +53,10 @@ struct Tensor {
     [[nodiscard]] static int64_t count(const std::vector<int64_t>& s) {
         return std::accumulate(s.begin(), s.end(), int64_t{1}, std::multiplies<>());
     }
-    [[nodiscard]] int64_t numel() const { return static_cast<int64_t>(data.size()); }
+    [[nodiscard]] int64_t numel() const {
+        return static_cast<int64_t>(storage == Storage::F32 ? data.size() : half.size());
+    }
+    [[nodiscard]] bool is_half() const { return storage != Storage::F32; }
     [[nodiscard]] int64_t dim(size_t i) const { return shape.at(i); }
     [[nodiscard]] size_t rank() const { return shape.size(); }
     [[nodiscard]] std::string shape_str() const { return ts::shape_str(shape); }

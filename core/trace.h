@@ -1,5 +1,8 @@
 // Trace: the named intermediate tensors of one forward pass, and the capture filter that decides which are kept.
 // Names follow <stack>.<layer>.<block>.<tensor>, e.g. "dec.2.attn.probs" (n_heads, T, S). Full list: README.
+// Storage comes from an optional TensorPool (buffers reused across forwards, handed back when the Trace dies), and
+// entries that are cheap functions of recorded ones (attn.scores_scaled, attn.scores_masked) can be registered as
+// derived: computed on first find()/at() instead of being stored by the forward.
 #pragma once
 
 #include "core/tensor.h"
@@ -7,6 +10,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,6 +36,7 @@ public:
         return false;
     }
     [[nodiscard]] bool captures_anything() const { return m_mode != Mode::None; }
+    [[nodiscard]] bool captures_all() const { return m_mode == Mode::All; }
 
 private:
     enum class Mode { All, None, Prefixes };
@@ -40,9 +45,43 @@ private:
     std::vector<std::string> m_prefixes;
 };
 
+/// Float buffers recycled between traces: take() returns a buffer with capacity >= n (the smallest held one that
+/// fits, else a fresh one; never zero-filled), give() keeps it for the next taker. A worker doing back-to-back
+/// forwards owns one pool and passes it in ForwardOptions::pool, so a steady stream of forwards faults in no fresh
+/// pages (the kernel's page clearing was a third of a GPT-2-small forward at T = 256). Thread-safe: the UI thread
+/// releases snapshots while the worker takes.
+class TensorPool {
+public:
+    /// `max_bytes`: buffers given back beyond this total are freed instead of kept.
+    explicit TensorPool(size_t max_bytes = size_t(4) << 30) : m_max_bytes(max_bytes) {}
+    TensorPool(const TensorPool&) = delete;
+    TensorPool& operator=(const TensorPool&) = delete;
+    /// Empty vector (size 0) whose capacity is at least n floats.
+    [[nodiscard]] std::vector<float> take(size_t n);
+    void give(std::vector<float>&& buf);
+    /// Bytes held for reuse (capacity of the kept buffers).
+    [[nodiscard]] size_t bytes_held() const;
+    /// Frees every kept buffer (e.g. after loading a smaller model).
+    void clear();
+
+private:
+    mutable std::mutex m_mutex;
+    std::multimap<size_t, std::vector<float>> m_free;  ///< by capacity
+    size_t m_bytes = 0, m_max_bytes;
+};
+
 class Trace {
 public:
-    explicit Trace(CaptureFilter filter = CaptureFilter::none()) : m_filter(std::move(filter)) {}
+    /// Fills `out` (an empty buffer with enough capacity) with a derived tensor's values (its registered shape's
+    /// element count) computed from other entries of `trace` (which it may find()).
+    using DeriveFn = std::function<void(const Trace& trace, std::vector<float>& out)>;
+
+    explicit Trace(CaptureFilter filter = CaptureFilter::none(), std::shared_ptr<TensorPool> pool = nullptr)
+        : m_filter(std::move(filter)), m_pool(std::move(pool)) {}
+    /// Hands every buffer back to the pool (when there is one).
+    ~Trace();
+    Trace(const Trace&) = delete;
+    Trace& operator=(const Trace&) = delete;
 
     [[nodiscard]] bool wants(std::string_view name) const { return m_filter.wants(name); }
     /// Copies `data` (row-major, `shape`) under `name` if the filter wants it. Re-recording a name replaces it.
@@ -50,19 +89,36 @@ public:
     void record(const std::string& name, const MatrixRM& m) {
         if (wants(name)) record(name, {m.rows(), m.cols()}, m.data());
     }
-    /// nullptr when absent.
+    /// Records `name` (if the filter wants it) with values appended by `fill` to an empty buffer taken from the
+    /// pool (no zero-fill, no intermediate copy). `fill` must append exactly the shape's element count.
+    void record_with(const std::string& name, std::vector<int64_t> shape, const DeriveFn& fill);
+    /// Registers `name` (if the filter wants it) as computed on first access by `make`, which may read other
+    /// entries of this trace. Listed in names() at this point of the recording order like a recorded tensor.
+    void record_derived(const std::string& name, std::vector<int64_t> shape, DeriveFn make);
+    /// nullptr when absent. A derived entry is computed here on first access (thread-safe; the pointer stays valid
+    /// for the Trace's lifetime).
     [[nodiscard]] const Tensor* find(std::string_view name) const;
     /// Throws std::out_of_range naming the tensor when absent.
     [[nodiscard]] const Tensor& at(std::string_view name) const;
-    /// Names in recording order.
+    /// Names in recording order (derived entries included).
     [[nodiscard]] const std::vector<std::string>& names() const { return m_order; }
     [[nodiscard]] size_t size() const { return m_order.size(); }
     [[nodiscard]] const CaptureFilter& filter() const { return m_filter; }
+    /// True when `name` is registered as derived and not computed yet (costs nothing until asked).
+    [[nodiscard]] bool is_pending(std::string_view name) const;
+    /// Bytes of tensor data currently held (derived entries count once computed).
+    [[nodiscard]] size_t bytes() const;
 
 private:
+    struct Entry {
+        Tensor tensor;
+        DeriveFn derive;  ///< set while the entry waits to be computed
+    };
     CaptureFilter m_filter;
-    std::map<std::string, Tensor, std::less<>> m_tensors;
+    std::shared_ptr<TensorPool> m_pool;
+    mutable std::map<std::string, Entry, std::less<>> m_tensors;
     std::vector<std::string> m_order;
+    mutable std::recursive_mutex m_derive_mutex;  ///< a recipe may find() its sources
 };
 
 }  // namespace ts

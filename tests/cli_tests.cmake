@@ -35,6 +35,14 @@ ts_cli_test(trace_patch ok CMD ${TS_CLI} trace --model ${CMAKE_CURRENT_SOURCE_DI
 set_tests_properties(cli_trace_patch PROPERTIES FIXTURES_REQUIRED cli_trace_gpt2)
 ts_cli_test(trace_ablate_bad_head fail CMD ${TS_CLI} trace --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2
             --ids 1,2 --ablate 0.9 --out ${TS_CLI_OUT}/x STDERR_REGEX "dec\\.0\\.attn\\.head_out.*head 9 out of range")
+# --threads: two threads give a trace (values checked against one thread in tests/core/perf_paths_test.cpp); nonsense
+# is one line.
+ts_cli_test(trace_two_threads ok CMD ${TS_CLI} trace --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_qwen2 --ids 1,2,3,4
+            --threads 2 --out ${TS_CLI_OUT}/trace_threads.safetensors OUTPUT ${TS_CLI_OUT}/trace_threads.safetensors)
+ts_cli_test(trace_bad_threads fail CMD ${TS_CLI} trace --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2 --ids 1,2
+            --threads 0 --out ${TS_CLI_OUT}/x STDERR_REGEX "--threads expects an integer from 1 to 256, got '0'")
+ts_cli_test(render_bad_threads fail CMD ${TS_CLI} render --view softmax --logits 1,2 --threads many
+            --out ${TS_CLI_OUT}/x.csv STDERR_REGEX "--threads expects an integer")
 ts_cli_test(trace_missing_model fail CMD ${TS_CLI} trace --model /nonexistent/model --ids 1 --out ${TS_CLI_OUT}/x
             STDERR_REGEX "is not a folder")
 ts_cli_test(trace_unknown_option fail CMD ${TS_CLI} trace --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2 --bogus 1

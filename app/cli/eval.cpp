@@ -7,6 +7,7 @@
 #include "app/plot/writers.h"
 #include "app/session/text_codec.h"
 #include "app/session/worker.h"
+#include "core/threads.h"
 #include "core/model.h"
 #include "core/ops.h"
 
@@ -145,7 +146,7 @@ int run_eval(int argc, char** argv) {
         std::string(
             "usage: transformer-studio eval --model DIR [--data corpus.txt] [--val-fraction X] [--max-windows N]\n"
             "         [--seed S] [--samples N] [--sample-tokens N] [--temperature X] [--induction-seqs N]\n"
-            "         [--json report.json] [--loss-curve curve.svg]\n"
+            "         [--json report.json] [--loss-curve curve.svg] [--threads N]\n"
             "  Quality report of a decoder-only model: held-out cross-entropy against the unigram baseline (the last\n"
             "  --val-fraction of the corpus, default 0.02), previous-token and induction heads, samples at\n"
             "  --temperature; --loss-curve draws DIR/train_log.jsonl.\n") +
@@ -154,7 +155,8 @@ int run_eval(int argc, char** argv) {
     const Args args(argc, argv, 2,
                     {"model", "data", "val-fraction", "max-windows", "seed", "samples", "sample-tokens", "temperature",
                      "json", "induction-seqs", "loss-curve", "pairs", "train", "beam", "alignments", "limit",
-                     "examples", "length-penalty", "hyps"});
+                     "examples", "length-penalty", "hyps", "threads"});
+    if (args.has("threads")) set_compute_threads(parse_thread_count(args.get("threads")));
     const std::string model_dir = args.required("model");
     const ui::LoadedModel lm = ui::load_model_folder(model_dir, terminal_progress());
     print_warnings("eval", lm.weight_warnings);

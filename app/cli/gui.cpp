@@ -6,6 +6,7 @@
 #include "app/cli/cli.h"
 #include "app/cli/args.h"
 #include "app/ui/app.h"
+#include "core/threads.h"
 
 #include <cstdio>
 #include <stdexcept>
@@ -14,7 +15,8 @@ namespace ts::cli {
 
 const char* const kAppUsage =
     "usage: transformer-studio [--model DIR] [--text TEXT] [--theme light|dark] [--panel NAME] [--size WxH]\n"
-    "                          [--no-state]                                   open the desktop app\n"
+    "                          [--no-state] [--threads N]                     open the desktop app\n"
+    "         (--threads: compute threads for the model, default max(1, cores - 1))\n"
     "         test and benchmark modes: --screenshot-dir DIR [--frames N] [--panel NAME|all]; --frame-stats FILE\n"
     "         [--bench-edits N] [--max-frames N] [--slow-frame-ms N] [--analyses sweep,patching,attribution,flow]\n"
     "         encoder-decoder models: [--target TEXT] [--translate] [--to auto|en|zh] [--beam N]\n"
@@ -35,8 +37,10 @@ int run_gui(int argc, char** argv) {
     if (print_help_if_asked(argc, argv, 1, kAppUsage)) return 0;
     const Args args(argc, argv, 1, {"model", "text", "theme", "panel", "screenshot-dir", "frames", "size", "frame-stats",
                                        "bench-edits", "max-frames", "slow-frame-ms", "analyses", "target", "to", "beam",
-                                       "attn-source"},
+                                       "attn-source", "threads"},
                     {"no-state", "translate"});
+    // The compute worker's threads: max(1, cores - 1) so the UI thread keeps a core (issue #14).
+    set_compute_threads(args.has("threads") ? parse_thread_count(args.get("threads")) : default_worker_threads());
     ui::AppOptions o;
     o.exe_path = argc > 0 ? argv[0] : "";
     o.model_dir = args.get("model");

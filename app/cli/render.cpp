@@ -10,6 +10,7 @@
 #include "app/gfx/raster.h"
 #include "app/plot/writers.h"
 #include "app/figures/views.h"
+#include "core/threads.h"
 
 #include <algorithm>
 #include <chrono>
@@ -39,7 +40,7 @@ int run_render(int argc, char** argv) {
     static const char* const kUsage =
         "usage: transformer-studio render [--model DIR] [--text T] --view NAME --out FILE.(png|svg|csv)\n"
         "         [--width PX] [--height PX] [--scale X] [--theme light|dark] [--transparent] [--columns N]\n"
-        "         [--figure K] [--session FILE] [--save-session FILE] [--set key=value...] [--repeat N] [--quiet]\n"
+        "         [--figure K] [--session FILE] [--save-session FILE] [--set key=value...] [--repeat N] [--quiet] [--threads N]\n"
         "         [view options: --layer --head --query ... (see --view list)]\n"
         "         encoder-decoder models: [--source T (= --text)] [--target T] [--translate [--beam N] [--to en|zh]]\n"
         "       transformer-studio render --view list\n"
@@ -48,13 +49,15 @@ int run_render(int argc, char** argv) {
     if (print_help_if_asked(argc, argv, 2, kUsage)) return 0;
     const auto t0 = std::chrono::steady_clock::now();
     std::set<std::string> options = {"model", "text", "view", "out", "width", "height", "scale", "theme", "session",
-                                     "columns", "figure", "save-session", "repeat", "source", "target", "beam", "to"};
+                                     "columns", "figure", "save-session", "repeat", "source", "target", "beam", "to",
+                                     "threads"};
     std::set<std::string> flags = {"transparent", "quiet", "translate"};
     for (const auto& o : ui::view_value_options()) options.insert(o);
     for (const auto& f : ui::view_flag_options()) flags.insert(f);
     const Args args(argc, argv, 2, options, flags, {"set"});
     if (!args.positional().empty()) throw std::invalid_argument("unexpected argument '" + args.positional().front() + "'");
     const bool quiet = args.flag("quiet");
+    if (args.has("threads")) set_compute_threads(parse_thread_count(args.get("threads")));
 
     if (args.get("view") == "list") {
         std::fputs(ui::describe_views().c_str(), stdout);

@@ -9,6 +9,7 @@
 #include "app/cli/translation_model.h"
 #include "app/session/text_codec.h"
 #include "app/session/worker.h"
+#include "core/threads.h"
 #include "core/model.h"
 #include "core/safetensors.h"
 
@@ -186,11 +187,12 @@ Seq2SeqInput seq2seq_input(const Args& args, const ui::LoadedModel& lm) {
 int run_trace(int argc, char** argv) {
     static const char* const kUsage =
         "usage: transformer-studio trace --model DIR (--text T | --ids 1,2,3) --out FILE.safetensors\n"
-        "         [--temperature X] [--filter PREFIX] [--last-logits-only]\n"
+        "         [--temperature X] [--filter PREFIX] [--last-logits-only] [--threads N]\n"
         "         [--ablate L.H[,L.H...] [--ablate-mode zero|mean]] [--patch-from TRACE.safetensors --patch POINT[@POS]...]\n"
         "  Runs one forward pass and writes every recorded intermediate (README: Trace names) plus input_ids to\n"
         "  one safetensors file. --temperature scales the attention softmax; --filter keeps names starting with\n"
-        "  PREFIX (e.g. dec.1.attn.); --last-logits-only computes logits for the last position only.\n"
+        "  PREFIX (e.g. dec.1.attn.); --last-logits-only computes logits for the last position only; --threads N\n"
+        "  runs matrix products and heads on N threads (default 1).\n"
         "  --ablate zero- (or mean-) ablates heads' outputs; --patch sets a trace point (e.g. dec.2.resid_ffn@5) to\n"
         "  its values in an earlier trace file. stderr reports how far the edits moved the last position's logits.\n"
         "Encoder-decoder models take the source and the target separately:\n"
@@ -205,9 +207,11 @@ int run_trace(int argc, char** argv) {
     if (print_help_if_asked(argc, argv, 2, kUsage)) return 0;
     const Args args(argc, argv, 2,
                     {"model", "text", "ids", "out", "temperature", "filter", "ablate", "ablate-mode", "patch-from",
-                     "source", "target", "source-ids", "target-ids", "to", "beam", "max-len", "length-penalty"},
+                     "source", "target", "source-ids", "target-ids", "to", "beam", "max-len", "length-penalty",
+                     "threads"},
                     {"last-logits-only", "translate"}, {"patch"});
     const std::string out = args.required("out");
+    if (args.has("threads")) set_compute_threads(parse_thread_count(args.get("threads")));
     const ui::LoadedModel lm = ui::load_model_folder(args.required("model"), terminal_progress());
     print_warnings("trace", lm.weight_warnings);
     const bool seq2seq = lm.model->config().arch == Arch::EncoderDecoder;

@@ -4,6 +4,7 @@
 // DIR/checkpoint/.
 #include "app/cli/cli.h"
 #include "app/cli/args.h"
+#include "core/threads.h"
 #include "core/model.h"
 #include "core/safetensors.h"
 #include "core/tokenizer/tokenizer_io.h"
@@ -38,7 +39,7 @@ const char* const kTrainUsage =
         "         [--attn-dropout X] [--eval-every N] [--eval-batches N] [--ckpt-every N] [--log-every N]\n"
         "         [--seed S] [--val-fraction X] [--decay-embeddings] [--resume]\n"
         "         [--repeat-fraction X] [--repeat-period N] [--repeat-random X]\n"
-        "         [--init-from MODEL_DIR]\n"
+        "         [--init-from MODEL_DIR] [--threads N]\n"
         "  Text files are tokenized once into DIR/tokens.bin (reused while the files and tokenizer are unchanged);\n"
         "  the last --val-fraction (default 0.02) of the stream is held out. --resume continues from\n"
         "  DIR/checkpoint/ exactly as an uninterrupted run would.\n"
@@ -161,9 +162,10 @@ int run_train(int argc, char** argv) {
                      "weight-decay", "beta1", "beta2", "grad-clip", "label-smoothing", "z-loss", "dropout",
                      "attn-dropout", "eval-every", "eval-batches", "ckpt-every", "log-every", "seed", "val-fraction",
                      "repeat-fraction", "repeat-period", "repeat-random", "init-from", "pairs", "valid", "direction",
-                     "batch-tokens", "schedule", "lr-factor", "adam-eps"},
+                     "batch-tokens", "schedule", "lr-factor", "adam-eps", "threads"},
                     {"resume", "decay-embeddings"}, {"data"});
     const fs::path dir = args.required("out");
+    if (args.has("threads")) set_compute_threads(parse_thread_count(args.get("threads")), /*eigen_gemm=*/true);
     const ModelConfig config = load_config(args.required("config"));
     const bool pairs = args.has("pairs");
     if (pairs && (args.has("data") || args.has("tokens")))

@@ -30,7 +30,7 @@ double ParameterCounts::get(const std::string& component) const {
 ParameterCounts parameter_counts(const Model& m) {
     std::map<std::string, double> counts;
     ParameterCounts out;
-    for (const auto& [name, t] : m.weights()) {
+    for (const auto& [name, t] : m.stored_weights()) {  // counts only: no float32 copy of half-precision weights
         counts[component_of(name)] += double(t.numel());
         out.total += double(t.numel());
     }

@@ -83,6 +83,7 @@ ForwardOptions options_for(const ForwardRequest& r, bool capture) {
     if (r.model->config().arch == Arch::EncoderOnly) opt.enc_mask = r.mask;
     else opt.self_mask = r.mask;
     opt.capture = capture ? CaptureFilter::all() : CaptureFilter::none();
+    opt.pool = r.pool;
     return opt;
 }
 
@@ -90,8 +91,8 @@ ForwardOptions options_for(const ForwardRequest& r, bool capture) {
 bool compute_logit_lens(const Model& m, const Trace& trace, const std::string& stack, Snapshot& s,
                         const std::function<bool()>& cancel) {
     const ModelConfig& c = m.config();
-    const Tensor* head = m.find_weight("lm_head.weight");
-    if (!head) head = m.find_weight("tok_emb.weight");
+    const Tensor* head = m.find_stored_weight("lm_head.weight");  // as stored: half precision is widened per panel
+    if (!head) head = m.find_stored_weight("tok_emb.weight");
     if (!head || head->dim(0) != c.vocab_size) return true;
     const Tensor* nw = m.find_weight(stack + ".final_norm.weight");
     const Tensor* nb = m.find_weight(stack + ".final_norm.bias");
@@ -110,7 +111,7 @@ bool compute_logit_lens(const Model& m, const Trace& trace, const std::string& s
         const bool reuse = i == c.n_layers - 1 && out && s.logits.rows() == x.rows() && s.logits.cols() == c.vocab_size &&
                            out->numel() == x.size() && (out->mat() - x).cwiseAbs().maxCoeff() <= 1e-5f * (1.0f + x.cwiseAbs().maxCoeff());
         MatrixRM computed;
-        if (!reuse) computed.noalias() = x * head->mat().transpose();
+        if (!reuse) matmul_weight_t(x, *head, computed);
         const MatrixRM& logits = reuse ? s.logits : computed;
         std::vector<int> am(size_t(logits.rows()));
         std::vector<float> pr(size_t(logits.rows()));
@@ -155,7 +156,19 @@ std::shared_ptr<const Snapshot> run_forward_request(const ForwardRequest& r, uin
             return s;  // empty text: nothing to run, not an error
         }
         if (r.kind != ForwardRequest::Kind::Generate) {
-            ForwardResult out = run_model(*r.model, s->tokens->ids, options_for(r, r.capture_all), src);
+            ForwardResult out;
+            if (r.kind == ForwardRequest::Kind::Forward && r.memory && r.model->config().arch == Arch::DecoderOnly) {
+                if (r.memory->model != r.model) {
+                    r.memory->state.reset();
+                    r.memory->model = r.model;
+                }
+                IncrementalStats stats;
+                out = forward_incremental(*r.model, s->tokens->ids, options_for(r, r.capture_all), r.memory->state,
+                                          &stats);
+                s->reused_positions = stats.reused;
+            } else {
+                out = run_model(*r.model, s->tokens->ids, options_for(r, r.capture_all), src);
+            }
             s->logits = std::move(out.logits);
             s->trace = out.trace;
             if (r.logit_lens && s->trace) {
@@ -264,6 +277,8 @@ void ForwardWorker::loop() {
         m_pending.reset();
         m_running = true;
         lk.unlock();
+        if (!req.pool) req.pool = m_pool;
+        if (!req.memory && req.kind == ForwardRequest::Kind::Forward) req.memory = m_memory;
         if (req.kind == ForwardRequest::Kind::Forward)
         {
             req.publish_partial = [this](std::shared_ptr<const Snapshot> s) {

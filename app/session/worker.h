@@ -6,6 +6,7 @@
 
 #include "app/session/text_codec.h"
 #include "core/decode.h"
+#include "core/incremental.h"
 #include "core/model.h"
 
 #include <atomic>
@@ -35,6 +36,13 @@ struct SamplingOptions {
 
 struct Snapshot;
 
+/// What the worker remembers of its last forward so the next keystroke computes only the changed tail
+/// (core/incremental.h). Used by one thread at a time (the worker's); holds the model so its address stays unique.
+struct ForwardMemory {
+    std::shared_ptr<const Model> model;
+    IncrementalState state;
+};
+
 struct ForwardRequest {
     /// Translate (encoder–decoder models with a TranslationSpec): decode the source with `decode`, then run the
     /// traced forward on source + the decoded target; the snapshot carries the decoding steps.
@@ -61,6 +69,12 @@ struct ForwardRequest {
     /// Set by ForwardWorker: true once a newer request waits. After publish_partial, the logit lens stops between
     /// layers and the partial snapshot is the result (the newer request gets its own lens).
     std::function<bool()> superseded;
+    /// Set by ForwardWorker: the trace's buffers come from (and return to, when the snapshot is released) this pool,
+    /// so typing touches no fresh pages. Unset: plain allocations.
+    std::shared_ptr<TensorPool> pool;
+    /// Set by ForwardWorker: reuse of the previous forward's prefix (decoder-only, causal mask, no edits; anything
+    /// else recomputes everything). Unset: a full forward.
+    std::shared_ptr<ForwardMemory> memory;
 };
 
 struct Snapshot {
@@ -83,6 +97,7 @@ struct Snapshot {
     std::string error;                  ///< non-empty when the forward threw
     double compute_ms = 0.0;
     bool partial = false;               ///< the logit lens is still being computed (a complete snapshot follows)
+    int reused_positions = 0;           ///< positions taken from the previous forward (incremental typing)
     /// "dec" for decoder stacks, "enc" for encoder-only models.
     [[nodiscard]] std::string stack() const;
     [[nodiscard]] int n_layers() const;
@@ -130,6 +145,8 @@ private:
     bool m_running = false, m_stop = false;
     uint64_t m_next_id = 1, m_dropped = 0, m_completed = 0;
     std::shared_ptr<const Snapshot> m_latest, m_latest_gen;
+    std::shared_ptr<TensorPool> m_pool = std::make_shared<TensorPool>();
+    std::shared_ptr<ForwardMemory> m_memory = std::make_shared<ForwardMemory>();
     std::thread m_thread;
 };
 

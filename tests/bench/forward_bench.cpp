@@ -2,7 +2,9 @@
 // at T = 32, with full trace capture (and without, to show the capture cost), plus a plain Eigen sgemm of a
 // comparable shape, and with logits for the last position only (ForwardOptions::all_logits = false, full capture
 // otherwise: the LM head is one row instead of T). Compare with tests/reference/bench_forward_torch.py (same shapes, PyTorch, 1 thread).
+#include "core/incremental.h"
 #include "core/model.h"
+#include "core/threads.h"
 
 #include <benchmark/benchmark.h>
 
@@ -74,6 +76,70 @@ void run_forward(benchmark::State& state, bool big, bool capture, bool all_logit
     state.counters["traced"] = static_cast<double>(traced);
     state.SetLabel(kMallocTuned ? "malloc tuned" : "malloc defaults");
 }
+
+// As the app's worker asks (issue #14): full capture, every logits row, trace buffers from the worker's pool (handed
+// back when the result is dropped), on range(1) compute threads.
+void BM_ForwardGpt2SmallApp(benchmark::State& state) {
+    const Model& m = cached_model(true);
+    const int T = static_cast<int>(state.range(0));
+    set_compute_threads(static_cast<int>(state.range(1)));
+    std::vector<int> ids(T);
+    for (int t = 0; t < T; ++t) ids[t] = (t * 7919) % m.config().vocab_size;
+    ForwardOptions opt;
+    opt.capture = CaptureFilter::all();
+    opt.pool = std::make_shared<TensorPool>();
+    size_t bytes = 0;
+    { const ForwardResult warm = forward(m, ids, opt); }  // the pool holds a trace's buffers, as in the app
+    for (auto _ : state) {
+        ForwardResult r = forward(m, ids, opt);
+        benchmark::DoNotOptimize(r.logits.data());
+        bytes = r.trace->bytes();
+    }
+    set_compute_threads(1);
+    state.counters["FLOP/s"] = benchmark::Counter(forward_flops(m.config(), T), benchmark::Counter::kIsIterationInvariantRate);
+    state.counters["trace_MB"] = double(bytes) / 1e6;
+}
+// CPU time is the whole process's (every thread): on the shared VM wall time mostly measures the other tenants.
+BENCHMARK(BM_ForwardGpt2SmallApp)
+    ->ArgsProduct({{16, 64, 256, 1024}, {1, 2}})
+    ->ArgNames({"T", "threads"})
+    ->MeasureProcessCPUTime()
+    ->Unit(benchmark::kMillisecond);
+
+// Typing: a 128-token sentence is in the worker's memory; each iteration changes the 129th token and runs the
+// incremental forward (full capture, pool), which computes one position and splices the trace. Compare with
+// BM_ForwardGpt2SmallApp at T = 128 / 129 (the full forward the app ran before).
+void BM_AppendOneTokenGpt2Small(benchmark::State& state) {
+    const Model& m = cached_model(true);
+    set_compute_threads(static_cast<int>(state.range(0)));
+    std::vector<int> ids(128);
+    for (int t = 0; t < 128; ++t) ids[t] = (t * 7919) % m.config().vocab_size;
+    ForwardOptions opt;
+    opt.capture = CaptureFilter::all();
+    opt.pool = std::make_shared<TensorPool>();
+    IncrementalState st;
+    (void)forward_incremental(m, ids, opt, st);
+    ids.push_back(0);
+    int k = 0;
+    IncrementalStats stats;
+    for (int warm = 0; warm < 3; ++warm) {  // the pool reaches its steady state, as in the app
+        ids.back() = 1001 + warm;
+        (void)forward_incremental(m, ids, opt, st, &stats);
+    }
+    for (auto _ : state) {
+        ids.back() = 1 + (k++ % 1000);
+        ForwardResult r = forward_incremental(m, ids, opt, st, &stats);
+        benchmark::DoNotOptimize(r.logits.data());
+    }
+    set_compute_threads(1);
+    state.counters["computed"] = stats.computed;
+}
+BENCHMARK(BM_AppendOneTokenGpt2Small)->Arg(1)->Arg(2)->ArgName("threads")->MeasureProcessCPUTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ForwardGpt2SmallApp)
+    ->Args({128, 1})->Args({128, 2})
+    ->ArgNames({"T", "threads"})
+    ->MeasureProcessCPUTime()
+    ->Unit(benchmark::kMillisecond);
 
 void BM_ForwardGpt2Small(benchmark::State& s) { run_forward(s, true, true); }
 void BM_ForwardGpt2SmallNoCapture(benchmark::State& s) { run_forward(s, true, false); }

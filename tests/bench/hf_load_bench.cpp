@@ -170,7 +170,8 @@ ForwardMemory measure_forward_memory(const fs::path& dir, int T, bool all_logits
         opt.all_logits = all_logits;
         const ForwardResult out = forward(*m, ids, opt);
         r.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-        for (const std::string& name : out.trace->names()) r.trace_bytes += 4.0 * double(out.trace->find(name)->numel());
+        // What the forward stored; derived entries (scores_scaled, scores_masked) cost nothing until a reader asks.
+        r.trace_bytes = double(out.trace->bytes());
         r.logits_bytes = 4.0 * double(out.logits.size());
         r.traced = int(out.trace->size());
         r.peak_kb = status_kb("VmHWM:");

@@ -1,15 +1,18 @@
 # PyTorch counterpart of tests/bench/forward_bench.cpp: a GPT-2-small-shaped decoder (12 layers, d_model 768,
 # 12 heads, d_ff 3072, vocab 50257, pre-LayerNorm, GELU-tanh, learned positions, tied head), 1 thread, fp32.
-# T = 64 also with logits for the last position only (ForwardOptions::all_logits = false on our side).
-# Run: OPENBLAS_NUM_THREADS=1 /usr/bin/python3 tests/reference/bench_forward_torch.py   (prints ms per forward)
+# T = 16, 64, 256, 1024 (every logits row, as BM_ForwardGpt2SmallApp) on 1 and 2 threads, T = 64 also with logits
+# for the last position only (ForwardOptions::all_logits = false on our side).
+# Run: /usr/bin/python3 tests/reference/bench_forward_torch.py [THREADS...]   (default 1 2; prints wall and CPU ms
+# per forward; CPU time of all threads, comparable with ts_bench's process CPU time on a busy machine)
 import math
+import os
 import statistics
+import sys
 import time
 
 import torch
 import torch.nn.functional as F
 
-torch.set_num_threads(1)
 V, D, H, L, FF, MAXLEN = 50257, 768, 12, 12, 3072, 1024
 
 
@@ -50,19 +53,25 @@ class Gpt2(torch.nn.Module):
 def main():
     torch.manual_seed(0)
     model = Gpt2().eval()
-    print(f"torch {torch.__version__}, threads {torch.get_num_threads()}")
+    threads = [int(a) for a in sys.argv[1:]] or [1, 2]
+    print(f"torch {torch.__version__}, load average {os.getloadavg()[0]:.2f}")
+    cases = ((16, True), (64, True), (128, True), (256, True), (1024, True), (64, False))
     with torch.no_grad():
-        for T, all_logits in ((16, True), (64, True), (256, True), (64, False)):
-            ids = torch.arange(T) * 7919 % V
-            model(ids, all_logits)
-            times = []
-            for _ in range(10 if T < 256 else 5):
-                t0 = time.perf_counter()
+        for n in threads:
+            torch.set_num_threads(n)
+            for T, all_logits in cases:
+                ids = torch.arange(T) * 7919 % V
                 model(ids, all_logits)
-                times.append((time.perf_counter() - t0) * 1e3)
-            what = "" if all_logits else ", last-position logits only"
-            print(f"gpt2_small T={T}{what}: {statistics.median(times):.1f} ms per forward (median of {len(times)})")
-
+                times, cpu = [], []
+                for _ in range(10 if T < 256 else 5 if T < 1024 else 3):
+                    t0, c0 = time.perf_counter(), time.process_time()
+                    model(ids, all_logits)
+                    times.append((time.perf_counter() - t0) * 1e3)
+                    cpu.append((time.process_time() - c0) * 1e3)
+                what = "" if all_logits else ", last-position logits only"
+                print(f"gpt2_small T={T} threads={torch.get_num_threads()}{what}: "
+                      f"{statistics.median(times):.1f} ms per forward, {statistics.median(cpu):.1f} ms CPU "
+                      f"(all threads; median of {len(times)})")
 
 if __name__ == "__main__":
     main()

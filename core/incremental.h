@@ -1,0 +1,42 @@
+// Incremental forward for typing: when the new token ids keep a prefix of the previous call's, a decoder-only model
+// with a causal mask computes only the changed tail (its keys/values from a KVCache, its trace rows fresh) and the
+// prefix's trace rows are reused. The result equals a full forward (≤ 1e-6, tests/core/incremental_test.cpp).
+#pragma once
+
+#include "core/model.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ts {
+
+/// What forward_incremental remembers between calls (one per compute thread; not thread-safe).
+struct IncrementalState {
+    const Model* model = nullptr;         ///< the model the state belongs to (compared by address)
+    std::vector<int> ids;                 ///< ids of the last call
+    KVCache cache;                        ///< keys/values of every position of `ids`
+    std::shared_ptr<const Trace> trace;   ///< the last call's full trace
+    MatrixRM hidden, logits;              ///< its ForwardResult::hidden, ::logits (empty when `trace` holds them)
+    std::string knobs;                    ///< temperature, mask, capture and logits setting the state was made with
+    void reset() { *this = IncrementalState(); }
+};
+
+/// How the last call ran.
+struct IncrementalStats {
+    int reused = 0;       ///< prefix positions taken from the state
+    int computed = 0;     ///< positions run through the model
+    std::string full_reason;  ///< why everything was recomputed ("" when the prefix was reused)
+};
+
+/// forward(m, ids, opt) for a decoder-only model, reusing the longest prefix `ids` shares with `state.ids` when the
+/// state was made by the same model with the same knobs. Reuse needs: Arch::DecoderOnly, a Causal self-mask without
+/// key padding, no activation edits, capture all or none. Everything else — encoders (each position sees every
+/// other, so one new token changes every row), non-causal or sliding masks, padding, edits —
+/// is a full recompute (then stats->full_reason says why; the state is emptied). A changed first token or other settings
+/// (temperature, capture, all_logits) recompute everything too and keep this call for the next one.
+/// Errors as forward(). state is left empty when it throws.
+[[nodiscard]] ForwardResult forward_incremental(const Model& m, const std::vector<int>& ids, const ForwardOptions& opt,
+                                                IncrementalState& state, IncrementalStats* stats = nullptr);
+
+}  // namespace ts

@@ -1,0 +1,49 @@
+// Process-wide compute thread count: Eigen's OpenMP GEMMs and the core's own `omp parallel for` over heads.
+#include "core/threads.h"
+
+#include <Eigen/Core>
+
+#include <algorithm>
+#include <atomic>
+#include <charconv>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+namespace ts {
+
+namespace {
+std::atomic<int> g_threads{1};
+const bool kEigenSingle = [] {
+    Eigen::setNbThreads(1);  // Eigen's default with OpenMP is every core; the core starts at 1 like torch here
+    return true;
+}();
+}  // namespace
+
+int set_compute_threads(int n, bool eigen_gemm) {
+    (void)kEigenSingle;
+#ifdef _OPENMP
+    n = std::clamp(n, 1, 256);
+#else
+    n = 1;
+#endif
+    g_threads.store(n);
+    Eigen::setNbThreads(eigen_gemm ? n : 1);
+    return n;
+}
+
+int compute_threads() { return g_threads.load(); }
+
+int hardware_threads() { return std::max(1, static_cast<int>(std::thread::hardware_concurrency())); }
+
+int default_worker_threads() { return std::max(1, hardware_threads() - 1); }
+
+int parse_thread_count(const std::string_view text) {
+    int n = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+    if (ec != std::errc() || end != text.data() + text.size() || n < 1 || n > 256)
+        throw std::invalid_argument("--threads expects an integer from 1 to 256, got '" + std::string(text) + "'");
+    return n;
+}
+
+}  // namespace ts

@@ -1,0 +1,330 @@
+// The performance paths give the values of the plain ones: trace buffers from a TensorPool, derived score entries
+// (scores_scaled, scores_masked computed on first read), several compute threads, and the incremental forward that
+// reuses a shared prefix (issue #14).
+#include "core/incremental.h"
+#include "core/model.h"
+#include "core/threads.h"
+
+#include "tests/test_util.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace ts {
+namespace {
+
+ModelConfig gpt_config() {
+    ModelConfig c;
+    c.name = "gpt_small";
+    c.vocab_size = 60;
+    c.d_model = 32;
+    c.n_heads = 4;
+    c.n_kv_heads = 4;
+    c.d_ff = 64;
+    c.n_layers = 2;
+    c.max_seq_len = 64;
+    c.activation = Activation::GELUTanh;
+    return c;
+}
+
+ModelConfig llama_config() {
+    ModelConfig c = gpt_config();
+    c.name = "llama_small";
+    c.n_heads = 8;
+    c.n_kv_heads = 2;
+    c.norm = NormKind::RMSNorm;
+    c.activation = Activation::SwiGLU;
+    c.position = PositionKind::RoPE;
+    c.qk_norm = true;
+    c.ffn_bias = c.attn_qkv_bias = c.attn_out_bias = false;
+    c.tie_embeddings = false;
+    return c;
+}
+
+Model random_model(const ModelConfig& c, uint64_t seed, float scale = 10.0f) {
+    WeightMap w = init_weights(c, seed);
+    for (auto& [name, t] : w)
+        if (t.rank() == 2)
+            for (float& v : t.data) v *= scale;  // ×10: attention far from uniform
+    return Model(c, std::move(w));
+}
+
+std::vector<int> ids_of(int T, int vocab, int seed) {
+    std::vector<int> ids;
+    for (int t = 0; t < T; ++t) ids.push_back((t * 7 + seed * 13 + 3) % vocab);
+    return ids;
+}
+
+ForwardOptions capture_all() {
+    ForwardOptions o;
+    o.capture = CaptureFilter::all();
+    return o;
+}
+
+// Equal values (−∞ of masked scores included) or |a − e| ≤ atol + rtol·|e|; reports the first bad index.
+::testing::AssertionResult close_values(const Tensor& a, const Tensor& e, float atol, float rtol) {
+    if (a.shape != e.shape) return ::testing::AssertionFailure() << a.shape_str() << " vs " << e.shape_str();
+    for (int64_t i = 0; i < e.numel(); ++i) {
+        const float x = a.data[size_t(i)], y = e.data[size_t(i)];
+        if (x == y) continue;
+        if (!(std::abs(double(x) - double(y)) <= atol + rtol * std::abs(double(y))))
+            return ::testing::AssertionFailure() << "index " << i << ": " << x << " vs " << y;
+    }
+    return ::testing::AssertionSuccess();
+}
+
+// Every name of `expected` is in `actual` (same order), same shape, values within atol + rtol.
+void expect_same_trace(const Trace& actual, const Trace& expected, float atol, float rtol, const std::string& what) {
+    ASSERT_EQ(actual.names(), expected.names()) << what;
+    for (const std::string& n : expected.names())
+        EXPECT_TRUE(close_values(actual.at(n), expected.at(n), atol, rtol)) << what << ": " << n;
+}
+
+// Float rounding, measured on the tensor's own scale: max |a − e| ≤ tol · max(1, max |e|) (finite entries; equal
+// infinities agree). The tail of an incremental forward runs (1, d) products where the full forward runs (T, d)
+// ones, so single elements differ in their last bits (about 2e-6 relative with these ×10 weights).
+::testing::AssertionResult equal_to_rounding(const Tensor& a, const Tensor& e, double tol) {
+    if (a.shape != e.shape) return ::testing::AssertionFailure() << a.shape_str() << " vs " << e.shape_str();
+    double scale = 1.0, max_err = 0.0;
+    int64_t worst = -1;
+    for (float y : e.data) if (std::isfinite(y)) scale = std::max(scale, double(std::abs(y)));
+    for (int64_t i = 0; i < e.numel(); ++i) {
+        const float x = a.data[size_t(i)], y = e.data[size_t(i)];
+        if (x == y) continue;
+        const double err = std::isfinite(x) && std::isfinite(y) ? std::abs(double(x) - double(y)) : INFINITY;
+        if (err > max_err) max_err = err, worst = i;
+    }
+    if (max_err <= tol * scale) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << "max |err| " << max_err << " at " << worst << " > " << tol << " x scale "
+                                         << scale;
+}
+
+void expect_trace_equal_to_rounding(const Trace& actual, const Trace& expected, double tol, const std::string& what) {
+    ASSERT_EQ(actual.names(), expected.names()) << what;
+    for (const std::string& n : expected.names())
+        EXPECT_TRUE(equal_to_rounding(actual.at(n), expected.at(n), tol)) << what << ": " << n;
+}
+
+// --- pool and derived entries -----------------------------------------------------------------------------------
+
+TEST(TensorPool, ReusesGivenBuffersBestFitAndRespectsTheLimit) {
+    TensorPool pool(1 << 20);
+    std::vector<float> a = pool.take(1000);
+    EXPECT_EQ(a.size(), 0u);
+    EXPECT_GE(a.capacity(), 1000u);
+    const float* pa = a.data();
+    pool.give(std::move(a));
+    EXPECT_GE(pool.bytes_held(), 4000u);
+    std::vector<float> b = pool.take(900);  // fits in the given buffer: no new allocation
+    EXPECT_EQ(b.data(), pa);
+    EXPECT_EQ(pool.bytes_held(), 0u);
+    std::vector<float> big;
+    big.reserve(1 << 20);  // 4 MB > limit: freed, not kept
+    pool.give(std::move(big));
+    EXPECT_EQ(pool.bytes_held(), 0u);
+}
+
+TEST(TensorPool, TracesHandTheirBuffersBackAndTheNextForwardReusesThem) {
+    const Model m = random_model(gpt_config(), 3);
+    ForwardOptions opt = capture_all();
+    opt.pool = std::make_shared<TensorPool>();
+    const std::vector<int> ids = ids_of(12, m.config().vocab_size, 1);
+    const ForwardResult plain = forward(m, ids, capture_all());
+    {
+        const ForwardResult r = forward(m, ids, opt);
+        EXPECT_EQ(opt.pool->bytes_held(), 0u);
+    }
+    const size_t held = opt.pool->bytes_held();
+    EXPECT_GT(held, 0u);
+    const ForwardResult again = forward(m, ids, opt);
+    EXPECT_LT(opt.pool->bytes_held(), held);  // taken from the pool
+    expect_same_trace(*again.trace, *plain.trace, 0.0f, 0.0f, "pooled");
+}
+
+TEST(Trace, ScaledAndMaskedScoresAreDerivedOnFirstReadWithTheValuesOfTheOperations) {
+    for (const ModelConfig& c : {gpt_config(), llama_config()}) {
+        const Model m = random_model(c, 5);
+        ForwardOptions opt = capture_all();
+        opt.temperature = 0.7f;
+        const std::vector<int> ids = ids_of(9, c.vocab_size, 2);
+        const ForwardResult r = forward(m, ids, opt);
+        const std::string b = "dec.1.attn.";
+        EXPECT_TRUE(r.trace->is_pending(b + "scores_scaled")) << c.name;
+        EXPECT_FALSE(r.trace->is_pending(b + "scores")) << c.name;
+        const Tensor& sc = r.trace->at(b + "scores");
+        const Tensor& scaled = r.trace->at(b + "scores_scaled");
+        const Tensor& masked = r.trace->at(b + "scores_masked");
+        const Tensor& probs = r.trace->at(b + "probs");
+        EXPECT_FALSE(r.trace->is_pending(b + "scores_scaled"));
+        const int H = c.n_heads, T = int(ids.size());
+        const float inv = 1.0f / std::sqrt(float(c.d_head()));
+        for (int h = 0; h < H; ++h)
+            for (int t = 0; t < T; ++t) {
+                double z = 0;
+                for (int s = 0; s <= t; ++s) z += std::exp(double(masked.data[(h * T + t) * T + s]) / 0.7);
+                for (int s = 0; s < T; ++s) {
+                    const size_t i = size_t((h * T + t) * T + s);
+                    EXPECT_EQ(scaled.data[i], sc.data[i] * inv);
+                    if (s > t) {
+                        EXPECT_EQ(masked.data[i], -INFINITY);
+                        EXPECT_EQ(probs.data[i], 0.0f);
+                    } else {
+                        EXPECT_EQ(masked.data[i], scaled.data[i]);
+                        EXPECT_NEAR(probs.data[i], std::exp(double(masked.data[i]) / 0.7) / z, 1e-6);
+                    }
+                }
+            }
+    }
+}
+
+TEST(Trace, AFilterWithoutRawScoresStillRecordsScaledAndMaskedScores) {
+    const Model m = random_model(gpt_config(), 6);
+    const std::vector<int> ids = ids_of(7, m.config().vocab_size, 3);
+    const ForwardResult all = forward(m, ids, capture_all());
+    ForwardOptions opt;
+    opt.capture = CaptureFilter::prefixes({"dec.0.attn.scores_"});
+    const ForwardResult some = forward(m, ids, opt);
+    ASSERT_EQ(some.trace->names(), (std::vector<std::string>{"dec.0.attn.scores_scaled", "dec.0.attn.scores_masked"}));
+    for (const std::string& n : some.trace->names())
+        EXPECT_TRUE(close_values(some.trace->at(n), all.trace->at(n), 0.0f, 0.0f)) << n;
+}
+
+// --- threads ----------------------------------------------------------------------------------------------------
+
+TEST(Threads, TwoThreadsGiveTheSingleThreadedTraceWithinTheFamilyTolerance) {
+    if (set_compute_threads(2) != 2) GTEST_SKIP() << "built without OpenMP";
+    for (const ModelConfig& c : {gpt_config(), llama_config()}) {
+        const Model m = random_model(c, 7);
+        const std::vector<int> ids = ids_of(40, c.vocab_size, 4);
+        set_compute_threads(2);
+        const ForwardResult two = forward(m, ids, capture_all());
+        set_compute_threads(1);
+        const ForwardResult one = forward(m, ids, capture_all());
+        expect_same_trace(*two.trace, *one.trace, 1e-5f, 1e-5f, c.name + " 2 threads");
+    }
+    set_compute_threads(1);
+}
+
+TEST(Threads, ParseThreadCountRejectsNonsenseWithOneLine) {
+    EXPECT_EQ(parse_thread_count("3"), 3);
+    for (const char* bad : {"0", "-1", "x", "2.5", "", "1000"})
+        EXPECT_THROW((void)parse_thread_count(bad), std::invalid_argument) << bad;
+    EXPECT_GE(default_worker_threads(), 1);
+}
+
+// Weights ×3 of init_weights' (std 0.06): attention already far from uniform. With ×10 the largest difference between
+// an incremental and a full forward is 1.7e-6 of a tensor's scale (llama_small, layer 1's scores after qk-norm).
+constexpr float kIncrementalWeightScale = 3.0f;
+
+// --- incremental forward ----------------------------------------------------------------------------------------
+
+TEST(Incremental, EveryEditThatKeepsAPrefixEqualsAFullRecompute) {
+    for (const ModelConfig& c : {gpt_config(), llama_config()}) {
+        const Model m = random_model(c, 11, kIncrementalWeightScale);
+        ForwardOptions opt = capture_all();
+        opt.pool = std::make_shared<TensorPool>();
+        IncrementalState st;
+        IncrementalStats stats;
+        const std::vector<int> base = ids_of(20, c.vocab_size, 5);
+        std::vector<std::vector<int>> edits = {base};
+        std::vector<int> e = base;
+        e.push_back(7);
+        edits.push_back(e);                                  // append one token
+        e.back() = 9;
+        edits.push_back(e);                                  // replace the last token
+        e.erase(e.begin() + 15, e.end());
+        edits.push_back(e);                                  // delete a tail
+        e.insert(e.begin() + 10, {1, 2, 3});
+        edits.push_back(e);                                  // insert in the middle
+        edits.push_back(e);                                  // unchanged
+        e[0] = (e[0] + 1) % c.vocab_size;
+        edits.push_back(e);                                  // first token changed: full
+        const std::vector<int> expect_reused = {0, 20, 20, 14, 10, 17, 0};
+        for (size_t k = 0; k < edits.size(); ++k) {
+            const ForwardResult inc = forward_incremental(m, edits[k], opt, st, &stats);
+            const ForwardResult full = forward(m, edits[k], capture_all());
+            const std::string what = c.name + " edit " + std::to_string(k);
+            EXPECT_EQ(stats.reused, expect_reused[k]) << what;
+            EXPECT_EQ(stats.reused + stats.computed, int(edits[k].size())) << what;
+            expect_trace_equal_to_rounding(*inc.trace, *full.trace, 1e-6, what);
+            EXPECT_TRUE(equal_to_rounding(Tensor({inc.logits.rows(), inc.logits.cols()},
+                                                 std::vector<float>(inc.logits.data(), inc.logits.data() + inc.logits.size())),
+                                          full.trace->at("logits"), 1e-6)) << what;
+        }
+    }
+}
+
+TEST(Incremental, WithoutCaptureOnlyLogitsAndLastPositionLogitsAlsoMatch) {
+    const Model m = random_model(llama_config(), 12);
+    ForwardOptions opt;
+    opt.all_logits = false;
+    IncrementalState st;
+    IncrementalStats stats;
+    std::vector<int> ids = ids_of(16, m.config().vocab_size, 6);
+    (void)forward_incremental(m, ids, opt, st, &stats);
+    ids.push_back(4);
+    const ForwardResult inc = forward_incremental(m, ids, opt, st, &stats);
+    EXPECT_EQ(stats.computed, 1);
+    const MatrixRM full = forward(m, ids, opt).logits;
+    EXPECT_LE((inc.logits - full).cwiseAbs().maxCoeff(), 1e-6f * std::max(1.0f, full.cwiseAbs().maxCoeff()));
+}
+
+TEST(Incremental, EncodersNonCausalMasksEditsAndNewSettingsRecomputeEverything) {
+    const Model dec = random_model(gpt_config(), 13);
+    ModelConfig ec = gpt_config();
+    ec.arch = Arch::EncoderOnly;
+    const Model enc = random_model(ec, 13);
+    const std::vector<int> ids = ids_of(10, 60, 7);
+    std::vector<int> longer = ids;
+    longer.push_back(5);
+    IncrementalStats stats;
+
+    IncrementalState st;
+    (void)forward_incremental(enc, ids, capture_all(), st, &stats);
+    const ForwardResult e = forward_incremental(enc, longer, capture_all(), st, &stats);
+    EXPECT_EQ(stats.reused, 0);
+    EXPECT_NE(stats.full_reason.find("encoder"), std::string::npos);
+    expect_same_trace(*e.trace, *forward(enc, longer, capture_all()).trace, 0.0f, 0.0f, "encoder");
+
+    ForwardOptions window = capture_all();
+    window.self_mask = MaskSpec{MaskKind::SlidingWindow, 3, {}, {}};
+    (void)forward_incremental(dec, ids, window, st, &stats);
+    (void)forward_incremental(dec, longer, window, st, &stats);
+    EXPECT_EQ(stats.reused, 0);
+    EXPECT_EQ(stats.full_reason, "the mask is not causal");
+
+    (void)forward_incremental(dec, ids, capture_all(), st, &stats);
+    ForwardOptions hotter = capture_all();
+    hotter.temperature = 2.0f;
+    const ForwardResult h = forward_incremental(dec, longer, hotter, st, &stats);
+    EXPECT_EQ(stats.reused, 0);
+    expect_same_trace(*h.trace, *forward(dec, longer, hotter).trace, 0.0f, 0.0f, "temperature changed");
+    const ForwardResult again = forward_incremental(dec, longer, hotter, st, &stats);  // now reusable
+    EXPECT_EQ(stats.reused, int(longer.size()) - 1);
+    expect_trace_equal_to_rounding(*again.trace, *h.trace, 1e-6, "same settings");
+
+    ForwardOptions edited = capture_all();
+    edited.edits.push_back(ActivationEdit{"dec.0.attn.head_out", 1, -1, EditKind::Zero, {}});
+    (void)forward_incremental(dec, longer, edited, st, &stats);
+    EXPECT_EQ(stats.full_reason, "activation edits");
+}
+
+TEST(Incremental, AnErrorLeavesTheStateEmptyAndTheNextCallCorrect) {
+    const Model m = random_model(gpt_config(), 14);
+    IncrementalState st;
+    std::vector<int> ids = ids_of(8, 60, 8);
+    (void)forward_incremental(m, ids, capture_all(), st, nullptr);
+    std::vector<int> bad = ids;
+    bad.push_back(999);  // outside the vocabulary
+    EXPECT_THROW((void)forward_incremental(m, bad, capture_all(), st, nullptr), std::invalid_argument);
+    EXPECT_EQ(st.model, nullptr);
+    ids.push_back(2);
+    const ForwardResult r = forward_incremental(m, ids, capture_all(), st, nullptr);
+    expect_same_trace(*r.trace, *forward(m, ids, capture_all()).trace, 0.0f, 0.0f, "after error");
+}
+
+}  // namespace
+}  // namespace ts
