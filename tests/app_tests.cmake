@@ -57,3 +57,8 @@ if(EXISTS ${CMAKE_SOURCE_DIR}/assets/models/zh-en-transformer/model.safetensors)
                    -P ${CMAKE_CURRENT_SOURCE_DIR}/app/window/run_window_test.cmake)
   set_tests_properties(app_window_translation_cross_attention PROPERTIES TIMEOUT 600 RUN_SERIAL TRUE)
 endif()
+# Translation in the window on a tiny model the test trains: --translate fills the target, cross-attention shows.
+add_test(NAME app_window_translation_tiny_model
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/app/window/translation_window_test.sh $<TARGET_FILE:transformer-studio>
+                 $<TARGET_FILE:ts_png_check> ${CMAKE_BINARY_DIR}/screenshots/translation_tiny)
+set_tests_properties(app_window_translation_tiny_model PROPERTIES TIMEOUT 300 RUN_SERIAL TRUE)
