@@ -14,12 +14,7 @@ rm -rf "$out"
 mkdir -p "$out"
 fail() { echo "FAIL: $*"; exit 1; }
 
-"$ts" tokenizer train --input "$data/pairs_tiny.tsv" --vocab-size 380 --min-frequency 1 --out "$out/tok" \
-    --special "<|endoftext|>,<pad>,<2en>,<2zh>" > /dev/null
-"$ts" train --config "$data/encdec_tiny.json" --tokenizer "$out/tok/tokenizer.json" --pairs "$data/pairs_tiny.tsv" \
-    --direction both --val-fraction 0.1 --out "$out/model" --steps 400 --batch 16 --batch-tokens 256 \
-    --schedule cosine --lr 3e-3 --warmup 20 --label-smoothing 0 --dropout 0 --eval-every 400 --log-every 400 \
-    --seed 3 2> "$out/train.log" || { cat "$out/train.log"; fail "training the test model"; }
+bash "$(dirname "$0")/../../cli/train_tiny_translation_model.sh" "$ts" "$out"
 head -5 "$data/pairs_tiny.tsv" > "$out/model/examples.tsv"
 src=$(head -2 "$data/pairs_tiny.tsv" | tail -1 | cut -f1)
 ref=$(head -2 "$data/pairs_tiny.tsv" | tail -1 | cut -f2)
