@@ -90,9 +90,11 @@ std::string generate(const Model& m, const ui::TextCodec& codec, const std::stri
     return prompt + codec.decode(out);
 }
 
-/// The training curve (train and held-out loss per step from DIR/train_log.jsonl) with the unigram baseline, as an
-/// SVG made by the project's own plotting layer.
-void write_loss_curve(const std::string& model_dir, double unigram_nats, const std::string& out_svg) {
+/// The training curve (train and held-out loss per step from DIR/train_log.jsonl) with the unigram baseline (left
+/// out when `unigram_nats` is NaN), as an SVG made by the project's own plotting layer. `formula` is the figure's
+/// formula line (what the loss is).
+void write_loss_curve(const std::string& model_dir, double unigram_nats, const std::string& out_svg,
+                      const std::string& formula = "mean next-token cross-entropy -log p(x_{t+1} | x_{<=t}) in nats") {
     std::ifstream log(model_dir + "/train_log.jsonl");
     if (!log) throw std::runtime_error("no train_log.jsonl in " + model_dir + " for --loss-curve");
     plot::Series train, val;
@@ -126,13 +128,14 @@ void write_loss_curve(const std::string& model_dir, double unigram_nats, const s
     }
     plot::Figure f;
     f.title = "Training curve";
-    f.formula = "mean next-token cross-entropy -log p(x_{t+1} | x_{<=t}) in nats";
+    f.formula = formula;
     f.x.label = "optimizer step";
     f.y.label = "cross-entropy";
     f.y.unit = "nats";
     f.series = {train, val};
     f.legend_location = plot::LegendLocation::SouthWest;  // the top right holds the stage labels
-    f.ref_lines.push_back({false, unigram_nats, "unigram baseline", {0.5f, 0.5f, 0.5f, 1.0f}});
+    if (!std::isnan(unigram_nats))
+        f.ref_lines.push_back({false, unigram_nats, "unigram baseline", {0.5f, 0.5f, 0.5f, 1.0f}});
     f.ref_lines.insert(f.ref_lines.end(), stages.begin(), stages.end());
     std::ofstream out(out_svg);
     if (!out) throw std::runtime_error("cannot write " + out_svg);
@@ -166,6 +169,10 @@ int run_eval(int argc, char** argv) {
         if (!args.has("pairs"))
             throw std::invalid_argument(model_dir + " is an encoder-decoder model: evaluate it on pairs with --pairs "
                                         "TEST.tsv");
+        if (args.has("loss-curve"))
+            write_loss_curve(model_dir, std::nan(""), args.get("loss-curve"),
+                             "target-token cross-entropy -log p(y_t | y_<t, x) in nats; the train loss is "
+                             "label-smoothed (0.1) and measured with dropout");
         return run_translation_eval(args, model_dir, m);
     }
     if (args.has("pairs"))

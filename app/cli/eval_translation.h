@@ -12,6 +12,7 @@ namespace ts::cli {
 inline const char* const kTranslationEvalUsage =
     "       transformer-studio eval --model DIR --pairs TEST.tsv [--train TRAIN.tsv] [--beam N] [--alignments FILE]\n"
     "         [--limit N] [--examples N] [--length-penalty A] [--json report.json] [--hyps DIR]\n"
+    "         [--loss-curve curve.svg]\n"
     "  Translation quality of an encoder-decoder model (DIR has translation.json), per direction: held-out\n"
     "  cross-entropy of the references, sacreBLEU-compatible chrF (chrF2, char 6-grams) and BLEU (tok zh for Chinese\n"
     "  output, 13a for English) of greedy search and of beam search with --beam N (default 4; 1 = greedy only), and\n"
@@ -19,7 +20,8 @@ inline const char* const kTranslationEvalUsage =
     "  character n-gram TF-IDF cosine). --alignments (assets/corpus/ibm1_align.py output) adds the cross-attention\n"
     "  alignment hit rate per decoder layer and head. --limit takes the first N pairs; --examples N (default 20)\n"
     "  held-out examples go to the JSON report; --hyps DIR writes every system's output and the references, one\n"
-    "  line per pair (DIR/en-zh.greedy.txt, .beam, .retrieval, .ref), for re-scoring with other tools.\n";
+    "  line per pair (DIR/en-zh.greedy.txt, .beam, .retrieval, .ref), for re-scoring with other tools.\n"
+    "  --loss-curve draws DIR/train_log.jsonl (train loss label-smoothed, held-out loss plain).\n";
 
 /// Runs the translation evaluation of `m` (loaded from model_dir, encoder-decoder) on an already parsed command line
 /// (--pairs required). Throws std::invalid_argument / std::runtime_error with a one-line message on bad input.
