@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""Writes MODEL_CARD.md for the bundled translation model from its config.json, train_log.jsonl, the corpus
+statistics of `corpus build --parallel zh-en`, the tokenizer measurement of assets/corpus/tokens_per_char.py and
+an `eval --pairs --json` report.
+
+  /usr/bin/python3 assets/models/write_translation_card.py --model assets/models/zh-en-transformer \
+      --eval report.json --corpus-stats corpus/zh-en/stats.json --tokenizer-stats tok.json \
+      --tokenizer-command "..." --train-command "..." --eval-command "..."
+"""
+import argparse
+import json
+import os
+
+
+def md_cell(s):
+    return s.replace("|", "\\|").replace("\n", " ")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--model", required=True)
+    ap.add_argument("--eval", required=True)
+    ap.add_argument("--corpus-stats", required=True)
+    ap.add_argument("--tokenizer-stats", required=True, help="assets/corpus/tokens_per_char.py --json output")
+    ap.add_argument("--tokenizer-command", required=True)
+    ap.add_argument("--train-command", required=True, action="append", help="repeat for each stage")
+    ap.add_argument("--eval-command", required=True)
+    ap.add_argument("--summary", default="")
+    ap.add_argument("--notes-file", default="", help="markdown appended at the end")
+    ap.add_argument("--examples-per-direction", type=int, default=10)
+    a = ap.parse_args()
+    cfg = json.load(open(os.path.join(a.model, "config.json")))
+    spec = json.load(open(os.path.join(a.model, "translation.json")))
+    rep = json.load(open(a.eval))
+    stats = json.load(open(a.corpus_stats))
+    log = [json.loads(l) for l in open(os.path.join(a.model, "train_log.jsonl")) if l.strip()]
+    last = log[-1]
+    val = [r for r in log if r.get("val_loss") is not None]
+    size_mb = os.path.getsize(os.path.join(a.model, "model.safetensors")) / 1e6
+    tok = json.load(open(a.tokenizer_stats))
+    arch = ", ".join("%s=%s" % (k, cfg[k]) for k in (
+        "d_model", "n_enc_layers", "n_layers", "n_heads", "d_ff", "vocab_size", "max_seq_len", "norm",
+        "norm_placement", "activation", "position", "scale_embeddings", "tie_embeddings"))
+    lines = [
+        "# %s" % cfg["name"], "",
+        a.summary, "",
+        "## Model", "",
+        "- Architecture: encoder-decoder as in \"Attention Is All You Need\" at small scale: %s." % arch,
+        "- Parameters: %d (%.1f MB as F32 safetensors)." % (rep["parameters"], size_mb),
+        "- One model for both directions: the source starts with a target-language token (%s), as in multilingual "
+        "NMT (Johnson et al. 2017). Decoder start and end token: `%s`."
+        % (", ".join("`%s` → %s" % (v, k) for k, v in sorted(spec["target_language_tokens"].items())),
+           spec["decoder_start"]),
+        "- Tokenizer: one byte-level BPE vocabulary of %d tokens shared by both languages, trained by this project's "
+        "BPE trainer on the training split. On the held-out Chinese side (%s) it uses %.2f tokens per Chinese "
+        "character (raw UTF-8 bytes would be 3), %.1f%% of Chinese characters stay split into bytes, and the 30 most "
+        "common two-character words become %.2f tokens on average; English takes %.2f tokens per word."
+        % (cfg["vocab_size"], os.path.basename(tok["data"]), tok["tokens_per_cjk_char"],
+           100 * tok["cjk_chars_left_as_bytes"], tok["common_2char_words_mean_tokens"], tok["tokens_per_en_word"]),
+        "",
+        "## Data", "",
+        "Human translations of user-interface messages from Debian 12's gettext catalogs (English msgid → Simplified "
+        "Chinese msgstr), rebuilt by `transformer-studio corpus build --parallel zh-en` "
+        "(assets/corpus/build_parallel.py); packages and licences in assets/corpus/SOURCES.md. The text is not "
+        "committed.", "",
+        "| split | pairs |", "|---|---:|",
+    ]
+    for k in ("train", "valid", "test"):
+        lines.append("| %s | %d |" % (k, stats["pairs"][k]))
+    lines += [
+        "", "Held-out splits are chosen by a hash of the normalised English side, so one English string never "
+        "lands on both sides. Mean length: %.1f English characters (%.1f words), %.1f Chinese characters."
+        % (stats["mean_chars"]["en"], stats["mean_en_words"], stats["mean_chars"]["zh"]), "",
+        "## Reproduce", "",
+        "```", a.tokenizer_command] + a.train_command + [a.eval_command, "```", "",
+        "## Training", "",
+        "- Steps: %d, wall time %.0f min on a shared 2-core machine (%.0f tokens/s at the end)."
+        % (last["step"], last["elapsed_s"] / 60, last["tokens_per_s"]),
+        "- Final train loss %.3f nats (label-smoothed, with dropout); held-out loss %.3f nats at step %d."
+        % (last.get("train_loss") or float("nan"), val[-1]["val_loss"], val[-1]["step"]), "",
+        "![training curve](loss_curve.svg)", "",
+        "## Quality on the held-out test split", "",
+        "chrF (chrF2, character 6-grams) and BLEU as sacreBLEU 2.x computes them (BLEU tokenizer `zh` for Chinese "
+        "output, `13a` for English). Retrieval is the baseline: the training translation of the most similar "
+        "training source by character n-gram TF-IDF cosine. Beam width %d, length penalty %.1f."
+        % (rep["beam"], rep.get("length_penalty", 1.0)), "",
+        "| direction | pairs | held-out CE (nats/token) | greedy chrF / BLEU | beam chrF / BLEU | retrieval chrF / "
+        "BLEU | beam − retrieval chrF |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for d, r in sorted(rep["directions"].items()):
+        beam = r.get("beam") or r["greedy"]
+        ret = r.get("retrieval")
+        lines.append("| %s | %d | %.3f | %.1f / %.1f | %.1f / %.1f | %s | %s |" % (
+            d, r["pairs"], r["held_out"]["cross_entropy_nats"], r["greedy"]["chrf"], r["greedy"]["bleu"],
+            beam["chrf"], beam["bleu"], "%.1f / %.1f" % (ret["chrf"], ret["bleu"]) if ret else "-",
+            "%+.1f" % (beam["chrf"] - ret["chrf"]) if ret else "-"))
+    lines += ["", "## Cross-attention alignment", "",
+              "How often the cross-attention argmax of a target token lands on a source token that IBM Model 1 "
+              "(assets/corpus/ibm1_align.py, fitted on the training split) aligns to it, on held-out pairs. The query "
+              "is either the decoder step that produces the token or the step that reads it (one step later).", "",
+              "| direction | query | best head | rate | best layer (head average) | rate | chance |",
+              "|---|---|---|---:|---|---:|---:|"]
+    for d, r in sorted(rep["directions"].items()):
+        al = r.get("alignment_hits")
+        if not al:
+            continue
+        for key, name in (("producing_step", "producing"), ("reading_step_shift1", "reading")):
+            if key not in al:
+                continue
+            h, l = al[key]["best_head"], al[key]["best_layer_head_average"]
+            lines.append("| %s | %s | L%d H%d | %.3f | L%d | %.3f | %.3f |" % (
+                d, name, h["layer"], h["head"], h["rate"], l["layer"], l["rate"], al["chance_rate"]))
+    lines += ["", "## Held-out examples", ""]
+    for d, r in sorted(rep["directions"].items()):
+        lines += ["### %s" % d, "", "| source | reference | ours (beam) | retrieval |", "|---|---|---|---|"]
+        for e in r["examples"][:a.examples_per_direction]:
+            lines.append("| %s | %s | %s | %s |" % tuple(md_cell(e.get(k, "")) for k in
+                                                       ("source", "reference", "beam", "retrieval")))
+        lines.append("")
+    lines += ["## Training log", "", "| step | train loss (nats) | held-out loss (nats) |", "|---:|---:|---:|"]
+    for r in val:
+        tl = r.get("train_loss")
+        lines.append("| %d | %s | %.3f |" % (r["step"], "%.3f" % tl if tl is not None else "-", r["val_loss"]))
+    if a.notes_file:
+        lines += ["", open(a.notes_file).read().rstrip()]
+    with open(os.path.join(a.model, "MODEL_CARD.md"), "w", encoding="utf-8") as f:
+        f.write("\n".join(lines).rstrip() + "\n")
+
+
+if __name__ == "__main__":
+    main()
