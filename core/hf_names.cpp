@@ -244,6 +244,9 @@ std::string hf_canonical_name(const std::string& model_type, std::string_view na
 }
 
 bool hf_is_ignored_buffer(const std::string& model_type, std::string_view n) {
+    // T5 exports made before transformers 4 carry a cross-attention bias table the model never used (HF ignores it
+    // on load: _keys_to_ignore_on_load_unexpected).
+    if (model_type == "t5") return n == "decoder.block.0.layer.1.EncDecAttention.relative_attention_bias.weight";
     // "<stack>.<digits>.<suffix>" with the family's stack and buffer suffixes.
     const bool gpt2 = model_type == "gpt2";
     const std::string_view stack = gpt2 ? "h." : "layers.";

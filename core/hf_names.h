@@ -46,7 +46,8 @@ using HfTable = std::map<std::string, HfTensorRule, std::less<>>;
 [[nodiscard]] std::string hf_canonical_name(const std::string& model_type, std::string_view name);
 
 /// Non-persistent buffers some exports still carry, which are skipped without reading (their dtype may be BOOL,
-/// U8, ...): GPT-2 h.i.attn.bias / h.i.attn.masked_bias, Llama layers.i.self_attn.rotary_emb.inv_freq.
+/// U8, ...): GPT-2 h.i.attn.bias / h.i.attn.masked_bias, Llama layers.i.self_attn.rotary_emb.inv_freq, and the
+/// unused decoder.block.0.layer.1.EncDecAttention.relative_attention_bias.weight of old T5 exports.
 [[nodiscard]] bool hf_is_ignored_buffer(const std::string& model_type, std::string_view canonical_name);
 
 /// The encoder–decoder families of core/hf_names_seq2seq.cpp: t5, marian, bart.

@@ -192,6 +192,9 @@ def make_t5(name, cfg, gen, dtype, src, tgt, embed_copies):
     entries = {k: (dtype, v) for k, v in W.items()}
     for copy in embed_copies:  # older exports keep the tied copies of shared.weight
         entries[copy] = (dtype, W["shared.weight"])
+    if embed_copies:  # ... and an unused cross-attention bias table (transformers ignores it on load)
+        entries["decoder.block.0.layer.1.EncDecAttention.relative_attention_bias.weight"] = (
+            dtype, torch.zeros(cfg["relative_attention_num_buckets"], H))
     write_folder(name, cfg, entries, dtype, expected)
 
 
