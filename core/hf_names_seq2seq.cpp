@@ -77,7 +77,7 @@ HfConfig t5_config(const Keys& k) {
     c.n_enc_layers = k.integer("num_layers");
     c.n_layers = k.integer("num_decoder_layers", c.n_enc_layers);
     c.vocab_size = k.integer("vocab_size");
-    const int d_kv = k.integer("d_kv");
+    const int d_kv = k.integer("d_kv", 64);  // T5Config default
     if (c.d_model % c.n_heads != 0 || d_kv != c.d_model / c.n_heads)
         fail(k.what, "d_kv " + std::to_string(d_kv) + " differs from d_model / num_heads = " +
                          std::to_string(c.d_model) + " / " + std::to_string(c.n_heads) +
