@@ -213,18 +213,22 @@ void softmax_block_inplace(MapRM x, float temperature) {
 }  // namespace
 
 void record_score_views(const TraceSink& sink, int H, int T, int S, float scale,
-                        std::shared_ptr<const std::vector<uint8_t>> allowed) {
+                        std::shared_ptr<const std::vector<uint8_t>> allowed, std::shared_ptr<const MatrixRM> bias) {
     const std::string src = sink.prefix + "scores";
-    sink.rec_derived("scores_scaled", {H, T, S}, [src, scale](const Trace& tr, std::vector<float>& out) {
+    sink.rec_derived("scores_scaled", {H, T, S}, [src, scale, bias](const Trace& tr, std::vector<float>& out) {
         const std::vector<float>& in = tr.at(src).data;
         out.assign(in.begin(), in.end());
         for (float& v : out) v *= scale;
+        if (bias)
+            for (size_t k = 0; k < out.size(); ++k) out[k] += bias->data()[k];
     });
     sink.rec_derived("scores_masked", {H, T, S},
-                     [src, scale, keep = std::move(allowed), H, T, S](const Trace& tr, std::vector<float>& out) {
+                     [src, scale, bias, keep = std::move(allowed), H, T, S](const Trace& tr, std::vector<float>& out) {
                          const std::vector<float>& in = tr.at(src).data;
                          out.assign(in.begin(), in.end());
                          for (float& v : out) v *= scale;
+                         if (bias)
+                             for (size_t k = 0; k < out.size(); ++k) out[k] += bias->data()[k];
                          if (keep) mask_scores(out.data(), keep->data(), H, T, S);
                      });
 }
@@ -292,6 +296,12 @@ void attention_forward(const AttnWeights& w, const AttnParams& p, const MatrixRM
     ws.probs.resize(H * T, S);
     ws.head_out.resize(H * T, D);
     const uint8_t* allowed = mask.allowed ? mask.allowed->data() : nullptr;
+    const MatrixRM* bias = p.position_bias.get();
+    if (bias && (bias->rows() != int64_t(H) * T || bias->cols() != S))
+        throw std::invalid_argument("attention: position bias is (" + std::to_string(bias->rows()) + ", " +
+                                    std::to_string(bias->cols()) + "), expected (H*T, S) = (" +
+                                    std::to_string(int64_t(H) * T) + ", " + std::to_string(S) + ")");
+    if (bias) sink.rec("position_bias", {H, T, S}, bias->data());
     const int n_threads = compute_threads();
 #pragma omp parallel for num_threads(n_threads) if (n_threads > 1 && H > 1) schedule(static)
     for (int h = 0; h < H; ++h) {
@@ -308,6 +318,7 @@ void attention_forward(const AttnWeights& w, const AttnParams& p, const MatrixRM
             Ph.noalias() = Qh * Kg.transpose();
         }
         if (p.scale) Ph *= scale;
+        if (bias) Ph += bias->middleRows(int64_t(h) * T, T);
         if (allowed) mask_scores(Ph.data(), allowed, 1, T, S);
         softmax_block_inplace(Ph, p.temperature);  // fully masked rows -> zeros
         ws.head_out.middleRows(h * T, T).noalias() = Ph * Vg;
@@ -317,9 +328,10 @@ void attention_forward(const AttnWeights& w, const AttnParams& p, const MatrixRM
         if (sink.wants("scores")) {
             // scores is kept, so ÷√D and the mask are recomputed from it when first asked instead of stored: two
             // fewer (H, T, S) tensors per layer. The same float operations as above, so the values are identical.
-            record_score_views(sink, H, T, S, scale, mask.allowed);
+            record_score_views(sink, H, T, S, scale, mask.allowed, p.position_bias);
         } else {  // a filter that wants the scaled or masked scores without the raw ones (rare): store them
             MatrixRM tmp = ws.scores * scale;
+            if (bias) tmp += *bias;
             sink.rec("scores_scaled", {H, T, S}, tmp.data());
             if (allowed) mask_scores(tmp.data(), allowed, H, T, S);
             sink.rec("scores_masked", {H, T, S}, tmp.data());

@@ -80,6 +80,9 @@ struct AttnParams {
     RopeLayout rope_layout = RopeLayout::HalfSplit;
     float norm_eps = 1e-5f;     ///< qk-norm epsilon
     int q_start = 0;            ///< absolute position of the first query (RoPE)
+    /// T5's relative position bias of this stack (H*T, S), added to the scaled scores before the mask; null: none.
+    /// Recorded as attn.position_bias (H, T, S).
+    std::shared_ptr<const MatrixRM> position_bias;
 };
 
 /// Key/value storage of one layer in a KVCache: new keys are written at rows g*capacity + n_past + s.
@@ -96,10 +99,12 @@ struct AttnEdits {
     int start_pos = 0;  ///< absolute position of the first query row
 };
 
-/// Registers "<prefix>scores_scaled" (scores · scale) and "<prefix>scores_masked" (also −∞ where `allowed`, (T, S),
-/// is 0; null = nothing masked) as derived from "<prefix>scores" (H, T, S), computed when first read.
+/// Registers "<prefix>scores_scaled" (scores · scale, + position_bias (H*T, S) when not null) and
+/// "<prefix>scores_masked" (also −∞ where `allowed`, (T, S), is 0; null = nothing masked) as derived from
+/// "<prefix>scores" (H, T, S), computed when first read.
 void record_score_views(const TraceSink& sink, int H, int T, int S, float scale,
-                        std::shared_ptr<const std::vector<uint8_t>> allowed);
+                        std::shared_ptr<const std::vector<uint8_t>> allowed,
+                        std::shared_ptr<const MatrixRM> position_bias = nullptr);
 
 /// xq: (T, d_model) queries' input; xkv: (Sn, d_model) keys'/values' input (= xq for self-attention).
 /// Result in ws.out (T, d_model). `edits` are applied in place before the trace records head_out / out. With `cache`, keys/values of xkv are appended after cache->n_past and attention

@@ -67,6 +67,13 @@ std::vector<std::string> target_languages(const TranslationSpec& spec) {
 }
 
 std::vector<int> make_source_ids(const TranslationSpec& spec, const std::vector<int>& text_ids, const std::string& to) {
+    if (spec.direction == "model") {  // a Hugging Face encoder–decoder: what its tokenizer adds, nothing else
+        std::vector<int> src;
+        if (spec.source_start_id >= 0) src.push_back(spec.source_start_id);
+        src.insert(src.end(), text_ids.begin(), text_ids.end());
+        if (spec.source_end_id >= 0) src.push_back(spec.source_end_id);
+        return src;
+    }
     const std::vector<std::string> targets = target_languages(spec);
     if (targets.empty())
         throw std::invalid_argument("make_source_ids: unknown translation direction '" + spec.direction +

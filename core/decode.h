@@ -18,8 +18,11 @@ class Tokenizer;
 
 /// translation.json of a model folder, resolved to ids of its tokenizer.
 struct TranslationSpec {
-    std::string direction;                       ///< "both" | "en-zh" | "zh-en"
+    /// "both" | "en-zh" | "zh-en" (translation.json); "model" for a Hugging Face encoder–decoder, whose direction
+    /// (or task) is fixed by the checkpoint: no target-language token, `to` is ignored.
+    std::string direction;
     int pad_id = -1, decoder_start_id = -1, source_end_id = -1, target_end_id = -1;
+    int source_start_id = -1;  ///< put before the source text when >= 0 (BART's <s>)
     std::map<std::string, int> target_language_ids;  ///< "en" -> id of <2en>, "zh" -> id of <2zh> (both only)
 };
 
@@ -36,7 +39,7 @@ struct TranslationSpec {
 /// The target languages a model translates into: {"en", "zh"} for "both", {"zh"} for "en-zh", {"en"} for "zh-en".
 [[nodiscard]] std::vector<std::string> target_languages(const TranslationSpec& spec);
 
-/// Encoder input for text already tokenized (no specials): [<2to>] (both) + text_ids + [source_end], as
+/// Encoder input for text already tokenized (no specials): [source_start] + [<2to>] (both) + text_ids + [source_end], as
 /// core/train/pair_data.h builds it for training. Throws std::invalid_argument when `to` is not a target of this
 /// model (e.g. "en" for an "en-zh" model); an empty `to` means the only target of a one-direction model.
 [[nodiscard]] std::vector<int> make_source_ids(const TranslationSpec& spec, const std::vector<int>& text_ids,

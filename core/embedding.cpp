@@ -5,6 +5,7 @@
 #include "core/ops.h"
 
 #include <cmath>
+#include <span>
 #include <stdexcept>
 #include <string>
 
@@ -35,19 +36,29 @@ MatrixRM embed(const Model& m, const std::vector<int>& ids, int start_pos, Trace
         }
     }
     if (cap) trace.record(prefix + "tok_emb.out", x);
+    // The stack these embeddings feed: forward_seq2seq embeds the source with prefix "enc."; an encoder-only model's
+    // single stack is "enc" too.
+    const bool enc_stack = prefix == "enc." || c.arch == Arch::EncoderOnly;
     if (c.position == PositionKind::Learned) {
         if (start_pos + T > c.max_seq_len)
             throw std::invalid_argument("forward: positions " + std::to_string(start_pos) + ".." +
                                         std::to_string(start_pos + T - 1) + " exceed max_seq_len = " +
                                         std::to_string(c.max_seq_len) + " (learned positions)");
-        const ConstMapRM pos(m.weight("pos_emb.weight").data.data() + size_t(start_pos) * c.d_model, T, c.d_model);
+        const char* table = c.enc_pos_emb && prefix == "enc." ? "enc.pos_emb.weight" : "pos_emb.weight";
+        const ConstMapRM pos(m.weight(table).data.data() + size_t(start_pos) * c.d_model, T, c.d_model);
         if (cap && trace.wants(prefix + "pos.out")) trace.record(prefix + "pos.out", {T, c.d_model}, pos.data());
         x += pos;
     } else if (c.position == PositionKind::Sinusoidal) {
-        const MatrixRM table = sinusoidal_table(start_pos + T, c.d_model, c.sinusoidal_base);
+        const MatrixRM table = sinusoidal_table(start_pos + T, c.d_model, c.sinusoidal_base, c.sinusoidal_layout);
         const MatrixRM pos = table.bottomRows(T);
         if (cap) trace.record(prefix + "pos.out", pos);
         x += pos;
+    }
+    if (c.embed_norm) {  // BART layernorm_embedding / BERT embeddings.LayerNorm: norm(tok + pos) feeds layer 0
+        const std::string p = enc_stack ? "enc.embed_norm" : "dec.embed_norm";
+        const Tensor* b = m.find_weight(p + ".bias");
+        x = apply_norm(c.norm, x, std::span<const float>(m.weight(p + ".weight").data),
+                       b ? std::span<const float>(b->data) : std::span<const float>(), c.norm_eps);
     }
     if (!ed.embed.empty()) detail::apply_row_edits(ed.embed, start_pos, x);
     if (cap) trace.record(prefix + "embed.out", x);
@@ -58,13 +69,14 @@ MatrixRM lm_head(const Model& m, const MatrixRM& hidden, bool all_logits) {
     const Tensor* w = m.config().tie_embeddings ? m.find_stored_weight("tok_emb.weight")
                                                 : m.find_stored_weight("lm_head.weight");
     if (!w) return {};
+    const ModelConfig& c = m.config();
     MatrixRM logits;
-    if (all_logits) {
-        matmul_weight_t(hidden, *w, logits);
-    } else {
-        const MatrixRM last = hidden.bottomRows(1);
-        matmul_weight_t(last, *w, logits);
-    }
+    MatrixRM in = all_logits ? hidden : MatrixRM(hidden.bottomRows(1));
+    // T5 (tied): sequence_output * model_dim**-0.5 before lm_head, a float32 product with the rounded scalar.
+    if (c.scale_lm_head) in *= float(std::pow(double(c.d_model), -0.5));
+    matmul_weight_t(in, *w, logits);
+    if (c.final_logits_bias)  // BART / Marian: lm_logits = lm_head(x) + final_logits_bias
+        logits.rowwise() += Eigen::Map<const RowVectorF>(m.weight("final_logits_bias").data.data(), c.vocab_size);
     return logits;
 }
 

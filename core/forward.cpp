@@ -18,7 +18,8 @@
 //   s.i.attn.q_rot         (H, T, D)     queries after RoPE [RoPE]
 //   s.i.attn.k_rot         (K, S, D)     keys after RoPE, all S attended keys (cached ones included) [RoPE]
 //   s.i.attn.scores        (H, T, S)     raw Q K^T
-//   s.i.attn.scores_scaled (H, T, S)     / sqrt(D) when scale_attn (equal to scores otherwise)
+//   s.i.attn.position_bias (H, T, S)     T5's relative position bias added to the scores [relative_attention_bias]
+//   s.i.attn.scores_scaled (H, T, S)     / sqrt(D) when scale_attn (equal to scores otherwise), + position_bias
 //   s.i.attn.scores_masked (H, T, S)     -inf where the mask forbids attending
 //   s.i.attn.probs         (H, T, S)     softmax(scores_masked / temperature); fully masked rows are all 0
 //   s.i.attn.head_out      (H, T, D)     probs V per head
@@ -167,6 +168,14 @@ void run_layers(const Model& m, const std::string& stack, int n_layers, MatrixRM
     AttnParams cross_ap = ap;
     cross_ap.rope = false;
     cross_ap.q_start = 0;
+    if (c.relative_attention_bias) {  // T5: one bias table per stack, shared by its layers; none in cross-attention
+        const Tensor& table = m.weight(stack + ".relative_attention_bias");
+        auto bias = std::make_shared<MatrixRM>();
+        // Queries at n_past.. against keys 0..S-1 with a cache; without one, both start at start_pos (same offsets).
+        relative_position_bias(table.data.data(), c.relative_attention_num_buckets, c.n_heads, T, S, n_past,
+                               stack == "enc", c.relative_attention_max_distance, *bias);
+        ap.position_bias = std::move(bias);
+    }
 
     // Scratch reused across forwards on the same thread: resizing to an equal or smaller shape keeps the buffer, so
     // a steady stream of forwards (the UI worker) touches no fresh pages. Not re-entered: stacks run one at a time.

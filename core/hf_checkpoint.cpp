@@ -3,6 +3,7 @@
 #include "core/hf_checkpoint.h"
 #include "core/hf_names.h"
 #include "core/nonfinite.h"
+#include "core/ops.h"
 #include "core/safetensors.h"
 
 #include <nlohmann/json.hpp>
@@ -94,10 +95,32 @@ std::vector<Shard> find_shards(const fs::path& dir) {
     fail(dir, "no model.safetensors, model.safetensors.index.json or model-*-of-*.safetensors shards");
 }
 
-/// Applies one table rule: moves or rearranges the HF tensor into `ours`.
-void apply_rule(const detail::HfTensorRule& rule, Tensor&& t, WeightMap& ours) {
+/// Applies one table rule: moves or rearranges the HF tensor `raw` into `ours`. Tensors to be compared once every
+/// shard is read are parked under "hf.<kind>:<raw name>".
+void apply_rule(const detail::HfTensorRule& rule, const std::string& raw, Tensor&& t, WeightMap& ours) {
     using detail::HfTransform;
     switch (rule.transform) {
+        case HfTransform::SharedEmbedding:
+            if (!ours.count(rule.ours[0])) ours[rule.ours[0]] = std::move(t);
+            else ours["hf.copy:" + raw] = std::move(t);
+            break;
+        case HfTransform::SliceOffset2: {  // rows 2.. : BART's positions p are stored at row p + 2
+            const int64_t rows = t.shape[0] - 2, cols = t.shape[1];
+            Tensor out;
+            out.shape = {rows, cols};
+            out.storage = t.storage;
+            if (t.is_half()) out.half.assign(t.half.begin() + 2 * cols, t.half.end());
+            else out.data.assign(t.data.begin() + 2 * cols, t.data.end());
+            ours[rule.ours[0]] = std::move(out);
+            break;
+        }
+        case HfTransform::FlattenRow:
+            t.shape = {t.shape[1]};
+            ours[rule.ours[0]] = std::move(t);
+            break;
+        case HfTransform::SinusoidalCheck:
+            ours["hf.sinusoidal:" + raw] = std::move(t);
+            break;
         case HfTransform::Move:
             ours[rule.ours[0]] = std::move(t);
             break;
@@ -253,10 +276,20 @@ std::shared_ptr<const Model> load_hf_model(const fs::path& path, const HfLoadOpt
                 fail(shard.path, "model.safetensors.index.json places tensor '" + n + "' in this file, which lacks it");
     }
     const std::string prefix = !prefixed ? "" : type == "gpt2" ? "transformer." : "model.";
+    const auto file_name = [&](const std::string& name) {  // lm_head / final_logits_bias sit outside the model class
+        return (name == "lm_head.weight" || name == "final_logits_bias" ? "" : prefix) + name;
+    };
     for (const auto& [name, rule] : table)
         if (!rule.optional && !found.count(name))
-            fail(dir, "missing tensor '" + (name == "lm_head.weight" ? "" : prefix) + name + "' " +
-                          shape_str(rule.shape) + " required by config.json (" + type + ")");
+            fail(dir, "missing tensor '" + file_name(name) + "' " + shape_str(rule.shape) + " required by config.json (" +
+                          type + ")");
+    bool has_embedding = false;  // encoder–decoders: shared.weight or one of its copies
+    for (const auto& [name, rule] : table)
+        has_embedding = has_embedding || (rule.transform == detail::HfTransform::SharedEmbedding && found.count(name));
+    if (detail::hf_is_seq2seq_type(type) && !has_embedding)
+        fail(dir, "missing tensor '" + file_name("shared.weight") + "' (" + std::to_string(hf.config.vocab_size) +
+                      ", " + std::to_string(hf.config.d_model) + ") (or encoder.embed_tokens.weight) required by "
+                      "config.json (" + type + ")");
 
     // Pass 2: decode shard by shard, counting NaN/±Inf under the file's tensor names.
     WeightMap ours;
@@ -266,7 +299,9 @@ std::shared_ptr<const Model> load_hf_model(const fs::path& path, const HfLoadOpt
     if (options.keep_half)
         read.keep_half = [&](std::string_view raw) {
             const auto rule = table.find(detail::hf_canonical_name(type, raw));
-            return rule != table.end() && rule->second.shape.size() == 2;
+            return rule != table.end() && rule->second.shape.size() == 2 &&
+                   rule->second.transform != detail::HfTransform::SinusoidalCheck &&
+                   rule->second.transform != detail::HfTransform::FlattenRow;
         };
     for (const Shard& shard : shards) {
         const uint64_t file_bytes = fs::file_size(shard.path);
@@ -283,11 +318,37 @@ std::shared_ptr<const Model> load_hf_model(const fs::path& path, const HfLoadOpt
             // Checked in pass 1; checked again because the file could have changed in between.
             if (rule == table.end() || it->second.shape != rule->second.shape)
                 fail(shard.path, "tensor '" + it->first + "' changed while the checkpoint was loading");
-            apply_rule(rule->second, std::move(it->second), ours);
+            apply_rule(rule->second, it->first, std::move(it->second), ours);
         }
         done += file_bytes;
         if (options.progress) options.progress(done, total);
     }
+    // Parked copies of the shared vocabulary must equal the one kept; Marian's stored sinusoidal tables must equal
+    // the table the forward computes (HF computes them in float64 and rounds, as we do: 1e-5 covers libm ulps).
+    const auto same = [](const Tensor& a, const Tensor& b) {
+        return a.data == b.data && a.half == b.half && a.storage == b.storage;
+    };
+    for (auto it = ours.lower_bound(std::string_view("hf.")); it != ours.end() && it->first.rfind("hf.", 0) == 0;) {
+        const std::string& key = it->first;
+        if (key.rfind("hf.copy:", 0) == 0) {
+            if (!same(it->second, ours.at("tok_emb.weight")))
+                fail(dir, "'" + key.substr(8) + "' differs from the shared token embeddings (" + type +
+                              " shares one vocabulary between encoder, decoder and LM head)");
+            it = ours.erase(it);
+        } else if (key.rfind("hf.sinusoidal:", 0) == 0) {
+            const ModelConfig& c = hf.config;
+            const MatrixRM want = sinusoidal_table(c.max_seq_len, c.d_model, c.sinusoidal_base, c.sinusoidal_layout);
+            const float err = (it->second.mat() - want).cwiseAbs().maxCoeff();
+            if (!(err <= 1e-5f))
+                fail(dir, "'" + key.substr(14) + "' is not the sinusoidal table (sines, then cosines) the forward "
+                              "computes: max |difference| " + std::to_string(err));
+            it = ours.erase(it);
+        } else {
+            ++it;
+        }
+    }
+    if (hf.config.final_logits_bias && !ours.count("final_logits_bias"))  // HF: missing buffer -> zeros
+        ours["final_logits_bias"] = Tensor({int64_t(hf.config.vocab_size)});
     if (auto head = ours.find("hf.tied_lm_head"); head != ours.end()) {
         const Tensor& emb = ours.at("tok_emb.weight");
         if (head->second.data != emb.data || head->second.half != emb.half || head->second.storage != emb.storage)
@@ -299,6 +360,42 @@ std::shared_ptr<const Model> load_hf_model(const fs::path& path, const HfLoadOpt
     } catch (const std::invalid_argument& e) {
         fail(dir, e.what());
     }
+}
+
+TranslationSpec hf_translation_spec(const fs::path& path) {
+    const fs::path dir = resolve_model_dir(path);
+    const fs::path cfg_path = dir / "config.json";
+    const HfConfig hf = parse_hf_config(read_text(cfg_path), cfg_path.string());
+    if (hf.config.arch != Arch::EncoderDecoder)
+        fail(cfg_path, "model_type '" + hf.model_type + "' is not an encoder-decoder: no source/target path");
+    int start = hf.decoder_start_token_id, eos = hf.eos_token_id, pad = hf.pad_token_id, bos = hf.bos_token_id;
+    const fs::path gen_path = dir / "generation_config.json";
+    if (fs::is_regular_file(gen_path)) {
+        const nlohmann::json g = detail::hf_parse_json(read_text(gen_path), gen_path.string());
+        const auto id = [&](const char* key, int& out) {
+            if (!g.is_object() || !g.contains(key) || g[key].is_null()) return false;
+            const nlohmann::json& v = g[key].is_array() && !g[key].empty() ? g[key][0] : g[key];
+            if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() >= hf.config.vocab_size)
+                fail(gen_path, "key '" + std::string(key) + "' must be a token id in [0, vocab_size), found " +
+                                   v.dump());
+            out = v.get<int>();
+            return true;
+        };
+        id("decoder_start_token_id", start);
+        id("eos_token_id", eos);
+        id("pad_token_id", pad);
+        id("bos_token_id", bos);
+    }
+    if (start < 0) fail(cfg_path, "no decoder_start_token_id (nor in generation_config.json): the decoder's first "
+                                  "token is unknown");
+    if (eos < 0) fail(cfg_path, "no eos_token_id (nor in generation_config.json): the end token is unknown");
+    TranslationSpec spec;
+    spec.direction = "model";
+    spec.decoder_start_id = start;
+    spec.source_end_id = spec.target_end_id = eos;
+    spec.pad_id = pad;
+    if (hf.model_type == "bart") spec.source_start_id = bos;
+    return spec;
 }
 
 }  // namespace ts

@@ -3,6 +3,7 @@
 // (core/hf_names.cpp). Folders: config.json + model.safetensors, or shards + model.safetensors.index.json.
 #pragma once
 
+#include "core/decode.h"
 #include "core/model.h"
 #include "core/model_config.h"
 
@@ -24,16 +25,23 @@ struct HfConfig {
     /// plain causal mask, which is identical while the text is no longer than the window (4096 for Mistral 7B);
     /// for longer texts pass ForwardOptions::self_mask = {MaskKind::SlidingWindow, sliding_window}.
     int sliding_window = 0;
+    /// Special token ids from config.json (-1 when absent or null). Encoder–decoders start the decoder with
+    /// decoder_start_token_id (T5, Marian: pad; BART: eos) and end both sequences with eos.
+    int bos_token_id = -1, eos_token_id = -1, pad_token_id = -1, decoder_start_token_id = -1;
 };
 
-/// Model types load_hf_model understands, e.g. {"gpt2", "llama", "mistral", "qwen2"}.
+/// Model types load_hf_model understands: gpt2, llama, mistral, qwen2 (decoders); t5, marian, bart (encoder–decoders).
 [[nodiscard]] std::vector<std::string> hf_supported_model_types();
 
 /// Parses the text of an HF config.json. GPT-2 keys: n_embd, n_layer, n_head, n_positions, vocab_size,
 /// layer_norm_epsilon, activation_function (gelu_new -> GELUTanh), n_inner (null = 4 n_embd). Llama family:
 /// hidden_size, intermediate_size, num_hidden_layers, num_attention_heads, num_key_value_heads (default = heads),
 /// rms_norm_eps, rope_theta (default 10000), max_position_embeddings, vocab_size, tie_word_embeddings (default
-/// false), hidden_act silu -> SwiGLU. Throws std::runtime_error prefixed with `what` for an unknown model_type
+/// false), hidden_act silu -> SwiGLU. t5: d_model, d_kv (= d_model / num_heads), d_ff, num_layers,
+/// num_decoder_layers, num_heads, relative_attention_num_buckets / _max_distance, layer_norm_epsilon,
+/// feed_forward_proj (relu, gated-gelu -> GeGLUTanh), tie_word_embeddings (-> scale_lm_head). marian / bart: d_model,
+/// encoder_/decoder_layers, _attention_heads, _ffn_dim (equal for both stacks), max_position_embeddings,
+/// activation_function, scale_embedding; marian: share_encoder_decoder_embeddings (must be true). Throws std::runtime_error prefixed with `what` for an unknown model_type
 /// (listing the supported ones), a missing or mistyped key, or an unsupported feature (rope_scaling, head_dim !=
 /// hidden_size / heads, quantization_config, cross-attention, ...).
 [[nodiscard]] HfConfig parse_hf_config(std::string_view json_text, const std::string& what = "config.json");
@@ -69,5 +77,13 @@ struct HfLoadOptions {
 /// Model::weight_warnings() names them (file names, as in the checkpoint).
 [[nodiscard]] std::shared_ptr<const Model> load_hf_model(const std::filesystem::path& dir,
                                                          const HfLoadOptions& options = {});
+
+/// What the app's source/target path needs from an encoder–decoder HF folder (t5, marian, bart), which has no
+/// translation.json: direction "model", decoder start = decoder_start_token_id (T5, Marian: pad; BART: eos),
+/// source end = target end = eos_token_id, pad = pad_token_id, source start = bos_token_id for BART (its tokenizer
+/// wraps the source in <s> ... </s>). generation_config.json, when present, overrides config.json as HF generate
+/// does. Throws std::runtime_error naming the folder and the missing key, or when the folder is not an
+/// encoder–decoder checkpoint.
+[[nodiscard]] TranslationSpec hf_translation_spec(const std::filesystem::path& dir);
 
 }  // namespace ts

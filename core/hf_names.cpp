@@ -119,7 +119,9 @@ HfConfig llama_config(const json& j, const std::string& what, const std::string&
 
 }  // namespace
 
-std::vector<std::string> hf_supported_model_types() { return {"gpt2", "llama", "mistral", "qwen2"}; }
+std::vector<std::string> hf_supported_model_types() {
+    return {"gpt2", "llama", "mistral", "qwen2", "t5", "marian", "bart"};
+}
 
 HfConfig parse_hf_config(std::string_view json_text, const std::string& what) {
     const json j = detail::hf_parse_json(json_text, what);
@@ -133,15 +135,31 @@ HfConfig parse_hf_config(std::string_view json_text, const std::string& what) {
         h = gpt2_config(j, what);
     } else if (is_llama_family(type)) {
         h = llama_config(j, what, type);
+    } else if (detail::hf_is_seq2seq_type(type)) {
+        h = detail::hf_seq2seq_config(j, what, type);
     } else {
         std::string list;
         for (const auto& t : hf_supported_model_types()) list += (list.empty() ? "" : ", ") + t;
         fail(what, "model_type '" + type + "' is not supported (supported: " + list + ")");
     }
-    h.config.arch = Arch::DecoderOnly;
-    h.config.norm_placement = NormPlacement::Pre;
-    h.config.final_norm = true;
+    if (!detail::hf_is_seq2seq_type(type)) {
+        h.config.arch = Arch::DecoderOnly;
+        h.config.norm_placement = NormPlacement::Pre;
+        h.config.final_norm = true;
+    }
     h.config.name = get_string(j, "_name_or_path", what, type);
+    // Special token ids (null or absent: -1; a list, as Llama 3's eos: its first entry).
+    const auto token_id = [&](const char* key) -> int {
+        if (!has(j, key)) return -1;
+        const json& v = j.at(key).is_array() && !j.at(key).empty() ? j.at(key).at(0) : j.at(key);
+        if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() >= h.config.vocab_size)
+            fail(what, "key '" + std::string(key) + "' must be a token id in [0, vocab_size), found " + v.dump());
+        return v.get<int>();
+    };
+    h.bos_token_id = token_id("bos_token_id");
+    h.eos_token_id = token_id("eos_token_id");
+    h.pad_token_id = token_id("pad_token_id");
+    h.decoder_start_token_id = token_id("decoder_start_token_id");
     try {
         h.config.validate();
     } catch (const std::invalid_argument& e) {
@@ -170,6 +188,7 @@ HfTable hf_tensor_table(const std::string& model_type, const ModelConfig& c) {
     auto add = [&](const std::string& hf, std::vector<int64_t> shape, HfTransform tr, std::vector<std::string> ours,
                    bool optional = false) { t[hf] = HfTensorRule{std::move(shape), tr, std::move(ours), optional}; };
     using enum HfTransform;
+    if (hf_is_seq2seq_type(model_type)) return hf_seq2seq_tensor_table(model_type, c);
     if (model_type == "gpt2") {
         add("wte.weight", {V, D}, Move, {"tok_emb.weight"});
         add("wpe.weight", {c.max_seq_len, D}, Move, {"pos_emb.weight"});
@@ -218,12 +237,16 @@ HfTable hf_tensor_table(const std::string& model_type, const ModelConfig& c) {
 }
 
 std::string hf_canonical_name(const std::string& model_type, std::string_view name) {
+    if (model_type == "t5") return std::string(name);  // T5ForConditionalGeneration: shared., encoder., decoder.
     const std::string_view prefix = model_type == "gpt2" ? "transformer." : "model.";
     if (name.substr(0, prefix.size()) == prefix) name.remove_prefix(prefix.size());
     return std::string(name);
 }
 
 bool hf_is_ignored_buffer(const std::string& model_type, std::string_view n) {
+    // T5 exports made before transformers 4 carry a cross-attention bias table the model never used (HF ignores it
+    // on load: _keys_to_ignore_on_load_unexpected).
+    if (model_type == "t5") return n == "decoder.block.0.layer.1.EncDecAttention.relative_attention_bias.weight";
     // "<stack>.<digits>.<suffix>" with the family's stack and buffer suffixes.
     const bool gpt2 = model_type == "gpt2";
     const std::string_view stack = gpt2 ? "h." : "layers.";

@@ -2,6 +2,7 @@
 // our weight names (core/model.h), and how each tensor is rearranged on the way.
 #pragma once
 
+#include "core/hf_checkpoint.h"
 #include "core/model_config.h"
 
 #include <nlohmann/json_fwd.hpp>
@@ -20,6 +21,12 @@ enum class HfTransform {
     SplitQkvW,   ///< GPT-2 c_attn.weight (d_model, 3 d_model) -> wq, wk, wv each (d_model, d_model), transposed
     SplitQkvB,   ///< GPT-2 c_attn.bias (3 d_model) -> bq, bk, bv
     TiedHead,    ///< lm_head.weight of a tied model: optional, must equal ours[0] (tok_emb.weight); then dropped
+    SharedEmbedding,  ///< one of several copies of the shared vocabulary (T5/BART/Marian shared.weight,
+                      ///< encoder/decoder.embed_tokens.weight): the first read becomes ours[0], the others must equal it
+    SliceOffset2,     ///< BART learned positions (max_pos + 2, d): rows 2.. (BartLearnedPositionalEmbedding offset 2)
+    FlattenRow,       ///< (1, n) -> (n): final_logits_bias
+    SinusoidalCheck,  ///< Marian embed_positions.weight (ours[0] = "encoder" | "decoder"): must equal the table the
+                      ///< config implies (the forward computes it); then dropped
 };
 
 struct HfTensorRule {
@@ -39,8 +46,17 @@ using HfTable = std::map<std::string, HfTensorRule, std::less<>>;
 [[nodiscard]] std::string hf_canonical_name(const std::string& model_type, std::string_view name);
 
 /// Non-persistent buffers some exports still carry, which are skipped without reading (their dtype may be BOOL,
-/// U8, ...): GPT-2 h.i.attn.bias / h.i.attn.masked_bias, Llama layers.i.self_attn.rotary_emb.inv_freq.
+/// U8, ...): GPT-2 h.i.attn.bias / h.i.attn.masked_bias, Llama layers.i.self_attn.rotary_emb.inv_freq, and the
+/// unused decoder.block.0.layer.1.EncDecAttention.relative_attention_bias.weight of old T5 exports.
 [[nodiscard]] bool hf_is_ignored_buffer(const std::string& model_type, std::string_view canonical_name);
+
+/// The encoder–decoder families of core/hf_names_seq2seq.cpp: t5, marian, bart.
+[[nodiscard]] bool hf_is_seq2seq_type(const std::string& model_type);
+/// config.json of a t5 / marian / bart checkpoint -> HfConfig (arch EncoderDecoder, norms, positions, switches).
+/// Throws std::runtime_error prefixed with `what` naming a missing, mistyped or unsupported key.
+[[nodiscard]] HfConfig hf_seq2seq_config(const nlohmann::json& j, const std::string& what, const std::string& type);
+/// Tensor table of a t5 / marian / bart checkpoint (names without the "model." prefix of Marian/BART).
+[[nodiscard]] HfTable hf_seq2seq_tensor_table(const std::string& model_type, const ModelConfig& c);
 
 /// Parses JSON text (config.json, index.json) rejecting nesting deeper than 64 levels. Throws std::runtime_error
 /// prefixed with `what`.

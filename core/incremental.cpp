@@ -22,6 +22,7 @@ std::string why_not_incremental(const ModelConfig& c, const ForwardOptions& opt)
     if (c.arch != Arch::DecoderOnly)
         return c.arch == Arch::EncoderOnly ? "encoder: every position attends to every other"
                                            : "encoder-decoder: the decoder attends to the whole source";
+    if (c.relative_attention_bias) return "relative position bias";
     if (opt.self_mask.kind != MaskKind::Causal) return "the mask is not causal";
     if (!opt.self_mask.key_padding.empty()) return "key padding";
     if (!opt.edits.empty()) return "activation edits";

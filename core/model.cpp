@@ -76,17 +76,28 @@ void for_each_expected_weight(const ModelConfig& c, const Visit& out) {
     c.validate();
     out("tok_emb.weight", {c.vocab_size, c.d_model});
     if (c.position == PositionKind::Learned) out("pos_emb.weight", {c.max_seq_len, c.d_model});
+    if (c.enc_pos_emb) out("enc.pos_emb.weight", {c.max_seq_len, c.d_model});
+    // Per stack: the embedding norm and T5's relative position bias table come before its layers.
+    const auto stack_head = [&](const std::string& stack) {
+        if (c.embed_norm) add_norm(out, c, stack + ".embed_norm");
+        if (c.relative_attention_bias)
+            out(stack + ".relative_attention_bias", {c.relative_attention_num_buckets, c.n_heads});
+    };
     if (c.arch == Arch::EncoderDecoder) {
+        stack_head("enc");
         for (int i = 0; i < c.n_enc_layers; ++i) add_layer(out, c, "enc", i, false);
         if (c.final_norm) add_norm(out, c, "enc.final_norm");
+        stack_head("dec");
         for (int i = 0; i < c.n_layers; ++i) add_layer(out, c, "dec", i, true);
         if (c.final_norm) add_norm(out, c, "dec.final_norm");
     } else {
         const std::string stack = c.arch == Arch::EncoderOnly ? "enc" : "dec";
+        stack_head(stack);
         for (int i = 0; i < c.n_layers; ++i) add_layer(out, c, stack, i, false);
         if (c.final_norm) add_norm(out, c, stack + ".final_norm");
     }
     if (!c.tie_embeddings && c.arch != Arch::EncoderOnly) out("lm_head.weight", {c.vocab_size, c.d_model});
+    if (c.final_logits_bias && c.arch != Arch::EncoderOnly) out("final_logits_bias", {c.vocab_size});
 }
 
 std::vector<std::pair<std::string, std::vector<int64_t>>> expected_weights(const ModelConfig& c) {
@@ -106,7 +117,7 @@ WeightMap init_weights(const ModelConfig& c, uint64_t seed) {
         const bool is_norm_weight = ends_with(name, "norm.weight");
         const bool is_bias = ends_with(name, ".bias") || ends_with(name, ".bq") || ends_with(name, ".bk") ||
                              ends_with(name, ".bv") || ends_with(name, ".bo") || ends_with(name, ".b_up") ||
-                             ends_with(name, ".b_down");
+                             ends_with(name, ".b_down") || name == "final_logits_bias";
         if (is_norm_weight)
             std::fill(t.data.begin(), t.data.end(), 1.0f);
         else if (!is_bias)

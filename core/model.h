@@ -25,6 +25,8 @@ namespace ts {
 //   s.i.ffn_norm.{weight,bias}               s.i.ffn.{w_up (d_ff, d_model), w_gate (d_ff, d_model) [gated],
 //                                                     w_down (d_model, d_ff), b_up, b_down [ffn_bias]}
 //   enc.final_norm.{weight,bias}  dec.final_norm.{weight,bias}  [final_norm]   lm_head.weight (vocab, d_model) [untied]
+//   enc.pos_emb.weight (max_seq_len, d_model) [enc_pos_emb]   s.embed_norm.{weight,bias} [embed_norm]
+//   s.relative_attention_bias (num_buckets, H) [relative_attention_bias]   final_logits_bias (vocab) [final_logits_bias]
 // For an EncoderOnly model the stack is "enc"; DecoderOnly uses "dec".
 using WeightMap = std::map<std::string, Tensor, std::less<>>;
 

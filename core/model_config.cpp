@@ -11,7 +11,9 @@
 
 namespace ts {
 
-bool is_gated(Activation a) { return a == Activation::GLU || a == Activation::SwiGLU || a == Activation::GeGLU; }
+bool is_gated(Activation a) {
+    return a == Activation::GLU || a == Activation::SwiGLU || a == Activation::GeGLU || a == Activation::GeGLUTanh;
+}
 
 namespace {
 template <typename E>
@@ -36,7 +38,7 @@ struct EnumNames<Activation> {
     static constexpr std::pair<Activation, const char*> v[] = {
         {Activation::ReLU, "relu"}, {Activation::GELU, "gelu"},  {Activation::GELUTanh, "gelu_tanh"},
         {Activation::SiLU, "silu"}, {Activation::GLU, "glu"},    {Activation::SwiGLU, "swiglu"},
-        {Activation::GeGLU, "geglu"}};
+        {Activation::GeGLU, "geglu"}, {Activation::GeGLUTanh, "geglu_tanh"}};
 };
 template <>
 struct EnumNames<PositionKind> {
@@ -49,6 +51,11 @@ template <>
 struct EnumNames<RopeLayout> {
     static constexpr std::pair<RopeLayout, const char*> v[] = {{RopeLayout::Interleaved, "interleaved"},
                                                                {RopeLayout::HalfSplit, "half_split"}};
+};
+template <>
+struct EnumNames<SinusoidalLayout> {
+    static constexpr std::pair<SinusoidalLayout, const char*> v[] = {{SinusoidalLayout::Interleaved, "interleaved"},
+                                                                     {SinusoidalLayout::HalfSplit, "half_split"}};
 };
 
 template <typename E>
@@ -135,6 +142,7 @@ const char* to_string(NormPlacement v) { return name_of(v); }
 const char* to_string(Activation v) { return name_of(v); }
 const char* to_string(PositionKind v) { return name_of(v); }
 const char* to_string(RopeLayout v) { return name_of(v); }
+const char* to_string(SinusoidalLayout v) { return name_of(v); }
 
 void ModelConfig::validate() const {
     require(vocab_size > 0, "vocab_size (" + num(vocab_size) + ") must be positive");
@@ -169,6 +177,24 @@ void ModelConfig::validate() const {
     if (position == PositionKind::Sinusoidal)
         require(d_model % 2 == 0, "sinusoidal positions need an even d_model, got " + num(d_model));
     require_finite_above(sinusoidal_base, 1.0f, "sinusoidal_base");
+    if (enc_pos_emb)
+        require(arch == Arch::EncoderDecoder && position == PositionKind::Learned,
+                "enc_pos_emb (a separate encoder position table) needs arch encoder_decoder and learned positions");
+    if (relative_attention_bias) {
+        require(relative_attention_num_buckets >= 2 && relative_attention_num_buckets <= 1 << 16,
+                "relative_attention_num_buckets (" + num(relative_attention_num_buckets) + ") must be in [2, 65536]");
+        // T5 halves the buckets per direction in the encoder and needs max_exact = buckets/4 >= 1 there.
+        require(relative_attention_num_buckets >= 4 || arch == Arch::DecoderOnly,
+                "relative_attention_num_buckets (" + num(relative_attention_num_buckets) +
+                    ") must be at least 4 for a bidirectional (encoder) stack");
+        require(relative_attention_max_distance > relative_attention_num_buckets / 2 &&
+                    relative_attention_max_distance <= kMaxSeqLen,
+                "relative_attention_max_distance (" + num(relative_attention_max_distance) +
+                    ") must exceed relative_attention_num_buckets / 2 (" + num(relative_attention_num_buckets / 2) +
+                    ") and be at most " + num(kMaxSeqLen));
+    }
+    require(!scale_lm_head || tie_embeddings, "scale_lm_head (T5's d_model^-0.5 before a tied LM head) needs "
+                                              "tie_embeddings");
     const int64_t params = parameter_count();
     require(params <= kMaxParameters,
             "the config implies " + (params == INT64_MAX ? std::string("more than 2^63") : std::to_string(params)) +
@@ -188,15 +214,19 @@ int64_t ModelConfig::parameter_count() const {
                        (qk_norm ? Count{2} * Dh : zero);
     const Count ffn = Count{is_gated(activation) ? 3 : 2} * D * F + (ffn_bias ? F + D : zero);
     const Count enc_layer = norm_p * Count{2} + attn + ffn;
+    const Count rel_bias = relative_attention_bias ? Count{relative_attention_num_buckets} * H : zero;
     const Count dec_layer = enc_layer + (arch == Arch::EncoderDecoder ? norm_p + attn : zero);
     Count total = V * D;
     if (position == PositionKind::Learned) total = total + Count{max_seq_len} * D;
     if (arch == Arch::EncoderDecoder) {
         total = total + Count{n_enc_layers} * enc_layer + Count{n_layers} * dec_layer +
-                (final_norm ? Count{2} * norm_p : zero);
+                (final_norm ? Count{2} * norm_p : zero) + Count{2} * rel_bias + (embed_norm ? Count{2} * norm_p : zero);
+        if (enc_pos_emb && position == PositionKind::Learned) total = total + Count{max_seq_len} * D;
     } else {
-        total = total + Count{n_layers} * enc_layer + (final_norm ? norm_p : zero);
+        total = total + Count{n_layers} * enc_layer + (final_norm ? norm_p : zero) + rel_bias +
+                (embed_norm ? norm_p : zero);
     }
+    if (final_logits_bias && arch != Arch::EncoderOnly) total = total + V;
     if (!tie_embeddings && arch != Arch::EncoderOnly) total = total + V * D;
     return total.v;
 }
@@ -229,6 +259,18 @@ void to_json(nlohmann::json& j, const ModelConfig& c) {
                        {"qk_norm", c.qk_norm},
                        {"scale_embeddings", c.scale_embeddings},
                        {"tie_embeddings", c.tie_embeddings}};
+    // Switches of the Hugging Face families beyond GPT-2/Llama: written only when on, so the folders of models that
+    // do not use them keep their config.json byte for byte.
+    if (c.sinusoidal_layout != SinusoidalLayout::Interleaved) j["sinusoidal_layout"] = to_string(c.sinusoidal_layout);
+    if (c.enc_pos_emb) j["enc_pos_emb"] = true;
+    if (c.relative_attention_bias) {
+        j["relative_attention_bias"] = true;
+        j["relative_attention_num_buckets"] = c.relative_attention_num_buckets;
+        j["relative_attention_max_distance"] = c.relative_attention_max_distance;
+    }
+    if (c.embed_norm) j["embed_norm"] = true;
+    if (c.final_logits_bias) j["final_logits_bias"] = true;
+    if (c.scale_lm_head) j["scale_lm_head"] = true;
 }
 
 void from_json(const nlohmann::json& j, ModelConfig& c) {
@@ -262,6 +304,14 @@ void from_json(const nlohmann::json& j, ModelConfig& c) {
     read_field(j, "qk_norm", c.qk_norm);
     read_field(j, "scale_embeddings", c.scale_embeddings);
     read_field(j, "tie_embeddings", c.tie_embeddings);
+    read_field(j, "sinusoidal_layout", c.sinusoidal_layout);
+    read_field(j, "enc_pos_emb", c.enc_pos_emb);
+    read_field(j, "relative_attention_bias", c.relative_attention_bias);
+    read_field(j, "relative_attention_num_buckets", c.relative_attention_num_buckets);
+    read_field(j, "relative_attention_max_distance", c.relative_attention_max_distance);
+    read_field(j, "embed_norm", c.embed_norm);
+    read_field(j, "final_logits_bias", c.final_logits_bias);
+    read_field(j, "scale_lm_head", c.scale_lm_head);
 }
 
 }  // namespace ts

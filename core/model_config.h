@@ -13,12 +13,17 @@ enum class Arch { EncoderOnly, DecoderOnly, EncoderDecoder };
 enum class NormKind { LayerNorm, RMSNorm };
 enum class NormPlacement { Pre, Post };
 /// FFN kind. Plain MLPs apply act(x W_up^T + b_up) W_down^T + b_down; the gated ones (GLU family, Shazeer 2020)
-/// apply (act(x W_gate^T) * (x W_up^T)) W_down^T with act = sigmoid (GLU), SiLU (SwiGLU), GELU-erf (GeGLU).
-enum class Activation { ReLU, GELU, GELUTanh, SiLU, GLU, SwiGLU, GeGLU };
+/// apply (act(x W_gate^T) * (x W_up^T)) W_down^T with act = sigmoid (GLU), SiLU (SwiGLU), GELU-erf (GeGLU),
+/// GELU-tanh (GeGLUTanh: T5 v1.1 / flan-t5 "gated-gelu", whose act is HF's gelu_new).
+enum class Activation { ReLU, GELU, GELUTanh, SiLU, GLU, SwiGLU, GeGLU, GeGLUTanh };
 enum class PositionKind { None, Sinusoidal, Learned, RoPE };
 /// RoPE pair layout: Interleaved rotates (2i, 2i+1) (RoFormer eq. 34); HalfSplit rotates (i, i + d/2)
 /// ("rotate_half", HF Llama).
 enum class RopeLayout { Interleaved, HalfSplit };
+/// Sinusoidal table layout: Interleaved puts sin(p w_i) at column 2i and cos(p w_i) at 2i+1 (Vaswani et al. §3.5);
+/// HalfSplit puts the sines in columns [0, d/2) and the cosines in [d/2, d) (HF MarianSinusoidalPositionalEmbedding).
+/// w_i = base^(-2i/d) in both.
+enum class SinusoidalLayout { Interleaved, HalfSplit };
 
 [[nodiscard]] bool is_gated(Activation a);
 
@@ -58,11 +63,30 @@ struct ModelConfig {
     float sinusoidal_base = 10000.0f;
     float rope_theta = 10000.0f;
     RopeLayout rope_layout = RopeLayout::HalfSplit;
+    SinusoidalLayout sinusoidal_layout = SinusoidalLayout::Interleaved;
+    /// Encoder-decoder with learned positions: the encoder has its own table enc.pos_emb.weight (BART); the decoder
+    /// keeps pos_emb.weight.
+    bool enc_pos_emb = false;
+
+    /// T5's bucketed relative position bias (Raffel et al. 2020 §2.1; HF T5Attention.compute_bias): a learned scalar
+    /// per (bucket, head) added to the self-attention scores of every layer of a stack; the tables
+    /// enc.relative_attention_bias / dec.relative_attention_bias (num_buckets, n_heads) are shared by the stack's
+    /// layers. Buckets are bidirectional in the encoder, causal in the decoder; cross-attention has none.
+    bool relative_attention_bias = false;
+    int relative_attention_num_buckets = 32;
+    int relative_attention_max_distance = 128;  ///< tokens; distances beyond share the last bucket
 
     bool scale_attn = true;    ///< divide scores by sqrt(d_head) ("Attention Is All You Need" eq. 1)
     bool qk_norm = false;      ///< RMSNorm over d_head on q and k before RoPE (weights attn.q_norm / attn.k_norm)
     bool scale_embeddings = false; ///< multiply token embeddings by sqrt(d_model) (Vaswani et al. §3.4)
     bool tie_embeddings = true;    ///< LM head reuses tok_emb
+    /// Each stack's embeddings go through a norm (weights <stack>.embed_norm) after positions are added (BART
+    /// layernorm_embedding, BERT embeddings.LayerNorm).
+    bool embed_norm = false;
+    /// A bias added to the logits, weight final_logits_bias (vocab) (BART, Marian: HF's final_logits_bias buffer).
+    bool final_logits_bias = false;
+    /// Multiply the final hidden states by d_model^-0.5 before the LM head (T5 with tied embeddings).
+    bool scale_lm_head = false;
 
     [[nodiscard]] int d_head() const { return d_model / n_heads; }
     [[nodiscard]] bool has_encoder() const { return arch != Arch::DecoderOnly; }
@@ -89,5 +113,6 @@ void from_json(const nlohmann::json& j, ModelConfig& c);
 [[nodiscard]] const char* to_string(Activation v);
 [[nodiscard]] const char* to_string(PositionKind v);
 [[nodiscard]] const char* to_string(RopeLayout v);
+[[nodiscard]] const char* to_string(SinusoidalLayout v);
 
 }  // namespace ts

@@ -101,6 +101,7 @@ float apply_activation(Activation a, float x) {
         case Activation::GLU: return sigmoid(x);
         case Activation::SwiGLU: return swish(x, 1.0f);
         case Activation::GeGLU: return gelu(x);
+        case Activation::GeGLUTanh: return gelu_tanh(x);
     }
     throw std::invalid_argument("apply_activation: unknown Activation value " + std::to_string(int(a)));
 }
@@ -114,6 +115,7 @@ float activation_grad(Activation a, float x) {
         case Activation::GLU: return sigmoid_grad(x);
         case Activation::SwiGLU: return swish_grad(x, 1.0f);
         case Activation::GeGLU: return gelu_grad(x);
+        case Activation::GeGLUTanh: return gelu_tanh_grad(x);
     }
     throw std::invalid_argument("activation_grad: unknown Activation value " + std::to_string(int(a)));
 }
@@ -127,6 +129,7 @@ void apply_activation_inplace(Activation a, MatrixRM& x) {
         case Activation::GELU:
         case Activation::GeGLU: v = 0.5f * v * (1.0f + (v * float(1.0 / kSqrt2)).erf()); return;
         case Activation::GELUTanh:
+        case Activation::GeGLUTanh:
             v = 0.5f * v * (1.0f + (kGeluTanhK * (v + kGeluTanhC * v.cube())).tanh());
             return;
         case Activation::SiLU:
@@ -137,22 +140,62 @@ void apply_activation_inplace(Activation a, MatrixRM& x) {
 }
 
 // --- positions ---------------------------------------------------------------------------------------------------
-MatrixRM sinusoidal_table(int n_pos, int d_model, float base) {
+MatrixRM sinusoidal_table(int n_pos, int d_model, float base, SinusoidalLayout layout) {
     if (n_pos < 0 || d_model <= 0 || !(base > 0.0f))
         throw std::invalid_argument("sinusoidal_table: expected n_pos >= 0, d_model > 0, base > 0; found n_pos = " +
                                     std::to_string(n_pos) + ", d_model = " + std::to_string(d_model) +
                                     ", base = " + std::to_string(base));
     MatrixRM pe(n_pos, d_model);
     // double angles: p / base^(2i/d) at p ~ 1e4 would lose digits in float before sin/cos.
+    // HalfSplit: sines in the first ceil(d/2) columns, cosines after (HF's "sentinel").
+    const int half = (d_model + 1) / 2;
     for (int j = 0; j < d_model; j += 2) {
         const double inv_freq = std::pow(double(base), -double(j) / double(d_model));
+        const int sin_col = layout == SinusoidalLayout::Interleaved ? j : j / 2;
+        const int cos_col = layout == SinusoidalLayout::Interleaved ? j + 1 : half + j / 2;
         for (int p = 0; p < n_pos; ++p) {
             const double angle = p * inv_freq;
-            pe(p, j) = float(std::sin(angle));
-            if (j + 1 < d_model) pe(p, j + 1) = float(std::cos(angle));
+            pe(p, sin_col) = float(std::sin(angle));
+            if (j + 1 < d_model) pe(p, cos_col) = float(std::cos(angle));
         }
     }
     return pe;
+}
+
+int relative_position_bucket(int relative_position, bool bidirectional, int num_buckets, int max_distance) {
+    int bucket = 0;
+    int n = relative_position;
+    if (bidirectional) {
+        num_buckets /= 2;
+        if (n > 0) bucket += num_buckets;
+        n = std::abs(n);
+    } else {
+        n = -std::min(n, 0);
+    }
+    const int max_exact = num_buckets / 2;
+    if (n < max_exact) return bucket + n;
+    // torch: (log(n.float() / max_exact) / math.log(max_distance / max_exact) * (num_buckets - max_exact)).long(),
+    // all in float32 (the python scalars are rounded to float); truncation toward zero.
+    const float ratio = float(n) / float(max_exact);
+    const float scaled = std::log(ratio) / float(std::log(double(max_distance) / double(max_exact))) *
+                         float(num_buckets - max_exact);
+    const int large = std::min(max_exact + int(scaled), num_buckets - 1);
+    return bucket + large;
+}
+
+void relative_position_bias(const float* table, int num_buckets, int H, int T, int S, int q_start,
+                            bool bidirectional, int max_distance, MatrixRM& out) {
+    out.resize(int64_t(H) * T, S);
+    // One bucket per relative distance: r = s - q ranges over [-(q_start + T - 1), S - 1 - q_start].
+    const int r_min = -(q_start + T - 1), r_max = S - 1 - q_start;
+    std::vector<int> bucket_of(size_t(r_max - r_min + 1));
+    for (int r = r_min; r <= r_max; ++r)
+        bucket_of[size_t(r - r_min)] = relative_position_bucket(r, bidirectional, num_buckets, max_distance);
+    for (int h = 0; h < H; ++h)
+        for (int t = 0; t < T; ++t) {
+            float* row = out.data() + (int64_t(h) * T + t) * S;
+            for (int s = 0; s < S; ++s) row[s] = table[size_t(bucket_of[size_t(s - q_start - t - r_min)]) * H + h];
+        }
 }
 
 void apply_rope_rows(float* x, int T, int d_head, int start_pos, float rope_theta, RopeLayout layout) {

@@ -54,8 +54,21 @@ struct BatchNormState {
                                   float eps, BatchNormState& state, bool training);
 
 // --- positions ---------------------------------------------------------------------------------------------------
-/// (n_pos, d_model) table: PE[p, 2i] = sin(p / base^(2i/d_model)), PE[p, 2i+1] = cos(...) (Vaswani et al. §3.5).
-[[nodiscard]] MatrixRM sinusoidal_table(int n_pos, int d_model, float base = 10000.0f);
+/// (n_pos, d_model) table: PE[p, 2i] = sin(p / base^(2i/d_model)), PE[p, 2i+1] = cos(...) (Vaswani et al. §3.5);
+/// HalfSplit: PE[p, i] = sin(...), PE[p, d_model/2 + i] = cos(...) (HF MarianSinusoidalPositionalEmbedding).
+[[nodiscard]] MatrixRM sinusoidal_table(int n_pos, int d_model, float base = 10000.0f,
+                                        SinusoidalLayout layout = SinusoidalLayout::Interleaved);
+/// T5's bucket of a relative position r = key position - query position (tokens), HF
+/// T5Attention._relative_position_bucket: bidirectional stacks give half the buckets to r > 0; within a direction
+/// the first half of the buckets are exact distances 0..max_exact-1 (max_exact = buckets/2 of the direction) and the
+/// rest grow logarithmically up to max_distance, beyond which all share the last one. Causal (bidirectional =
+/// false): r > 0 maps to bucket 0. The logarithm is evaluated in float32 as torch does, so boundaries match.
+[[nodiscard]] int relative_position_bucket(int relative_position, bool bidirectional, int num_buckets,
+                                           int max_distance);
+/// The bias T5 adds to attention scores: out (H, T, S) flattened as (H*T, S), out[h][t][s] =
+/// table[bucket(s - (q_start + t))][h], table (num_buckets, H) row-major as HF's relative_attention_bias.weight.
+void relative_position_bias(const float* table, int num_buckets, int H, int T, int S, int q_start,
+                            bool bidirectional, int max_distance, MatrixRM& out);
 /// Rotates x: (T, d_head) rows at positions start_pos.. in place; theta_i = rope_theta^(-2i/d_head) radians per
 /// position. Interleaved pairs (2i, 2i+1) (RoFormer eq. 34) or half-split (i, i+d/2) (HF rotate_half).
 /// Throws std::invalid_argument on odd d_head.

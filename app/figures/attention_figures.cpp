@@ -223,6 +223,11 @@ std::vector<plot::Figure> attention_step_figures(const Snapshot& s, int layer, i
         const Step& stp = steps[k];
         plot::Figure f = head_figure(s, pre + stp.name, head, stp.title, stp.cmap, stp.value, k == 3);
         f.formula = stp.formula;
+        if (k == 1 && s.trace && s.trace->find(pre + "position_bias")) {  // T5: no scaling, a bias per (j − i, head)
+            f.title = "2. + relative position bias";
+            f.formula = "scaled = scores + b_h[bucket(s − t)]: T5 adds a learned bias per head and relative distance "
+                        "(shared by the stack's layers) and does not divide by √d_head";
+        }
         f.view = "attention-steps";
         if (f.heatmap) {
             f.y.label = ax.rows;

@@ -128,6 +128,15 @@ bool overlay_ffn_pre_activations(plot::Figure& curves, const Snapshot& s, int la
 // --- positions --------------------------------------------------------------------------------------------------------
 /// 0 sinusoidal table, 1 chosen dimensions, 2 similarity vs offset, 3 RoPE angle per pair, 4 RoPE dot vs offset.
 [[nodiscard]] std::vector<plot::Figure> position_figures(const UiState& st);
+/// T5's relative position buckets (app/figures/relative_bias_figures.cpp): bucket against key − query, encoder and
+/// decoder, for these settings.
+[[nodiscard]] plot::Figure relative_bucket_figure(int num_buckets, int max_distance);
+/// The learned bias of every head of `stack` ("enc" | "dec") against key − query; nullopt without
+/// relative_attention_bias.
+[[nodiscard]] std::optional<plot::Figure> relative_bias_heads_figure(const Model& m, const std::string& stack);
+/// One head's bias over (query i, key j) for n_tokens positions (2..128); future keys masked in the decoder.
+[[nodiscard]] std::optional<plot::Figure> relative_bias_heatmap_figure(const Model& m, const std::string& stack,
+                                                                       int head, int n_tokens);
 
 // --- predictions ------------------------------------------------------------------------------------------------------
 /// Next-token distribution after position q under sample_temperature / top_k / top_p (bars) vs plain softmax.

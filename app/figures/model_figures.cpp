@@ -11,8 +11,9 @@ namespace ts::ui {
 namespace {
 std::string component_of(const std::string& name) {
     if (name.rfind("tok_emb", 0) == 0) return "token embedding";
-    if (name.rfind("pos_emb", 0) == 0) return "position embedding";
-    if (name.rfind("lm_head", 0) == 0) return "LM head";
+    if (name.rfind("pos_emb", 0) == 0 || name == "enc.pos_emb.weight") return "position embedding";
+    if (name.find("relative_attention_bias") != std::string::npos) return "relative position bias";
+    if (name.rfind("lm_head", 0) == 0 || name == "final_logits_bias") return "LM head";
     if (name.find("cross_attn.") != std::string::npos) return "cross-attention";
     if (name.find(".attn.") != std::string::npos) return "attention";
     if (name.find(".ffn.") != std::string::npos) return "FFN";

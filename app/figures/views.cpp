@@ -68,6 +68,12 @@ const std::vector<ViewInfo>& all_views() {
         {"rope-angle", "Positions", "RoPE rotation angle per pair against position", {"d-model", "positions", "rope-theta"}, false},
         {"rope-dot", "Positions", "⟨RoPE(q, m), RoPE(k, n)⟩ against m − n",
          {"d-model", "positions", "rope-theta", "interleaved"}, false},
+        {"relative-bias", "Positions", "T5 relative position bias of one head over (query i, key j)",
+         {"head", "positions", "attn-source"}, true},
+        {"relative-bias-heads", "Positions", "T5 relative position bias of every head against key − query",
+         {"attn-source"}, true},
+        {"relative-buckets", "Positions", "T5 relative position bucket against key − query (the model's settings)", {},
+         false},
         {"predictions", "Predictions", "next-token distribution (temperature, top-k, top-p) vs plain softmax",
          with_knobs({"query", "temperature", "top-k", "top-p"}), true},
         {"logit-lens", "Predictions", "argmax next token after each layer at each position", with_knobs({}), true},
@@ -480,6 +486,20 @@ ViewFigures build_view(const std::string& view, const UiState& st, const Snapsho
                 std::replace(n.begin(), n.end(), '-', '_');
                 add(std::move(figs[size_t(k)]), n);
             }
+    } else if (view == "relative-bias" || view == "relative-bias-heads") {
+        const Model& mm = need_model();
+        if (!mm.config().relative_attention_bias)
+            throw std::runtime_error("model '" + mm.config().name + "' has no relative position bias (T5 has)");
+        const std::string stack = st.attn_source == "encoder" ? "enc" : "dec";
+        auto f = view == "relative-bias" ? relative_bias_heatmap_figure(mm, stack, head, std::min(st.pe_positions, 128))
+                                         : relative_bias_heads_figure(mm, stack);
+        add(std::move(*f), (view == "relative-bias" ? "relative_bias_" + stack + "_head" + std::to_string(head)
+                                                    : "relative_bias_heads_" + stack));
+    } else if (view == "relative-buckets") {
+        const ModelConfig* c = m && m->config().relative_attention_bias ? &m->config() : nullptr;
+        add(relative_bucket_figure(c ? c->relative_attention_num_buckets : 32,
+                                   c ? c->relative_attention_max_distance : 128),
+            "relative_buckets");
     } else if (view == "predictions") {
         const Snapshot& s = need_snap();
         if (s.logits.rows() == 0) throw std::runtime_error("this model has no LM head: no next-token predictions");

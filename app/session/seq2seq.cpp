@@ -29,6 +29,7 @@ void fit(TokenizedText& t, int max_len, int reserve, const char* side) {
 
 std::string resolve_target_language(const TranslationSpec& spec, const std::string& to_setting,
                                     std::string_view source_text) {
+    if (spec.direction == "model") return "";  // a Hugging Face checkpoint: its direction is its own
     if (spec.direction == "en-zh") return "zh";
     if (spec.direction == "zh-en") return "en";
     if (to_setting == "en" || to_setting == "zh") return to_setting;
@@ -50,11 +51,15 @@ Seq2SeqTokens make_seq2seq_tokens(const LoadedModel& m, const std::string& sourc
 
     TokenizedText src = tokenize_text(source_text, *m.codec, -1);
     const bool lang_token = spec.direction == "both";
-    fit(src, max_len, lang_token ? 2 : 1, "source");
+    fit(src, max_len, (lang_token ? 2 : 1) + (spec.source_start_id >= 0 ? 1 : 0), "source");
     if (lang_token) {
         const int lid = spec.target_language_ids.at(out.to);
         src.ids.insert(src.ids.begin(), lid);
         src.pieces.insert(src.pieces.begin(), special_piece(*m.codec, lid, 0));
+    }
+    if (spec.source_start_id >= 0) {  // BART: <s> first
+        src.ids.insert(src.ids.begin(), spec.source_start_id);
+        src.pieces.insert(src.pieces.begin(), special_piece(*m.codec, spec.source_start_id, 0));
     }
     if (!source_text.empty()) {
         src.ids.push_back(spec.source_end_id);

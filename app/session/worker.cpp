@@ -111,7 +111,12 @@ bool compute_logit_lens(const Model& m, const Trace& trace, const std::string& s
         const bool reuse = i == c.n_layers - 1 && out && s.logits.rows() == x.rows() && s.logits.cols() == c.vocab_size &&
                            out->numel() == x.size() && (out->mat() - x).cwiseAbs().maxCoeff() <= 1e-5f * (1.0f + x.cwiseAbs().maxCoeff());
         MatrixRM computed;
-        if (!reuse) matmul_weight_t(x, *head, computed);
+        if (!reuse) {
+            if (c.scale_lm_head) x *= float(std::pow(double(c.d_model), -0.5));  // T5: as the LM head does
+            matmul_weight_t(x, *head, computed);
+            if (const Tensor* b = c.final_logits_bias ? m.find_weight("final_logits_bias") : nullptr)
+                computed.rowwise() += Eigen::Map<const RowVectorF>(b->data.data(), c.vocab_size);
+        }
         const MatrixRM& logits = reuse ? s.logits : computed;
         std::vector<int> am(size_t(logits.rows()));
         std::vector<float> pr(size_t(logits.rows()));
@@ -145,7 +150,9 @@ std::shared_ptr<const Snapshot> run_forward_request(const ForwardRequest& r, uin
         const std::vector<int>* src = r.source_tokens ? &r.source_tokens->ids : nullptr;
         if (r.kind == ForwardRequest::Kind::Translate) {
             // Decode first; the traced forward below then runs on the source and the decoded target.
-            if (!r.translation || !r.codec) throw std::invalid_argument("this model has no translation.json to translate with");
+            if (!r.translation || !r.codec)
+                throw std::invalid_argument("this model has no translation.json (nor a Hugging Face config.json with "
+                                            "decoder_start_token_id and eos_token_id) to translate with");
             if (!src || src->empty()) return s;  // nothing to translate
             auto res = std::make_shared<DecodeResult>(translate_ids(*r.model, *r.translation, *src, r.decode));
             s->tokens = decoded_target_tokens(*r.codec, *r.translation, res->ids);
@@ -346,7 +353,15 @@ LoadedModel load_model_folder(const std::string& dir_in, const std::function<voi
         lm.tokenizer_warning = std::string("tokenizer.json could not be read: ") + e.what();
     }
     if (!lm.codec) lm.codec = make_byte_codec(lm.model->config().vocab_size);
-    if (lm.model->config().arch == Arch::EncoderDecoder && fs::exists(fs::path(dir) / "translation.json", ec)) {
+    if (lm.model->config().arch == Arch::EncoderDecoder && !fs::exists(fs::path(dir) / "translation.json", ec) &&
+        is_hf_model_dir(dir)) {
+        // A Hugging Face encoder–decoder (t5, marian, bart): its config.json says how to start and end sequences.
+        try {
+            lm.translation = std::make_shared<const TranslationSpec>(hf_translation_spec(dir));
+        } catch (const std::exception& e) {
+            lm.translation_warning = std::string("source/target path not available: ") + e.what();
+        }
+    } else if (lm.model->config().arch == Arch::EncoderDecoder && fs::exists(fs::path(dir) / "translation.json", ec)) {
         try {
             const auto tok = lm.codec->tokenizer();
             if (!tok) throw std::runtime_error("the folder has no usable tokenizer.json");

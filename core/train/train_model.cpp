@@ -25,6 +25,15 @@ TrainModel::TrainModel(ModelConfig config, WeightMap params) : m_config(std::mov
     if (m_config.arch == Arch::EncoderOnly)
         throw std::invalid_argument(std::string("TrainModel trains decoder-only and encoder-decoder models; config "
                                                 "arch is '") + to_string(m_config.arch) + "'");
+    // Switches of the Hugging Face encoder-decoder families are inference-only here.
+    for (const auto& [on, what] : {std::pair{m_config.relative_attention_bias, "relative_attention_bias"},
+                                   std::pair{m_config.embed_norm, "embed_norm"},
+                                   std::pair{m_config.final_logits_bias, "final_logits_bias"},
+                                   std::pair{m_config.scale_lm_head, "scale_lm_head"},
+                                   std::pair{m_config.enc_pos_emb, "enc_pos_emb"},
+                                   std::pair{m_config.sinusoidal_layout != SinusoidalLayout::Interleaved,
+                                             "sinusoidal_layout half_split"}})
+        if (on) throw std::invalid_argument(std::string("TrainModel does not train models with ") + what);
     const auto expected = expected_weights(m_config);
     for (const auto& [name, shape] : expected) {
         const auto it = m_params.find(name);

@@ -169,3 +169,40 @@ TEST(TranslationApp, ExamplePairsSkipMalformedLines) {
 }
 
 }  // namespace
+
+namespace {
+
+// Hugging Face encoder–decoder folders (tests/golden/hf_bart, hf_t5: no translation.json, no tokenizer) open with a
+// source/target spec derived from config.json: BART wraps the source in <s> … </s> and starts the decoder with </s>;
+// teacher forcing, the three attention sources and Translate all run (ids-only byte codec, random weights).
+TEST(TranslationApp, HuggingFaceEncoderDecoderFoldersGetASourceTargetPath) {
+    const LoadedModel bart = load_model_folder(test::golden_path("hf_bart"), {});
+    ASSERT_TRUE(bart.translation) << bart.translation_warning;
+    EXPECT_EQ(bart.translation->direction, "model");
+    const Seq2SeqTokens io = make_seq2seq_tokens(bart, "ab", "c", "auto");
+    ASSERT_TRUE(io.source && io.target);
+    EXPECT_EQ(io.source->ids, (std::vector<int>{0, 'a', 'b', 2}));  // bos, text, eos
+    EXPECT_EQ(io.target->ids, (std::vector<int>{2, 'c'}));          // decoder_start_token_id = eos
+    EXPECT_EQ(io.to, "");
+
+    UiState st;
+    st.text = "ab";
+    st.target_text = "c";
+    const auto snap = run_forward_now(st, bart);
+    ASSERT_TRUE(snap->error.empty()) << snap->error;
+    const Tensor* cross = snap->find("dec.0.cross_attn.probs");
+    ASSERT_NE(cross, nullptr);
+    EXPECT_EQ(cross->dim(1), 2);
+    EXPECT_EQ(cross->dim(2), 4);
+
+    const LoadedModel t5 = load_model_folder(test::golden_path("hf_t5"), {});
+    ASSERT_TRUE(t5.translation) << t5.translation_warning;
+    st.target_text.clear();
+    const auto tr = run_forward_now(st, t5, true);
+    ASSERT_TRUE(tr->error.empty()) << tr->error;
+    ASSERT_TRUE(tr->translation);
+    EXPECT_EQ(tr->tokens->ids.front(), 0);  // T5 starts the decoder with pad
+    ASSERT_NE(tr->find("dec.0.attn.position_bias"), nullptr);
+}
+
+}  // namespace

@@ -46,10 +46,21 @@ void draw_model_panel(PanelContext& ctx) {
         row("norm", std::string(to_string(c.norm)) + ", " + to_string(c.norm_placement) + "-norm, eps " + plot::format_value(c.norm_eps));
         row("activation", to_string(c.activation));
         row("positions", std::string(to_string(c.position)) +
-                             (c.position == PositionKind::RoPE ? ", theta " + plot::format_value(c.rope_theta) + ", " + to_string(c.rope_layout) : ""));
+                             (c.position == PositionKind::RoPE ? ", theta " + plot::format_value(c.rope_theta) + ", " + to_string(c.rope_layout) : "") +
+                             (c.position == PositionKind::Sinusoidal ? std::string(", ") + to_string(c.sinusoidal_layout) : "") +
+                             (c.enc_pos_emb ? ", encoder has its own table" : ""));
+        if (c.relative_attention_bias)
+            row("relative position bias", std::to_string(c.relative_attention_num_buckets) + " buckets, max distance " +
+                                              std::to_string(c.relative_attention_max_distance) +
+                                              " tokens, one table per stack (T5)");
+        row("score scaling", c.scale_attn ? "1/sqrt(d_head)" : "none (T5)");
+        if (c.scale_embeddings) row("embeddings", "x sqrt(d_model)");
+        if (c.embed_norm) row("embedding norm", std::string(to_string(c.norm)) + " after token + position embeddings");
         row("biases", std::string("qkv ") + (c.attn_qkv_bias ? "yes" : "no") + ", out " + (c.attn_out_bias ? "yes" : "no") +
                           ", ffn " + (c.ffn_bias ? "yes" : "no"));
-        row("tied embeddings", c.tie_embeddings ? "yes" : "no");
+        row("tied embeddings", std::string(c.tie_embeddings ? "yes" : "no") +
+                                   (c.scale_lm_head ? ", LM head input x d_model^-0.5" : ""));
+        if (c.final_logits_bias) row("final_logits_bias", "yes (added to the logits)");
         row("qk-norm", c.qk_norm ? "yes" : "no");
         ImGui::EndTable();
     }

@@ -8,6 +8,7 @@
 
 #include <imgui.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace ts::ui {
@@ -36,13 +37,19 @@ void draw_positions_panel(PanelContext& ctx) {
     st.rope_interleaved = layout == 1;
     if (ctx.model && ctx.model->model) {
         const ModelConfig& c = ctx.model->model->config();
-        ImGui::TextDisabled("This model uses %s positions%s.", to_string(c.position),
+        if (c.relative_attention_bias) ImGui::TextDisabled("This model adds a relative position bias to the scores (T5).");
+        else ImGui::TextDisabled("This model uses %s positions%s.", to_string(c.position),
                             c.position == PositionKind::RoPE ? (std::string(", rope_theta ") + std::to_string(int(c.rope_theta)) + ", " + to_string(c.rope_layout)).c_str() : "");
     }
 
+    // A T5-style model: its relative position bias gets a third row (stack from the Attention source setting).
+    const Model* rel_model = ctx.model && ctx.model->model && ctx.model->model->config().relative_attention_bias
+                                 ? ctx.model->model.get()
+                                 : nullptr;
+    const float rows = rel_model ? 3.0f : 2.0f;
     const std::vector<plot::Figure> figs = position_figures(st);
     const float avail_w = ImGui::GetContentRegionAvail().x;
-    const float row_h = std::max(line_h * 12, ImGui::GetContentRegionAvail().y * 0.5f - 4);
+    const float row_h = std::max(line_h * 12, ImGui::GetContentRegionAvail().y / rows - 4);
     const float third = avail_w / 3.0f - 6;
     gfx::draw_figure(figs[0], ImVec2(third, row_h), {}, "pe_table");
     ImGui::SameLine();
@@ -50,10 +57,24 @@ void draw_positions_panel(PanelContext& ctx) {
     ImGui::SameLine();
     gfx::draw_figure(figs[2], ImVec2(third, row_h), {}, "pe_sim");
     const float half_w = avail_w * 0.5f - 4;
-    const float h2 = std::max(line_h * 12, ImGui::GetContentRegionAvail().y);
+    const float h2 = rel_model ? row_h : std::max(line_h * 12, ImGui::GetContentRegionAvail().y);
     gfx::draw_figure(figs[3], ImVec2(half_w, h2), {}, "rope_angle");
     ImGui::SameLine();
     gfx::draw_figure(figs[4], ImVec2(half_w, h2), {}, "rope_dot");
+    if (rel_model) {
+        const ModelConfig& c = rel_model->config();
+        const std::string stack = st.attn_source == "encoder" ? "enc" : "dec";
+        ImGui::TextDisabled("Relative position bias (T5): %s stack, head %d (stack and head follow the Attention tab)",
+                            stack == "enc" ? "encoder" : "decoder", std::clamp(st.head, 0, c.n_heads - 1));
+        const float h3 = std::max(line_h * 12, ImGui::GetContentRegionAvail().y - line_h);
+        gfx::draw_figure(relative_bucket_figure(c.relative_attention_num_buckets, c.relative_attention_max_distance),
+                         ImVec2(third, h3), {}, "rel_buckets");
+        ImGui::SameLine();
+        if (auto f = relative_bias_heads_figure(*rel_model, stack)) gfx::draw_figure(*f, ImVec2(third, h3), {}, "rel_heads");
+        ImGui::SameLine();
+        if (auto f = relative_bias_heatmap_figure(*rel_model, stack, st.head, std::min(st.pe_positions, 64)))
+            gfx::draw_figure(*f, ImVec2(third, h3), {}, "rel_bias");
+    }
 }
 
 }  // namespace ts::ui
