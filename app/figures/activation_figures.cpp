@@ -1,5 +1,6 @@
 // Activation figures: curves and derivatives of tanh, sigmoid, ReLU, LeakyReLU, GELU, Swish and the GLU family with
 // the course's example points, and a histogram of the model's real FFN pre-activations.
+#include "app/i18n/tr.h"
 #include "app/plot/ticks.h"
 #include "app/figures/figures.h"
 #include "core/ops.h"
@@ -40,7 +41,7 @@ plot::Figure activation_curves(const UiState& st, bool grad) {
     f.formula = grad ? "f′(x): how much a small change of the input moves the output (the gradient that flows back)"
                      : "Each curve maps one pre-activation x to the FFN's output; dots: the course's example points "
                        "x = −2, −0.5, 0, 0.5, 2 (hover for exact values)";
-    f.x.label = "x (pre-activation)";
+    f.x.label = tr("x (pre-activation)");
     f.y.label = grad ? "f′(x)" : "f(x)";
     f.x.min = -R;
     f.x.max = R;
@@ -66,7 +67,7 @@ plot::Figure activation_curves(const UiState& st, bool grad) {
         }
         f.series.push_back(std::move(p));
     }
-    if (st.act_shown[3]) f.note = "LeakyReLU α = " + plot::format_value(st.act_leaky_alpha);
+    if (st.act_shown[3]) f.note = tr("LeakyReLU α = ") + plot::format_value(st.act_leaky_alpha);
     if (st.act_shown[6]) f.note += (f.note.empty() ? "" : ", ") + std::string("Swish β = ") + plot::format_value(st.act_swish_beta);
     return f;
 }
@@ -91,7 +92,7 @@ bool overlay_ffn_pre_activations(plot::Figure& f, const Snapshot& s, int layer) 
         h.y[i] = ylo + h.y[i] * k;
     }
     h.bar_base = ylo;
-    h.name = "real pre-activations (layer " + std::to_string(layer) + ", density scaled)";
+    h.name = tr("real pre-activations (layer ") + std::to_string(layer) + ", density scaled)";
     h.color = plot::Rgba{0.55f, 0.55f, 0.6f, 0.35f};
     f.series.insert(f.series.begin(), std::move(h));
     size_t outside = 0;
@@ -110,22 +111,22 @@ std::optional<plot::Figure> ffn_histogram(const Snapshot& s, int layer) {
     if (!pre || !s.model) return std::nullopt;
     const ModelConfig& c = s.model->config();
     plot::Figure h;
-    h.title = "This model's FFN pre-activations, layer " + std::to_string(layer) + " (" + to_string(c.activation) + ")";
+    h.title = tr("This model's FFN pre-activations, layer ") + std::to_string(layer) + " (" + to_string(c.activation) + ")";
     h.formula = is_gated(c.activation)
                     ? "Histogram of the gate branch x W_gateᵀ over all tokens × d_ff units; the FFN computes act(gate) · up"
                     : "Histogram of x W_upᵀ + b_up over all tokens × d_ff units: the inputs the activation really sees";
-    h.x.label = "pre-activation value";
+    h.x.label = tr("pre-activation value");
     h.view = "ffn-histogram";
-    h.y.label = "density";
-    h.y.unit = "1/unit";
+    h.y.label = tr("density");
+    h.y.unit = tr("1/unit");
     plot::Series hs = plot::histogram_series(pre->data, 60, NAN, NAN, true);
-    hs.name = "pre_act (" + std::to_string(pre->numel()) + " values)";
+    hs.name = tr("pre_act (") + std::to_string(pre->numel()) + " values)";
     hs.color = plot::palette(4);
     hs.color.a = 0.8f;
     h.series.push_back(hs);
     if (post) {
         plot::Series ps = plot::histogram_series(post->data, 60, NAN, NAN, true);
-        ps.name = "post_act";
+        ps.name = tr("post_act");
         ps.color = plot::palette(1);
         ps.color.a = 0.45f;
         h.series.push_back(ps);

@@ -1,5 +1,6 @@
 // Attention figures: the selected head's weights, thumbnails, head grids and the five-step view; plus the shared
 // helpers (token labels, head slices, layer / head / query clamping).
+#include "app/i18n/tr.h"
 #include "app/figures/figures.h"
 
 #include "app/plot/ticks.h"
@@ -118,8 +119,8 @@ plot::Figure head_figure(const Snapshot& s, const std::string& name, int head, c
     if (rows == 0) return f;
     f.heatmap = plot::make_heatmap(rows, cols, v, cmap, value_label);
     if (zero_to_max) f.heatmap->vmin = 0.0f;
-    f.heatmap->row_name = "query";
-    f.heatmap->col_name = "key";
+    f.heatmap->row_name = tr("query");
+    f.heatmap->col_name = tr("key");
     return f;
 }
 
@@ -141,18 +142,18 @@ plot::Figure attention_head_figure(const Snapshot& s, int layer, int head, const
     if (st.attn_unit_scale) big.heatmap->vmax = 1.0f;
     big.heatmap->annotate = st.attn_annotate;
     big.view = "attention";
-    big.formula = "A = softmax(Q Kᵀ / √d_head + M) — row t holds how much query token t reads from each key token; "
-                  "each row sums to 1. M is the mask (−∞ where attending is forbidden, shown grey).";
+    big.formula = tr("A = softmax(Q Kᵀ / √d_head + M) — row t holds how much query token t reads from each key token; "
+                  "each row sums to 1. M is the mask (−∞ where attending is forbidden, shown grey).");
     const AxisNames ax = axis_names(s, src, false);
     big.x.label = ax.cols;
     big.y.label = ax.rows;
     if (int(labels.cols.size()) == big.heatmap->cols) big.x.categories = labels.cols;
     if (int(labels.rows.size()) == big.heatmap->rows) big.y.categories = labels.rows;
     if (has_attention_sources(s) && src == "cross")
-        big.formula = "A = softmax(Q_dec K_encᵀ / √d_head) — row t: how much decoder (target) token t reads from each "
+        big.formula = tr("A = softmax(Q_dec K_encᵀ / √d_head) — row t: how much decoder (target) token t reads from each "
                       "encoder (source) token; each row sums to 1. No causal mask: every target token sees the whole "
-                      "source.";
-    if (s.temperature != 1.0f) big.note = "temperature " + plot::format_value(s.temperature) + " applied";
+                      "source.");
+    if (s.temperature != 1.0f) big.note = tr("temperature ") + plot::format_value(s.temperature) + " applied";
     return big;
 }
 
@@ -177,13 +178,13 @@ std::vector<plot::Figure> attention_head_grid(const Snapshot& s, int layer, bool
             if (!f.heatmap) continue;
             f.heatmap->vmax = 1.0f;  // one color scale for every head so they compare
             f.view = grid_all ? "attention-grid" : "attention-layer";
-            f.formula = "A = softmax(Q Kᵀ / √d_head + M); rows: query tokens, columns: key tokens";
+            f.formula = tr("A = softmax(Q Kᵀ / √d_head + M); rows: query tokens, columns: key tokens");
             f.square_cells = true;
             if (int(labels.rows.size()) == f.heatmap->rows) f.y.categories = labels.rows;
             if (grid_all) {
                 // Many small cells: query tokens down the side, key positions (numbers) along the bottom, so the
                 // heatmaps keep their size.
-                f.x.label = "key position";
+                f.x.label = tr("key position");
             } else {
                 f.x.label = ax.cols;
                 f.y.label = ax.rows;
@@ -245,11 +246,11 @@ plot::Figure tokens_figure(const Snapshot& s, bool source) {
     f.title = source && s.source_tokens ? "Tokens of the source (encoder input): bytes per token"
                                         : "Tokens of the text: bytes per token";
     f.view = "tokens";
-    f.formula = "The tokenizer splits the UTF-8 bytes of the text into tokens; each bar is one token (its id below the "
+    f.formula = tr("The tokenizer splits the UTF-8 bytes of the text into tokens; each bar is one token (its id below the "
                 "label on hover). Common words become one token; rare words and CJK characters (3 bytes each in UTF-8) "
-                "split into several.";
-    f.x.label = "token";
-    f.y.label = "bytes";
+                "split into several.");
+    f.x.label = tr("token");
+    f.y.label = tr("bytes");
     f.y.min = 0;
     plot::Series b;
     b.kind = plot::SeriesKind::Bars;

@@ -1,4 +1,5 @@
 // Model figures: parameters per component and the KV-cache size against context length for MHA / GQA / MQA.
+#include "app/i18n/tr.h"
 #include "app/plot/ticks.h"
 #include "app/figures/figures.h"
 
@@ -59,11 +60,11 @@ std::string human_bytes(double v) {
 plot::Figure parameter_figure(const Model& m) {
     const ParameterCounts pc = parameter_counts(m);
     plot::Figure fp;
-    fp.title = "Parameters per component (total " + human_count(pc.total, "") + ")";
-    fp.formula = "Counted from the loaded weights: attention = W_q, W_k, W_v, W_o (+ biases) per layer; FFN = W_up, "
-                 "W_gate, W_down; tied embeddings count once.";
-    fp.y.label = "parameters";
-    fp.x.label = "component";
+    fp.title = tr("Parameters per component (total ") + human_count(pc.total, "") + ")";
+    fp.formula = tr("Counted from the loaded weights: attention = W_q, W_k, W_v, W_o (+ biases) per layer; FFN = W_up, "
+                 "W_gate, W_down; tied embeddings count once.");
+    fp.y.label = tr("parameters");
+    fp.x.label = tr("component");
     fp.view = "parameters";
     fp.y.min = 0;
     plot::Series bars;
@@ -88,14 +89,14 @@ plot::Figure kv_cache_figure(const Model& m, int context) {
         return 2.0 * c.n_layers * n_kv * c.d_head() * ctx_len * bytes_per;
     };
     plot::Figure fk;
-    fk.title = "KV-cache size against context length (fp16)";
-    fk.formula = "bytes = 2 · n_layers · n_kv_heads · d_head · T · 2; GQA/MQA shrink it by n_heads / n_kv_heads";
-    fk.x.label = "context length T";
+    fk.title = tr("KV-cache size against context length (fp16)");
+    fk.formula = tr("bytes = 2 · n_layers · n_kv_heads · d_head · T · 2; GQA/MQA shrink it by n_heads / n_kv_heads");
+    fk.x.label = tr("context length T");
     fk.view = "kv-cache";
-    fk.x.unit = "tokens";
+    fk.x.unit = tr("tokens");
     fk.x.log = true;
-    fk.y.label = "KV cache";
-    fk.y.unit = "bytes";
+    fk.y.label = tr("KV cache");
+    fk.y.unit = tr("bytes");
     fk.y.log = true;
     const int gqa_heads = c.n_kv_heads != c.n_heads && c.n_kv_heads != 1 ? c.n_kv_heads : std::max(1, c.n_heads / 4);
     const int variants[] = {c.n_heads, gqa_heads, 1};
@@ -113,7 +114,7 @@ plot::Figure kv_cache_figure(const Model& m, int context) {
         fk.series.push_back(std::move(s));
     }
     fk.ref_lines.push_back({true, double(context), "T = " + std::to_string(context), plot::Rgba{0.9f, 0.3f, 0.3f, 1}});
-    fk.note = "at T = " + std::to_string(context) + ": " + human_bytes(kv_bytes(c.n_kv_heads, context, 2)) + " for this model (n_kv_heads " +
+    fk.note = tr("at T = ") + std::to_string(context) + ": " + human_bytes(kv_bytes(c.n_kv_heads, context, 2)) + " for this model (n_kv_heads " +
               std::to_string(c.n_kv_heads) + ")";
     return fk;
 }

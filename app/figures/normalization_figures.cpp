@@ -1,5 +1,6 @@
 // Normalization figures: LayerNorm / RMSNorm / BatchNorm histograms before and after, on synthetic data and on
 // the model's residual stream, with mean / variance / RMS in the note.
+#include "app/i18n/tr.h"
 #include "app/figures/figures.h"
 #include "core/ops.h"
 
@@ -28,16 +29,16 @@ plot::Figure hist_figure(const char* title, const char* formula, const MatrixRM&
     plot::Figure f;
     f.title = title;
     f.formula = formula;
-    f.x.label = "value";
+    f.x.label = tr("value");
     f.view = "normalization";
-    f.y.label = "density";
-    f.y.unit = "1/value";
+    f.y.label = tr("density");
+    f.y.unit = tr("1/value");
     plot::Series a = plot::histogram_series(std::span<const float>(before.data(), size_t(before.size())), 50, NAN, NAN, true);
-    a.name = "before";
+    a.name = tr("before");
     a.color = plot::palette(0);
     a.color.a = 0.7f;
     plot::Series b = plot::histogram_series(std::span<const float>(after.data(), size_t(after.size())), 50, NAN, NAN, true);
-    b.name = "after";
+    b.name = tr("after");
     b.color = plot::palette(1);
     b.color.a = 0.7f;
     f.series = {a, b};

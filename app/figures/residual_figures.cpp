@@ -1,5 +1,6 @@
 // Residual-stream figures: the L2 norm of the residual stream after every sub-layer (per token and averaged) and
 // pre-norm against post-norm at random initialisation with 16 layers.
+#include "app/i18n/tr.h"
 #include "app/figures/figures.h"
 
 #include <algorithm>
@@ -9,7 +10,7 @@ namespace ts::ui {
 
 plot::Figure residual_norm_figure(const Snapshot& s, int q) {
     plot::Figure f;
-    f.title = "Residual stream norm after each sub-layer";
+    f.title = tr("Residual stream norm after each sub-layer");
     f.view = "residual";
     if (!s.trace || !s.tokens || s.tokens->ids.empty()) return f;
     const std::string st = s.stack();
@@ -23,12 +24,12 @@ plot::Figure residual_norm_figure(const Snapshot& s, int q) {
     const auto labels = snapshot_token_labels(s);
     const int T = int(s.tokens->ids.size());
     q = std::clamp(q, 0, T - 1);
-    f.formula = "‖x_t‖₂ of the residual stream x after the embedding and after each attention / FFN sub-layer "
+    f.formula = tr("‖x_t‖₂ of the residual stream x after the embedding and after each attention / FFN sub-layer "
                 "(x ← x + sublayer(norm(x)) in pre-norm models). Thin lines: every token; thick: mean; red: the "
-                "selected query token.";
-    f.x.label = "after sub-layer";
+                "selected query token.");
+    f.x.label = tr("after sub-layer");
     f.x.categories = cats;
-    f.y.label = "L2 norm";
+    f.y.label = tr("L2 norm");
     std::vector<double> mean(names.size(), 0.0);
     for (int t = 0; t < T; ++t) {
         plot::Series line;
@@ -48,7 +49,7 @@ plot::Figure residual_norm_figure(const Snapshot& s, int q) {
     std::rotate(f.series.begin(), f.series.begin() + q, f.series.begin() + q + 1);  // keep the red line on top
     std::rotate(f.series.begin(), f.series.begin() + 1, f.series.end());
     plot::Series m;
-    m.name = "mean over tokens";
+    m.name = tr("mean over tokens");
     m.color = plot::palette(1);
     m.width = 3.0f;
     for (size_t k = 0; k < names.size(); ++k) {
@@ -106,9 +107,9 @@ std::vector<plot::Figure> prepost_norm_figures(const NormCurves& nc) {
                              "grows with depth while each sub-layer sees unit-scale input"
                            : "x ← LayerNorm(x + sublayer(x)) (original Transformer): every sub-layer output is "
                              "re-normalized, so the norm stays at √d_model ≈ 8";
-        f.x.label = "after sub-layer";
+        f.x.label = tr("after sub-layer");
         f.x.categories = nc.names;
-        f.y.label = "mean L2 norm";
+        f.y.label = tr("mean L2 norm");
         plot::Series sr;
         sr.name = v == 0 ? "pre-norm" : "post-norm";
         sr.color = plot::palette(v == 0 ? 0 : 3);

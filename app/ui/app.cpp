@@ -3,6 +3,7 @@
 #include "app/ui/app_window.h"
 
 #include "app/gfx/gl.h"
+#include "app/i18n/tr.h"
 #include "app/gfx/heatmap_texture.h"
 #include "app/gfx/painter.h"
 #include "app/gfx/raster.h"
@@ -105,6 +106,12 @@ bool App::init_window() {
 
 
 
+
+void App::apply_language(const std::string& lang) {
+    std::string why;
+    if (!i18n::set_language(lang, &why)) log_info("interface language: " + why + "; showing English");
+    m_fonts_dirty = m_window != nullptr;  // the atlas holds the catalog's glyphs; rebuilt once a window exists
+}
 
 void App::shutdown() {
     m_worker.reset();
@@ -250,7 +257,9 @@ void App::main_area() {
         for (const auto& p : all_panels()) {
             ImGuiTabItemFlags flags = 0;
             if (!m_force_panel.empty() && m_force_panel == p.name) flags |= ImGuiTabItemFlags_SetSelected;
-            const bool open = ImGui::BeginTabItem(p.name, nullptr, flags);
+            // Translated label, English ID: the tab keeps its identity (and m_state.panel its value) across languages.
+            const std::string label = std::string(tr(p.name)) + "###" + p.name;
+            const bool open = ImGui::BeginTabItem(label.c_str(), nullptr, flags);
             if (!m_opt.frame_stats.empty()) record_rect("tab:" + std::string(p.name));
             if (open) {
                 if (m_force_panel.empty() || m_force_panel == p.name) m_state.panel = p.name;
@@ -431,6 +440,9 @@ int App::run() {
     if (!m_opt.translate_to.empty()) m_state.translate_to = m_opt.translate_to;
     if (m_opt.beam > 0) m_state.decode_beam = m_opt.beam;
     if (!m_opt.attn_source.empty()) m_state.attn_source = m_opt.attn_source;
+    // Interface language: --lang, else the remembered choice, else the system locale's.
+    if (!m_opt.lang.empty()) m_state.language = i18n::normalize_language(m_opt.lang);
+    apply_language(m_state.language.empty() ? i18n::system_language() : m_state.language);
     if (m_opt.theme == "light") m_state.dark_theme = false;
     if (m_opt.theme == "dark") m_state.dark_theme = true;
     if (!m_opt.panel.empty() && m_opt.panel != "all") {

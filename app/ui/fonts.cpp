@@ -1,6 +1,8 @@
 // Font atlas construction (see fonts.h).
 #include "app/ui/fonts.h"
 
+#include "app/i18n/tr.h"
+
 #include <imgui.h>
 #include <imgui_internal.h>  // ImTextCharFromUtf8
 
@@ -42,7 +44,12 @@ FontStatus build_fonts(float pixel_size, const std::string& text, bool cjk_commo
                                     0xFFFD, 0xFFFD, 0};
     b.AddRanges(extra);
     b.AddText(text.c_str(), text.c_str() + text.size());
-    if (cjk_common) b.AddText("注意力机制变换器模型语言中文你好世界我们");
+    if (cjk_common) {
+        b.AddText("注意力机制变换器模型语言中文你好世界我们");
+        // Every character of the interface catalogs, so switching to Chinese needs no new glyphs.
+        static const std::string catalog = i18n::catalog_text("zh");
+        b.AddText(catalog.c_str(), catalog.c_str() + catalog.size());
+    }
     std::string cjk_path;
     for (const char* p : kCjkFonts)
         if (exists(p)) { cjk_path = p; break; }

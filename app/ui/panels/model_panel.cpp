@@ -1,5 +1,6 @@
 // Model panel: architecture summary, parameter counts per component, FLOPs per token at a context length, and the
 // KV-cache size for MHA / GQA / MQA variants of this model.
+#include "app/i18n/tr.h"
 #include "app/gfx/painter.h"
 #include "app/plot/ticks.h"
 #include "app/figures/figures.h"
@@ -16,7 +17,7 @@ std::string human(double v, const char* unit) { return human_count(v, unit); }
 }  // namespace
 
 void draw_model_panel(PanelContext& ctx) {
-    if (!ctx.model || !ctx.model->model) return empty_message("no model loaded");
+    if (!ctx.model || !ctx.model->model) return empty_message(tr("no model loaded"));
     const Model& m = *ctx.model->model;
     const ModelConfig& c = m.config();
     const float line_h = ImGui::GetTextLineHeight();
@@ -65,24 +66,24 @@ void draw_model_panel(PanelContext& ctx) {
 
     // FLOPs and KV cache.
     ImGui::SetNextItemWidth(line_h * 12);
-    ImGui::SliderInt("context length T", &ctx.state.kv_context, 1, 131072, "%d", ImGuiSliderFlags_Logarithmic);
+    ImGui::SliderInt(tr("context length T"), &ctx.state.kv_context, 1, 131072, "%d", ImGuiSliderFlags_Logarithmic);
     const double T = ctx.state.kv_context;
     const double emb = pc.get("token embedding") + pc.get("position embedding");
     const double matmul_params = total - emb - pc.get("norms") + (c.tie_embeddings ? pc.get("token embedding") : 0.0);
     const double flops = 2.0 * matmul_params + 2.0 * 2.0 * c.n_layers * T * c.d_model;
-    ImGui::Text("forward FLOPs per token ≈ 2 · %s matmul weights + 4 · n_layers · T · d_model = %s",
+    ImGui::Text(tr("forward FLOPs per token ≈ 2 · %s matmul weights + 4 · n_layers · T · d_model = %s"),
                 human(matmul_params, "").c_str(), human(flops, "FLOP").c_str());
     if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("Each weight is one multiply-add (2 FLOPs) per token; attention adds QKᵀ and A·V: 2 · 2 · T · d_model "
-                          "per layer for the T cached positions (Kaplan et al. 2020, Table 1).");
+        ImGui::SetTooltip("%s", tr("Each weight is one multiply-add (2 FLOPs) per token; attention adds QKᵀ and A·V: 2 · 2 · T · d_model "
+                          "per layer for the T cached positions (Kaplan et al. 2020, Table 1)."));
     auto kv_bytes = [&](int n_kv, double ctx_len, double bytes_per) {
         return 2.0 * c.n_layers * n_kv * c.d_head() * ctx_len * bytes_per;
     };
     if (ImGui::BeginTable("kv", 4, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg)) {
-        ImGui::TableSetupColumn("variant");
-        ImGui::TableSetupColumn("n_kv_heads");
-        ImGui::TableSetupColumn("KV cache (fp32)");
-        ImGui::TableSetupColumn("KV cache (fp16)");
+        ImGui::TableSetupColumn(tr("variant"));
+        ImGui::TableSetupColumn(tr("n_kv_heads"));
+        ImGui::TableSetupColumn(tr("KV cache (fp32)"));
+        ImGui::TableSetupColumn(tr("KV cache (fp16)"));
         ImGui::TableHeadersRow();
         const int gqa = c.n_kv_heads != c.n_heads && c.n_kv_heads != 1 ? c.n_kv_heads : std::max(1, c.n_heads / 4);
         const std::pair<const char*, int> rows[] = {{"MHA", c.n_heads}, {"GQA", gqa}, {"MQA", 1}};
@@ -99,7 +100,7 @@ void draw_model_panel(PanelContext& ctx) {
         }
         ImGui::EndTable();
     }
-    ImGui::TextDisabled("KV cache = 2 (K and V) · n_layers · n_kv_heads · d_head · T · bytes per value");
+    ImGui::TextDisabled("%s", tr("KV cache = 2 (K and V) · n_layers · n_kv_heads · d_head · T · bytes per value"));
     const plot::Figure fk = kv_cache_figure(m, ctx.state.kv_context);
     gfx::draw_figure(fk, ImVec2(right_w, std::max(line_h * 10, ImGui::GetContentRegionAvail().y)), {}, "kv");
     ImGui::EndGroup();

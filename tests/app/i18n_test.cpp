@@ -1,0 +1,96 @@
+// Interface language (issue #16): the gettext lookup behind ts::tr() finds the build tree's catalog and answers in
+// Chinese or English on request, on a machine with no zh_CN locale generated (LC_MESSAGES "C").
+#include "app/i18n/tr.h"
+
+#include <gtest/gtest.h>
+
+#include <clocale>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+namespace {
+
+struct LanguageGuard {
+    ~LanguageGuard() { ts::i18n::set_language("en"); }
+};
+
+TEST(I18n, ChineseOnAnswersTheCatalogEnglishOnAnswersTheMsgid) {
+    LanguageGuard g;
+    std::string why;
+    ASSERT_TRUE(ts::i18n::set_language("zh", &why)) << why;
+    EXPECT_EQ(ts::i18n::language(), "zh");
+    EXPECT_STREQ(ts::tr("Tokens"), "词元");
+    EXPECT_STREQ(ts::tr("Attention"), "注意力");
+    ASSERT_TRUE(ts::i18n::set_language("en", &why)) << why;
+    EXPECT_EQ(ts::i18n::language(), "en");
+    const char* id = "Tokens";
+    EXPECT_EQ(ts::tr(id), id);  // English: the msgid itself, same pointer
+    // And back again: glibc must not answer from the lookups it cached for the other language.
+    ASSERT_TRUE(ts::i18n::set_language("zh_CN.UTF-8", &why)) << why;
+    EXPECT_STREQ(ts::tr("Tokens"), "词元");
+}
+
+TEST(I18n, UnknownMsgidAndEmptyStringPassThrough) {
+    LanguageGuard g;
+    ASSERT_TRUE(ts::i18n::set_language("zh"));
+    const char* unknown = "no such msgid in any catalog";
+    EXPECT_STREQ(ts::tr(unknown), unknown);
+    EXPECT_STREQ(ts::tr(""), "");  // not the catalog header dgettext would answer for ""
+    EXPECT_EQ(ts::tr(nullptr), nullptr);
+}
+
+TEST(I18n, WorksWhenTheProcessLocaleIsC) {
+    // A fresh Debian container: LC_ALL=C, no zh_CN locale. glibc ignores LANGUAGE under "C"; tr.cpp moves
+    // LC_MESSAGES to a UTF-8 locale that exists (C.UTF-8) and must still find the Chinese catalog.
+    LanguageGuard g;
+    setenv("LC_ALL", "C", 1);
+    std::setlocale(LC_ALL, "C");
+    ASSERT_STREQ(std::setlocale(LC_MESSAGES, nullptr), "C");
+    std::string why;
+    ASSERT_TRUE(ts::i18n::set_language("zh", &why)) << why;
+    EXPECT_STREQ(ts::tr("Tokens"), "词元");
+    // Numbers keep the "C" formatting: only LC_MESSAGES moved.
+    EXPECT_STREQ(std::setlocale(LC_NUMERIC, nullptr), "C");
+    unsetenv("LC_ALL");
+}
+
+TEST(I18n, UnknownLanguageIsRefusedWithAMessage) {
+    LanguageGuard g;
+    std::string why;
+    EXPECT_FALSE(ts::i18n::set_language("klingon", &why));
+    EXPECT_NE(why.find("klingon"), std::string::npos);
+    EXPECT_EQ(ts::i18n::language(), "en");
+}
+
+TEST(I18n, SystemLanguageFollowsTheLocaleVariables) {
+    const char* vars[] = {"LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"};
+    std::string saved[4];
+    bool had[4];
+    for (int i = 0; i < 4; ++i) {
+        const char* v = std::getenv(vars[i]);
+        had[i] = v != nullptr;
+        if (v) saved[i] = v;
+        unsetenv(vars[i]);
+    }
+    EXPECT_EQ(ts::i18n::system_language(), "en");
+    setenv("LANG", "zh_CN.UTF-8", 1);
+    EXPECT_EQ(ts::i18n::system_language(), "zh");
+    setenv("LC_MESSAGES", "en_GB.UTF-8", 1);  // LC_MESSAGES wins over LANG
+    EXPECT_EQ(ts::i18n::system_language(), "en");
+    setenv("LC_ALL", "zh_TW.UTF-8", 1);       // LC_ALL wins over both
+    EXPECT_EQ(ts::i18n::system_language(), "zh");
+    for (int i = 0; i < 4; ++i) {
+        if (had[i]) setenv(vars[i], saved[i].c_str(), 1);
+        else unsetenv(vars[i]);
+    }
+}
+
+TEST(I18n, CatalogTextHoldsTheTranslations) {
+    const std::string t = ts::i18n::catalog_text("zh");
+    EXPECT_NE(t.find("词元"), std::string::npos);
+    EXPECT_NE(t.find("注意力"), std::string::npos);
+    EXPECT_EQ(ts::i18n::catalog_text("en"), "");
+}
+
+}  // namespace
