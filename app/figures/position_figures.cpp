@@ -19,14 +19,14 @@ std::vector<plot::Figure> position_figures(const UiState& st) {
     ft.title = tr("Sinusoidal table PE (position × dimension)");
     ft.formula = tr("PE[p, 2i] = sin(p / base^(2i/d_model)), PE[p, 2i+1] = cos(p / base^(2i/d_model))  (Vaswani et al. §3.5). "
                  "Low dimensions oscillate fast, high ones slowly.");
-    ft.heatmap = plot::make_heatmap(N, D, std::span<const float>(pe.data(), size_t(pe.size())), plot::Colormap::Diverging, "PE value");
+    ft.heatmap = plot::make_heatmap(N, D, std::span<const float>(pe.data(), size_t(pe.size())), plot::Colormap::Diverging, tr("PE value"));
     ft.heatmap->vmin = -1;
     ft.heatmap->vmax = 1;
     ft.heatmap->row_name = tr("position");
     ft.heatmap->col_name = tr("dimension");
     ft.x.label = tr("dimension");
     ft.y.label = tr("position");
-    ft.note = tr("d_model ") + std::to_string(D) + ", base " + std::to_string(int(st.pe_base)) + ", " + std::to_string(N) + " positions";
+    ft.note = trf("d_model %d, base %d, %d positions", D, int(st.pe_base), N);
     out.push_back(std::move(ft));
 
     plot::Figure fc;
@@ -61,7 +61,7 @@ std::vector<plot::Figure> position_figures(const UiState& st) {
     for (int v = 0; v < 2; ++v) {
         const int pos = v == 0 ? 0 : N / 4;
         plot::Series s;
-        s.name = tr("pos = ") + std::to_string(pos);
+        s.name = "pos = " + std::to_string(pos);
         s.color = plot::palette(v);
         s.dashed = v == 1;
         for (int k = 0; pos + k < N; ++k) {
@@ -88,7 +88,7 @@ std::vector<plot::Figure> position_figures(const UiState& st) {
         if (k > 0 && pairs[k] == pairs[k - 1]) continue;
         const double theta = std::pow(double(st.rope_theta), -2.0 * pairs[k] / d_head);
         plot::Series s;
-        s.name = tr("pair i = ") + std::to_string(pairs[k]);
+        s.name = trf("pair i = %d", pairs[k]);
         s.color = plot::palette(k);
         for (int m = 1; m < N; ++m) {
             s.x.push_back(m);
@@ -96,8 +96,8 @@ std::vector<plot::Figure> position_figures(const UiState& st) {
         }
         fa.series.push_back(std::move(s));
     }
-    fa.ref_lines.push_back({false, 2 * M_PI, "one full turn (2π)", plot::Rgba{0.6f, 0.6f, 0.6f, 1}});
-    fa.note = tr("rope_theta ") + std::to_string(int(st.rope_theta)) + ", d_head " + std::to_string(d_head);
+    fa.ref_lines.push_back({false, 2 * M_PI, tr("one full turn (2π)"), plot::Rgba{0.6f, 0.6f, 0.6f, 1}});
+    fa.note = "rope_theta " + std::to_string(int(st.rope_theta)) + ", d_head " + std::to_string(d_head);
     out.push_back(std::move(fa));
 
     // Relative-position property with a fixed random q and k.
@@ -131,7 +131,7 @@ std::vector<plot::Figure> position_figures(const UiState& st) {
         }
         fd.series.push_back(std::move(s));
     }
-    fd.note = std::string(st.rope_interleaved ? "interleaved pairs (2i, 2i+1)" : "half-split pairs (i, i + d/2)") +
+    fd.note = std::string(st.rope_interleaved ? tr("interleaved pairs (2i, 2i+1)") : tr("half-split pairs (i, i + d/2)")) +
               ", rope_theta " + std::to_string(int(st.rope_theta));
     out.push_back(std::move(fd));
     const char* views[] = {"positions-table", "positions-curves", "positions-similarity", "rope-angle", "rope-dot"};

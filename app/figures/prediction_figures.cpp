@@ -26,7 +26,7 @@ plot::Figure next_token_figure(const Snapshot& s, const UiState& st, int q) {
     int kept = 0;
     for (float v : p) kept += v > 0 ? 1 : 0;
 
-    f.title = tr("Next token after position ") + std::to_string(q) + " '" + (q < int(labels.size()) ? labels[size_t(q)] : "") + "'";
+    f.title = trf("Next token after position %d '%s'", q, q < int(labels.size()) ? labels[size_t(q)].c_str() : "");
     f.formula = tr("p = softmax(logits / T), then keep the k most likely (top-k) and the smallest set whose mass reaches p "
                 "(top-p), renormalized. Bars: sampling distribution; dots: plain softmax (T = 1, no filtering).");
     f.x.label = tr("candidate token (top 20 by logit)");
@@ -35,7 +35,7 @@ plot::Figure next_token_figure(const Snapshot& s, const UiState& st, int q) {
     f.y.min = 0;
     plot::Series b, d;
     b.kind = plot::SeriesKind::Bars;
-    b.name = tr("sampled from (") + std::to_string(kept) + " tokens kept)";
+    b.name = trf("sampled from (%d tokens kept)", int(kept));
     b.color = plot::palette(2);
     d.kind = plot::SeriesKind::Scatter;
     d.name = tr("softmax, T = 1");
@@ -51,8 +51,8 @@ plot::Figure next_token_figure(const Snapshot& s, const UiState& st, int q) {
         d.point_labels.push_back(b.point_labels.back());
     }
     f.series = {b, d};
-    f.note = tr("temperature ") + plot::format_value(st.sample_temperature) + ", top-k " +
-             (st.top_k > 0 ? std::to_string(st.top_k) : std::string("off")) + ", top-p " + plot::format_value(st.top_p);
+    f.note = trf("temperature %s, top-k %s, top-p %s", plot::format_value(st.sample_temperature).c_str(),
+                 st.top_k > 0 ? std::to_string(st.top_k).c_str() : tr("off"), plot::format_value(st.top_p).c_str());
     return f;
 }
 

@@ -35,13 +35,13 @@ plot::Figure residual_norm_figure(const Snapshot& s, int q) {
         plot::Series line;
         line.color = t == q ? plot::Rgba{0.9f, 0.3f, 0.3f, 1} : plot::Rgba{0.5f, 0.6f, 0.8f, 0.25f};
         line.width = t == q ? 2.5f : 1.0f;
-        line.name = t == q ? "token " + std::to_string(q) + " '" + labels[size_t(q)] + "'" : "";
+        line.name = t == q ? trf("token %d '%s'", q, labels[size_t(q)].c_str()) : "";
         for (size_t k = 0; k < names.size(); ++k) {
             const Tensor* x = s.find(names[k]);
             const double n = x && t < x->rows() ? double(x->mat().row(t).norm()) : NAN;
             line.x.push_back(double(k));
             line.y.push_back(n);
-            line.point_labels.push_back(labels[size_t(t)] + " after " + cats[k]);
+            line.point_labels.push_back(trf("%s after %s", labels[size_t(t)].c_str(), cats[k].c_str()));
             if (std::isfinite(n)) mean[k] += n / T;
         }
         f.series.push_back(std::move(line));
@@ -102,16 +102,16 @@ std::vector<plot::Figure> prepost_norm_figures(const NormCurves& nc) {
     std::vector<plot::Figure> out;
     for (int v = 0; v < 2; ++v) {
         plot::Figure f;
-        f.title = v == 0 ? "Pre-norm, random init (16 layers)" : "Post-norm, random init (16 layers)";
-        f.formula = v == 0 ? "x ← x + sublayer(LayerNorm(x)): the residual stream is never normalized, so its norm "
-                             "grows with depth while each sub-layer sees unit-scale input"
-                           : "x ← LayerNorm(x + sublayer(x)) (original Transformer): every sub-layer output is "
-                             "re-normalized, so the norm stays at √d_model ≈ 8";
+        f.title = v == 0 ? tr("Pre-norm, random init (16 layers)") : tr("Post-norm, random init (16 layers)");
+        f.formula = v == 0 ? tr("x ← x + sublayer(LayerNorm(x)): the residual stream is never normalized, so its norm "
+                                "grows with depth while each sub-layer sees unit-scale input")
+                           : tr("x ← LayerNorm(x + sublayer(x)) (original Transformer): every sub-layer output is "
+                                "re-normalized, so the norm stays at √d_model ≈ 8");
         f.x.label = tr("after sub-layer");
         f.x.categories = nc.names;
         f.y.label = tr("mean L2 norm");
         plot::Series sr;
-        sr.name = v == 0 ? "pre-norm" : "post-norm";
+        sr.name = v == 0 ? tr("pre-norm") : tr("post-norm");
         sr.color = plot::palette(v == 0 ? 0 : 3);
         sr.width = 2.5f;
         const auto& y = v == 0 ? nc.pre : nc.post;

@@ -99,7 +99,7 @@ SoftmaxLab softmax_lab(const UiState& st, const Snapshot* snap) {
     if (lab.typed) {
         lab.logits = parse_logits(st.sm_typed_logits, &lab.error);
         for (size_t i = 0; i < lab.logits.size(); ++i) lab.labels.push_back(std::to_string(i));
-        lab.source = "typed logits";
+        lab.source = tr("typed logits");
     } else {
         const std::vector<std::string> all = snapshot_token_labels(*snap);
         const int q = resolve_query(st, int(all.size()));
@@ -111,13 +111,13 @@ SoftmaxLab softmax_lab(const UiState& st, const Snapshot* snap) {
             lab.labels = all;
             lab.labels.resize(size_t(cols));
         }
-        lab.source = "layer " + std::to_string(layer) + ", head " + std::to_string(head) + ", query " + std::to_string(q) +
+        lab.source = trf("layer %d, head %d, query %d", layer, head, q) +
                      (q < int(all.size()) ? " '" + all[size_t(q)] + "'" : "");
         lab.qpos = q;
     }
     if (!lab.error.empty()) return lab;
     if (lab.logits.empty()) {
-        lab.error = "no scores recorded yet";
+        lab.error = tr("no scores recorded yet");
         return lab;
     }
     const int S = int(lab.logits.size());
@@ -153,7 +153,7 @@ SoftmaxLab softmax_lab(const UiState& st, const Snapshot* snap) {
     plot::Figure fl;
     fl.title = tr("Scores (logits) z_s");
     fl.view = "softmax-scores";
-    fl.formula = lab.typed ? "z: the typed logits" : "z_s = q·k_s / √d_head for the selected query (before mask and softmax)";
+    fl.formula = lab.typed ? tr("z: the typed logits") : tr("z_s = q·k_s / √d_head for the selected query (before mask and softmax)");
     fl.x.label = tr("key");
     fl.y.label = tr("score z");
     if (show_cats) fl.x.categories = lab.labels;
@@ -165,7 +165,7 @@ SoftmaxLab softmax_lab(const UiState& st, const Snapshot* snap) {
             fl.annotations.push_back({double(s) - 0.3, 0.0, "×", plot::Rgba{0.9f, 0.3f, 0.3f, 1}});
             any_masked = true;
         }
-    fl.note = (any_masked ? "× = masked key (−∞ before softmax); " : "") + lab.source;
+    fl.note = (any_masked ? tr("× = masked key (−∞ before softmax); ") : "") + lab.source;
     lab.figures.push_back(std::move(fl));
 
     plot::Figure fp;
@@ -192,7 +192,7 @@ SoftmaxLab softmax_lab(const UiState& st, const Snapshot* snap) {
     }
     fp.series.push_back(d);
     char note[160];
-    std::snprintf(note, sizeof note, "entropy H = %.4f nats, max probability %.4f at key %d", lab.entropy, lab.pmax, lab.amax);
+    std::snprintf(note, sizeof note, tr("entropy H = %.4f nats, max probability %.4f at key %d"), lab.entropy, lab.pmax, lab.amax);
     fp.note = note;
     lab.figures.push_back(std::move(fp));
 
@@ -228,7 +228,7 @@ SoftmaxLab softmax_lab(const UiState& st, const Snapshot* snap) {
 
     // The mask of every query row.
     plot::Figure fm;
-    fm.title = custom ? "Mask: custom (click / drag cells to paint)" : "Mask: " + st.sm_mask + " (grey = masked)";
+    fm.title = custom ? tr("Mask: custom (click / drag cells to paint)") : trf("Mask: %s (grey = masked)", tr(st.sm_mask.c_str()));
     fm.view = "softmax-mask";
     fm.formula = tr("Row q: which keys query q may attend (1 = visible, grey = −∞ before softmax). A row with no visible "
                  "key gets all-zero weights.");
@@ -239,7 +239,7 @@ SoftmaxLab softmax_lab(const UiState& st, const Snapshot* snap) {
         const std::vector<uint8_t> r = mask_row(q);
         for (int k = 0; k < S; ++k) mv[size_t(q) * size_t(S) + size_t(k)] = r[size_t(k)] ? 1.0f : NAN;
     }
-    fm.heatmap = plot::make_heatmap(S, S, mv, plot::Colormap::Viridis, "visible");
+    fm.heatmap = plot::make_heatmap(S, S, mv, plot::Colormap::Viridis, tr("visible"));
     fm.heatmap->vmin = 0.0f;
     fm.heatmap->vmax = 1.8f;  // visible cells in a calm teal (viridis ≈ 0.55), masked ones grey
     fm.colorbar = false;

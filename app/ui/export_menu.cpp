@@ -67,9 +67,9 @@ void export_folder(const std::string& view, const UiState& st) {
         UiState session = st;
         session.view = view;
         save_session(dir / "session.json", session);
-        report("wrote " + std::to_string(vf.figures.size()) + " figures + grid" + ext + " to " + dir.string(), false);
+        report(trf("wrote %zu figures + grid%s to %s", vf.figures.size(), ext.c_str(), dir.string().c_str()), false);
     } catch (const std::exception& e) {
-        report(std::string("export failed: ") + e.what(), true);
+        report(trf("export failed: %s", e.what()), true);
     }
 }
 
@@ -145,9 +145,9 @@ void draw_export_menu(const plot::Figure& f) {
     if (ImGui::Button(tr("Export"))) {
         try {
             gfx::write_figures({f}, options_from(st), path);
-            report("wrote " + path.string(), false);
+            report(trf("wrote %s", path.string().c_str()), false);
         } catch (const std::exception& e) {
-            report(std::string("export failed: ") + e.what(), true);
+            report(trf("export failed: %s", e.what()), true);
         }
         ImGui::CloseCurrentPopup();
     }
@@ -158,9 +158,9 @@ void draw_export_menu(const plot::Figure& f) {
             s.view = f.view;
             const std::filesystem::path sp = export_dir(st) / (g_file_name + ".session.json");
             save_session(sp, s);
-            report("saved session " + sp.string() + " (transformer-studio render --session FILE --out fig.png reproduces it)", false);
+            report(trf("saved session %s (transformer-studio render --session FILE --out fig.png reproduces it)", sp.string().c_str()), false);
         } catch (const std::exception& e) {
-            report(std::string("saving the session failed: ") + e.what(), true);
+            report(trf("saving the session failed: %s", e.what()), true);
         }
         ImGui::CloseCurrentPopup();
     }

@@ -18,10 +18,10 @@ namespace ts::ui::detail {
 
 namespace {
 const char* kSamples[][2] = {
-    {"English", "The quick brown fox jumps over the lazy dog."},
-    {"Austen", "It is a truth universally acknowledged, that a single man in possession of a good fortune, must be in want of a wife."},
+    {TS_N_("English"), "The quick brown fox jumps over the lazy dog."},
+    {TS_N_("Austen"), "It is a truth universally acknowledged, that a single man in possession of a good fortune, must be in want of a wife."},
     {"中文", "注意力机制让模型关注句子中的重要部分。"},
-    {"Mixed", "Attention 注意力 is all you need!"},
+    {TS_N_("Mixed"), "Attention 注意力 is all you need!"},
 };
 }  // namespace
 
@@ -72,7 +72,7 @@ void App::sidebar() {
         ImGui::PopStyleColor();
     }
     ImGui::SetNextItemWidth(-line_h * 3.2f);
-    const bool enter = ImGui::InputTextWithHint("##path", "model folder (config.json + model.safetensors)", &m_path_edit,
+    const bool enter = ImGui::InputTextWithHint("##path", tr("model folder (config.json + model.safetensors)"), &m_path_edit,
                                                 ImGuiInputTextFlags_EnterReturnsTrue);
     ImGui::SameLine();
     if ((ImGui::Button(tr("Load")) || enter) && !m_path_edit.empty()) start_load(m_path_edit);
@@ -113,7 +113,7 @@ void App::sidebar() {
 
     // Text (encoder–decoder models: the source, then the target and Translate).
     const bool enc_dec = m_model.model && m_model.model->config().arch == Arch::EncoderDecoder;
-    ImGui::TextDisabled(enc_dec ? "SOURCE (encoder input)" : "TEXT");
+    ImGui::TextDisabled("%s", enc_dec ? tr("SOURCE (encoder input)") : tr("TEXT"));
     text_box("##text", m_state.text, m_text_box, line_h);
     if (enc_dec) {
         translation_section(line_h);
@@ -121,7 +121,7 @@ void App::sidebar() {
         ImGui::TextDisabled("%s", tr("samples:"));
         for (const auto& smp : kSamples) {
             ImGui::SameLine();
-            if (ImGui::SmallButton(smp[0])) m_state.text = smp[1];
+            if (ImGui::SmallButton(tr(smp[0]))) m_state.text = smp[1];
         }
     }
     for (const auto* t : {m_source_tokens.get(), m_tokens.get()}) {
@@ -147,7 +147,7 @@ void App::sidebar() {
             m_state.query = std::clamp(m_state.query, -1, T - 1);
             const int q = m_state.query < 0 ? T - 1 : m_state.query;
             const std::string lbl = m_tokens->pieces[size_t(q)].label;
-            ImGui::SliderInt(tr("query"), &m_state.query, -1, T - 1, m_state.query < 0 ? ("last: " + lbl).c_str() : ("%d: " + lbl).c_str());
+            ImGui::SliderInt(tr("query"), &m_state.query, -1, T - 1, m_state.query < 0 ? (tr("last: ") + lbl).c_str() : ("%d: " + lbl).c_str());
             if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("query token for the Softmax lab and Predictions (-1 = last token)"));
         }
     }
@@ -164,7 +164,8 @@ void App::sidebar() {
     int mi = 0;
     for (int i = 0; i < 5; ++i)
         if (m_state.attn_mask == masks[i]) mi = i;
-    if (ImGui::Combo(tr("mask"), &mi, masks, 5)) m_state.attn_mask = masks[mi];
+    const char* mask_names[] = {tr("causal"), tr("none"), tr("sliding"), tr("padding"), tr("custom")};
+    if (ImGui::Combo(tr("mask"), &mi, mask_names, 5)) m_state.attn_mask = masks[mi];
     if (m_state.attn_mask == "custom" && ImGui::IsItemHovered())
         ImGui::SetTooltip("%s", tr("custom: the mask painted in the Softmax lab (click cells of its mask grid)"));
     if (m_state.attn_mask == "sliding") ImGui::SliderInt(tr("window w"), &m_state.attn_window, 1, 64);
@@ -179,7 +180,7 @@ void App::sidebar() {
             ImGui::PopStyleColor();
         }
         ImGui::TextDisabled(tr("forward: %.1f ms · %zu tokens%s"), m_snap->compute_ms,
-                            m_snap->tokens ? m_snap->tokens->ids.size() : size_t(0), m_worker->busy() ? " · computing..." : "");
+                            m_snap->tokens ? m_snap->tokens->ids.size() : size_t(0), m_worker->busy() ? tr(" · computing...") : "");
     }
     draw_export_status();
     if (!m_fonts.notice.empty()) ImGui::TextDisabled("%s", m_fonts.notice.c_str());
@@ -193,17 +194,17 @@ void App::translation_section(float line_h) {
     if (!spec) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
         ImGui::TextWrapped("%s", m_model.translation_warning.empty()
-                                     ? "no translation.json in this folder: the text feeds both the encoder and the decoder"
+                                     ? tr("no translation.json in this folder: the text feeds both the encoder and the decoder")
                                      : m_model.translation_warning.c_str());
         ImGui::PopStyleColor();
         return;
     }
     if (spec->direction == "both") {
         ImGui::TextUnformatted(tr("into"));
-        static const char* kTo[][2] = {{"auto", "auto"}, {"en", "English"}, {"zh", "中文"}};
+        static const char* kTo[][2] = {{"auto", TS_N_("auto")}, {"en", "English"}, {"zh", "中文"}};
         for (const auto& t : kTo) {
             ImGui::SameLine();
-            if (ImGui::RadioButton(t[1], m_state.translate_to == t[0])) m_state.translate_to = t[0];
+            if (ImGui::RadioButton(tr(t[1]), m_state.translate_to == t[0])) m_state.translate_to = t[0];
         }
         if (ImGui::IsItemHovered())
             ImGui::SetTooltip("%s", tr("the target-language token <2en> / <2zh> the encoder reads first (Johnson et al. 2017);\n"
@@ -211,7 +212,7 @@ void App::translation_section(float line_h) {
     }
     if (!m_examples.empty()) {
         ImGui::SetNextItemWidth(-1);
-        if (ImGui::BeginCombo("##examples", "held-out example pairs...", ImGuiComboFlags_HeightLarge)) {
+        if (ImGui::BeginCombo("##examples", tr("held-out example pairs..."), ImGuiComboFlags_HeightLarge)) {
             const bool to_en = m_state.translate_to == "en";
             for (size_t i = 0; i < m_examples.size(); ++i) {
                 const ExamplePair& p = m_examples[i];
@@ -231,13 +232,13 @@ void App::translation_section(float line_h) {
             ImGui::SetTooltip("%s", tr("pairs the model never saw in training; picking one teacher-forces the human translation"));
     }
     ImGui::TextDisabled("%s", tr("TARGET (decoder input)"));
-    text_box("##target", m_state.target_text, m_target_box, line_h, "type a translation, or press Translate");
+    text_box("##target", m_state.target_text, m_target_box, line_h, tr("type a translation, or press Translate"));
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip("%s", tr("teacher forcing: the decoder reads <start> + these tokens and predicts each next one"));
     if (!m_reference.empty() && m_reference == m_state.target_text) ImGui::TextDisabled("%s", tr("(the human reference translation)"));
     const bool busy = m_translate_id != 0;
     ImGui::BeginDisabled(busy || m_state.text.empty());
-    if (ImGui::Button(busy ? "Translating..." : "Translate")) translate_now();
+    if (ImGui::Button(busy ? tr("Translating...###translate") : tr("Translate###translate"))) translate_now();
     ImGui::EndDisabled();
     ImGui::SameLine();
     bool beam = m_state.decode_beam > 1;
@@ -248,12 +249,12 @@ void App::translation_section(float line_h) {
     if (beam) {
         ImGui::SameLine();
         ImGui::SetNextItemWidth(-1);
-        ImGui::SliderInt("##beam", &m_state.decode_beam, 2, 8, "width %d");
+        ImGui::SliderInt("##beam", &m_state.decode_beam, 2, 8, tr("width %d"));
     }
     const Snapshot* done = m_translated.get();
     if (done && done->translation && done->tokens && done->tokens->text == m_state.target_text && m_model.codec) {
         const DecodeResult& d = *done->translation;
-        ImGui::TextDisabled(tr("%s · %zu tokens · log p = %.2f"), m_state.decode_beam > 1 ? "beam" : "greedy", d.ids.size(),
+        ImGui::TextDisabled(tr("%s · %zu tokens · log p = %.2f"), m_state.decode_beam > 1 ? tr("beam") : tr("greedy"), d.ids.size(),
                             d.log_prob);
         if (ImGui::TreeNodeEx(tr("decoding steps: top candidates"), ImGuiTreeNodeFlags_DefaultOpen)) {
             const float h = std::min(float(d.steps.size() + 1), 10.0f) * (line_h + 4) + 4;

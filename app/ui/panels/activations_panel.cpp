@@ -28,7 +28,7 @@ void draw_activations_panel(PanelContext& ctx) {
         ImGui::PushStyleColor(ImGuiCol_CheckMark, ImGui::ColorConvertU32ToFloat4(gfx::to_u32(gfx::palette(int(i)))));
         ImGui::Checkbox(acts[i].name, &shown[i]);
         ImGui::PopStyleColor();
-        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", acts[i].formula);
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(acts[i].formula));
         if (i == 4) ImGui::NewLine();
     }
     ImGui::SetNextItemWidth(line_h * 10);

@@ -16,7 +16,7 @@ namespace ts::ui {
 void draw_attention_panel(PanelContext& ctx) {
     if (!ctx.snap || !ctx.snap->trace) return empty_message(ctx.snap && !ctx.snap->error.empty()
                                                                 ? ctx.snap->error.c_str()
-                                                                : "waiting for the first forward pass...");
+                                                                : tr("waiting for the first forward pass..."));
     const Snapshot& s = *ctx.snap;
     const ModelConfig& c = s.model->config();
     const std::string& src = ctx.state.attn_source;
@@ -28,11 +28,12 @@ void draw_attention_panel(PanelContext& ctx) {
     if (has_attention_sources(s)) {
         ImGui::TextUnformatted(tr("Show:"));
         const char* keys[] = {"encoder", "decoder", "cross"};
-        const char* names[] = {"encoder self-attention", "decoder self-attention (causal)", "cross-attention (decoder → encoder)"};
-        const char* tips[] = {"enc.i.attn.probs: every source token reads every source token (no mask)",
-                              "dec.i.attn.probs: each target token reads the target tokens before it (causal mask)",
-                              "dec.i.cross_attn.probs: rows = decoder (target) tokens, columns = encoder (source) tokens; "
-                              "the queries come from the decoder, keys and values from the encoder output"};
+        const char* names[] = {tr("encoder self-attention"), tr("decoder self-attention (causal)"),
+                               tr("cross-attention (decoder → encoder)")};
+        const char* tips[] = {tr("enc.i.attn.probs: every source token reads every source token (no mask)"),
+                              tr("dec.i.attn.probs: each target token reads the target tokens before it (causal mask)"),
+                              tr("dec.i.cross_attn.probs: rows = decoder (target) tokens, columns = encoder (source) tokens; "
+                                 "the queries come from the decoder, keys and values from the encoder output")};
         for (int k = 0; k < 3; ++k) {
             ImGui::SameLine();
             if (ImGui::RadioButton(names[k], src == keys[k])) ctx.state.attn_source = keys[k];
@@ -50,9 +51,12 @@ void draw_attention_panel(PanelContext& ctx) {
     if (c.n_kv_heads == c.n_heads) {
         ImGui::Text(tr("MHA: %d heads, each with its own keys and values (d_head = %d)"), c.n_heads, c.d_head());
     } else {
-        ImGui::Text(tr("%s: %d query heads share %d KV head%s (groups of %d). Head %d reads KV head %d together with heads %d–%d."),
-                    c.n_kv_heads == 1 ? "MQA" : "GQA", c.n_heads, c.n_kv_heads, c.n_kv_heads == 1 ? "" : "s", group,
-                    head, kv, kv * group, kv * group + group - 1);
+        if (c.n_kv_heads == 1)
+            ImGui::Text(tr("MQA: %d query heads share one KV head. Head %d reads it together with heads %d–%d."),
+                        c.n_heads, head, 0, c.n_heads - 1);
+        else
+            ImGui::Text(tr("GQA: %d query heads share %d KV heads (groups of %d). Head %d reads KV head %d together with heads %d–%d."),
+                        c.n_heads, c.n_kv_heads, group, head, kv, kv * group, kv * group + group - 1);
     }
     ImGui::Checkbox(tr("color scale 0–1"), &ctx.state.attn_unit_scale);
     ImGui::SameLine();

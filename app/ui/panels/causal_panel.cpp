@@ -108,11 +108,12 @@ void draw_causal_panel(PanelContext& ctx) {
     }
 
     // --- ablation ----------------------------------------------------------------------------------------------------
-    section("1. Head ablation: click heads to knock them out (every panel then runs with them ablated)");
+    section(tr("1. Head ablation: click heads to knock them out (every panel then runs with them ablated)"));
     ImGui::SetNextItemWidth(line_h * 6);
     int mode = st.ablate_mode == "mean" ? 1 : 0;
     const char* modes[] = {"zero", "mean"};
-    if (ImGui::Combo(tr("ablation"), &mode, modes, 2)) st.ablate_mode = modes[mode];
+    const char* mode_names[] = {tr("zero"), tr("mean")};
+    if (ImGui::Combo(tr("ablation"), &mode, mode_names, 2)) st.ablate_mode = modes[mode];
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip("%s", tr("zero: the head's output (before W_O) := 0\nmean: := its mean over the positions of the text"));
     ImGui::SameLine();
@@ -164,7 +165,7 @@ void draw_causal_panel(PanelContext& ctx) {
         const bool same_target = sweep && sweep->sweep && sweep->in.target == target && sweep->in.ids == (ctx.snap && ctx.snap->tokens ? ctx.snap->tokens->ids : std::vector<int>{});
         if (std::isfinite(lp)) {
             ImGui::Text(tr("log p(%s) at the last position, this run: %.3f nats (p = %.3f)%s"), target >= 0 ? ctx.model->codec->label(target).c_str() : "?",
-                        lp, std::exp(lp), st.ablated_heads.empty() ? " · no head ablated" : "");
+                        lp, std::exp(lp), st.ablated_heads.empty() ? tr(" · no head ablated") : "");
             if (same_target && !st.ablated_heads.empty()) {
                 ImGui::Text(tr("clean: %.3f nats; change %.3f nats. Each ablated head alone (from the sweep):"), double(sweep->sweep->clean_log_prob),
                             lp - double(sweep->sweep->clean_log_prob));
@@ -178,7 +179,7 @@ void draw_causal_panel(PanelContext& ctx) {
             }
         }
     }
-    if (run_button(ctx, "Ablate each head in turn", Kind::Sweep) && ctx.model)
+    if (run_button(ctx, tr("Ablate each head in turn"), Kind::Sweep) && ctx.model)
         jobs.start(Kind::Sweep, st, *ctx.model, fallback);
     if (auto r = jobs.latest(Kind::Sweep)) {
         error_line(r->error);
@@ -190,7 +191,7 @@ void draw_causal_panel(PanelContext& ctx) {
     }
 
     // --- patching ----------------------------------------------------------------------------------------------------
-    section("2. Activation patching: which activations carry the difference between two prompts?");
+    section(tr("2. Activation patching: which activations carry the difference between two prompts?"));
     ImGui::TextDisabled("%s", tr("clean prompt = the text in the sidebar; the corrupted prompt needs the same number of tokens"));
     ImGui::SetNextItemWidth(avail_w * 0.6f);
     ImGui::InputText(tr("corrupted prompt"), &st.interp_corrupt);
@@ -201,7 +202,7 @@ void draw_causal_panel(PanelContext& ctx) {
     ImGui::InputText(tr("wrong answer"), &st.interp_wrong);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("metric: logit(answer) − logit(wrong answer) at the last position"));
     ImGui::SameLine();
-    if (run_button(ctx, "Run patching", Kind::Patching))
+    if (run_button(ctx, tr("Run patching"), Kind::Patching))
         jobs.start(Kind::Patching, st, *ctx.model, fallback);
     if (auto r = jobs.latest(Kind::Patching)) {
         error_line(r->error);
@@ -214,12 +215,12 @@ void draw_causal_panel(PanelContext& ctx) {
     }
 
     // --- direct logit attribution ---------------------------------------------------------------------------------------
-    section("3. Direct logit attribution: which components write the target's logit?");
+    section(tr("3. Direct logit attribution: which components write the target's logit?"));
     ImGui::SetNextItemWidth(line_h * 8);
-    ImGui::InputTextWithHint(tr("minus token (optional)"), "none", &st.interp_minus);
+    ImGui::InputTextWithHint(tr("minus token (optional)"), tr("none"), &st.interp_minus);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("attribute logit(target) − logit(this token), e.g. ' Mary' − ' John'"));
     ImGui::SameLine();
-    if (run_button(ctx, "Attribute", Kind::Attribution))
+    if (run_button(ctx, tr("Attribute"), Kind::Attribution))
         jobs.start(Kind::Attribution, st, *ctx.model, fallback);
     if (auto r = jobs.latest(Kind::Attribution)) {
         error_line(r->error);
@@ -233,12 +234,12 @@ void draw_causal_panel(PanelContext& ctx) {
     }
 
     // --- rollout and flow --------------------------------------------------------------------------------------------
-    section("4. Attention rollout and attention flow (Abnar & Zuidema 2020) beside raw attention");
+    section(tr("4. Attention rollout and attention flow (Abnar & Zuidema 2020) beside raw attention"));
     if (ctx.snap && ctx.snap->trace && ctx.snap->tokens && !ctx.snap->tokens->ids.empty()) {
         gfx::draw_figure(attention_rollout_figure(*ctx.snap), ImVec2(avail_w * 0.5f - 4, fig_h * 1.2f), {}, "rollout");
         ImGui::SameLine();
         ImGui::BeginGroup();
-        if (run_button(ctx, "Compute attention flow", Kind::Flow))
+        if (run_button(ctx, tr("Compute attention flow"), Kind::Flow))
             jobs.start(Kind::Flow, st, *ctx.model, fallback);
         if (auto r = jobs.latest(Kind::Flow)) {
             error_line(r->error);

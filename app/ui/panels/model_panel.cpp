@@ -35,7 +35,7 @@ void draw_model_panel(PanelContext& ctx) {
             ImGui::TableNextColumn();
             ImGui::TextWrapped("%s", v.c_str());
         };
-        row("architecture", to_string(c.arch));
+        row(tr("architecture"), to_string(c.arch));
         row("n_layers", std::to_string(c.n_layers) + (c.n_enc_layers ? " (+" + std::to_string(c.n_enc_layers) + " enc)" : ""));
         row("d_model", std::to_string(c.d_model));
         row("n_heads / n_kv_heads", std::to_string(c.n_heads) + " / " + std::to_string(c.n_kv_heads) +
@@ -44,14 +44,14 @@ void draw_model_panel(PanelContext& ctx) {
         row("d_ff", std::to_string(c.d_ff));
         row("vocab_size", std::to_string(c.vocab_size));
         row("max_seq_len", std::to_string(c.max_seq_len));
-        row("norm", std::string(to_string(c.norm)) + ", " + to_string(c.norm_placement) + "-norm, eps " + plot::format_value(c.norm_eps));
-        row("activation", to_string(c.activation));
-        row("positions", std::string(to_string(c.position)) +
+        row(tr("norm"), std::string(to_string(c.norm)) + ", " + to_string(c.norm_placement) + "-norm, eps " + plot::format_value(c.norm_eps));
+        row(tr("activation"), to_string(c.activation));
+        row(tr("positions"), std::string(to_string(c.position)) +
                              (c.position == PositionKind::RoPE ? ", theta " + plot::format_value(c.rope_theta) + ", " + to_string(c.rope_layout) : ""));
-        row("biases", std::string("qkv ") + (c.attn_qkv_bias ? "yes" : "no") + ", out " + (c.attn_out_bias ? "yes" : "no") +
-                          ", ffn " + (c.ffn_bias ? "yes" : "no"));
-        row("tied embeddings", c.tie_embeddings ? "yes" : "no");
-        row("qk-norm", c.qk_norm ? "yes" : "no");
+        row(tr("biases"), std::string("qkv ") + (c.attn_qkv_bias ? tr("yes") : tr("no")) + ", out " + (c.attn_out_bias ? tr("yes") : tr("no")) +
+                          ", ffn " + (c.ffn_bias ? tr("yes") : tr("no")));
+        row(tr("tied embeddings"), c.tie_embeddings ? tr("yes") : tr("no"));
+        row("qk-norm", c.qk_norm ? tr("yes") : tr("no"));
         ImGui::EndTable();
     }
     ImGui::EndChild();
@@ -90,7 +90,7 @@ void draw_model_panel(PanelContext& ctx) {
         for (const auto& [name, n] : rows) {
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
-            ImGui::Text("%s%s", name, n == c.n_kv_heads ? " (this model)" : "");
+            ImGui::Text("%s%s", name, n == c.n_kv_heads ? tr(" (this model)") : "");
             ImGui::TableNextColumn();
             ImGui::Text("%d", n);
             ImGui::TableNextColumn();

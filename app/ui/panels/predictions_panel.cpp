@@ -19,7 +19,7 @@ void draw_predictions_panel(PanelContext& ctx) {
     const float line_h = ImGui::GetTextLineHeight();
     const Snapshot* s = ctx.snap;
     if (!s || s->logits.rows() == 0 || !s->tokens || s->tokens->ids.empty())
-        return empty_message(s && !s->error.empty() ? s->error.c_str() : "type some text: predictions appear after the forward pass");
+        return empty_message(s && !s->error.empty() ? s->error.c_str() : tr("type some text: predictions appear after the forward pass"));
     const int T = int(s->logits.rows()), V = int(s->logits.cols());
     const int q = std::min(current_query(ctx), T - 1);
 

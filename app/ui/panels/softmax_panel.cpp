@@ -52,7 +52,7 @@ void draw_softmax_panel(PanelContext& ctx) {
     slider_log(tr("temperature T"), &st.sm_temperature, 0.05f, 10.0f, "%.3g");
     ImGui::SameLine();
     const char* masks[] = {"none", "causal", "padding", "sliding", "custom"};
-    const char* mask_names[] = {"none", "causal", "padding", "sliding window", "custom (paint)"};
+    const char* mask_names[] = {tr("none"), tr("causal"), tr("padding"), tr("sliding window"), tr("custom (paint)")};
     int mi = 0;
     for (int i = 0; i < 5; ++i)
         if (st.sm_mask == masks[i]) mi = i;
@@ -126,8 +126,8 @@ void draw_softmax_panel(PanelContext& ctx) {
             const bool cur = cells[size_t(r.row) * size_t(S) + size_t(r.col)] != 0;
             if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) drag_value = cur ? 0 : 1;
             if (drag_value >= 0 && cur != (drag_value == 1)) paint_cell(st, S, r.row, r.col, drag_value == 1);
-            ImGui::SetTooltip(tr("query %d, key %d: %s — click to %s"), r.row, r.col, cur ? "visible" : "masked",
-                              cur ? "mask" : "unmask");
+            ImGui::SetTooltip(tr("query %d, key %d: %s — click to %s"), r.row, r.col, cur ? tr("visible") : tr("masked"),
+                              cur ? tr("mask") : tr("unmask"));
         } else if (!custom && r.clicked && r.row >= 0 && !lab.typed) {
             st.query = r.row;
         }

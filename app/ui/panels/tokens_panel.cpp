@@ -62,8 +62,8 @@ std::string covered_text(const std::string& text, size_t b, size_t e) {
     const std::string ch = text.substr(cb, ce - cb);
     if (!is_valid_utf8(ch)) return sanitize_utf8(piece);
     if (ce - cb == e - b) return ch;
-    return ch + "  (byte" + (e - b > 1 ? "s " : " ") + std::to_string(b - cb + 1) +
-           (e - b > 1 ? "–" + std::to_string(e - cb) : "") + " of " + std::to_string(ce - cb) + ")";
+    return ch + "  " + (e - b > 1 ? trf("(bytes %zu–%zu of %zu)", b - cb + 1, e - cb, ce - cb)
+                                  : trf("(byte %zu of %zu)", b - cb + 1, ce - cb));
 }
 
 // Chips of one token sequence, wrapped to the panel width: the token's text on top, its id below.
@@ -132,7 +132,7 @@ void token_table(const Snapshot& s, const TokenizedText& tt, const char* id, flo
             ImGui::Text("[%zu, %zu)", p.byte_begin, p.byte_end);
             ImGui::TableNextColumn();
             ImGui::TextUnformatted(p.byte_end > p.byte_begin ? covered_text(tt.text, p.byte_begin, p.byte_end).c_str()
-                                                              : "(special token)");
+                                                              : tr("(special token)"));
         }
         ImGui::EndTable();
     }
