@@ -28,6 +28,9 @@ void draw_model_panel(PanelContext& ctx) {
     ImGui::Text("%s", ctx.model->display_name.c_str());
     if (!ctx.model->path.empty()) ImGui::TextDisabled("%s", ctx.model->path.c_str());
     if (ImGui::BeginTable("cfg", 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders)) {
+        // The key column fits its longest key (a config name or its translation), the value column takes the rest.
+        ImGui::TableSetupColumn("##key", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("n_heads / n_kv_heads").x);
+        ImGui::TableSetupColumn("##value", ImGuiTableColumnFlags_WidthStretch);
         auto row = [](const char* k, const std::string& v) {
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
@@ -46,7 +49,7 @@ void draw_model_panel(PanelContext& ctx) {
         row("max_seq_len", std::to_string(c.max_seq_len));
         row(tr("norm"), std::string(to_string(c.norm)) + ", " + to_string(c.norm_placement) + "-norm, eps " + plot::format_value(c.norm_eps));
         row(tr("activation"), to_string(c.activation));
-        row(tr("positions"), std::string(to_string(c.position)) +
+        row(tr("position encoding"), std::string(to_string(c.position)) +
                              (c.position == PositionKind::RoPE ? ", theta " + plot::format_value(c.rope_theta) + ", " + to_string(c.rope_layout) : ""));
         row(tr("biases"), std::string("qkv ") + (c.attn_qkv_bias ? tr("yes") : tr("no")) + ", out " + (c.attn_out_bias ? tr("yes") : tr("no")) +
                           ", ffn " + (c.ffn_bias ? tr("yes") : tr("no")));
@@ -71,7 +74,7 @@ void draw_model_panel(PanelContext& ctx) {
     const double emb = pc.get("token embedding") + pc.get("position embedding");
     const double matmul_params = total - emb - pc.get("norms") + (c.tie_embeddings ? pc.get("token embedding") : 0.0);
     const double flops = 2.0 * matmul_params + 2.0 * 2.0 * c.n_layers * T * c.d_model;
-    ImGui::Text(tr("forward FLOPs per token ≈ 2 · %s matmul weights + 4 · n_layers · T · d_model = %s"),
+    ImGui::TextWrapped(tr("forward FLOPs per token ≈ 2 · %s matmul weights + 4 · n_layers · T · d_model = %s"),
                 human(matmul_params, "").c_str(), human(flops, "FLOP").c_str());
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip("%s", tr("Each weight is one multiply-add (2 FLOPs) per token; attention adds QKᵀ and A·V: 2 · 2 · T · d_model "
