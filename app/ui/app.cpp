@@ -313,6 +313,7 @@ void App::write_frame_stats() const {
     j["panel"] = m_state.panel;
     for (const auto& [name, r] : m_stats.rects) j["rects"][name] = r;
     j["text"] = m_state.text;
+    j["language"] = i18n::language();
     std::ofstream f(m_opt.frame_stats);
     f << j.dump() << "\n";
     if (!f) log_error("could not write frame stats to " + m_opt.frame_stats);

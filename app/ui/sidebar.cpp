@@ -44,6 +44,7 @@ void App::sidebar() {
             m_state.language = code;
             apply_language(code);
         }
+        if (!m_opt.frame_stats.empty()) record_rect(std::string("lang:") + code);
     }
     ImGui::Separator();
 
