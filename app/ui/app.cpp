@@ -153,7 +153,7 @@ void App::adopt_model(LoadedModel lm) {
 
 void App::start_load(const std::string& path) {
     m_load_error.clear();
-    if (!m_loader.start(path, [] { glfwPostEmptyEvent(); })) m_load_error = "a model is already loading";
+    if (!m_loader.start(path, [] { glfwPostEmptyEvent(); })) m_load_error = tr("a model is already loading");
 }
 
 void App::poll_results() {
@@ -163,7 +163,7 @@ void App::poll_results() {
             log_info("loaded model " + r->path);
             adopt_model(std::move(*r->model));
         } else {
-            m_load_error = "could not load '" + r->path + "': " + r->error + " (the previous model stays)";
+            m_load_error = trf("could not load '%s': %s (the previous model stays)", r->path.c_str(), r->error.c_str());
             std::fprintf(stderr, "[warn] %s\n", m_load_error.c_str());
             m_state.recent.erase(std::remove(m_state.recent.begin(), m_state.recent.end(), r->path), m_state.recent.end());
         }
@@ -501,7 +501,7 @@ int App::run() {
             adopt_model(load_model_folder(c));
             break;
         } catch (const std::exception& e) {
-            m_load_error = "could not load '" + c + "': " + e.what();
+            m_load_error = trf("could not load '%s': %s", c.c_str(), e.what());
             std::fprintf(stderr, "[warn] %s\n", m_load_error.c_str());
         }
     }

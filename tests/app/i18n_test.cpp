@@ -1,13 +1,23 @@
 // Interface language (issue #16): the gettext lookup behind ts::tr() finds the build tree's catalog and answers in
-// Chinese or English on request, on a machine with no zh_CN locale generated (LC_MESSAGES "C").
+// Chinese or English on request, on a machine with no zh_CN locale generated (LC_MESSAGES "C"); the language is
+// remembered in the UI state; the fonts have a glyph for every character of the catalog.
 #include "app/i18n/tr.h"
+#include "app/session/state.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#define STB_TRUETYPE_IMPLEMENTATION
+#define STBTT_STATIC
+#include <stb_truetype.h>
 
 #include <clocale>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -95,9 +105,6 @@ TEST(I18n, CatalogTextHoldsTheTranslations) {
 
 }  // namespace
 
-#include "app/session/state.h"
-#include <nlohmann/json.hpp>
-
 namespace {
 
 TEST(I18n, LanguageIsRememberedInTheUiState) {
@@ -113,6 +120,50 @@ TEST(I18n, LanguageIsRememberedInTheUiState) {
     ts::ui::from_json(j, bad);
     bad.clamp();
     EXPECT_EQ(bad.language, "");
+}
+
+}  // namespace
+
+namespace {
+
+std::vector<unsigned char> read_bytes(const char* path) {
+    std::ifstream f(path, std::ios::binary);
+    return std::vector<unsigned char>((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+}
+
+// The window's atlas merges DejaVu Sans with WenQuanYi Micro Hei and adds every character of the catalog
+// (app/ui/fonts.cpp); PNG exports add the characters of the figure text. Either font must have a glyph for every
+// character a translation uses, or it would show as a box.
+TEST(I18n, EveryCharacterOfTheCatalogHasAGlyph) {
+    const char* kLatin = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
+    const char* kCjk = "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc";
+    if (!std::filesystem::exists(kLatin) || !std::filesystem::exists(kCjk))
+        GTEST_SKIP() << "fonts-dejavu-core / fonts-wqy-microhei not installed (bash .ci/deps.sh)";
+    const std::vector<unsigned char> latin = read_bytes(kLatin), cjk = read_bytes(kCjk);
+    stbtt_fontinfo fl, fc;
+    ASSERT_TRUE(stbtt_InitFont(&fl, latin.data(), stbtt_GetFontOffsetForIndex(latin.data(), 0)));
+    ASSERT_TRUE(stbtt_InitFont(&fc, cjk.data(), stbtt_GetFontOffsetForIndex(cjk.data(), 0)));
+    const std::string text = ts::i18n::catalog_text("zh");
+    ASSERT_FALSE(text.empty());
+    size_t checked = 0, cjk_chars = 0;
+    std::string missing;
+    for (size_t i = 0; i < text.size();) {
+        const unsigned char c0 = static_cast<unsigned char>(text[i]);
+        const int n = c0 < 0x80 ? 1 : c0 < 0xE0 ? 2 : c0 < 0xF0 ? 3 : 4;
+        unsigned cp = n == 1 ? c0 : n == 2 ? (c0 & 0x1F) : n == 3 ? (c0 & 0x0F) : (c0 & 0x07);
+        for (int k = 1; k < n && i + size_t(k) < text.size(); ++k) cp = (cp << 6) | (static_cast<unsigned char>(text[i + size_t(k)]) & 0x3F);
+        const std::string ch = text.substr(i, size_t(n));
+        i += size_t(n);
+        if (cp < 0x20) continue;  // '\n'
+        ++checked;
+        if (cp >= 0x2E80) ++cjk_chars;
+        if (stbtt_FindGlyphIndex(&fl, int(cp)) == 0 && stbtt_FindGlyphIndex(&fc, int(cp)) == 0 &&
+            missing.find(ch) == std::string::npos)
+            missing += ch + " ";
+    }
+    EXPECT_GT(cjk_chars, 1000u);
+    EXPECT_EQ(missing, "") << "characters of po/zh_CN.po without a glyph in DejaVu Sans or WenQuanYi Micro Hei ("
+                           << checked << " checked)";
 }
 
 }  // namespace
