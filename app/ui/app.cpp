@@ -33,6 +33,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -260,6 +261,8 @@ void App::main_area() {
             // Translated label, English ID: the tab keeps its identity (and m_state.panel its value) across languages.
             const std::string label = std::string(tr(p.name)) + "###" + p.name;
             const bool open = ImGui::BeginTabItem(label.c_str(), nullptr, flags);
+            // Students meet both names: the English one on hover while another language is on.
+            if (ImGui::IsItemHovered() && std::strcmp(tr(p.name), p.name) != 0) ImGui::SetTooltip("%s", p.name);
             if (!m_opt.frame_stats.empty()) record_rect("tab:" + std::string(p.name));
             if (open) {
                 if (m_force_panel.empty() || m_force_panel == p.name) m_state.panel = p.name;

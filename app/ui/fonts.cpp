@@ -67,7 +67,7 @@ FontStatus build_fonts(float pixel_size, const std::string& text, bool cjk_commo
         ImFontConfig d;
         d.SizePixels = pixel_size;
         io.Fonts->AddFontDefault(&d);
-        st.notice = std::string("font ") + kLatinFont + " not found (install fonts-dejavu-core); using ImGui's built-in font. ";
+        st.notice = trf("font %s not found (install fonts-dejavu-core); using ImGui's built-in font. ", kLatinFont);
     }
     if (!cjk_path.empty()) {
         ImFontConfig m;
@@ -78,7 +78,7 @@ FontStatus build_fonts(float pixel_size, const std::string& text, bool cjk_commo
         io.Fonts->AddFontFromFileTTF(cjk_path.c_str(), pixel_size, &m, g_ranges.Data);
         st.cjk = true;
     } else {
-        st.notice += "no CJK font found (install fonts-wqy-microhei): Chinese text shows as '?'.";
+        st.notice += tr("no CJK font found (install fonts-wqy-microhei): Chinese text shows as '?'.");
     }
     g_have_cjk = st.cjk;
     if (!io.Fonts->Build()) {
@@ -86,7 +86,7 @@ FontStatus build_fonts(float pixel_size, const std::string& text, bool cjk_commo
         io.Fonts->Clear();
         io.Fonts->AddFontDefault();
         io.Fonts->Build();
-        st.notice = "font atlas could not be built; using the built-in font";
+        st.notice = tr("font atlas could not be built; using the built-in font");
     }
     return st;
 }

@@ -5,7 +5,8 @@ file(REMOVE_RECURSE ${OUT})
 file(MAKE_DIRECTORY ${OUT})
 find_program(XVFB_RUN xvfb-run REQUIRED)
 # English unless the test asks for a language: the app would otherwise follow the machine's locale (issue #16).
-if(NOT "--lang" IN_LIST ARGS)
+list(FIND ARGS "--lang" has_lang)
+if(has_lang EQUAL -1)
   list(APPEND ARGS --lang en)
 endif()
 execute_process(
