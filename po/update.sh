@@ -17,7 +17,7 @@ if [ ${#srcs[@]} -eq 0 ]; then  # not a git checkout (a source tarball): every f
   mapfile -t srcs < <(find app/ui app/gfx app/figures app/plot app/session -name '*.cpp' -o -name '*.h' | sort)
 fi
 xgettext --from-code=UTF-8 --language=C++ --keyword=tr --keyword=trf --keyword=TS_N_ --sort-output --add-location=file \
-         --package-name=transformer-studio --msgid-bugs-address=https://github.com/transformer-studio/issues \
+         --package-name=transformer-studio \
          --copyright-holder="Transformer Studio authors" --output="$pot" "${srcs[@]}"
 # The creation date changes on every run; drop it so an unchanged template stays unchanged in git.
 sed -i '/^"POT-Creation-Date: /d' "$pot"
