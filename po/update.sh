@@ -9,14 +9,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 pot=po/transformer-studio.pot
 if [ "${1:-}" = "--pot" ]; then pot=$2; fi
-# The sources with interface strings: the window (ui, panels, gfx), the figure builders and writers, the session.
-mapfile -t srcs < <(git ls-files 'app/ui/*.cpp' 'app/ui/*.h' 'app/gfx/*.cpp' 'app/gfx/*.h' 'app/figures/*.cpp' \
-                    'app/figures/*.h' 'app/plot/*.cpp' 'app/plot/*.h' 'app/session/*.cpp' 'app/session/*.h' \
-                    'app/cli/render.cpp' 2>/dev/null || true)
-if [ ${#srcs[@]} -eq 0 ]; then  # not a git checkout (a source tarball): every file under those folders
-  mapfile -t srcs < <(find app/ui app/gfx app/figures app/plot app/session -name '*.cpp' -o -name '*.h' | sort)
+# Every C++ file of the app (the window, panels, figures, plot writers, session; files added to git are seen).
+mapfile -t srcs < <(git ls-files 'app/*.cpp' 'app/*.h' 2>/dev/null || true)
+if [ ${#srcs[@]} -eq 0 ]; then  # not a git checkout (a source tarball): every file under app/
+  mapfile -t srcs < <(find app \( -name '*.cpp' -o -name '*.h' \) | sort)
 fi
-xgettext --from-code=UTF-8 --language=C++ --keyword=tr --keyword=trf --keyword=TS_N_ --sort-output --add-location=file \
+xgettext --from-code=UTF-8 --language=C++ --keyword --keyword=tr --keyword=trf --keyword=TS_N_ --sort-output --add-location=file \
          --package-name=transformer-studio \
          --copyright-holder="Transformer Studio authors" --output="$pot" "${srcs[@]}"
 # The creation date changes on every run; drop it so an unchanged template stays unchanged in git.
