@@ -23,6 +23,18 @@ add_test(NAME app_window_cjk_text
                  "-DARGS=--text;注意力机制让模型关注相关的词。Attention is all you need."
                  -P ${CMAKE_CURRENT_SOURCE_DIR}/app/window/run_window_test.cmake)
 set_tests_properties(app_window_cjk_text PROPERTIES TIMEOUT 900 RUN_SERIAL TRUE)
+# The Chinese interface (issue #16) on every panel at the default 1600×1000 and at 1280×800.
+add_test(NAME app_window_zh_all_panels
+         COMMAND ${CMAKE_COMMAND} -DAPP=$<TARGET_FILE:transformer-studio> -DCHECK=$<TARGET_FILE:ts_png_check>
+                 -DOUT=${CMAKE_BINARY_DIR}/screenshots/zh -DPANEL=all "-DPANELS=${TS_APP_PANELS}"
+                 "-DARGS=--lang;zh;--text;The cat sat on the mat because it was tired."
+                 -P ${CMAKE_CURRENT_SOURCE_DIR}/app/window/run_window_test.cmake)
+add_test(NAME app_window_zh_all_panels_1280x800
+         COMMAND ${CMAKE_COMMAND} -DAPP=$<TARGET_FILE:transformer-studio> -DCHECK=$<TARGET_FILE:ts_png_check>
+                 -DOUT=${CMAKE_BINARY_DIR}/screenshots/zh_1280 -DPANEL=all "-DPANELS=${TS_APP_PANELS}"
+                 "-DARGS=--lang;zh;--size;1280x800;--text;注意力机制让模型关注相关的词。"
+                 -P ${CMAKE_CURRENT_SOURCE_DIR}/app/window/run_window_test.cmake)
+set_tests_properties(app_window_zh_all_panels app_window_zh_all_panels_1280x800 PROPERTIES TIMEOUT 900 RUN_SERIAL TRUE)
 # Bad input: a missing model folder (falls back with a message) and empty text, light theme.
 add_test(NAME app_window_bad_model_empty_text
          COMMAND ${CMAKE_COMMAND} -DAPP=$<TARGET_FILE:transformer-studio> -DCHECK=$<TARGET_FILE:ts_png_check>
@@ -37,6 +49,11 @@ if(TS_XDOTOOL)
            COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/app/window/input_test.sh $<TARGET_FILE:transformer-studio>
                    ${CMAKE_BINARY_DIR}/screenshots/input)
   set_tests_properties(app_window_input_slow_frames_and_idle PROPERTIES TIMEOUT 300 RUN_SERIAL TRUE)
+  # English / 中文 in the sidebar switches the interface at run time; the choice survives a restart (issue #16).
+  add_test(NAME app_window_language_switch
+           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/app/window/language_switch_test.sh $<TARGET_FILE:transformer-studio>
+                   ${CMAKE_BINARY_DIR}/screenshots/language)
+  set_tests_properties(app_window_language_switch PROPERTIES TIMEOUT 300 RUN_SERIAL TRUE)
 else()
   message(WARNING "xdotool not found: the window input test is not registered (bash .ci/deps.sh installs it)")
 endif()

@@ -23,6 +23,27 @@ add_test(NAME render_png_4k_dark_transparent
                  "-DARGS=--view;positions-table;--width;3840;--height;2160;--scale;2;--theme;dark;--transparent;--out;${TS_R}/pe_4k.png"
                  "-DTHEN=${TS_EXPECT};${TS_R}/pe_4k.png;--size;3840x2160;--pixel;3,3,26,28,33,0,1;--contains;103,0,31,12;--contains;5,48,97,12"
                  -P ${TS_RUN_CLI})
+# Interface language (issue #16): --lang zh gives Chinese titles and labels; the PNG is drawn (non-blank, the
+# viridis yellow of the heatmap present) and the SVG holds the Chinese title with a CJK font in its font-family;
+# without --lang the export stays English.
+add_test(NAME render_png_zh_attention
+         COMMAND ${CMAKE_COMMAND} -DAPP=${TS_APP}
+                 "-DARGS=--view;attention;--lang;zh;--text;The cat sat on the mat.;--layer;1;--head;2;--width;1200;--height;800;--out;${TS_R}/attention_zh.png"
+                 "-DTHEN=${TS_EXPECT};${TS_R}/attention_zh.png;--size;1200x800;--pixel;2,2,255,255,255,255,1;--contains;253,231,37,12;--min-colors;64"
+                 -P ${TS_RUN_CLI})
+add_test(NAME render_svg_zh_attention
+         COMMAND ${CMAKE_COMMAND} -DAPP=${TS_APP}
+                 "-DARGS=--view;attention;--lang;zh;--text;The cat sat on the mat.;--out;${TS_R}/attention_zh.svg"
+                 "-DTHEN=bash;-c;grep -q '注意力权重，第 0 层，第 0 头' ${TS_R}/attention_zh.svg && grep -q '键词元' ${TS_R}/attention_zh.svg && grep -q 'font-family=\"[^\"]*WenQuanYi Micro Hei' ${TS_R}/attention_zh.svg"
+                 -P ${TS_RUN_CLI})
+add_test(NAME render_svg_en_by_default
+         COMMAND ${CMAKE_COMMAND} -DAPP=${TS_APP}
+                 "-DARGS=--view;attention;--text;The cat sat on the mat.;--out;${TS_R}/attention_en.svg"
+                 "-DTHEN=bash;-c;grep -q 'Attention weights, layer 0, head 0' ${TS_R}/attention_en.svg && ! grep -q '注意力' ${TS_R}/attention_en.svg"
+                 -P ${TS_RUN_CLI})
+add_test(NAME render_error_bad_lang
+         COMMAND ${CMAKE_COMMAND} -DAPP=${TS_APP} "-DARGS=--view;attention;--lang;fr;--out;${TS_R}/x.svg"
+                 "-DEXPECT_FAIL=--lang expects en or zh" -P ${TS_RUN_CLI})
 # Every view as PNG, SVG (xmllint) and CSV.
 add_test(NAME render_every_view
          COMMAND ${CMAKE_COMMAND} -DAPP=${TS_APP} -DOUT=${TS_R}/all -DCHECK=$<TARGET_FILE:ts_png_expect> -DXMLLINT=${TS_XMLLINT}

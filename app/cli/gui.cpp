@@ -1,10 +1,11 @@
 // `transformer-studio` with no subcommand: opens the desktop app. Options:
-//   --model DIR  --text TEXT  --theme light|dark  --panel NAME  --size WxH  --no-state
+//   --model DIR  --text TEXT  --theme light|dark  --panel NAME  --size WxH  --no-state  --lang en|zh
 //   --screenshot-dir DIR [--frames N] [--panel NAME|all]   render, save one PNG per panel, exit (tests)
 //   --frame-stats FILE [--bench-edits N] [--max-frames N]  per-frame times as JSON (tests/bench/ui_frame_bench.sh)
 //   --slow-frame-ms N   sleep N ms in every frame (tests: no click or keystroke is lost when frames are slow)
 #include "app/cli/cli.h"
 #include "app/cli/args.h"
+#include "app/i18n/tr.h"
 #include "app/ui/app.h"
 #include "core/threads.h"
 
@@ -15,7 +16,7 @@ namespace ts::cli {
 
 const char* const kAppUsage =
     "usage: transformer-studio [--model DIR] [--text TEXT] [--theme light|dark] [--panel NAME] [--size WxH]\n"
-    "                          [--no-state] [--threads N]                     open the desktop app\n"
+    "                          [--no-state] [--threads N] [--lang en|zh]      open the desktop app\n"
     "         (--threads: compute threads for the model, default max(1, cores - 1))\n"
     "         test and benchmark modes: --screenshot-dir DIR [--frames N] [--panel NAME|all]; --frame-stats FILE\n"
     "         [--bench-edits N] [--max-frames N] [--slow-frame-ms N] [--analyses sweep,patching,attribution,flow]\n"
@@ -37,7 +38,7 @@ int run_gui(int argc, char** argv) {
     if (print_help_if_asked(argc, argv, 1, kAppUsage)) return 0;
     const Args args(argc, argv, 1, {"model", "text", "theme", "panel", "screenshot-dir", "frames", "size", "frame-stats",
                                        "bench-edits", "max-frames", "slow-frame-ms", "analyses", "target", "to", "beam",
-                                       "attn-source", "threads"},
+                                       "attn-source", "threads", "lang"},
                     {"no-state", "translate"});
     // The compute worker's threads: max(1, cores - 1) so the UI thread keeps a core (issue #14).
     set_compute_threads(args.has("threads") ? parse_thread_count(args.get("threads")) : default_worker_threads());
@@ -60,6 +61,9 @@ int run_gui(int argc, char** argv) {
     o.theme = args.get("theme");
     if (!o.theme.empty() && o.theme != "light" && o.theme != "dark")
         throw std::invalid_argument("--theme expects light or dark, got '" + o.theme + "'");
+    o.lang = args.get("lang");
+    if (!o.lang.empty() && i18n::normalize_language(o.lang).empty())
+        throw std::invalid_argument("--lang expects en or zh, got '" + o.lang + "'");
     o.panel = args.get("panel");
     o.screenshot_dir = args.get("screenshot-dir");
     o.frames = int(args.number("frames", 5));

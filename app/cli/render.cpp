@@ -3,11 +3,12 @@
 //   render --view list
 //   render [--model DIR] [--text T] --view NAME [view options] --out FILE.(png|svg|csv)
 //          [--width W --height H --scale S --theme light|dark --transparent --columns N --figure K]
-//          [--session FILE] [--set key=value ...] [--save-session FILE] [--repeat N]
+//          [--session FILE] [--set key=value ...] [--save-session FILE] [--repeat N] [--lang en|zh]
 #include "app/cli/cli.h"
 #include "app/cli/args.h"
 #include "app/gfx/egl_context.h"
 #include "app/gfx/raster.h"
+#include "app/i18n/tr.h"
 #include "app/plot/writers.h"
 #include "app/figures/views.h"
 #include "core/threads.h"
@@ -41,6 +42,7 @@ int run_render(int argc, char** argv) {
         "usage: transformer-studio render [--model DIR] [--text T] --view NAME --out FILE.(png|svg|csv)\n"
         "         [--width PX] [--height PX] [--scale X] [--theme light|dark] [--transparent] [--columns N]\n"
         "         [--figure K] [--session FILE] [--save-session FILE] [--set key=value...] [--repeat N] [--quiet] [--threads N]\n"
+        "         [--lang en|zh]   language of titles, labels and notes (default en)\n"
         "         [view options: --layer --head --query ... (see --view list)]\n"
         "         encoder-decoder models: [--source T (= --text)] [--target T] [--translate [--beam N] [--to en|zh]]\n"
         "       transformer-studio render --view list\n"
@@ -50,7 +52,7 @@ int run_render(int argc, char** argv) {
     const auto t0 = std::chrono::steady_clock::now();
     std::set<std::string> options = {"model", "text", "view", "out", "width", "height", "scale", "theme", "session",
                                      "columns", "figure", "save-session", "repeat", "source", "target", "beam", "to",
-                                     "threads"};
+                                     "threads", "lang"};
     std::set<std::string> flags = {"transparent", "quiet", "translate"};
     for (const auto& o : ui::view_value_options()) options.insert(o);
     for (const auto& f : ui::view_flag_options()) flags.insert(f);
@@ -96,6 +98,11 @@ int run_render(int argc, char** argv) {
         if (args.flag(f)) ui::apply_view_option(st, view, f, "true");
     for (const auto& a : args.all("set")) ui::set_state_field(st, a);
     st.view = view;
+    // Interface language of the figure text: --lang, else the session's, else English (reproducible exports).
+    const std::string lang = i18n::normalize_language(args.get("lang", st.language.empty() ? "en" : st.language));
+    if (lang.empty()) throw std::invalid_argument("--lang expects en or zh, got '" + args.get("lang") + "'");
+    if (std::string why; !i18n::set_language(lang, &why)) throw std::runtime_error(why);
+    st.language = lang;
 
     // Output options.
     const std::string out = args.required("out");

@@ -1,5 +1,6 @@
 // Activation figures: curves and derivatives of tanh, sigmoid, ReLU, LeakyReLU, GELU, Swish and the GLU family with
 // the course's example points, and a histogram of the model's real FFN pre-activations.
+#include "app/i18n/tr.h"
 #include "app/plot/ticks.h"
 #include "app/figures/figures.h"
 #include "core/ops.h"
@@ -14,12 +15,12 @@ std::vector<ActivationDef> activation_defs(float a, float b) {
     return {
         {"tanh", "tanh(x) = (eˣ − e⁻ˣ)/(eˣ + e⁻ˣ); d/dx = 1 − tanh²(x)", [](float x) { return tanh_act(x); }, [](float x) { return tanh_grad(x); }},
         {"sigmoid", "σ(x) = 1/(1 + e⁻ˣ); d/dx = σ(x)(1 − σ(x))", [](float x) { return sigmoid(x); }, [](float x) { return sigmoid_grad(x); }},
-        {"ReLU", "max(0, x); d/dx = 1 for x > 0 else 0", [](float x) { return relu(x); }, [](float x) { return relu_grad(x); }},
-        {"LeakyReLU(α)", "x for x > 0 else αx", [a](float x) { return leaky_relu(x, a); }, [a](float x) { return leaky_relu_grad(x, a); }},
-        {"GELU (erf)", "x·Φ(x), Φ = standard normal CDF", [](float x) { return gelu(x); }, [](float x) { return gelu_grad(x); }},
+        {"ReLU", TS_N_("max(0, x); d/dx = 1 for x > 0 else 0"), [](float x) { return relu(x); }, [](float x) { return relu_grad(x); }},
+        {"LeakyReLU(α)", TS_N_("x for x > 0 else αx"), [a](float x) { return leaky_relu(x, a); }, [a](float x) { return leaky_relu_grad(x, a); }},
+        {"GELU (erf)", TS_N_("x·Φ(x), Φ = standard normal CDF"), [](float x) { return gelu(x); }, [](float x) { return gelu_grad(x); }},
         {"GELU (tanh)", "0.5x(1 + tanh(√(2/π)(x + 0.044715x³)))", [](float x) { return gelu_tanh(x); }, [](float x) { return gelu_tanh_grad(x); }},
-        {"Swish(β)", "x·σ(βx); β = 1 is SiLU", [b](float x) { return swish(x, b); }, [b](float x) { return swish_grad(x, b); }},
-        {"GLU (gate = up = x)", "σ(x)·x: the gate σ(x W_gate) times the linear branch x W_up, here both = x",
+        {"Swish(β)", TS_N_("x·σ(βx); β = 1 is SiLU"), [b](float x) { return swish(x, b); }, [b](float x) { return swish_grad(x, b); }},
+        {"GLU (gate = up = x)", TS_N_("σ(x)·x: the gate σ(x W_gate) times the linear branch x W_up, here both = x"),
          [](float x) { return sigmoid(x) * x; }, [](float x) { return sigmoid_grad(x) * x + sigmoid(x); }},
         {"SwiGLU (gate = up = x)", "SiLU(x)·x", [](float x) { return swish(x) * x; }, [](float x) { return swish_grad(x) * x + swish(x); }},
         {"GeGLU (gate = up = x)", "GELU(x)·x", [](float x) { return gelu(x) * x; }, [](float x) { return gelu_grad(x) * x + gelu(x); }},
@@ -35,12 +36,12 @@ plot::Figure activation_curves(const UiState& st, bool grad) {
     const std::vector<ActivationDef> acts = activation_defs(st.act_leaky_alpha, st.act_swish_beta);
     const float R = st.act_range;
     plot::Figure f;
-    f.title = grad ? "Derivatives f′(x)" : "Activation functions f(x)";
+    f.title = grad ? tr("Derivatives f′(x)") : tr("Activation functions f(x)");
     f.view = grad ? "activations-grad" : "activations";
-    f.formula = grad ? "f′(x): how much a small change of the input moves the output (the gradient that flows back)"
-                     : "Each curve maps one pre-activation x to the FFN's output; dots: the course's example points "
-                       "x = −2, −0.5, 0, 0.5, 2 (hover for exact values)";
-    f.x.label = "x (pre-activation)";
+    f.formula = grad ? tr("f′(x): how much a small change of the input moves the output (the gradient that flows back)")
+                     : tr("Each curve maps one pre-activation x to the FFN's output; dots: the course's example points "
+                          "x = −2, −0.5, 0, 0.5, 2 (hover for exact values)");
+    f.x.label = tr("x (pre-activation)");
     f.y.label = grad ? "f′(x)" : "f(x)";
     f.x.min = -R;
     f.x.max = R;
@@ -87,20 +88,19 @@ bool overlay_ffn_pre_activations(plot::Figure& f, const Snapshot& s, int layer) 
     if (dmax <= 0) dmax = 1;
     const double k = 0.9 * (yhi - ylo) / dmax;
     for (size_t i = 0; i < h.y.size(); ++i) {
-        h.point_labels.push_back("density " + plot::format_value(h.y[i]) + " at x ≈ " + plot::format_value(h.x[i]));
+        h.point_labels.push_back(trf("density %s at x ≈ %s", plot::format_value(h.y[i]).c_str(), plot::format_value(h.x[i]).c_str()));
         h.y[i] = ylo + h.y[i] * k;
     }
     h.bar_base = ylo;
-    h.name = "real pre-activations (layer " + std::to_string(layer) + ", density scaled)";
+    h.name = trf("real pre-activations (layer %d, density scaled)", layer);
     h.color = plot::Rgba{0.55f, 0.55f, 0.6f, 0.35f};
     f.series.insert(f.series.begin(), std::move(h));
     size_t outside = 0;
     for (float v : pre->data) outside += (v < lo || v > hi) ? 1 : 0;
-    char note[160];
-    std::snprintf(note, sizeof note, "grey bars: %lld real FFN pre-activations of layer %d (%.1f%% outside ±%s)",
-                  static_cast<long long>(pre->numel()), layer, 100.0 * double(outside) / double(pre->data.size()),
-                  plot::format_value(hi).c_str());
-    f.note = f.note.empty() ? std::string(note) : f.note + "; " + note;
+    const std::string note = trf("grey bars: %lld real FFN pre-activations of layer %d (%.1f%% outside ±%s)",
+                                 static_cast<long long>(pre->numel()), layer, 100.0 * double(outside) / double(pre->data.size()),
+                                 plot::format_value(hi).c_str());
+    f.note = f.note.empty() ? note : f.note + "; " + note;
     return true;
 }
 
@@ -110,32 +110,30 @@ std::optional<plot::Figure> ffn_histogram(const Snapshot& s, int layer) {
     if (!pre || !s.model) return std::nullopt;
     const ModelConfig& c = s.model->config();
     plot::Figure h;
-    h.title = "This model's FFN pre-activations, layer " + std::to_string(layer) + " (" + to_string(c.activation) + ")";
+    h.title = trf("This model's FFN pre-activations, layer %d (%s)", layer, to_string(c.activation));
     h.formula = is_gated(c.activation)
-                    ? "Histogram of the gate branch x W_gateᵀ over all tokens × d_ff units; the FFN computes act(gate) · up"
-                    : "Histogram of x W_upᵀ + b_up over all tokens × d_ff units: the inputs the activation really sees";
-    h.x.label = "pre-activation value";
+                    ? tr("Histogram of the gate branch x W_gateᵀ over all tokens × d_ff units; the FFN computes act(gate) · up")
+                    : tr("Histogram of x W_upᵀ + b_up over all tokens × d_ff units: the inputs the activation really sees");
+    h.x.label = tr("pre-activation value");
     h.view = "ffn-histogram";
-    h.y.label = "density";
-    h.y.unit = "1/unit";
+    h.y.label = tr("density");
+    h.y.unit = tr("1/unit");
     plot::Series hs = plot::histogram_series(pre->data, 60, NAN, NAN, true);
-    hs.name = "pre_act (" + std::to_string(pre->numel()) + " values)";
+    hs.name = trf("pre_act (%lld values)", static_cast<long long>(pre->numel()));
     hs.color = plot::palette(4);
     hs.color.a = 0.8f;
     h.series.push_back(hs);
     if (post) {
         plot::Series ps = plot::histogram_series(post->data, 60, NAN, NAN, true);
-        ps.name = "post_act";
+        ps.name = tr("post_act");
         ps.color = plot::palette(1);
         ps.color.a = 0.45f;
         h.series.push_back(ps);
     }
     size_t neg = 0;
     for (float v : pre->data) neg += v < 0 ? 1 : 0;
-    char note[128];
-    std::snprintf(note, sizeof note, "%.1f%% of pre-activations are negative (ReLU would zero them)",
-                  100.0 * double(neg) / double(std::max<int64_t>(1, pre->numel())));
-    h.note = note;
+    h.note = trf("%.1f%% of pre-activations are negative (ReLU would zero them)",
+                 100.0 * double(neg) / double(std::max<int64_t>(1, pre->numel())));
     return h;
 }
 

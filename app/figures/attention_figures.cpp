@@ -1,5 +1,6 @@
 // Attention figures: the selected head's weights, thumbnails, head grids and the five-step view; plus the shared
 // helpers (token labels, head slices, layer / head / query clamping).
+#include "app/i18n/tr.h"
 #include "app/figures/figures.h"
 
 #include "app/plot/ticks.h"
@@ -71,9 +72,9 @@ int attention_layers(const Snapshot& s, const std::string& source) {
 
 std::string attention_source_title(const Snapshot& s, const std::string& source) {
     if (!has_attention_sources(s)) return "";
-    if (source == "encoder") return "encoder self-attention";
-    if (source == "cross") return "cross-attention";
-    return "decoder self-attention";
+    if (source == "encoder") return tr("encoder self-attention");
+    if (source == "cross") return tr("cross-attention");
+    return tr("decoder self-attention");
 }
 
 namespace {
@@ -85,15 +86,15 @@ struct AxisNames {
 AxisNames axis_names(const Snapshot& s, const std::string& source, bool short_names) {
     if (has_attention_sources(s)) {
         if (source == "cross")
-            return short_names ? AxisNames{"query (target)", "key (source)"}
-                               : AxisNames{"decoder (target) token, query", "encoder (source) token, key"};
+            return short_names ? AxisNames{tr("query (target)"), tr("key (source)")}
+                               : AxisNames{tr("decoder (target) token, query"), tr("encoder (source) token, key")};
         if (source == "encoder")
-            return short_names ? AxisNames{"query (source)", "key (source)"}
-                               : AxisNames{"encoder (source) token, query", "encoder (source) token, key"};
-        return short_names ? AxisNames{"query (target)", "key (target)"}
-                           : AxisNames{"decoder (target) token, query", "decoder (target) token, key"};
+            return short_names ? AxisNames{tr("query (source)"), tr("key (source)")}
+                               : AxisNames{tr("encoder (source) token, query"), tr("encoder (source) token, key")};
+        return short_names ? AxisNames{tr("query (target)"), tr("key (target)")}
+                           : AxisNames{tr("decoder (target) token, query"), tr("decoder (target) token, key")};
     }
-    return short_names ? AxisNames{"query", "key"} : AxisNames{"query token", "key token"};
+    return short_names ? AxisNames{tr("query"), tr("key")} : AxisNames{tr("query token"), tr("key token")};
 }
 
 // Query (row) and key (column) labels of the source's attention: encoder self-attention source × source,
@@ -118,8 +119,8 @@ plot::Figure head_figure(const Snapshot& s, const std::string& name, int head, c
     if (rows == 0) return f;
     f.heatmap = plot::make_heatmap(rows, cols, v, cmap, value_label);
     if (zero_to_max) f.heatmap->vmin = 0.0f;
-    f.heatmap->row_name = "query";
-    f.heatmap->col_name = "key";
+    f.heatmap->row_name = tr("query");
+    f.heatmap->col_name = tr("key");
     return f;
 }
 
@@ -133,31 +134,31 @@ plot::Figure attention_head_figure(const Snapshot& s, int layer, int head, const
     const std::string& src = st.attn_source;
     const std::string what = attention_source_title(s, src);
     plot::Figure big = head_figure(s, probs_name(s, layer, src), head,
-                                   (what.empty() ? std::string("Attention weights") : "Attention weights (" + what + ")") +
-                                       ", layer " + std::to_string(layer) + ", head " + std::to_string(head),
-                                   plot::Colormap::Viridis, "attention weight", true);
+                                   what.empty() ? trf("Attention weights, layer %d, head %d", layer, head)
+                                                : trf("Attention weights (%s), layer %d, head %d", what.c_str(), layer, head),
+                                   plot::Colormap::Viridis, tr("attention weight"), true);
     if (!big.heatmap) return big;
     const AxisLabels labels = attention_labels(s, src);
     if (st.attn_unit_scale) big.heatmap->vmax = 1.0f;
     big.heatmap->annotate = st.attn_annotate;
     big.view = "attention";
-    big.formula = "A = softmax(Q Kᵀ / √d_head + M) — row t holds how much query token t reads from each key token; "
-                  "each row sums to 1. M is the mask (−∞ where attending is forbidden, shown grey).";
+    big.formula = tr("A = softmax(Q Kᵀ / √d_head + M) — row t holds how much query token t reads from each key token; "
+                  "each row sums to 1. M is the mask (−∞ where attending is forbidden, shown grey).");
     const AxisNames ax = axis_names(s, src, false);
     big.x.label = ax.cols;
     big.y.label = ax.rows;
     if (int(labels.cols.size()) == big.heatmap->cols) big.x.categories = labels.cols;
     if (int(labels.rows.size()) == big.heatmap->rows) big.y.categories = labels.rows;
     if (has_attention_sources(s) && src == "cross")
-        big.formula = "A = softmax(Q_dec K_encᵀ / √d_head) — row t: how much decoder (target) token t reads from each "
+        big.formula = tr("A = softmax(Q_dec K_encᵀ / √d_head) — row t: how much decoder (target) token t reads from each "
                       "encoder (source) token; each row sums to 1. No causal mask: every target token sees the whole "
-                      "source.";
-    if (s.temperature != 1.0f) big.note = "temperature " + plot::format_value(s.temperature) + " applied";
+                      "source.");
+    if (s.temperature != 1.0f) big.note = trf("temperature %s applied", plot::format_value(s.temperature).c_str());
     return big;
 }
 
 plot::Figure attention_thumb_figure(const Snapshot& s, int layer, int head, bool unit_scale, const std::string& source) {
-    plot::Figure f = head_figure(s, probs_name(s, layer, source), head, "", plot::Colormap::Viridis, "attention weight", true);
+    plot::Figure f = head_figure(s, probs_name(s, layer, source), head, "", plot::Colormap::Viridis, tr("attention weight"), true);
     if (f.heatmap && unit_scale) f.heatmap->vmax = 1.0f;
     f.view = "attention";
     return f;
@@ -172,18 +173,18 @@ std::vector<plot::Figure> attention_head_grid(const Snapshot& s, int layer, bool
     const int l0 = grid_all ? 0 : layer, l1 = grid_all ? attention_layers(s, source) : layer + 1;
     for (int l = l0; l < l1; ++l)
         for (int h = 0; h < c.n_heads; ++h) {
-            plot::Figure f = head_figure(s, probs_name(s, l, source), h, "layer " + std::to_string(l) + ", head " + std::to_string(h),
-                                         plot::Colormap::Viridis, "attention weight", true);
+            plot::Figure f = head_figure(s, probs_name(s, l, source), h, trf("layer %d, head %d", l, h),
+                                         plot::Colormap::Viridis, tr("attention weight"), true);
             if (!f.heatmap) continue;
             f.heatmap->vmax = 1.0f;  // one color scale for every head so they compare
             f.view = grid_all ? "attention-grid" : "attention-layer";
-            f.formula = "A = softmax(Q Kᵀ / √d_head + M); rows: query tokens, columns: key tokens";
+            f.formula = tr("A = softmax(Q Kᵀ / √d_head + M); rows: query tokens, columns: key tokens");
             f.square_cells = true;
             if (int(labels.rows.size()) == f.heatmap->rows) f.y.categories = labels.rows;
             if (grid_all) {
                 // Many small cells: query tokens down the side, key positions (numbers) along the bottom, so the
                 // heatmaps keep their size.
-                f.x.label = "key position";
+                f.x.label = tr("key position");
             } else {
                 f.x.label = ax.cols;
                 f.y.label = ax.rows;
@@ -204,16 +205,16 @@ std::vector<plot::Figure> attention_step_figures(const Snapshot& s, int layer, i
         bool labels_cols;
     };
     static const Step steps[] = {
-        {"scores", "1. Q Kᵀ", "scores[t, s] = q_t · k_s  (dot product of query t and key s; d_head terms)",
-         plot::Colormap::Diverging, "score", true},
-        {"scores_scaled", "2. ÷ √d_head", "scaled = scores / √d_head keeps the variance near 1 so softmax does not saturate",
-         plot::Colormap::Diverging, "scaled score", true},
-        {"scores_masked", "3. + mask", "masked = scaled + M, M = −∞ (grey) where key s is hidden from query t (causal: s > t)",
-         plot::Colormap::Diverging, "masked score", true},
-        {"probs", "4. softmax", "A[t, :] = softmax(masked[t, :] / temperature): exp, then divide by the row sum",
-         plot::Colormap::Viridis, "weight", true},
-        {"head_out", "5. · V", "head_out[t, :] = Σ_s A[t, s] v_s  (rows: query tokens, columns: d_head features)",
-         plot::Colormap::Diverging, "value", false},
+        {"scores", "1. Q Kᵀ", TS_N_("scores[t, s] = q_t · k_s  (dot product of query t and key s; d_head terms)"),
+         plot::Colormap::Diverging, TS_N_("score"), true},
+        {"scores_scaled", "2. ÷ √d_head", TS_N_("scaled = scores / √d_head keeps the variance near 1 so softmax does not saturate"),
+         plot::Colormap::Diverging, TS_N_("scaled score"), true},
+        {"scores_masked", TS_N_("3. + mask"), TS_N_("masked = scaled + M, M = −∞ (grey) where key s is hidden from query t (causal: s > t)"),
+         plot::Colormap::Diverging, TS_N_("masked score"), true},
+        {"probs", "4. softmax", TS_N_("A[t, :] = softmax(masked[t, :] / temperature): exp, then divide by the row sum"),
+         plot::Colormap::Viridis, TS_N_("weight"), true},
+        {"head_out", "5. · V", TS_N_("head_out[t, :] = Σ_s A[t, s] v_s  (rows: query tokens, columns: d_head features)"),
+         plot::Colormap::Diverging, TS_N_("value"), false},
     };
     const AxisLabels labels = attention_labels(s, source);
     const std::string pre = attention_prefix(s, source, layer);
@@ -221,23 +222,23 @@ std::vector<plot::Figure> attention_step_figures(const Snapshot& s, int layer, i
     std::vector<plot::Figure> out;
     for (int k = 0; k < 5; ++k) {
         const Step& stp = steps[k];
-        plot::Figure f = head_figure(s, pre + stp.name, head, stp.title, stp.cmap, stp.value, k == 3);
-        f.formula = stp.formula;
+        plot::Figure f = head_figure(s, pre + stp.name, head, tr(stp.title), stp.cmap, tr(stp.value), k == 3);
+        f.formula = tr(stp.formula);
         if (k == 1 && s.trace && s.trace->find(pre + "position_bias")) {  // T5: no scaling, a bias per (j − i, head)
-            f.title = "2. + relative position bias";
-            f.formula = "scaled = scores + b_h[bucket(s − t)]: T5 adds a learned bias per head and relative distance "
-                        "(shared by the stack's layers) and does not divide by √d_head";
+            f.title = tr("2. + relative position bias");
+            f.formula = tr("scaled = scores + b_h[bucket(s − t)]: T5 adds a learned bias per head and relative distance "
+                           "(shared by the stack's layers) and does not divide by √d_head");
         }
         f.view = "attention-steps";
         if (f.heatmap) {
             f.y.label = ax.rows;
-            f.x.label = stp.labels_cols ? ax.cols : "feature";
-            f.heatmap->col_name = stp.labels_cols ? "key" : "feature";
+            f.x.label = stp.labels_cols ? ax.cols : tr("feature");
+            f.heatmap->col_name = stp.labels_cols ? tr("key") : tr("feature");
             if (int(labels.rows.size()) == f.heatmap->rows && labels.rows.size() <= 24) f.y.categories = labels.rows;
             if (stp.labels_cols && int(labels.cols.size()) == f.heatmap->cols && labels.cols.size() <= 24)
                 f.x.categories = labels.cols;
         } else {
-            f.note = std::string(stp.name) + ": not recorded";
+            f.note = trf("%s: not recorded", stp.name);
         }
         out.push_back(std::move(f));
     }
@@ -247,14 +248,14 @@ std::vector<plot::Figure> attention_step_figures(const Snapshot& s, int layer, i
 plot::Figure tokens_figure(const Snapshot& s, bool source) {
     plot::Figure f;
     const TokenizedText* tt = source && s.source_tokens ? s.source_tokens.get() : s.tokens.get();
-    f.title = source && s.source_tokens ? "Tokens of the source (encoder input): bytes per token"
-                                        : "Tokens of the text: bytes per token";
+    f.title = source && s.source_tokens ? tr("Tokens of the source (encoder input): bytes per token")
+                                        : tr("Tokens of the text: bytes per token");
     f.view = "tokens";
-    f.formula = "The tokenizer splits the UTF-8 bytes of the text into tokens; each bar is one token (its id below the "
+    f.formula = tr("The tokenizer splits the UTF-8 bytes of the text into tokens; each bar is one token (its id below the "
                 "label on hover). Common words become one token; rare words and CJK characters (3 bytes each in UTF-8) "
-                "split into several.";
-    f.x.label = "token";
-    f.y.label = "bytes";
+                "split into several.");
+    f.x.label = tr("token");
+    f.y.label = tr("bytes");
     f.y.min = 0;
     plot::Series b;
     b.kind = plot::SeriesKind::Bars;
@@ -268,8 +269,8 @@ plot::Figure tokens_figure(const Snapshot& s, bool source) {
             b.y.push_back(double(p.byte_end - p.byte_begin));
             b.point_labels.push_back("id " + std::to_string(p.id));
         }
-        f.note = std::to_string(tt->ids.size()) + " tokens, " + std::to_string(tt->text.size()) + " bytes" +
-                 (s.codec ? ", tokenizer: " + s.codec->name() : "");
+        f.note = s.codec ? trf("%zu tokens, %zu bytes, tokenizer: %s", tt->ids.size(), tt->text.size(), s.codec->name().c_str())
+                         : trf("%zu tokens, %zu bytes", tt->ids.size(), tt->text.size());
     }
     f.series.push_back(std::move(b));
     f.legend = false;

@@ -1,6 +1,7 @@
 // Causal-analysis figures (the Causal panel and `render`): head-ablation sweep, activation patching heatmaps,
 // direct logit attribution by layer and by head, attention rollout and attention flow. Built from core/interp
 // results (app/session/interp_jobs.h) or, for rollout, from a snapshot's attention probabilities.
+#include "app/i18n/tr.h"
 #include "app/figures/figures.h"
 
 #include "core/interp/attention_flow.h"
@@ -26,11 +27,6 @@ std::vector<std::string> numbered(const char* prefix, int n) {
     return v;
 }
 
-std::string fmt(const char* f, double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, f, v);
-    return buf;
-}
 
 /// A (rows, cols) heatmap figure from a row-major matrix, diverging around 0 (or viridis 0..1 when `unit`).
 plot::Figure matrix_figure(const MatrixRM& m, std::vector<std::string> rows, std::vector<std::string> cols,
@@ -57,7 +53,7 @@ plot::Figure matrix_figure(const MatrixRM& m, std::vector<std::string> rows, std
 
 std::string ablated_note(const InterpInputs& in) {
     if (in.ablated.empty()) return "";
-    std::string s = "with " + in.ablate_mode + "-ablated heads:";
+    std::string s = in.ablate_mode == "mean" ? tr("with mean-ablated heads:") : tr("with zero-ablated heads:");
     for (const auto& h : in.ablated) s += label_of(" L%dH%d", h.layer, h.head);
     return s;
 }
@@ -67,15 +63,14 @@ std::string ablated_note(const InterpInputs& in) {
 plot::Figure ablation_sweep_figure(const InterpResult& r) {
     const interp::AblationSweep& s = *r.sweep;
     plot::Figure f = matrix_figure(s.delta_log_prob, numbered("L", int(s.delta_log_prob.rows())),
-                                   numbered("H", int(s.delta_log_prob.cols())), "layer", "head",
-                                   "Δ log p(target)", "nats", false);
-    f.title = "Ablate each head in turn: change of log p(" + r.in.target_label + ") at the last position";
+                                   numbered("H", int(s.delta_log_prob.cols())), tr("layer"), tr("head"),
+                                   tr("Δ log p(target)"), "nats", false);
+    f.title = trf("Ablate each head in turn: change of log p(%s) at the last position", r.in.target_label.c_str());
     f.view = "ablation-sweep";
-    f.formula = "Δ = log p(target | head h of layer l " + r.in.ablate_mode +
-                "-ablated) − log p(target | clean), one forward per head. Zero ablation sets the head's output "
-                "(before W_O) to 0; mean ablation replaces it by its mean over positions. Blue (negative): the head "
-                "helps the prediction.";
-    f.note = "clean log p = " + fmt("%.3f nats", s.clean_log_prob) + (s.cancelled ? " · cancelled (blank cells not run)" : "");
+    f.formula = trf("Δ = log p(target | head h of layer l %s-ablated) − log p(target | clean), one forward per head. "
+                    "Zero ablation sets the head's output (before W_O) to 0; mean ablation replaces it by its mean over "
+                    "positions. Blue (negative): the head helps the prediction.", r.in.ablate_mode.c_str());
+    f.note = trf("clean log p = %.3f nats", s.clean_log_prob) + (s.cancelled ? tr(" · cancelled (blank cells not run)") : "");
     return f;
 }
 
@@ -83,31 +78,31 @@ std::vector<plot::Figure> patching_figures(const InterpResult& r) {
     std::vector<plot::Figure> out;
     const interp::PatchingBaseline& b = *r.baseline;
     const std::string metric = "logit(" + r.in.answer_label + ") − logit(" + r.in.wrong_label + ")";
-    const std::string note = "clean " + fmt("%.3f", b.clean_metric) + ", corrupted " + fmt("%.3f", b.corrupt_metric) +
-                             " (logit units)" + (r.in.ablated.empty() ? "" : " · " + ablated_note(r.in));
-    const std::string formula = "Run the corrupted prompt, paste one activation from the clean run, and measure how "
-                                "much of the clean " + metric + " comes back: (m_patched − m_corrupt) / (m_clean − "
-                                "m_corrupt), so clean = 1 and corrupted = 0 (Wang et al. 2022; TransformerLens "
-                                "get_act_patch_*).";
+    const std::string note = trf("clean %.3f, corrupted %.3f (logit units)", b.clean_metric, b.corrupt_metric) +
+                             (r.in.ablated.empty() ? "" : " · " + ablated_note(r.in));
+    const std::string formula = trf("Run the corrupted prompt, paste one activation from the clean run, and measure how "
+                                    "much of the clean %s comes back: (m_patched − m_corrupt) / (m_clean − m_corrupt), so "
+                                    "clean = 1 and corrupted = 0 (Wang et al. 2022; TransformerLens get_act_patch_*).",
+                                    metric.c_str());
     auto add = [&](const interp::PatchingResult& p, std::vector<std::string> cols, const char* col_name, const char* title,
                    const char* view) {
         plot::Figure f = matrix_figure(p.normalized, numbered("L", int(p.normalized.rows())), std::move(cols),
-                                       view == std::string("patching-resid") ? "layer (input of)" : "layer", col_name,
-                                       "restored metric", "", false);
+                                       view == std::string("patching-resid") ? tr("layer (input of)") : tr("layer"), tr(col_name),
+                                       tr("restored metric"), "", false);
         f.heatmap->vmin = -1;
         f.heatmap->vmax = 1;
-        f.title = title;
+        f.title = tr(title);
         f.view = view;
         f.formula = formula;
         f.note = note;
         out.push_back(std::move(f));
     };
     if (r.patch_resid)
-        add(*r.patch_resid, r.in.labels, "position", "Patching the residual stream (resid_pre) by layer and position",
+        add(*r.patch_resid, r.in.labels, TS_N_("position"), TS_N_("Patching the residual stream (resid_pre) by layer and position"),
             "patching-resid");
     if (r.patch_heads)
-        add(*r.patch_heads, numbered("H", int(r.patch_heads->normalized.cols())), "head",
-            "Patching head outputs (all positions) by layer and head", "patching-heads");
+        add(*r.patch_heads, numbered("H", int(r.patch_heads->normalized.cols())), TS_N_("head"),
+            TS_N_("Patching head outputs (all positions) by layer and head"), "patching-heads");
     return out;
 }
 
@@ -116,21 +111,21 @@ std::vector<plot::Figure> logit_attribution_figures(const InterpResult& r, int n
     const interp::LogitAttribution& a = *r.attribution;
     const std::string what = r.in.minus >= 0 ? "logit(" + r.in.target_label + ") − logit(" + r.in.minus_label + ")"
                                              : "logit(" + r.in.target_label + ")";
-    const std::string formula = "The final residual stream is a sum of components (embeddings, each head's output "
+    const std::string formula = tr("The final residual stream is a sum of components (embeddings, each head's output "
                                 "through its slice of W_O, each MLP output). Each is passed through the final norm "
                                 "with the run's own scale and projected on the unembedding direction: the bars sum "
-                                "to the logit (Elhage et al. 2021; TransformerLens apply_ln_to_stack).";
-    const std::string check = "Σ components = " + fmt("%.4f", a.total) + ", actual " + fmt("%.4f", a.logit) +
+                                "to the logit (Elhage et al. 2021; TransformerLens apply_ln_to_stack).");
+    const std::string check = trf("Σ components = %.4f, actual %.4f", a.total, a.logit) +
                               (r.in.ablated.empty() ? "" : " · " + ablated_note(r.in));
     // By layer: embeddings, then attention (sum over heads and bias) and MLP of every layer.
     plot::Figure f;
-    f.title = "Direct logit attribution of " + what + " at the last position, by layer";
+    f.title = trf("Direct logit attribution of %s at the last position, by layer", what.c_str());
     f.view = "logit-attribution";
     f.formula = formula;
     f.note = check;
-    f.x.label = "component";
-    f.y.label = "contribution";
-    f.y.unit = "logit";
+    f.x.label = tr("component");
+    f.y.label = tr("contribution");
+    f.y.unit = tr("logit");
     plot::Series bars;
     bars.kind = plot::SeriesKind::Bars;
     bars.color = plot::palette(0);
@@ -158,14 +153,14 @@ std::vector<plot::Figure> logit_attribution_figures(const InterpResult& r, int n
         add(label_of("L%d attn", l), attn[size_t(l)]);
         add(label_of("L%d MLP", l), mlp[size_t(l)]);
     }
-    if (bias != 0) add("norm bias", bias);
+    if (bias != 0) add(tr("norm bias"), bias);
     f.series.push_back(std::move(bars));
     f.legend = false;
     out.push_back(std::move(f));
     // By head.
     plot::Figure h = matrix_figure(r.attr_heads, numbered("L", int(r.attr_heads.rows())), numbered("H", int(r.attr_heads.cols())),
-                                   "layer", "head", "contribution", "logit", false);
-    h.title = "Direct logit attribution of " + what + ", by head";
+                                   tr("layer"), tr("head"), tr("contribution"), "logit", false);
+    h.title = trf("Direct logit attribution of %s, by head", what.c_str());
     h.view = "logit-attribution-heads";
     h.formula = formula;
     h.note = check;
@@ -174,18 +169,18 @@ std::vector<plot::Figure> logit_attribution_figures(const InterpResult& r, int n
 }
 
 plot::Figure attention_rollout_figure(const Snapshot& s) {
-    const std::string title = "Attention rollout: how much each input token feeds each position";
+    const std::string title = tr("Attention rollout: how much each input token feeds each position");
     const std::string formula =
-        "Â_l = rownorm(0.5·Ā_l + 0.5·I) with Ā_l the attention of layer l averaged over heads (the residual "
+        tr("Â_l = rownorm(0.5·Ā_l + 0.5·I) with Ā_l the attention of layer l averaged over heads (the residual "
         "connection as half of the attention to oneself); rollout = Â_L · … · Â_1 (Abnar & Zuidema 2020, eq. 1). "
-        "Rows sum to 1.";
+        "Rows sum to 1.");
     plot::Figure f;
     if (!s.model || !s.trace || s.model->config().arch == Arch::EncoderDecoder) {
-        f.note = "rollout needs the attention of a decoder-only or encoder-only model";
+        f.note = tr("rollout needs the attention of a decoder-only or encoder-only model");
     } else {
         const MatrixRM roll = interp::attention_rollout(interp::head_mean_attention(*s.trace, s.stack(), s.n_layers()));
         const auto labels = snapshot_token_labels(s);
-        f = matrix_figure(roll, labels, labels, "output position", "input token", "share", "", true);
+        f = matrix_figure(roll, labels, labels, tr("output position"), tr("input token"), tr("share"), "", true);
         f.heatmap->annotate = roll.rows() <= 16;
     }
     f.title = title;
@@ -196,14 +191,14 @@ plot::Figure attention_rollout_figure(const Snapshot& s) {
 
 plot::Figure attention_flow_figure(const InterpResult& r) {
     const MatrixRM& m = r.flow->normalized;
-    plot::Figure f = matrix_figure(m, r.in.labels, r.in.labels, "output position", "input token", "share of flow", "", true);
-    f.title = "Attention flow: max-flow from each position to each input token";
+    plot::Figure f = matrix_figure(m, r.in.labels, r.in.labels, tr("output position"), tr("input token"), tr("share of flow"), "", true);
+    f.title = tr("Attention flow: max-flow from each position to each input token");
     f.view = "attention-flow";
     f.heatmap->annotate = m.rows() <= 16;
-    f.formula = "The layers form a graph with edge capacities Â_l[i, j] = rownorm(0.5·Ā_l + 0.5·I); flow[i, j] is "
+    f.formula = tr("The layers form a graph with edge capacities Â_l[i, j] = rownorm(0.5·Ā_l + 0.5·I); flow[i, j] is "
                 "the maximum flow from position i after the last layer to input token j (Abnar & Zuidema 2020, §3), "
-                "each row divided by its sum. Exact (Edmonds–Karp), at most 64 tokens.";
-    f.note = ablated_note(r.in) + (r.flow->cancelled ? " · cancelled" : "");
+                "each row divided by its sum. Exact (Edmonds–Karp), at most 64 tokens.");
+    f.note = ablated_note(r.in) + (r.flow->cancelled ? tr(" · cancelled") : "");
     return f;
 }
 

@@ -1,4 +1,5 @@
 // Model figures: parameters per component and the KV-cache size against context length for MHA / GQA / MQA.
+#include "app/i18n/tr.h"
 #include "app/plot/ticks.h"
 #include "app/figures/figures.h"
 
@@ -10,15 +11,15 @@ namespace ts::ui {
 
 namespace {
 std::string component_of(const std::string& name) {
-    if (name.rfind("tok_emb", 0) == 0) return "token embedding";
-    if (name.rfind("pos_emb", 0) == 0 || name == "enc.pos_emb.weight") return "position embedding";
-    if (name.find("relative_attention_bias") != std::string::npos) return "relative position bias";
-    if (name.rfind("lm_head", 0) == 0 || name == "final_logits_bias") return "LM head";
-    if (name.find("cross_attn.") != std::string::npos) return "cross-attention";
-    if (name.find(".attn.") != std::string::npos) return "attention";
-    if (name.find(".ffn.") != std::string::npos) return "FFN";
-    if (name.find("norm") != std::string::npos) return "norms";
-    return "other";
+    if (name.rfind("tok_emb", 0) == 0) return TS_N_("token embedding");
+    if (name.rfind("pos_emb", 0) == 0 || name == "enc.pos_emb.weight") return TS_N_("position embedding");
+    if (name.find("relative_attention_bias") != std::string::npos) return TS_N_("relative position bias");
+    if (name.rfind("lm_head", 0) == 0 || name == "final_logits_bias") return TS_N_("LM head");
+    if (name.find("cross_attn.") != std::string::npos) return TS_N_("cross-attention");
+    if (name.find(".attn.") != std::string::npos) return TS_N_("attention");
+    if (name.find(".ffn.") != std::string::npos) return TS_N_("FFN");
+    if (name.find("norm") != std::string::npos) return TS_N_("norms");
+    return TS_N_("other");
 }
 }  // namespace
 
@@ -60,11 +61,11 @@ std::string human_bytes(double v) {
 plot::Figure parameter_figure(const Model& m) {
     const ParameterCounts pc = parameter_counts(m);
     plot::Figure fp;
-    fp.title = "Parameters per component (total " + human_count(pc.total, "") + ")";
-    fp.formula = "Counted from the loaded weights: attention = W_q, W_k, W_v, W_o (+ biases) per layer; FFN = W_up, "
-                 "W_gate, W_down; tied embeddings count once.";
-    fp.y.label = "parameters";
-    fp.x.label = "component";
+    fp.title = trf("Parameters per component (total %s)", human_count(pc.total, "").c_str());
+    fp.formula = tr("Counted from the loaded weights: attention = W_q, W_k, W_v, W_o (+ biases) per layer; FFN = W_up, "
+                 "W_gate, W_down; tied embeddings count once.");
+    fp.y.label = tr("parameters");
+    fp.x.label = tr("component");
     fp.view = "parameters";
     fp.y.min = 0;
     plot::Series bars;
@@ -72,14 +73,14 @@ plot::Figure parameter_figure(const Model& m) {
     bars.color = plot::palette(0);
     int i = 0;
     for (const auto& [k, v] : pc.by_component) {
-        fp.x.categories.push_back(k);
+        fp.x.categories.push_back(tr(k.c_str()));  // the keys are the English names (TS_N_ above)
         bars.x.push_back(i++);
         bars.y.push_back(v);
-        bars.point_labels.push_back(k + ": " + human_count(v, "") + " (" + plot::format_value(100 * v / pc.total) + "%)");
+        bars.point_labels.push_back(tr(k.c_str()) + (": " + human_count(v, "")) + " (" + plot::format_value(100 * v / pc.total) + "%)");
     }
     fp.series.push_back(bars);
     fp.legend = false;
-    fp.note = m.config().name.empty() ? "" : "model: " + m.config().name;
+    fp.note = m.config().name.empty() ? "" : trf("model: %s", m.config().name.c_str());
     return fp;
 }
 
@@ -89,14 +90,14 @@ plot::Figure kv_cache_figure(const Model& m, int context) {
         return 2.0 * c.n_layers * n_kv * c.d_head() * ctx_len * bytes_per;
     };
     plot::Figure fk;
-    fk.title = "KV-cache size against context length (fp16)";
-    fk.formula = "bytes = 2 · n_layers · n_kv_heads · d_head · T · 2; GQA/MQA shrink it by n_heads / n_kv_heads";
-    fk.x.label = "context length T";
+    fk.title = tr("KV-cache size against context length (fp16)");
+    fk.formula = tr("bytes = 2 · n_layers · n_kv_heads · d_head · T · 2; GQA/MQA shrink it by n_heads / n_kv_heads");
+    fk.x.label = tr("context length T");
     fk.view = "kv-cache";
-    fk.x.unit = "tokens";
+    fk.x.unit = tr("tokens");
     fk.x.log = true;
-    fk.y.label = "KV cache";
-    fk.y.unit = "bytes";
+    fk.y.label = tr("KV cache");
+    fk.y.unit = tr("bytes");
     fk.y.log = true;
     const int gqa_heads = c.n_kv_heads != c.n_heads && c.n_kv_heads != 1 ? c.n_kv_heads : std::max(1, c.n_heads / 4);
     const int variants[] = {c.n_heads, gqa_heads, 1};
@@ -114,8 +115,8 @@ plot::Figure kv_cache_figure(const Model& m, int context) {
         fk.series.push_back(std::move(s));
     }
     fk.ref_lines.push_back({true, double(context), "T = " + std::to_string(context), plot::Rgba{0.9f, 0.3f, 0.3f, 1}});
-    fk.note = "at T = " + std::to_string(context) + ": " + human_bytes(kv_bytes(c.n_kv_heads, context, 2)) + " for this model (n_kv_heads " +
-              std::to_string(c.n_kv_heads) + ")";
+    fk.note = trf("at T = %d: %s for this model (n_kv_heads %d)", context, human_bytes(kv_bytes(c.n_kv_heads, context, 2)).c_str(),
+                  c.n_kv_heads);
     return fk;
 }
 

@@ -1,5 +1,6 @@
 // Normalization figures: LayerNorm / RMSNorm / BatchNorm histograms before and after, on synthetic data and on
 // the model's residual stream, with mean / variance / RMS in the note.
+#include "app/i18n/tr.h"
 #include "app/figures/figures.h"
 #include "core/ops.h"
 
@@ -26,26 +27,24 @@ Stats stats(const MatrixRM& x) {
 
 plot::Figure hist_figure(const char* title, const char* formula, const MatrixRM& before, const MatrixRM& after) {
     plot::Figure f;
-    f.title = title;
-    f.formula = formula;
-    f.x.label = "value";
+    f.title = tr(title);
+    f.formula = tr(formula);
+    f.x.label = tr("value");
     f.view = "normalization";
-    f.y.label = "density";
-    f.y.unit = "1/value";
+    f.y.label = tr("density");
+    f.y.unit = tr("1/value");
     plot::Series a = plot::histogram_series(std::span<const float>(before.data(), size_t(before.size())), 50, NAN, NAN, true);
-    a.name = "before";
+    a.name = tr("before");
     a.color = plot::palette(0);
     a.color.a = 0.7f;
     plot::Series b = plot::histogram_series(std::span<const float>(after.data(), size_t(after.size())), 50, NAN, NAN, true);
-    b.name = "after";
+    b.name = tr("after");
     b.color = plot::palette(1);
     b.color.a = 0.7f;
     f.series = {a, b};
     const Stats sb = stats(before), sa = stats(after);
-    char note[200];
-    std::snprintf(note, sizeof note, "before: mean %.3f  var %.3f  RMS %.3f\nafter:  mean %.3f  var %.3f  RMS %.3f", sb.mean,
-                  sb.var, sb.rms, sa.mean, sa.var, sa.rms);
-    f.note = note;
+    f.note = trf("before: mean %.3f  var %.3f  RMS %.3f\nafter:  mean %.3f  var %.3f  RMS %.3f", sb.mean, sb.var, sb.rms,
+                 sa.mean, sa.var, sa.rms);
     return f;
 }
 
@@ -65,14 +64,14 @@ std::vector<plot::Figure> normalization_synthetic_figures(const UiState& st) {
     bs.running_mean = RowVectorF::Zero(D);
     bs.running_var = RowVectorF::Ones(D);
     const MatrixRM bn = batch_norm(x, gamma, beta, st.norm_eps, bs, true);
-    return {hist_figure("LayerNorm (per row, over features)",
-                        "y = (x − mean_row) / √(var_row + ε) · γ + β  (torch.nn.LayerNorm); statistics over the 128 features of each row",
+    return {hist_figure(TS_N_("LayerNorm (per row, over features)"),
+                        TS_N_("y = (x − mean_row) / √(var_row + ε) · γ + β  (torch.nn.LayerNorm); statistics over the 128 features of each row"),
                         x, ln),
-            hist_figure("RMSNorm (per row, no centering)",
-                        "y = x / √(mean_row(x²) + ε) · γ  (Zhang & Sennrich 2019): no mean subtraction, no β — a large mean stays",
+            hist_figure(TS_N_("RMSNorm (per row, no centering)"),
+                        TS_N_("y = x / √(mean_row(x²) + ε) · γ  (Zhang & Sennrich 2019): no mean subtraction, no β — a large mean stays"),
                         x, rms),
-            hist_figure("BatchNorm (per feature, over the batch)",
-                        "y = (x − mean_batch) / √(var_batch + ε) · γ + β  (torch.nn.BatchNorm1d, training mode): statistics over the 64 rows",
+            hist_figure(TS_N_("BatchNorm (per feature, over the batch)"),
+                        TS_N_("y = (x − mean_batch) / √(var_batch + ε) · γ + β  (torch.nn.BatchNorm1d, training mode): statistics over the 64 rows"),
                         x, bn)};
 }
 
@@ -82,20 +81,16 @@ std::vector<plot::Figure> normalization_model_figures(const UiState& st, const S
     const MatrixRM real = r->mat();
     std::vector<float> g2(size_t(real.cols()), st.norm_gamma), b2(size_t(real.cols()), st.norm_beta);
     if (caption) {
-        char buf[200];
-        std::snprintf(buf, sizeof buf,
-                      "This model: residual stream after layer %d's attention (%lld tokens × d_model %lld), the input of its FFN norm",
-                      layer, (long long)real.rows(), (long long)real.cols());
-        *caption = buf;
+        *caption = trf("This model: residual stream after layer %d's attention (%lld tokens × d_model %lld), the input of its FFN norm",
+                       layer, (long long)real.rows(), (long long)real.cols());
     }
-    const std::string l = std::to_string(layer);
-    plot::Figure a = hist_figure("LayerNorm on the real residual stream", "the same LayerNorm, applied to each token's residual vector",
+    plot::Figure a = hist_figure(TS_N_("LayerNorm on the real residual stream"), TS_N_("the same LayerNorm, applied to each token's residual vector"),
                                  real, layer_norm(real, g2, b2, st.norm_eps));
-    plot::Figure b = hist_figure("RMSNorm on the real residual stream", "the same RMSNorm, applied to each token's residual vector",
+    plot::Figure b = hist_figure(TS_N_("RMSNorm on the real residual stream"), TS_N_("the same RMSNorm, applied to each token's residual vector"),
                                  real, rms_norm(real, g2, st.norm_eps));
-    a.title += ", layer " + l;
+    a.title += trf(", layer %d", layer);
     a.view = b.view = "normalization-model";
-    b.title += ", layer " + l;
+    b.title += trf(", layer %d", layer);
     return {a, b};
 }
 

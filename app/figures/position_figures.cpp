@@ -1,5 +1,6 @@
 // Position figures: the sinusoidal table, a few dimensions against position, PE(pos)·PE(pos+k), RoPE's rotation
 // angle per pair and ⟨RoPE(q, m), RoPE(k, n)⟩ against m − n.
+#include "app/i18n/tr.h"
 #include "app/figures/figures.h"
 #include "core/ops.h"
 
@@ -15,24 +16,24 @@ std::vector<plot::Figure> position_figures(const UiState& st) {
     std::vector<plot::Figure> out;
 
     plot::Figure ft;
-    ft.title = "Sinusoidal table PE (position × dimension)";
-    ft.formula = "PE[p, 2i] = sin(p / base^(2i/d_model)), PE[p, 2i+1] = cos(p / base^(2i/d_model))  (Vaswani et al. §3.5). "
-                 "Low dimensions oscillate fast, high ones slowly.";
-    ft.heatmap = plot::make_heatmap(N, D, std::span<const float>(pe.data(), size_t(pe.size())), plot::Colormap::Diverging, "PE value");
+    ft.title = tr("Sinusoidal table PE (position × dimension)");
+    ft.formula = tr("PE[p, 2i] = sin(p / base^(2i/d_model)), PE[p, 2i+1] = cos(p / base^(2i/d_model))  (Vaswani et al. §3.5). "
+                 "Low dimensions oscillate fast, high ones slowly.");
+    ft.heatmap = plot::make_heatmap(N, D, std::span<const float>(pe.data(), size_t(pe.size())), plot::Colormap::Diverging, tr("PE value"));
     ft.heatmap->vmin = -1;
     ft.heatmap->vmax = 1;
-    ft.heatmap->row_name = "position";
-    ft.heatmap->col_name = "dimension";
-    ft.x.label = "dimension";
-    ft.y.label = "position";
-    ft.note = "d_model " + std::to_string(D) + ", base " + std::to_string(int(st.pe_base)) + ", " + std::to_string(N) + " positions";
+    ft.heatmap->row_name = tr("position");
+    ft.heatmap->col_name = tr("dimension");
+    ft.x.label = tr("dimension");
+    ft.y.label = tr("position");
+    ft.note = trf("d_model %d, base %d, %d positions", D, int(st.pe_base), N);
     out.push_back(std::move(ft));
 
     plot::Figure fc;
-    fc.title = "Chosen dimensions against position";
-    fc.formula = "PE[p, d] for a few d: wavelength 2π·base^(2i/d_model) grows geometrically with the pair index i";
-    fc.x.label = "position p";
-    fc.y.label = "PE[p, d]";
+    fc.title = tr("Chosen dimensions against position");
+    fc.formula = tr("PE[p, d] for a few d: wavelength 2π·base^(2i/d_model) grows geometrically with the pair index i");
+    fc.x.label = tr("position p");
+    fc.y.label = tr("PE[p, d]");
     // Pairs whose wavelength spans several integer positions (d = 0 turns 1 rad per position and only aliases on
     // an integer grid), then ever slower ones: the geometric ladder of wavelengths is the point of the plot.
     const int dims[] = {std::min(D - 2, 2), std::min(D - 1, 3), std::min(D - 2, 10), std::min(D - 2, 24),
@@ -51,12 +52,12 @@ std::vector<plot::Figure> position_figures(const UiState& st) {
     out.push_back(std::move(fc));
 
     plot::Figure fs;
-    fs.title = "Similarity PE(pos) · PE(pos + k)";
-    fs.formula = "PE(pos)·PE(pos+k) = Σ_i cos(k / base^(2i/d_model)): the same for every pos, so it only depends on the "
-                 "offset k (lines for pos = 0 and pos = N/4 coincide)";
-    fs.x.label = "offset k";
-    fs.x.unit = "positions";
-    fs.y.label = "dot product";
+    fs.title = tr("Similarity PE(pos) · PE(pos + k)");
+    fs.formula = tr("PE(pos)·PE(pos+k) = Σ_i cos(k / base^(2i/d_model)): the same for every pos, so it only depends on the "
+                 "offset k (lines for pos = 0 and pos = N/4 coincide)");
+    fs.x.label = tr("offset k");
+    fs.x.unit = tr("positions");
+    fs.y.label = tr("dot product");
     for (int v = 0; v < 2; ++v) {
         const int pos = v == 0 ? 0 : N / 4;
         plot::Series s;
@@ -75,19 +76,19 @@ std::vector<plot::Figure> position_figures(const UiState& st) {
     const int d_head = std::max(4, D);
     const RopeLayout rl = st.rope_interleaved ? RopeLayout::Interleaved : RopeLayout::HalfSplit;
     plot::Figure fa;
-    fa.title = "RoPE rotation angle per pair";
-    fa.formula = "pair i is rotated by m·θ_i radians at position m, θ_i = rope_theta^(−2i/d_head) (RoFormer eq. 34); "
-                 "log scale: pair 0 turns 1 rad per position, the last pair barely moves";
-    fa.x.label = "position m";
-    fa.y.label = "angle m·θ_i";
-    fa.y.unit = "rad";
+    fa.title = tr("RoPE rotation angle per pair");
+    fa.formula = tr("pair i is rotated by m·θ_i radians at position m, θ_i = rope_theta^(−2i/d_head) (RoFormer eq. 34); "
+                 "log scale: pair 0 turns 1 rad per position, the last pair barely moves");
+    fa.x.label = tr("position m");
+    fa.y.label = tr("angle m·θ_i");
+    fa.y.unit = tr("rad");
     fa.y.log = true;
     const int pairs[] = {0, d_head / 8, d_head / 4, d_head / 2 - 1};
     for (int k = 0; k < 4; ++k) {
         if (k > 0 && pairs[k] == pairs[k - 1]) continue;
         const double theta = std::pow(double(st.rope_theta), -2.0 * pairs[k] / d_head);
         plot::Series s;
-        s.name = "pair i = " + std::to_string(pairs[k]);
+        s.name = trf("pair i = %d", pairs[k]);
         s.color = plot::palette(k);
         for (int m = 1; m < N; ++m) {
             s.x.push_back(m);
@@ -95,7 +96,7 @@ std::vector<plot::Figure> position_figures(const UiState& st) {
         }
         fa.series.push_back(std::move(s));
     }
-    fa.ref_lines.push_back({false, 2 * M_PI, "one full turn (2π)", plot::Rgba{0.6f, 0.6f, 0.6f, 1}});
+    fa.ref_lines.push_back({false, 2 * M_PI, tr("one full turn (2π)"), plot::Rgba{0.6f, 0.6f, 0.6f, 1}});
     fa.note = "rope_theta " + std::to_string(int(st.rope_theta)) + ", d_head " + std::to_string(d_head);
     out.push_back(std::move(fa));
 
@@ -105,12 +106,12 @@ std::vector<plot::Figure> position_figures(const UiState& st) {
     std::normal_distribution<float> nd(0.0f, 1.0f);
     for (float& v : qk) v = nd(rng);
     plot::Figure fd;
-    fd.title = "<RoPE(q, m), RoPE(k, n)> against m − n";
-    fd.formula = "Rotating q by its position m and k by n makes their dot product a function of m − n only: the curves "
-                 "for n = 0 and n = N/4 lie on top of each other (fixed random q, k; d_head = d_model slider)";
-    fd.x.label = "offset m − n";
-    fd.x.unit = "positions";
-    fd.y.label = "q·k after RoPE";
+    fd.title = tr("<RoPE(q, m), RoPE(k, n)> against m − n");
+    fd.formula = tr("Rotating q by its position m and k by n makes their dot product a function of m − n only: the curves "
+                 "for n = 0 and n = N/4 lie on top of each other (fixed random q, k; d_head = d_model slider)");
+    fd.x.label = tr("offset m − n");
+    fd.x.unit = tr("positions");
+    fd.y.label = tr("q·k after RoPE");
     for (int v = 0; v < 2; ++v) {
         const int n = v == 0 ? 0 : N / 4;
         MatrixRM k(1, d_head);
@@ -130,7 +131,7 @@ std::vector<plot::Figure> position_figures(const UiState& st) {
         }
         fd.series.push_back(std::move(s));
     }
-    fd.note = std::string(st.rope_interleaved ? "interleaved pairs (2i, 2i+1)" : "half-split pairs (i, i + d/2)") +
+    fd.note = std::string(st.rope_interleaved ? tr("interleaved pairs (2i, 2i+1)") : tr("half-split pairs (i, i + d/2)")) +
               ", rope_theta " + std::to_string(int(st.rope_theta));
     out.push_back(std::move(fd));
     const char* views[] = {"positions-table", "positions-curves", "positions-similarity", "rope-angle", "rope-dot"};

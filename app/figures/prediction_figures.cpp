@@ -1,5 +1,6 @@
 // Prediction figures: the next-token distribution under temperature / top-k / top-p against plain softmax, and
 // the logit lens (argmax token after each layer at each position).
+#include "app/i18n/tr.h"
 #include "app/plot/ticks.h"
 #include "app/figures/figures.h"
 
@@ -25,19 +26,19 @@ plot::Figure next_token_figure(const Snapshot& s, const UiState& st, int q) {
     int kept = 0;
     for (float v : p) kept += v > 0 ? 1 : 0;
 
-    f.title = "Next token after position " + std::to_string(q) + " '" + (q < int(labels.size()) ? labels[size_t(q)] : "") + "'";
-    f.formula = "p = softmax(logits / T), then keep the k most likely (top-k) and the smallest set whose mass reaches p "
-                "(top-p), renormalized. Bars: sampling distribution; dots: plain softmax (T = 1, no filtering).";
-    f.x.label = "candidate token (top 20 by logit)";
+    f.title = trf("Next token after position %d '%s'", q, q < int(labels.size()) ? labels[size_t(q)].c_str() : "");
+    f.formula = tr("p = softmax(logits / T), then keep the k most likely (top-k) and the smallest set whose mass reaches p "
+                "(top-p), renormalized. Bars: sampling distribution; dots: plain softmax (T = 1, no filtering).");
+    f.x.label = tr("candidate token (top 20 by logit)");
     f.view = "predictions";
-    f.y.label = "probability";
+    f.y.label = tr("probability");
     f.y.min = 0;
     plot::Series b, d;
     b.kind = plot::SeriesKind::Bars;
-    b.name = "sampled from (" + std::to_string(kept) + " tokens kept)";
+    b.name = trf("sampled from (%d tokens kept)", int(kept));
     b.color = plot::palette(2);
     d.kind = plot::SeriesKind::Scatter;
-    d.name = "softmax, T = 1";
+    d.name = tr("softmax, T = 1");
     d.color = plot::palette(1);
     for (int i = 0; i < K; ++i) {
         const int id = order[size_t(i)];
@@ -50,8 +51,8 @@ plot::Figure next_token_figure(const Snapshot& s, const UiState& st, int q) {
         d.point_labels.push_back(b.point_labels.back());
     }
     f.series = {b, d};
-    f.note = "temperature " + plot::format_value(st.sample_temperature) + ", top-k " +
-             (st.top_k > 0 ? std::to_string(st.top_k) : std::string("off")) + ", top-p " + plot::format_value(st.top_p);
+    f.note = trf("temperature %s, top-k %s, top-p %s", plot::format_value(st.sample_temperature).c_str(),
+                 st.top_k > 0 ? std::to_string(st.top_k).c_str() : tr("off"), plot::format_value(st.top_p).c_str());
     return f;
 }
 
@@ -65,18 +66,18 @@ std::optional<plot::Figure> logit_lens_figure(const Snapshot& s) {
     const auto labels = snapshot_token_labels(s);
     auto id_label = [&](int id) { return s.codec ? s.codec->label(id) : std::to_string(id); };
     plot::Figure fl;
-    fl.title = "Logit lens: most likely next token after each layer";
-    fl.formula = "For layer ℓ and position t: argmax softmax(final_norm(resid_ffn[ℓ, t]) · W_headᵀ) — what the model "
-                 "would predict if it stopped after layer ℓ. Color: that token's probability.";
+    fl.title = tr("Logit lens: most likely next token after each layer");
+    fl.formula = tr("For layer ℓ and position t: argmax softmax(final_norm(resid_ffn[ℓ, t]) · W_headᵀ) — what the model "
+                 "would predict if it stopped after layer ℓ. Color: that token's probability.");
     plot::Heatmap h;
     h.rows = L;
     h.cols = cols;
     h.cmap = plot::Colormap::Viridis;
     h.vmin = 0;
     h.vmax = 1;
-    h.value_label = "probability";
-    h.row_name = "after layer";
-    h.col_name = "position";
+    h.value_label = tr("probability");
+    h.row_name = tr("after layer");
+    h.col_name = tr("position");
     for (int l = 0; l < L; ++l)
         for (int t = first; t < T; ++t) {
             h.values.push_back(s.lens_prob[size_t(l)][size_t(t)]);
@@ -85,10 +86,10 @@ std::optional<plot::Figure> logit_lens_figure(const Snapshot& s) {
     fl.heatmap = h;
     for (int l = 0; l < L; ++l) fl.y.categories.push_back(std::string(1, 'L').append(std::to_string(l)));  // not "L" + s: GCC 12 -Wrestrict false positive
     for (int t = first; t < T; ++t) fl.x.categories.push_back(labels[size_t(t)]);
-    fl.x.label = "input token (position)";
+    fl.x.label = tr("input token (position)");
     fl.view = "logit-lens";
-    fl.y.label = "layer";
-    if (first > 0) fl.note = "showing the last 48 positions";
+    fl.y.label = tr("layer");
+    if (first > 0) fl.note = tr("showing the last 48 positions");
     return fl;
 }
 

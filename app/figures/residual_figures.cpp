@@ -1,5 +1,6 @@
 // Residual-stream figures: the L2 norm of the residual stream after every sub-layer (per token and averaged) and
 // pre-norm against post-norm at random initialisation with 16 layers.
+#include "app/i18n/tr.h"
 #include "app/figures/figures.h"
 
 #include <algorithm>
@@ -9,7 +10,7 @@ namespace ts::ui {
 
 plot::Figure residual_norm_figure(const Snapshot& s, int q) {
     plot::Figure f;
-    f.title = "Residual stream norm after each sub-layer";
+    f.title = tr("Residual stream norm after each sub-layer");
     f.view = "residual";
     if (!s.trace || !s.tokens || s.tokens->ids.empty()) return f;
     const std::string st = s.stack();
@@ -23,24 +24,24 @@ plot::Figure residual_norm_figure(const Snapshot& s, int q) {
     const auto labels = snapshot_token_labels(s);
     const int T = int(s.tokens->ids.size());
     q = std::clamp(q, 0, T - 1);
-    f.formula = "‖x_t‖₂ of the residual stream x after the embedding and after each attention / FFN sub-layer "
+    f.formula = tr("‖x_t‖₂ of the residual stream x after the embedding and after each attention / FFN sub-layer "
                 "(x ← x + sublayer(norm(x)) in pre-norm models). Thin lines: every token; thick: mean; red: the "
-                "selected query token.";
-    f.x.label = "after sub-layer";
+                "selected query token.");
+    f.x.label = tr("after sub-layer");
     f.x.categories = cats;
-    f.y.label = "L2 norm";
+    f.y.label = tr("L2 norm");
     std::vector<double> mean(names.size(), 0.0);
     for (int t = 0; t < T; ++t) {
         plot::Series line;
         line.color = t == q ? plot::Rgba{0.9f, 0.3f, 0.3f, 1} : plot::Rgba{0.5f, 0.6f, 0.8f, 0.25f};
         line.width = t == q ? 2.5f : 1.0f;
-        line.name = t == q ? "token " + std::to_string(q) + " '" + labels[size_t(q)] + "'" : "";
+        line.name = t == q ? trf("token %d '%s'", q, labels[size_t(q)].c_str()) : "";
         for (size_t k = 0; k < names.size(); ++k) {
             const Tensor* x = s.find(names[k]);
             const double n = x && t < x->rows() ? double(x->mat().row(t).norm()) : NAN;
             line.x.push_back(double(k));
             line.y.push_back(n);
-            line.point_labels.push_back(labels[size_t(t)] + " after " + cats[k]);
+            line.point_labels.push_back(trf("%s after %s", labels[size_t(t)].c_str(), cats[k].c_str()));
             if (std::isfinite(n)) mean[k] += n / T;
         }
         f.series.push_back(std::move(line));
@@ -48,7 +49,7 @@ plot::Figure residual_norm_figure(const Snapshot& s, int q) {
     std::rotate(f.series.begin(), f.series.begin() + q, f.series.begin() + q + 1);  // keep the red line on top
     std::rotate(f.series.begin(), f.series.begin() + 1, f.series.end());
     plot::Series m;
-    m.name = "mean over tokens";
+    m.name = tr("mean over tokens");
     m.color = plot::palette(1);
     m.width = 3.0f;
     for (size_t k = 0; k < names.size(); ++k) {
@@ -101,16 +102,16 @@ std::vector<plot::Figure> prepost_norm_figures(const NormCurves& nc) {
     std::vector<plot::Figure> out;
     for (int v = 0; v < 2; ++v) {
         plot::Figure f;
-        f.title = v == 0 ? "Pre-norm, random init (16 layers)" : "Post-norm, random init (16 layers)";
-        f.formula = v == 0 ? "x ← x + sublayer(LayerNorm(x)): the residual stream is never normalized, so its norm "
-                             "grows with depth while each sub-layer sees unit-scale input"
-                           : "x ← LayerNorm(x + sublayer(x)) (original Transformer): every sub-layer output is "
-                             "re-normalized, so the norm stays at √d_model ≈ 8";
-        f.x.label = "after sub-layer";
+        f.title = v == 0 ? tr("Pre-norm, random init (16 layers)") : tr("Post-norm, random init (16 layers)");
+        f.formula = v == 0 ? tr("x ← x + sublayer(LayerNorm(x)): the residual stream is never normalized, so its norm "
+                                "grows with depth while each sub-layer sees unit-scale input")
+                           : tr("x ← LayerNorm(x + sublayer(x)) (original Transformer): every sub-layer output is "
+                                "re-normalized, so the norm stays at √d_model ≈ 8");
+        f.x.label = tr("after sub-layer");
         f.x.categories = nc.names;
-        f.y.label = "mean L2 norm";
+        f.y.label = tr("mean L2 norm");
         plot::Series sr;
-        sr.name = v == 0 ? "pre-norm" : "post-norm";
+        sr.name = v == 0 ? tr("pre-norm") : tr("post-norm");
         sr.color = plot::palette(v == 0 ? 0 : 3);
         sr.width = 2.5f;
         const auto& y = v == 0 ? nc.pre : nc.post;

@@ -1,5 +1,6 @@
 // Softmax lab figures: a query row of scaled scores (or typed logits) with a mask, its softmax at a temperature
 // against T = 1, and the entropy against temperature.
+#include "app/i18n/tr.h"
 #include "app/plot/ticks.h"
 #include "app/figures/figures.h"
 #include "core/ops.h"
@@ -98,7 +99,7 @@ SoftmaxLab softmax_lab(const UiState& st, const Snapshot* snap) {
     if (lab.typed) {
         lab.logits = parse_logits(st.sm_typed_logits, &lab.error);
         for (size_t i = 0; i < lab.logits.size(); ++i) lab.labels.push_back(std::to_string(i));
-        lab.source = "typed logits";
+        lab.source = tr("typed logits");
     } else {
         const std::vector<std::string> all = snapshot_token_labels(*snap);
         const int q = resolve_query(st, int(all.size()));
@@ -110,13 +111,13 @@ SoftmaxLab softmax_lab(const UiState& st, const Snapshot* snap) {
             lab.labels = all;
             lab.labels.resize(size_t(cols));
         }
-        lab.source = "layer " + std::to_string(layer) + ", head " + std::to_string(head) + ", query " + std::to_string(q) +
+        lab.source = trf("layer %d, head %d, query %d", layer, head, q) +
                      (q < int(all.size()) ? " '" + all[size_t(q)] + "'" : "");
         lab.qpos = q;
     }
     if (!lab.error.empty()) return lab;
     if (lab.logits.empty()) {
-        lab.error = "no scores recorded yet";
+        lab.error = tr("no scores recorded yet");
         return lab;
     }
     const int S = int(lab.logits.size());
@@ -150,11 +151,11 @@ SoftmaxLab softmax_lab(const UiState& st, const Snapshot* snap) {
         p1v[size_t(s)] = p1(0, s);
     }
     plot::Figure fl;
-    fl.title = "Scores (logits) z_s";
+    fl.title = tr("Scores (logits) z_s");
     fl.view = "softmax-scores";
-    fl.formula = lab.typed ? "z: the typed logits" : "z_s = q·k_s / √d_head for the selected query (before mask and softmax)";
-    fl.x.label = "key";
-    fl.y.label = "score z";
+    fl.formula = lab.typed ? tr("z: the typed logits") : tr("z_s = q·k_s / √d_head for the selected query (before mask and softmax)");
+    fl.x.label = tr("key");
+    fl.y.label = tr("score z");
     if (show_cats) fl.x.categories = lab.labels;
     fl.series.push_back(bars(lv, plot::palette(0), ""));
     fl.series.back().point_labels = lab.labels;
@@ -164,15 +165,15 @@ SoftmaxLab softmax_lab(const UiState& st, const Snapshot* snap) {
             fl.annotations.push_back({double(s) - 0.3, 0.0, "×", plot::Rgba{0.9f, 0.3f, 0.3f, 1}});
             any_masked = true;
         }
-    fl.note = (any_masked ? "× = masked key (−∞ before softmax); " : "") + lab.source;
+    fl.note = (any_masked ? tr("× = masked key (−∞ before softmax); ") : "") + lab.source;
     lab.figures.push_back(std::move(fl));
 
     plot::Figure fp;
-    fp.title = "softmax(z / T), T = " + plot::format_value(st.sm_temperature);
-    fp.formula = "p_s = exp((z_s − max z) / T) / Σ_j exp((z_j − max z) / T) over visible keys; masked keys get 0. "
-                 "T < 1 sharpens, T > 1 flattens; dots: T = 1.";
-    fp.x.label = "key";
-    fp.y.label = "probability";
+    fp.title = tr("softmax(z / T), T = ") + plot::format_value(st.sm_temperature);
+    fp.formula = tr("p_s = exp((z_s − max z) / T) / Σ_j exp((z_j − max z) / T) over visible keys; masked keys get 0. "
+                 "T < 1 sharpens, T > 1 flattens; dots: T = 1.");
+    fp.x.label = tr("key");
+    fp.y.label = tr("probability");
     fp.view = "softmax";
     fp.y.min = 0;
     double ptop = 0;
@@ -191,20 +192,20 @@ SoftmaxLab softmax_lab(const UiState& st, const Snapshot* snap) {
     }
     fp.series.push_back(d);
     char note[160];
-    std::snprintf(note, sizeof note, "entropy H = %.4f nats, max probability %.4f at key %d", lab.entropy, lab.pmax, lab.amax);
+    std::snprintf(note, sizeof note, tr("entropy H = %.4f nats, max probability %.4f at key %d"), lab.entropy, lab.pmax, lab.amax);
     fp.note = note;
     lab.figures.push_back(std::move(fp));
 
     plot::Figure fe;
-    fe.title = "Entropy against temperature";
+    fe.title = tr("Entropy against temperature");
     fe.view = "softmax-entropy";
-    fe.formula = "H(T) = −Σ p_s ln p_s with p = softmax(z / T): 0 for one-hot (T → 0), ln(#visible) for uniform (T → ∞)";
-    fe.x.label = "temperature T";
+    fe.formula = tr("H(T) = −Σ p_s ln p_s with p = softmax(z / T): 0 for one-hot (T → 0), ln(#visible) for uniform (T → ∞)");
+    fe.x.label = tr("temperature T");
     fe.x.log = true;
-    fe.y.label = "entropy H";
-    fe.y.unit = "nats";
+    fe.y.label = tr("entropy H");
+    fe.y.unit = tr("nats");
     plot::Series ce;
-    ce.name = "H(T)";
+    ce.name = tr("H(T)");
     ce.color = plot::palette(4);
     for (int i = 0; i <= 80; ++i) {
         const float t = 0.05f * std::pow(200.0f, float(i) / 80.0f);
@@ -215,7 +216,7 @@ SoftmaxLab softmax_lab(const UiState& st, const Snapshot* snap) {
     fe.series.push_back(ce);
     plot::Series cur;
     cur.kind = plot::SeriesKind::Scatter;
-    cur.name = "current T";
+    cur.name = tr("current T");
     cur.color = plot::Rgba{0.9f, 0.3f, 0.3f, 1};
     cur.marker = 6;
     cur.x = {st.sm_temperature};
@@ -227,23 +228,23 @@ SoftmaxLab softmax_lab(const UiState& st, const Snapshot* snap) {
 
     // The mask of every query row.
     plot::Figure fm;
-    fm.title = custom ? "Mask: custom (click / drag cells to paint)" : "Mask: " + st.sm_mask + " (grey = masked)";
+    fm.title = custom ? tr("Mask: custom (click / drag cells to paint)") : trf("Mask: %s (grey = masked)", tr(st.sm_mask.c_str()));
     fm.view = "softmax-mask";
-    fm.formula = "Row q: which keys query q may attend (1 = visible, grey = −∞ before softmax). A row with no visible "
-                 "key gets all-zero weights.";
-    fm.x.label = "key";
-    fm.y.label = "query";
+    fm.formula = tr("Row q: which keys query q may attend (1 = visible, grey = −∞ before softmax). A row with no visible "
+                 "key gets all-zero weights.");
+    fm.x.label = tr("key");
+    fm.y.label = tr("query");
     std::vector<float> mv(size_t(S) * size_t(S));
     for (int q = 0; q < S; ++q) {
         const std::vector<uint8_t> r = mask_row(q);
         for (int k = 0; k < S; ++k) mv[size_t(q) * size_t(S) + size_t(k)] = r[size_t(k)] ? 1.0f : NAN;
     }
-    fm.heatmap = plot::make_heatmap(S, S, mv, plot::Colormap::Viridis, "visible");
+    fm.heatmap = plot::make_heatmap(S, S, mv, plot::Colormap::Viridis, tr("visible"));
     fm.heatmap->vmin = 0.0f;
     fm.heatmap->vmax = 1.8f;  // visible cells in a calm teal (viridis ≈ 0.55), masked ones grey
     fm.colorbar = false;
-    fm.heatmap->row_name = "query";
-    fm.heatmap->col_name = "key";
+    fm.heatmap->row_name = tr("query");
+    fm.heatmap->col_name = tr("key");
     fm.heatmap->annotate = false;
     if (show_cats) {
         fm.x.categories = lab.labels;

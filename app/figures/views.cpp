@@ -1,5 +1,6 @@
 // The view registry, view building, CLI option mapping, the forward request shared by app and CLI, and session
 // files (see views.h).
+#include "app/i18n/tr.h"
 #include "app/figures/views.h"
 
 #include "app/plot/ticks.h"

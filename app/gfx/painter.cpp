@@ -1,4 +1,5 @@
 // The ImDrawList painter for Figures (see painter.h).
+#include "app/i18n/tr.h"
 #include "app/gfx/painter.h"
 
 #include "app/gfx/heatmap_texture.h"
@@ -70,9 +71,9 @@ void export_popup(const Figure& f) {
         if (g_export_menu) {
             g_export_menu(f);
         } else {
-            ImGui::TextDisabled("Export \"%s\"", f.title.c_str());
-            if (ImGui::Selectable("Copy values as CSV")) ImGui::SetClipboardText(plot::figure_to_csv(f).c_str());
-            if (ImGui::Selectable("Copy as SVG")) ImGui::SetClipboardText(plot::figure_to_svg(f).c_str());
+            ImGui::TextDisabled(tr("Export \"%s\""), f.title.c_str());
+            if (ImGui::Selectable(tr("Copy values as CSV"))) ImGui::SetClipboardText(plot::figure_to_csv(f).c_str());
+            if (ImGui::Selectable(tr("Copy as SVG"))) ImGui::SetClipboardText(plot::figure_to_svg(f).c_str());
         }
         ImGui::EndPopup();
     }
@@ -139,7 +140,7 @@ PlotInteraction draw_figure(const Figure& f, ImVec2 size, const PaintOptions& op
     if (!opt.compact && !f.title.empty()) {
         const plot::Rect tr = off(L.title);
         const ImVec2 ts = ImGui::CalcTextSize(f.title.c_str());
-        const float reserve = (opt.export_button ? ImGui::CalcTextSize("Export").x + line_h : 0.0f) +
+        const float reserve = (opt.export_button ? ImGui::CalcTextSize(ts::tr("Export")).x + line_h : 0.0f) +
                               (f.formula.empty() || !opt.export_button ? 0.0f : ImGui::CalcTextSize("(?)").x + line_h * 0.4f);
         const float tx = std::max(tr.x0, std::min((tr.x0 + tr.x1) * 0.5f - ts.x * 0.5f, tr.x1 - reserve - ts.x));
         dl->AddText(ImVec2(tx, tr.y0 + (tr.h() - ts.y) * 0.5f), text_col, f.title.c_str());
@@ -159,9 +160,9 @@ PlotInteraction draw_figure(const Figure& f, ImVec2 size, const PaintOptions& op
             }
         }
         if (opt.export_button) {
-            const ImVec2 bs = ImGui::CalcTextSize("Export");
+            const ImVec2 bs = ImGui::CalcTextSize(ts::tr("Export"));
             ImGui::SetCursorScreenPos(ImVec2(tr.x1 - bs.x - ImGui::GetStyle().FramePadding.x * 2, tr.y0));
-            if (ImGui::SmallButton("Export")) ImGui::OpenPopup("export");
+            if (ImGui::SmallButton(ts::tr("Export"))) ImGui::OpenPopup("export");
         }
     }
     if (!opt.compact && opt.export_button) export_popup(f);
@@ -402,8 +403,8 @@ PlotInteraction draw_figure(const Figure& f, ImVec2 size, const PaintOptions& op
             if (h.cell_text.size() == size_t(h.rows) * size_t(h.cols))
                 ImGui::Text("%s", h.cell_text[size_t(r) * size_t(h.cols) + size_t(c)].c_str());
             if (std::isfinite(v)) ImGui::Text("%s = %s %s", h.value_label.c_str(), plot::format_value(v).c_str(), h.value_unit.c_str());
-            else if (std::isnan(v)) ImGui::Text("%s = NaN (not a number: a NaN/Inf weight or input upstream)", h.value_label.c_str());
-            else ImGui::Text("%s = %s (masked)", h.value_label.c_str(), plot::format_value(v).c_str());
+            else if (std::isnan(v)) ImGui::Text(tr("%s = NaN (not a number: a NaN/Inf weight or input upstream)"), h.value_label.c_str());
+            else ImGui::Text(tr("%s = %s (masked)"), h.value_label.c_str(), plot::format_value(v).c_str());
             ImGui::EndTooltip();
         } else {
             float best = line_h * 1.5f;

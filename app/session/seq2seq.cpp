@@ -2,6 +2,7 @@
 #include "app/session/seq2seq.h"
 
 #include "app/session/worker.h"
+#include "app/i18n/tr.h"
 
 #include <algorithm>
 #include <fstream>
@@ -21,8 +22,9 @@ void fit(TokenizedText& t, int max_len, int reserve, const char* side) {
     t.ids.resize(size_t(room));
     t.pieces.resize(size_t(room));
     t.truncated = true;
-    t.notices.push_back(std::string(side) + " truncated to " + std::to_string(room) + " of " +
-                        std::to_string(t.total_tokens) + " tokens (max_seq_len " + std::to_string(max_len) + ")");
+    t.notices.push_back(std::string(side) == "source"
+                            ? trf("source truncated to %d of %zu tokens (max_seq_len %d)", room, size_t(t.total_tokens), max_len)
+                            : trf("target truncated to %d of %zu tokens (max_seq_len %d)", room, size_t(t.total_tokens), max_len));
 }
 
 }  // namespace

@@ -54,6 +54,7 @@ void UiState::clamp() {
     export_width = std::clamp(export_width, 16, 16384);
     export_height = std::clamp(export_height, 16, 16384);
     export_scale = std::clamp(export_scale, 0.25f, 8.0f);
+    if (language != "en" && language != "zh") language.clear();
     if (export_format != "png" && export_format != "svg" && export_format != "csv") export_format = "png";
     if (recent.size() > kMaxRecent) recent.resize(kMaxRecent);
 }
@@ -67,7 +68,7 @@ void UiState::clamp() {
     X(kv_context) X(attn_unit_scale) X(attn_annotate) X(attn_source) X(sm_paint) X(sm_paint_n) X(act_shown) X(view) X(export_dir) X(export_format)        \
     X(export_width) X(export_height) X(export_scale) X(export_light) X(export_transparent) X(ablated_heads)       \
     X(ablate_mode) X(interp_target) X(interp_minus) X(interp_corrupt) X(interp_answer) X(interp_wrong)           \
-    X(target_text) X(translate_to) X(decode_beam)
+    X(target_text) X(translate_to) X(decode_beam) X(language)
 
 void to_json(nlohmann::json& j, const UiState& s) {
     j = nlohmann::json::object();

@@ -22,6 +22,7 @@ struct UiState {
     int layer = 0, head = 0, query = -1; ///< query = selected query position (-1 = last token)
     bool dark_theme = true;
     float ui_scale = 0.0f;               ///< 0 = from the monitor's content scale
+    std::string language;                ///< interface language "en" | "zh"; "" = from the system locale (app/i18n)
 
     // Attention panel display.
     bool attn_unit_scale = false;        ///< color scale fixed to 0..1 instead of 0..row max

@@ -2,6 +2,7 @@
 #include "app/session/text_codec.h"
 
 #if __has_include("core/tokenizer/tokenizer_io.h")
+#include "app/i18n/tr.h"
 #include "core/tokenizer/bpe.h"
 #include "core/tokenizer/tokenizer_io.h"
 #define TS_APP_HAS_BPE 1
@@ -111,15 +112,14 @@ TokenizedText tokenize_text(const std::string& text, const TextCodec& codec, int
     TokenizedText t;
     t.text = text;
     t.ids_only = codec.ids_only();
-    if (t.ids_only) t.notices.push_back("ids-only mode: no tokenizer.json, token ids are the UTF-8 bytes");
+    if (t.ids_only) t.notices.push_back(tr("ids-only mode: no tokenizer.json, token ids are the UTF-8 bytes"));
     if (text.empty()) {
-        t.notices.push_back("type some text to see inside the model");
+        t.notices.push_back(tr("type some text to see inside the model"));
         return t;
     }
     size_t bad = 0;
     if (!is_valid_utf8(text, &bad))
-        t.notices.push_back("text is not valid UTF-8 (first bad byte at offset " + std::to_string(bad) +
-                            "); invalid bytes are shown as <XX>");
+        t.notices.push_back(trf("text is not valid UTF-8 (first bad byte at offset %zu); invalid bytes are shown as <XX>", bad));
     std::vector<int> ids;
     std::vector<std::pair<size_t, size_t>> spans;
     codec.encode(text, ids, spans);
@@ -128,8 +128,8 @@ TokenizedText tokenize_text(const std::string& text, const TextCodec& codec, int
         ids.resize(size_t(max_tokens));
         spans.resize(size_t(max_tokens));
         t.truncated = true;
-        t.notices.push_back("text truncated to the model's max_seq_len: " + std::to_string(max_tokens) + " of " +
-                            std::to_string(t.total_tokens) + " tokens are used");
+        t.notices.push_back(trf("text truncated to the model's max_seq_len: %d of %zu tokens are used", max_tokens,
+                                size_t(t.total_tokens)));
     }
     t.ids = ids;
     for (size_t i = 0; i < ids.size(); ++i) {

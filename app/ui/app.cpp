@@ -3,6 +3,7 @@
 #include "app/ui/app_window.h"
 
 #include "app/gfx/gl.h"
+#include "app/i18n/tr.h"
 #include "app/gfx/heatmap_texture.h"
 #include "app/gfx/painter.h"
 #include "app/gfx/raster.h"
@@ -32,6 +33,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -106,6 +108,12 @@ bool App::init_window() {
 
 
 
+void App::apply_language(const std::string& lang) {
+    std::string why;
+    if (!i18n::set_language(lang, &why)) log_info("interface language: " + why + "; showing English");
+    m_fonts_dirty = m_window != nullptr;  // the atlas holds the catalog's glyphs; rebuilt once a window exists
+}
+
 void App::shutdown() {
     m_worker.reset();
     gfx::release_raster_resources();
@@ -146,7 +154,7 @@ void App::adopt_model(LoadedModel lm) {
 
 void App::start_load(const std::string& path) {
     m_load_error.clear();
-    if (!m_loader.start(path, [] { glfwPostEmptyEvent(); })) m_load_error = "a model is already loading";
+    if (!m_loader.start(path, [] { glfwPostEmptyEvent(); })) m_load_error = tr("a model is already loading");
 }
 
 void App::poll_results() {
@@ -156,7 +164,7 @@ void App::poll_results() {
             log_info("loaded model " + r->path);
             adopt_model(std::move(*r->model));
         } else {
-            m_load_error = "could not load '" + r->path + "': " + r->error + " (the previous model stays)";
+            m_load_error = trf("could not load '%s': %s (the previous model stays)", r->path.c_str(), r->error.c_str());
             std::fprintf(stderr, "[warn] %s\n", m_load_error.c_str());
             m_state.recent.erase(std::remove(m_state.recent.begin(), m_state.recent.end(), r->path), m_state.recent.end());
         }
@@ -250,7 +258,11 @@ void App::main_area() {
         for (const auto& p : all_panels()) {
             ImGuiTabItemFlags flags = 0;
             if (!m_force_panel.empty() && m_force_panel == p.name) flags |= ImGuiTabItemFlags_SetSelected;
-            const bool open = ImGui::BeginTabItem(p.name, nullptr, flags);
+            // Translated label, English ID: the tab keeps its identity (and m_state.panel its value) across languages.
+            const std::string label = std::string(tr(p.name)) + "###" + p.name;
+            const bool open = ImGui::BeginTabItem(label.c_str(), nullptr, flags);
+            // Students meet both names: the English one on hover while another language is on.
+            if (ImGui::IsItemHovered() && std::strcmp(tr(p.name), p.name) != 0) ImGui::SetTooltip("%s", p.name);
             if (!m_opt.frame_stats.empty()) record_rect("tab:" + std::string(p.name));
             if (open) {
                 if (m_force_panel.empty() || m_force_panel == p.name) m_state.panel = p.name;
@@ -304,6 +316,7 @@ void App::write_frame_stats() const {
     j["panel"] = m_state.panel;
     for (const auto& [name, r] : m_stats.rects) j["rects"][name] = r;
     j["text"] = m_state.text;
+    j["language"] = i18n::language();
     std::ofstream f(m_opt.frame_stats);
     f << j.dump() << "\n";
     if (!f) log_error("could not write frame stats to " + m_opt.frame_stats);
@@ -431,6 +444,9 @@ int App::run() {
     if (!m_opt.translate_to.empty()) m_state.translate_to = m_opt.translate_to;
     if (m_opt.beam > 0) m_state.decode_beam = m_opt.beam;
     if (!m_opt.attn_source.empty()) m_state.attn_source = m_opt.attn_source;
+    // Interface language: --lang, else the remembered choice, else the system locale's.
+    if (!m_opt.lang.empty()) m_state.language = i18n::normalize_language(m_opt.lang);
+    apply_language(m_state.language.empty() ? i18n::system_language() : m_state.language);
     if (m_opt.theme == "light") m_state.dark_theme = false;
     if (m_opt.theme == "dark") m_state.dark_theme = true;
     if (!m_opt.panel.empty() && m_opt.panel != "all") {
@@ -488,7 +504,7 @@ int App::run() {
             adopt_model(load_model_folder(c));
             break;
         } catch (const std::exception& e) {
-            m_load_error = "could not load '" + c + "': " + e.what();
+            m_load_error = trf("could not load '%s': %s", c.c_str(), e.what());
             std::fprintf(stderr, "[warn] %s\n", m_load_error.c_str());
         }
     }

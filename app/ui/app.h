@@ -23,6 +23,7 @@ struct AppOptions {
     int frames = 5;                ///< frames to render per panel before its screenshot
     std::string panel;             ///< panel to open ("all" in screenshot mode: every panel)
     std::string theme;             ///< "light" | "dark" | "" (remembered)
+    std::string lang;              ///< --lang en|zh: interface language ("" = remembered, else the system locale's)
     int width = 1600, height = 1000;
     bool persist = true;           ///< false: neither read nor write state.json
     std::string frame_stats;       ///< non-empty: write per-frame times as JSON here at exit

@@ -100,6 +100,8 @@ private:
     void text_box(const char* id, std::string& text, WrapBox& box, float line_h, const char* hint = nullptr);
     void translation_section(float line_h);
     void translate_now();
+    /// Switches the interface language (ts::i18n::set_language); English with a logged note when that fails.
+    void apply_language(const std::string& lang);
     [[nodiscard]] ForwardKey current_key() const;
     void record_rect(const std::string& name);
     [[nodiscard]] bool animating() const;

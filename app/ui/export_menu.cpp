@@ -1,4 +1,5 @@
 // Export menu (see export_menu.h).
+#include "app/i18n/tr.h"
 #include "app/ui/export_menu.h"
 
 #include "app/gfx/raster.h"
@@ -66,9 +67,9 @@ void export_folder(const std::string& view, const UiState& st) {
         UiState session = st;
         session.view = view;
         save_session(dir / "session.json", session);
-        report("wrote " + std::to_string(vf.figures.size()) + " figures + grid" + ext + " to " + dir.string(), false);
+        report(trf("wrote %zu figures + grid%s to %s", vf.figures.size(), ext.c_str(), dir.string().c_str()), false);
     } catch (const std::exception& e) {
-        report(std::string("export failed: ") + e.what(), true);
+        report(trf("export failed: %s", e.what()), true);
     }
 }
 
@@ -99,7 +100,7 @@ std::string file_stem(const std::string& title) {
 
 void draw_export_menu(const plot::Figure& f) {
     if (!g_ctx.state) {
-        ImGui::TextDisabled("export is not available here");
+        ImGui::TextDisabled("%s", tr("export is not available here"));
         return;
     }
     UiState& st = *g_ctx.state;
@@ -108,7 +109,7 @@ void draw_export_menu(const plot::Figure& f) {
         g_file_for = f.title + f.view;
         g_file_name = file_stem(f.title.empty() ? f.view : f.title);
     }
-    ImGui::TextDisabled("Export \"%s\"", f.title.c_str());
+    ImGui::TextDisabled(tr("Export \"%s\""), f.title.c_str());
     ImGui::Separator();
     const char* formats[] = {"png", "svg", "csv"};
     int fi = st.export_format == "svg" ? 1 : st.export_format == "csv" ? 2 : 0;
@@ -118,10 +119,10 @@ void draw_export_menu(const plot::Figure& f) {
     }
     if (st.export_format != "csv") {
         ImGui::SetNextItemWidth(line_h * 5);
-        ImGui::InputInt("width", &st.export_width, 0);
+        ImGui::InputInt(tr("width"), &st.export_width, 0);
         ImGui::SameLine();
         ImGui::SetNextItemWidth(line_h * 5);
-        ImGui::InputInt("height px", &st.export_height, 0);
+        ImGui::InputInt(tr("height px"), &st.export_height, 0);
         st.export_width = std::clamp(st.export_width, 16, 16384);
         st.export_height = std::clamp(st.export_height, 16, 16384);
         ImGui::SameLine();
@@ -129,56 +130,56 @@ void draw_export_menu(const plot::Figure& f) {
         ImGui::SameLine();
         if (ImGui::SmallButton("4K")) { st.export_width = 3840; st.export_height = 2160; st.export_scale = std::max(st.export_scale, 2.0f); }
         ImGui::SetNextItemWidth(line_h * 8);
-        ImGui::SliderFloat("scale (text and lines)", &st.export_scale, 0.5f, 4.0f, "%.2f");
-        ImGui::Checkbox("light theme (print)", &st.export_light);
+        ImGui::SliderFloat(tr("scale (text and lines)"), &st.export_scale, 0.5f, 4.0f, "%.2f");
+        ImGui::Checkbox(tr("light theme (print)"), &st.export_light);
         ImGui::SameLine();
-        ImGui::Checkbox("transparent background", &st.export_transparent);
+        ImGui::Checkbox(tr("transparent background"), &st.export_transparent);
     }
     if (st.export_dir.empty()) st.export_dir = default_export_dir();
     ImGui::SetNextItemWidth(line_h * 22);
-    ImGui::InputText("folder", &st.export_dir);
+    ImGui::InputText(tr("folder"), &st.export_dir);
     ImGui::SetNextItemWidth(line_h * 22);
-    ImGui::InputText("file name", &g_file_name);
+    ImGui::InputText(tr("file name"), &g_file_name);
     const std::filesystem::path path = export_dir(st) / (g_file_name + "." + st.export_format);
     ImGui::TextDisabled("→ %s", path.string().c_str());
-    if (ImGui::Button("Export")) {
+    if (ImGui::Button(tr("Export"))) {
         try {
             gfx::write_figures({f}, options_from(st), path);
-            report("wrote " + path.string(), false);
+            report(trf("wrote %s", path.string().c_str()), false);
         } catch (const std::exception& e) {
-            report(std::string("export failed: ") + e.what(), true);
+            report(trf("export failed: %s", e.what()), true);
         }
         ImGui::CloseCurrentPopup();
     }
     ImGui::SameLine();
-    if (ImGui::Button("Save session")) {
+    if (ImGui::Button(tr("Save session"))) {
         try {
             UiState s = st;
             s.view = f.view;
             const std::filesystem::path sp = export_dir(st) / (g_file_name + ".session.json");
             save_session(sp, s);
-            report("saved session " + sp.string() + " (transformer-studio render --session FILE --out fig.png reproduces it)", false);
+            report(trf("saved session %s (transformer-studio render --session FILE --out fig.png reproduces it)", sp.string().c_str()), false);
         } catch (const std::exception& e) {
-            report(std::string("saving the session failed: ") + e.what(), true);
+            report(trf("saving the session failed: %s", e.what()), true);
         }
         ImGui::CloseCurrentPopup();
     }
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("model, text, panel, layer/head and every knob as JSON, for `render --session`");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("model, text, panel, layer/head and every knob as JSON, for `render --session`"));
     if (f.view.rfind("attention", 0) == 0 && g_ctx.snap) {
         ImGui::Separator();
-        if (ImGui::Button("Export all heads of this layer")) {
+        if (ImGui::Button(tr("Export all heads of this layer"))) {
             export_folder("attention-layer", st);
             ImGui::CloseCurrentPopup();
         }
         ImGui::SameLine();
-        if (ImGui::Button("Export all layers × heads")) {
+        if (ImGui::Button(tr("Export all layers × heads"))) {
             export_folder("attention-grid", st);
             ImGui::CloseCurrentPopup();
         }
     }
     ImGui::Separator();
-    if (ImGui::Selectable("Copy values as CSV")) ImGui::SetClipboardText(plot::figure_to_csv(f).c_str());
-    if (ImGui::Selectable("Copy as SVG")) {
+    if (ImGui::Selectable(tr("Copy values as CSV"))) ImGui::SetClipboardText(plot::figure_to_csv(f).c_str());
+    if (ImGui::Selectable(tr("Copy as SVG"))) {
         plot::ExportOptions o = options_from(st);
         try {
             ImGui::SetClipboardText(plot::figures_to_svg({f}, o).c_str());
@@ -194,7 +195,7 @@ void draw_export_status() {
     ImGui::TextWrapped("%s", g_status.text.c_str());
     ImGui::PopStyleColor();
     ImGui::SameLine();
-    if (ImGui::SmallButton("ok##export_status")) g_status = {};
+    if (ImGui::SmallButton(tr("ok##export_status"))) g_status = {};
 }
 
 }  // namespace ts::ui

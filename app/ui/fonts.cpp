@@ -1,6 +1,8 @@
 // Font atlas construction (see fonts.h).
 #include "app/ui/fonts.h"
 
+#include "app/i18n/tr.h"
+
 #include <imgui.h>
 #include <imgui_internal.h>  // ImTextCharFromUtf8
 
@@ -42,7 +44,12 @@ FontStatus build_fonts(float pixel_size, const std::string& text, bool cjk_commo
                                     0xFFFD, 0xFFFD, 0};
     b.AddRanges(extra);
     b.AddText(text.c_str(), text.c_str() + text.size());
-    if (cjk_common) b.AddText("注意力机制变换器模型语言中文你好世界我们");
+    if (cjk_common) {
+        b.AddText("注意力机制变换器模型语言中文你好世界我们");
+        // Every character of the interface catalogs, so switching to Chinese needs no new glyphs.
+        static const std::string catalog = i18n::catalog_text("zh");
+        b.AddText(catalog.c_str(), catalog.c_str() + catalog.size());
+    }
     std::string cjk_path;
     for (const char* p : kCjkFonts)
         if (exists(p)) { cjk_path = p; break; }
@@ -60,7 +67,7 @@ FontStatus build_fonts(float pixel_size, const std::string& text, bool cjk_commo
         ImFontConfig d;
         d.SizePixels = pixel_size;
         io.Fonts->AddFontDefault(&d);
-        st.notice = std::string("font ") + kLatinFont + " not found (install fonts-dejavu-core); using ImGui's built-in font. ";
+        st.notice = trf("font %s not found (install fonts-dejavu-core); using ImGui's built-in font. ", kLatinFont);
     }
     if (!cjk_path.empty()) {
         ImFontConfig m;
@@ -71,7 +78,7 @@ FontStatus build_fonts(float pixel_size, const std::string& text, bool cjk_commo
         io.Fonts->AddFontFromFileTTF(cjk_path.c_str(), pixel_size, &m, g_ranges.Data);
         st.cjk = true;
     } else {
-        st.notice += "no CJK font found (install fonts-wqy-microhei): Chinese text shows as '?'.";
+        st.notice += tr("no CJK font found (install fonts-wqy-microhei): Chinese text shows as '?'.");
     }
     g_have_cjk = st.cjk;
     if (!io.Fonts->Build()) {
@@ -79,7 +86,7 @@ FontStatus build_fonts(float pixel_size, const std::string& text, bool cjk_commo
         io.Fonts->Clear();
         io.Fonts->AddFontDefault();
         io.Fonts->Build();
-        st.notice = "font atlas could not be built; using the built-in font";
+        st.notice = tr("font atlas could not be built; using the built-in font");
     }
     return st;
 }

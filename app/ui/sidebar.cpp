@@ -2,6 +2,7 @@
 // layer/head/query sliders, the attention knobs and status lines (App, app_window.h).
 #include "app/ui/app_window.h"
 
+#include "app/i18n/tr.h"
 #include "app/ui/export_menu.h"
 #include "app/ui/panels/panels.h"
 #include "app/ui/theme.h"
@@ -17,30 +18,43 @@ namespace ts::ui::detail {
 
 namespace {
 const char* kSamples[][2] = {
-    {"English", "The quick brown fox jumps over the lazy dog."},
-    {"Austen", "It is a truth universally acknowledged, that a single man in possession of a good fortune, must be in want of a wife."},
+    {TS_N_("English"), "The quick brown fox jumps over the lazy dog."},
+    {TS_N_("Austen"), "It is a truth universally acknowledged, that a single man in possession of a good fortune, must be in want of a wife."},
     {"中文", "注意力机制让模型关注句子中的重要部分。"},
-    {"Mixed", "Attention 注意力 is all you need!"},
+    {TS_N_("Mixed"), "Attention 注意力 is all you need!"},
 };
 }  // namespace
 
 void App::sidebar() {
     const float line_h = ImGui::GetTextLineHeight();
-    ImGui::TextUnformatted("Transformer Studio");
-    ImGui::SameLine(ImGui::GetContentRegionAvail().x - line_h * 3.5f);
-    if (ImGui::SmallButton(m_state.dark_theme ? "Light" : "Dark")) {
+    ImGui::TextUnformatted(tr("Transformer Studio"));
+    const char* theme_label = m_state.dark_theme ? tr("Light") : tr("Dark");
+    ImGui::SameLine(ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize(theme_label).x -
+                    2 * ImGui::GetStyle().FramePadding.x);
+    if (ImGui::SmallButton(theme_label)) {
         m_state.dark_theme = !m_state.dark_theme;
         apply_theme(m_state.dark_theme, m_scale);
+    }
+    // Interface language: the names are written in their own language, never translated.
+    ImGui::TextDisabled("%s", tr("Language"));
+    const std::string cur = i18n::language();
+    for (const auto& [code, name] : {std::pair<const char*, const char*>{"en", "English"}, {"zh", "中文"}}) {
+        ImGui::SameLine();
+        if (ImGui::RadioButton(name, cur == code) && cur != code) {
+            m_state.language = code;
+            apply_language(code);
+        }
+        if (!m_opt.frame_stats.empty()) record_rect(std::string("lang:") + code);
     }
     ImGui::Separator();
 
     // Model.
-    ImGui::TextDisabled("MODEL");
+    ImGui::TextDisabled("%s", tr("MODEL"));
     ImGui::TextWrapped("%s", m_model.display_name.c_str());
     if (m_model.model) {
         const ModelConfig& c = m_model.model->config();
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
-        ImGui::TextWrapped("%s · %d layers · d_model %d · %d heads (%d KV) · vocab %d · max_seq_len %d", to_string(c.arch),
+        ImGui::TextWrapped(tr("%s · %d layers · d_model %d · %d heads (%d KV) · vocab %d · max_seq_len %d"), to_string(c.arch),
                            c.n_layers, c.d_model, c.n_heads, c.n_kv_heads, c.vocab_size, c.max_seq_len);
         ImGui::PopStyleColor();
     }
@@ -50,21 +64,21 @@ void App::sidebar() {
         const size_t shown = std::min<size_t>(m_model.weight_warnings.size(), 3);
         for (size_t i = 0; i < shown; ++i) ImGui::TextWrapped("%s", m_model.weight_warnings[i].c_str());
         if (m_model.weight_warnings.size() > shown)
-            ImGui::TextWrapped("... and %zu more tensors with NaN/Inf", m_model.weight_warnings.size() - shown);
+            ImGui::TextWrapped(tr("... and %zu more tensors with NaN/Inf"), m_model.weight_warnings.size() - shown);
         ImGui::PopStyleColor();
     }
     if (m_model.random_weights) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.55f, 0.1f, 1.0f));
-        ImGui::TextWrapped("random weights — attention teaches nothing (no bundled model found; load a trained model folder)");
+        ImGui::TextWrapped("%s", tr("random weights — attention teaches nothing (no bundled model found; load a trained model folder)"));
         ImGui::PopStyleColor();
     }
     ImGui::SetNextItemWidth(-line_h * 3.2f);
-    const bool enter = ImGui::InputTextWithHint("##path", "model folder (config.json + model.safetensors)", &m_path_edit,
+    const bool enter = ImGui::InputTextWithHint("##path", tr("model folder (config.json + model.safetensors)"), &m_path_edit,
                                                 ImGuiInputTextFlags_EnterReturnsTrue);
     ImGui::SameLine();
-    if ((ImGui::Button("Load") || enter) && !m_path_edit.empty()) start_load(m_path_edit);
+    if ((ImGui::Button(tr("Load")) || enter) && !m_path_edit.empty()) start_load(m_path_edit);
     if (m_loader.busy()) {
-        ImGui::TextDisabled("loading %s ...", m_loader.loading_path().c_str());
+        ImGui::TextDisabled(tr("loading %s ..."), m_loader.loading_path().c_str());
         ImGui::ProgressBar(m_loader.progress(), ImVec2(-1, 0));
     }
     if (!m_load_error.empty()) {
@@ -72,7 +86,7 @@ void App::sidebar() {
         ImGui::TextWrapped("%s", m_load_error.c_str());
         ImGui::PopStyleColor();
     }
-    if (!m_bundled.empty() && ImGui::TreeNode("Bundled models")) {
+    if (!m_bundled.empty() && ImGui::TreeNode(tr("Bundled models"))) {
         for (size_t i = 0; i < m_bundled.size(); ++i) {
             ImGui::PushID(int(i) + 1000);
             const std::string name = std::filesystem::path(m_bundled[i]).filename().string();
@@ -85,7 +99,7 @@ void App::sidebar() {
         }
         ImGui::TreePop();
     }
-    if (!m_state.recent.empty() && ImGui::TreeNode("Recent models")) {
+    if (!m_state.recent.empty() && ImGui::TreeNode(tr("Recent models"))) {
         for (size_t i = 0; i < m_state.recent.size(); ++i) {
             ImGui::PushID(int(i));
             if (ImGui::Selectable(m_state.recent[i].c_str(), m_state.recent[i] == m_model.path)) {
@@ -100,15 +114,15 @@ void App::sidebar() {
 
     // Text (encoder–decoder models: the source, then the target and Translate).
     const bool enc_dec = m_model.model && m_model.model->config().arch == Arch::EncoderDecoder;
-    ImGui::TextDisabled(enc_dec ? "SOURCE (encoder input)" : "TEXT");
+    ImGui::TextDisabled("%s", enc_dec ? tr("SOURCE (encoder input)") : tr("TEXT"));
     text_box("##text", m_state.text, m_text_box, line_h);
     if (enc_dec) {
         translation_section(line_h);
     } else {
-        ImGui::TextDisabled("samples:");
+        ImGui::TextDisabled("%s", tr("samples:"));
         for (const auto& smp : kSamples) {
             ImGui::SameLine();
-            if (ImGui::SmallButton(smp[0])) m_state.text = smp[1];
+            if (ImGui::SmallButton(tr(smp[0]))) m_state.text = smp[1];
         }
     }
     for (const auto* t : {m_source_tokens.get(), m_tokens.get()}) {
@@ -122,39 +136,40 @@ void App::sidebar() {
     ImGui::Separator();
 
     // Layer, head, query.
-    ImGui::TextDisabled("VIEW");
+    ImGui::TextDisabled("%s", tr("VIEW"));
     if (m_model.model) {
         const ModelConfig& c = m_model.model->config();
         m_state.layer = std::clamp(m_state.layer, 0, c.n_layers - 1);
         m_state.head = std::clamp(m_state.head, 0, c.n_heads - 1);
-        ImGui::SliderInt("layer", &m_state.layer, 0, c.n_layers - 1);
-        ImGui::SliderInt("head", &m_state.head, 0, c.n_heads - 1);
+        ImGui::SliderInt(tr("layer"), &m_state.layer, 0, c.n_layers - 1);
+        ImGui::SliderInt(tr("head"), &m_state.head, 0, c.n_heads - 1);
         const int T = m_tokens ? int(m_tokens->ids.size()) : 0;
         if (T > 0) {
             m_state.query = std::clamp(m_state.query, -1, T - 1);
             const int q = m_state.query < 0 ? T - 1 : m_state.query;
             const std::string lbl = m_tokens->pieces[size_t(q)].label;
-            ImGui::SliderInt("query", &m_state.query, -1, T - 1, m_state.query < 0 ? ("last: " + lbl).c_str() : ("%d: " + lbl).c_str());
-            if (ImGui::IsItemHovered()) ImGui::SetTooltip("query token for the Softmax lab and Predictions (-1 = last token)");
+            ImGui::SliderInt(tr("query"), &m_state.query, -1, T - 1, m_state.query < 0 ? (tr("last: ") + lbl).c_str() : ("%d: " + lbl).c_str());
+            if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("query token for the Softmax lab and Predictions (-1 = last token)"));
         }
     }
     ImGui::Separator();
 
     // Attention knobs applied to the model.
-    ImGui::TextDisabled("ATTENTION KNOBS");
-    ImGui::Checkbox("apply to the model's attention", &m_state.apply_to_model);
+    ImGui::TextDisabled("%s", tr("ATTENTION KNOBS"));
+    ImGui::Checkbox(tr("apply to the model's attention"), &m_state.apply_to_model);
     if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("Re-runs the forward pass with softmax(scores / temperature) and this mask in every layer.");
+        ImGui::SetTooltip("%s", tr("Re-runs the forward pass with softmax(scores / temperature) and this mask in every layer."));
     ImGui::BeginDisabled(!m_state.apply_to_model);
-    slider_log("temperature", &m_state.attn_temperature, 0.05f, 10.0f);
+    slider_log(tr("temperature"), &m_state.attn_temperature, 0.05f, 10.0f);
     const char* masks[] = {"causal", "none", "sliding", "padding", "custom"};
     int mi = 0;
     for (int i = 0; i < 5; ++i)
         if (m_state.attn_mask == masks[i]) mi = i;
-    if (ImGui::Combo("mask", &mi, masks, 5)) m_state.attn_mask = masks[mi];
+    const char* mask_names[] = {tr("causal"), tr("none"), tr("sliding"), tr("padding"), tr("custom")};
+    if (ImGui::Combo(tr("mask"), &mi, mask_names, 5)) m_state.attn_mask = masks[mi];
     if (m_state.attn_mask == "custom" && ImGui::IsItemHovered())
-        ImGui::SetTooltip("custom: the mask painted in the Softmax lab (click cells of its mask grid)");
-    if (m_state.attn_mask == "sliding") ImGui::SliderInt("window w", &m_state.attn_window, 1, 64);
+        ImGui::SetTooltip("%s", tr("custom: the mask painted in the Softmax lab (click cells of its mask grid)"));
+    if (m_state.attn_mask == "sliding") ImGui::SliderInt(tr("window w"), &m_state.attn_window, 1, 64);
     ImGui::EndDisabled();
     ImGui::Separator();
 
@@ -162,11 +177,11 @@ void App::sidebar() {
     if (m_snap) {
         if (!m_snap->error.empty()) {
             ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.95f, 0.3f, 0.3f, 1.0f));
-            ImGui::TextWrapped("forward failed: %s", m_snap->error.c_str());
+            ImGui::TextWrapped(tr("forward failed: %s"), m_snap->error.c_str());
             ImGui::PopStyleColor();
         }
-        ImGui::TextDisabled("forward: %.1f ms · %zu tokens%s", m_snap->compute_ms,
-                            m_snap->tokens ? m_snap->tokens->ids.size() : size_t(0), m_worker->busy() ? " · computing..." : "");
+        ImGui::TextDisabled(tr("forward: %.1f ms · %zu tokens%s"), m_snap->compute_ms,
+                            m_snap->tokens ? m_snap->tokens->ids.size() : size_t(0), m_worker->busy() ? tr(" · computing...") : "");
     }
     draw_export_status();
     if (!m_fonts.notice.empty()) ImGui::TextDisabled("%s", m_fonts.notice.c_str());
@@ -180,25 +195,25 @@ void App::translation_section(float line_h) {
     if (!spec) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
         ImGui::TextWrapped("%s", m_model.translation_warning.empty()
-                                     ? "no translation.json in this folder: the text feeds both the encoder and the decoder"
+                                     ? tr("no translation.json in this folder: the text feeds both the encoder and the decoder")
                                      : m_model.translation_warning.c_str());
         ImGui::PopStyleColor();
         return;
     }
     if (spec->direction == "both") {
-        ImGui::TextUnformatted("into");
-        static const char* kTo[][2] = {{"auto", "auto"}, {"en", "English"}, {"zh", "中文"}};
+        ImGui::TextUnformatted(tr("into"));
+        static const char* kTo[][2] = {{"auto", TS_N_("auto")}, {"en", "English"}, {"zh", "中文"}};
         for (const auto& t : kTo) {
             ImGui::SameLine();
-            if (ImGui::RadioButton(t[1], m_state.translate_to == t[0])) m_state.translate_to = t[0];
+            if (ImGui::RadioButton(tr(t[1]), m_state.translate_to == t[0])) m_state.translate_to = t[0];
         }
         if (ImGui::IsItemHovered())
-            ImGui::SetTooltip("the target-language token <2en> / <2zh> the encoder reads first (Johnson et al. 2017);\n"
-                              "auto: English when the source has a Chinese character, else Chinese");
+            ImGui::SetTooltip("%s", tr("the target-language token <2en> / <2zh> the encoder reads first (Johnson et al. 2017);\n"
+                              "auto: English when the source has a Chinese character, else Chinese"));
     }
     if (!m_examples.empty()) {
         ImGui::SetNextItemWidth(-1);
-        if (ImGui::BeginCombo("##examples", "held-out example pairs...", ImGuiComboFlags_HeightLarge)) {
+        if (ImGui::BeginCombo("##examples", tr("held-out example pairs..."), ImGuiComboFlags_HeightLarge)) {
             const bool to_en = m_state.translate_to == "en";
             for (size_t i = 0; i < m_examples.size(); ++i) {
                 const ExamplePair& p = m_examples[i];
@@ -215,41 +230,41 @@ void App::translation_section(float line_h) {
             ImGui::EndCombo();
         }
         if (ImGui::IsItemHovered())
-            ImGui::SetTooltip("pairs the model never saw in training; picking one teacher-forces the human translation");
+            ImGui::SetTooltip("%s", tr("pairs the model never saw in training; picking one teacher-forces the human translation"));
     }
-    ImGui::TextDisabled("TARGET (decoder input)");
-    text_box("##target", m_state.target_text, m_target_box, line_h, "type a translation, or press Translate");
+    ImGui::TextDisabled("%s", tr("TARGET (decoder input)"));
+    text_box("##target", m_state.target_text, m_target_box, line_h, tr("type a translation, or press Translate"));
     if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("teacher forcing: the decoder reads <start> + these tokens and predicts each next one");
-    if (!m_reference.empty() && m_reference == m_state.target_text) ImGui::TextDisabled("(the human reference translation)");
+        ImGui::SetTooltip("%s", tr("teacher forcing: the decoder reads <start> + these tokens and predicts each next one"));
+    if (!m_reference.empty() && m_reference == m_state.target_text) ImGui::TextDisabled("%s", tr("(the human reference translation)"));
     const bool busy = m_translate_id != 0;
     ImGui::BeginDisabled(busy || m_state.text.empty());
-    if (ImGui::Button(busy ? "Translating..." : "Translate")) translate_now();
+    if (ImGui::Button(busy ? tr("Translating...###translate") : tr("Translate###translate"))) translate_now();
     ImGui::EndDisabled();
     ImGui::SameLine();
     bool beam = m_state.decode_beam > 1;
-    if (ImGui::Checkbox("beam", &beam)) m_state.decode_beam = beam ? 4 : 1;
+    if (ImGui::Checkbox(tr("beam"), &beam)) m_state.decode_beam = beam ? 4 : 1;
     if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("off: greedy decoding (the top token each step); on: beam search keeps the best partial\n"
-                          "translations and returns the one with the highest log-probability / length");
+        ImGui::SetTooltip("%s", tr("off: greedy decoding (the top token each step); on: beam search keeps the best partial\n"
+                          "translations and returns the one with the highest log-probability / length"));
     if (beam) {
         ImGui::SameLine();
         ImGui::SetNextItemWidth(-1);
-        ImGui::SliderInt("##beam", &m_state.decode_beam, 2, 8, "width %d");
+        ImGui::SliderInt("##beam", &m_state.decode_beam, 2, 8, tr("width %d"));
     }
-    const Snapshot* tr = m_translated.get();
-    if (tr && tr->translation && tr->tokens && tr->tokens->text == m_state.target_text && m_model.codec) {
-        const DecodeResult& d = *tr->translation;
-        ImGui::TextDisabled("%s · %zu tokens · log p = %.2f", m_state.decode_beam > 1 ? "beam" : "greedy", d.ids.size(),
+    const Snapshot* done = m_translated.get();
+    if (done && done->translation && done->tokens && done->tokens->text == m_state.target_text && m_model.codec) {
+        const DecodeResult& d = *done->translation;
+        ImGui::TextDisabled(tr("%s · %zu tokens · log p = %.2f"), m_state.decode_beam > 1 ? tr("beam") : tr("greedy"), d.ids.size(),
                             d.log_prob);
-        if (ImGui::TreeNodeEx("decoding steps: top candidates", ImGuiTreeNodeFlags_DefaultOpen)) {
+        if (ImGui::TreeNodeEx(tr("decoding steps: top candidates"), ImGuiTreeNodeFlags_DefaultOpen)) {
             const float h = std::min(float(d.steps.size() + 1), 10.0f) * (line_h + 4) + 4;
             if (ImGui::BeginTable("steps", 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY,
                                   ImVec2(0, h))) {
                 ImGui::TableSetupScrollFreeze(0, 1);
-                ImGui::TableSetupColumn("step", ImGuiTableColumnFlags_WidthFixed, line_h * 2);
-                ImGui::TableSetupColumn("chosen", ImGuiTableColumnFlags_WidthFixed, line_h * 6);
-                ImGui::TableSetupColumn("other candidates");
+                ImGui::TableSetupColumn(tr("step"), ImGuiTableColumnFlags_WidthFixed, line_h * 2);
+                ImGui::TableSetupColumn(tr("chosen"), ImGuiTableColumnFlags_WidthFixed, line_h * 6);
+                ImGui::TableSetupColumn(tr("other candidates"));
                 ImGui::TableHeadersRow();
                 for (size_t i = 0; i < d.steps.size(); ++i) {
                     const DecodeStep& stp = d.steps[i];

@@ -1,6 +1,7 @@
 // Activations panel: curves of tanh, sigmoid, ReLU, LeakyReLU(α), GELU (erf and tanh), Swish(β) and the GLU family
 // with their derivatives, the course's example points (x = −2, −0.5, 0, 0.5, 2) with exact values, and a histogram of
 // the model's real FFN pre-activations at the selected layer.
+#include "app/i18n/tr.h"
 #include "app/gfx/painter.h"
 #include "app/plot/ticks.h"
 #include "app/figures/figures.h"
@@ -27,24 +28,24 @@ void draw_activations_panel(PanelContext& ctx) {
         ImGui::PushStyleColor(ImGuiCol_CheckMark, ImGui::ColorConvertU32ToFloat4(gfx::to_u32(gfx::palette(int(i)))));
         ImGui::Checkbox(acts[i].name, &shown[i]);
         ImGui::PopStyleColor();
-        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", acts[i].formula);
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(acts[i].formula));
         if (i == 4) ImGui::NewLine();
     }
     ImGui::SetNextItemWidth(line_h * 10);
-    ImGui::SliderFloat("α (LeakyReLU)", &st.act_leaky_alpha, 0.0f, 0.5f, "%.3f");
+    ImGui::SliderFloat(tr("α (LeakyReLU)"), &st.act_leaky_alpha, 0.0f, 0.5f, "%.3f");
     ImGui::SameLine();
     ImGui::SetNextItemWidth(line_h * 10);
-    ImGui::SliderFloat("β (Swish)", &st.act_swish_beta, 0.1f, 5.0f, "%.2f");
+    ImGui::SliderFloat(tr("β (Swish)"), &st.act_swish_beta, 0.1f, 5.0f, "%.2f");
     ImGui::SameLine();
     ImGui::SetNextItemWidth(line_h * 10);
-    ImGui::SliderFloat("x range ±", &st.act_range, 1.0f, 10.0f, "%.1f");
+    ImGui::SliderFloat(tr("x range ±"), &st.act_range, 1.0f, 10.0f, "%.1f");
     ImGui::SameLine();
-    ImGui::Checkbox("derivatives", &st.act_show_grad);
+    ImGui::Checkbox(tr("derivatives"), &st.act_show_grad);
     ImGui::SameLine();
-    ImGui::Checkbox("real pre-activations behind the curves", &st.act_overlay);
+    ImGui::Checkbox(tr("real pre-activations behind the curves"), &st.act_overlay);
     if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("Grey bars: histogram of the model's FFN pre-activations at the selected layer for the typed "
-                          "text, scaled to the plot's height — where on the curve the real inputs fall.");
+        ImGui::SetTooltip("%s", tr("Grey bars: histogram of the model's FFN pre-activations at the selected layer for the typed "
+                          "text, scaled to the plot's height — where on the curve the real inputs fall."));
 
     const int layer = current_layer(ctx);
     const Snapshot* s = ctx.snap;
@@ -66,7 +67,7 @@ void draw_activations_panel(PanelContext& ctx) {
     const float bottom_h = std::max(line_h * 10, ImGui::GetContentRegionAvail().y);
     const Tensor* pre = s ? s->find(s->stack() + "." + std::to_string(layer) + ".ffn.pre_act") : nullptr;
     if (!pre) {
-        ImGui::TextDisabled("FFN pre-activations appear here after the first forward pass.");
+        ImGui::TextDisabled("%s", tr("FFN pre-activations appear here after the first forward pass."));
         return;
     }
     const std::optional<plot::Figure> hist = ffn_histogram(*s, layer);
@@ -81,7 +82,7 @@ void draw_activations_panel(PanelContext& ctx) {
 
     // Example values table.
     ImGui::BeginChild("examples", ImVec2(0, bottom_h), true);
-    ImGui::TextUnformatted("Example points");
+    ImGui::TextUnformatted(tr("Example points"));
     if (ImGui::BeginTable("ex", 6, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) {
         ImGui::TableSetupColumn("f");
         for (float x : activation_examples()) ImGui::TableSetupColumn(("x=" + plot::format_value(x)).c_str());

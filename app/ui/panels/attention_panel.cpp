@@ -1,6 +1,7 @@
 // Attention panel: every layer × head as thumbnails (click to open), the selected head as a large heatmap (query
 // tokens on rows, key tokens on columns), the step view QKᵀ → ÷√d_head → mask → softmax → ·V, and GQA sharing.
 // Figures come from app/figures (shared with `render`).
+#include "app/i18n/tr.h"
 #include "app/gfx/painter.h"
 #include "app/figures/figures.h"
 #include "app/ui/panels/panels.h"
@@ -15,7 +16,7 @@ namespace ts::ui {
 void draw_attention_panel(PanelContext& ctx) {
     if (!ctx.snap || !ctx.snap->trace) return empty_message(ctx.snap && !ctx.snap->error.empty()
                                                                 ? ctx.snap->error.c_str()
-                                                                : "waiting for the first forward pass...");
+                                                                : tr("waiting for the first forward pass..."));
     const Snapshot& s = *ctx.snap;
     const ModelConfig& c = s.model->config();
     const std::string& src = ctx.state.attn_source;
@@ -25,13 +26,14 @@ void draw_attention_panel(PanelContext& ctx) {
 
     // Encoder–decoder: which attention to show.
     if (has_attention_sources(s)) {
-        ImGui::TextUnformatted("Show:");
+        ImGui::TextUnformatted(tr("Show:"));
         const char* keys[] = {"encoder", "decoder", "cross"};
-        const char* names[] = {"encoder self-attention", "decoder self-attention (causal)", "cross-attention (decoder → encoder)"};
-        const char* tips[] = {"enc.i.attn.probs: every source token reads every source token (no mask)",
-                              "dec.i.attn.probs: each target token reads the target tokens before it (causal mask)",
-                              "dec.i.cross_attn.probs: rows = decoder (target) tokens, columns = encoder (source) tokens; "
-                              "the queries come from the decoder, keys and values from the encoder output"};
+        const char* names[] = {tr("encoder self-attention"), tr("decoder self-attention (causal)"),
+                               tr("cross-attention (decoder → encoder)")};
+        const char* tips[] = {tr("enc.i.attn.probs: every source token reads every source token (no mask)"),
+                              tr("dec.i.attn.probs: each target token reads the target tokens before it (causal mask)"),
+                              tr("dec.i.cross_attn.probs: rows = decoder (target) tokens, columns = encoder (source) tokens; "
+                                 "the queries come from the decoder, keys and values from the encoder output")};
         for (int k = 0; k < 3; ++k) {
             ImGui::SameLine();
             if (ImGui::RadioButton(names[k], src == keys[k])) ctx.state.attn_source = keys[k];
@@ -39,7 +41,7 @@ void draw_attention_panel(PanelContext& ctx) {
         }
         if (!s.source_tokens || s.source_tokens == s.tokens) {
             ImGui::SameLine();
-            ImGui::TextDisabled("(the text is both source and target)");
+            ImGui::TextDisabled("%s", tr("(the text is both source and target)"));
         }
     }
 
@@ -47,17 +49,20 @@ void draw_attention_panel(PanelContext& ctx) {
     const int group = c.n_heads / std::max(1, c.n_kv_heads);
     const int kv = head / std::max(1, group);
     if (c.n_kv_heads == c.n_heads) {
-        ImGui::Text("MHA: %d heads, each with its own keys and values (d_head = %d)", c.n_heads, c.d_head());
+        ImGui::Text(tr("MHA: %d heads, each with its own keys and values (d_head = %d)"), c.n_heads, c.d_head());
     } else {
-        ImGui::Text("%s: %d query heads share %d KV head%s (groups of %d). Head %d reads KV head %d together with heads %d–%d.",
-                    c.n_kv_heads == 1 ? "MQA" : "GQA", c.n_heads, c.n_kv_heads, c.n_kv_heads == 1 ? "" : "s", group,
-                    head, kv, kv * group, kv * group + group - 1);
+        if (c.n_kv_heads == 1)
+            ImGui::Text(tr("MQA: %d query heads share one KV head. Head %d reads it together with heads %d–%d."),
+                        c.n_heads, head, 0, c.n_heads - 1);
+        else
+            ImGui::Text(tr("GQA: %d query heads share %d KV heads (groups of %d). Head %d reads KV head %d together with heads %d–%d."),
+                        c.n_heads, c.n_kv_heads, group, head, kv, kv * group, kv * group + group - 1);
     }
-    ImGui::Checkbox("color scale 0–1", &ctx.state.attn_unit_scale);
+    ImGui::Checkbox(tr("color scale 0–1"), &ctx.state.attn_unit_scale);
     ImGui::SameLine();
-    ImGui::Checkbox("print weights in cells", &ctx.state.attn_annotate);
+    ImGui::Checkbox(tr("print weights in cells"), &ctx.state.attn_annotate);
     ImGui::SameLine();
-    ImGui::TextDisabled("(hover a cell for the exact weight; click a thumbnail to open it; right-click a plot to export)");
+    ImGui::TextDisabled("%s", tr("(hover a cell for the exact weight; click a thumbnail to open it; right-click a plot to export)"));
 
     const float avail_w = ImGui::GetContentRegionAvail().x;
     const float avail_h = ImGui::GetContentRegionAvail().y;
@@ -101,12 +106,12 @@ void draw_attention_panel(PanelContext& ctx) {
         const auto r = gfx::draw_figure(big, ImVec2(0, avail_h * 0.6f), o, "big");
         if (r.clicked && r.row >= 0) ctx.state.query = r.row;
     } else {
-        ImGui::TextDisabled("no attention probabilities recorded for layer %d", layer);
+        ImGui::TextDisabled(tr("no attention probabilities recorded for layer %d"), layer);
     }
 
     // Step view (below): five small heatmaps side by side.
     ImGui::Separator();
-    ImGui::Text("Step view, layer %d head %d (KV head %d): Q Kᵀ  →  ÷ √d_head (= %.3g)  →  + mask  →  softmax  →  · V",
+    ImGui::Text(tr("Step view, layer %d head %d (KV head %d): Q Kᵀ  →  ÷ √d_head (= %.3g)  →  + mask  →  softmax  →  · V"),
                 layer, head, kv, std::sqrt(double(c.d_head())));
     const std::vector<plot::Figure> steps = attention_step_figures(s, layer, head, src);
     const float sw = (avail_w - 4 * ImGui::GetStyle().ItemSpacing.x) / 5.0f;

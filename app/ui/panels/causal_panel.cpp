@@ -2,6 +2,7 @@
 // ablated), sweep every head, patch activations from a clean prompt into a corrupted one, split a logit into the
 // contributions of every head and MLP, and compare raw attention with attention rollout and flow. The analyses
 // run off the UI thread (app/session/interp_jobs.h); figures come from app/figures (the same as `render`).
+#include "app/i18n/tr.h"
 #include "app/figures/figures.h"
 #include "app/gfx/painter.h"
 #include "app/ui/panels/panels.h"
@@ -48,7 +49,7 @@ bool run_button(PanelContext& ctx, const char* label, Kind kind) {
         std::snprintf(buf, sizeof buf, "%.0f%%", 100.0 * jobs.progress());
         ImGui::ProgressBar(jobs.progress(), ImVec2(ImGui::GetFontSize() * 12, 0), buf);
         ImGui::SameLine();
-        if (ImGui::SmallButton("Cancel")) jobs.cancel();
+        if (ImGui::SmallButton(tr("Cancel"))) jobs.cancel();
         return false;
     }
     ImGui::BeginDisabled(jobs.busy());
@@ -75,11 +76,11 @@ void section(const char* title) {
 void draw_causal_panel(PanelContext& ctx) {
     UiState& st = ctx.state;
     const Model* model = ctx.model ? ctx.model->model.get() : nullptr;
-    if (!model || !ctx.interp) return empty_message("load a model to ask it causal questions");
+    if (!model || !ctx.interp) return empty_message(tr("load a model to ask it causal questions"));
     const ModelConfig& c = model->config();
     if (c.arch == Arch::EncoderDecoder)
-        return empty_message("ablation, patching and logit attribution are defined here for decoder-only and "
-                             "encoder-only models; this one is encoder–decoder");
+        return empty_message(tr("ablation, patching and logit attribution are defined here for decoder-only and "
+                             "encoder-only models; this one is encoder–decoder"));
     InterpJobs& jobs = *ctx.interp;
     if (jobs.busy() && ctx.keep_drawing) ctx.keep_drawing();
     const float line_h = ImGui::GetTextLineHeight();
@@ -88,10 +89,10 @@ void draw_causal_panel(PanelContext& ctx) {
     const int fallback = top_prediction(ctx.snap);
     const std::string top_label = fallback >= 0 && ctx.model->codec ? quoted_token(ctx.model->codec->label(fallback)) : "?";
 
-    ImGui::TextWrapped("Looking at attention shows where a head looks, not whether it matters. Knock heads out, patch "
+    ImGui::TextWrapped("%s", tr("Looking at attention shows where a head looks, not whether it matters. Knock heads out, patch "
                        "activations between two prompts and split a logit into its sources to see what the "
-                       "prediction depends on.");
-    if (ImGui::SmallButton("Load the indirect-object example (Wang et al. 2022)")) {
+                       "prediction depends on."));
+    if (ImGui::SmallButton(tr("Load the indirect-object example (Wang et al. 2022)"))) {
         st.text = "When Mary and John went to the store, John gave a drink to";
         st.interp_corrupt = "When Mary and John went to the store, Mary gave a drink to";
         st.interp_answer = " Mary";
@@ -100,26 +101,27 @@ void draw_causal_panel(PanelContext& ctx) {
         st.interp_minus = " John";
     }
     ImGui::SameLine();
-    if (ImGui::SmallButton("Load a repeated sentence (induction)")) {
+    if (ImGui::SmallButton(tr("Load a repeated sentence (induction)"))) {
         st.text = "Mr. Darcy bowed to Elizabeth, and Elizabeth smiled. Mr. Darcy bowed to Elizabeth, and";
         st.interp_target = " Elizabeth";
         st.interp_minus.clear();
     }
 
     // --- ablation ----------------------------------------------------------------------------------------------------
-    section("1. Head ablation: click heads to knock them out (every panel then runs with them ablated)");
+    section(tr("1. Head ablation: click heads to knock them out (every panel then runs with them ablated)"));
     ImGui::SetNextItemWidth(line_h * 6);
     int mode = st.ablate_mode == "mean" ? 1 : 0;
     const char* modes[] = {"zero", "mean"};
-    if (ImGui::Combo("ablation", &mode, modes, 2)) st.ablate_mode = modes[mode];
+    const char* mode_names[] = {tr("zero"), tr("mean")};
+    if (ImGui::Combo(tr("ablation"), &mode, mode_names, 2)) st.ablate_mode = modes[mode];
     if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("zero: the head's output (before W_O) := 0\nmean: := its mean over the positions of the text");
+        ImGui::SetTooltip("%s", tr("zero: the head's output (before W_O) := 0\nmean: := its mean over the positions of the text"));
     ImGui::SameLine();
-    if (ImGui::SmallButton("clear all")) st.ablated_heads.clear();
+    if (ImGui::SmallButton(tr("clear all"))) st.ablated_heads.clear();
     ImGui::SameLine();
     ImGui::SetNextItemWidth(line_h * 8);
-    ImGui::InputTextWithHint("target token", top_label.c_str(), &st.interp_target);
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("the token whose log-probability (and logit) is explained; empty = the top prediction");
+    ImGui::InputTextWithHint(tr("target token"), top_label.c_str(), &st.interp_target);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("the token whose log-probability (and logit) is explained; empty = the top prediction"));
     const float cell = std::clamp((avail_w * 0.45f - line_h * 2.5f) / float(std::max(1, c.n_heads)), line_h * 1.2f, line_h * 2.4f);
     ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(2, 2));
     ImGui::TextUnformatted("   ");
@@ -144,7 +146,7 @@ void draw_causal_panel(PanelContext& ctx) {
             char id[32];
             std::snprintf(id, sizeof id, "%s##abl%d_%d", on ? "x" : "", l, h);
             if (ImGui::Button(id, ImVec2(cell, line_h * 1.2f))) toggle_ablation(st, l, h);
-            if (ImGui::IsItemHovered()) ImGui::SetTooltip("layer %d, head %d: %s", l, h, on ? "ablated (click to restore)" : "click to ablate");
+            if (ImGui::IsItemHovered()) ImGui::SetTooltip(tr("layer %d, head %d: %s"), l, h, on ? "ablated (click to restore)" : "click to ablate");
             if (on) ImGui::PopStyleColor();
         }
     }
@@ -162,10 +164,10 @@ void draw_causal_panel(PanelContext& ctx) {
         auto sweep = jobs.latest(Kind::Sweep);
         const bool same_target = sweep && sweep->sweep && sweep->in.target == target && sweep->in.ids == (ctx.snap && ctx.snap->tokens ? ctx.snap->tokens->ids : std::vector<int>{});
         if (std::isfinite(lp)) {
-            ImGui::Text("log p(%s) at the last position, this run: %.3f nats (p = %.3f)%s", target >= 0 ? ctx.model->codec->label(target).c_str() : "?",
-                        lp, std::exp(lp), st.ablated_heads.empty() ? " · no head ablated" : "");
+            ImGui::Text(tr("log p(%s) at the last position, this run: %.3f nats (p = %.3f)%s"), target >= 0 ? ctx.model->codec->label(target).c_str() : "?",
+                        lp, std::exp(lp), st.ablated_heads.empty() ? tr(" · no head ablated") : "");
             if (same_target && !st.ablated_heads.empty()) {
-                ImGui::Text("clean: %.3f nats; change %.3f nats. Each ablated head alone (from the sweep):", double(sweep->sweep->clean_log_prob),
+                ImGui::Text(tr("clean: %.3f nats; change %.3f nats. Each ablated head alone (from the sweep):"), double(sweep->sweep->clean_log_prob),
                             lp - double(sweep->sweep->clean_log_prob));
                 for (const auto& h : st.ablated_heads)
                     if (h[0] < sweep->sweep->delta_log_prob.rows() && h[1] < sweep->sweep->delta_log_prob.cols()) {
@@ -173,34 +175,34 @@ void draw_causal_panel(PanelContext& ctx) {
                         ImGui::Text(" L%dH%d %+.3f", h[0], h[1], double(sweep->sweep->delta_log_prob(h[0], h[1])));
                     }
             } else if (!st.ablated_heads.empty()) {
-                ImGui::TextDisabled("run the sweep to see each ablated head's own effect and the clean value");
+                ImGui::TextDisabled("%s", tr("run the sweep to see each ablated head's own effect and the clean value"));
             }
         }
     }
-    if (run_button(ctx, "Ablate each head in turn", Kind::Sweep) && ctx.model)
+    if (run_button(ctx, tr("Ablate each head in turn"), Kind::Sweep) && ctx.model)
         jobs.start(Kind::Sweep, st, *ctx.model, fallback);
     if (auto r = jobs.latest(Kind::Sweep)) {
         error_line(r->error);
         if (r->sweep) {
             const gfx::PlotInteraction pi = gfx::draw_figure(ablation_sweep_figure(*r), ImVec2(avail_w * 0.6f, fig_h), {}, "ablation_sweep");
             if (pi.clicked && pi.row >= 0 && pi.col >= 0) toggle_ablation(st, pi.row, pi.col);
-            ImGui::TextDisabled("%.1f s · click a cell to ablate that head", r->seconds);
+            ImGui::TextDisabled(tr("%.1f s · click a cell to ablate that head"), r->seconds);
         }
     }
 
     // --- patching ----------------------------------------------------------------------------------------------------
-    section("2. Activation patching: which activations carry the difference between two prompts?");
-    ImGui::TextDisabled("clean prompt = the text in the sidebar; the corrupted prompt needs the same number of tokens");
+    section(tr("2. Activation patching: which activations carry the difference between two prompts?"));
+    ImGui::TextDisabled("%s", tr("clean prompt = the text in the sidebar; the corrupted prompt needs the same number of tokens"));
     ImGui::SetNextItemWidth(avail_w * 0.6f);
-    ImGui::InputText("corrupted prompt", &st.interp_corrupt);
+    ImGui::InputText(tr("corrupted prompt"), &st.interp_corrupt);
     ImGui::SetNextItemWidth(line_h * 6);
-    ImGui::InputText("answer", &st.interp_answer);
+    ImGui::InputText(tr("answer"), &st.interp_answer);
     ImGui::SameLine();
     ImGui::SetNextItemWidth(line_h * 6);
-    ImGui::InputText("wrong answer", &st.interp_wrong);
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("metric: logit(answer) − logit(wrong answer) at the last position");
+    ImGui::InputText(tr("wrong answer"), &st.interp_wrong);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("metric: logit(answer) − logit(wrong answer) at the last position"));
     ImGui::SameLine();
-    if (run_button(ctx, "Run patching", Kind::Patching))
+    if (run_button(ctx, tr("Run patching"), Kind::Patching))
         jobs.start(Kind::Patching, st, *ctx.model, fallback);
     if (auto r = jobs.latest(Kind::Patching)) {
         error_line(r->error);
@@ -209,16 +211,16 @@ void draw_causal_panel(PanelContext& ctx) {
             if (i) ImGui::SameLine();
             gfx::draw_figure(figs[i], ImVec2(i == 0 ? avail_w * 0.6f - 4 : avail_w * 0.4f - 4, fig_h), {}, i == 0 ? "patch_resid" : "patch_heads");
         }
-        if (r->error.empty()) ImGui::TextDisabled("%.1f s for %d forwards", r->seconds, int(c.n_layers * (r->in.ids.size() + size_t(c.n_heads))));
+        if (r->error.empty()) ImGui::TextDisabled(tr("%.1f s for %d forwards"), r->seconds, int(c.n_layers * (r->in.ids.size() + size_t(c.n_heads))));
     }
 
     // --- direct logit attribution ---------------------------------------------------------------------------------------
-    section("3. Direct logit attribution: which components write the target's logit?");
+    section(tr("3. Direct logit attribution: which components write the target's logit?"));
     ImGui::SetNextItemWidth(line_h * 8);
-    ImGui::InputTextWithHint("minus token (optional)", "none", &st.interp_minus);
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("attribute logit(target) − logit(this token), e.g. ' Mary' − ' John'");
+    ImGui::InputTextWithHint(tr("minus token (optional)"), tr("none"), &st.interp_minus);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("attribute logit(target) − logit(this token), e.g. ' Mary' − ' John'"));
     ImGui::SameLine();
-    if (run_button(ctx, "Attribute", Kind::Attribution))
+    if (run_button(ctx, tr("Attribute"), Kind::Attribution))
         jobs.start(Kind::Attribution, st, *ctx.model, fallback);
     if (auto r = jobs.latest(Kind::Attribution)) {
         error_line(r->error);
@@ -232,12 +234,12 @@ void draw_causal_panel(PanelContext& ctx) {
     }
 
     // --- rollout and flow --------------------------------------------------------------------------------------------
-    section("4. Attention rollout and attention flow (Abnar & Zuidema 2020) beside raw attention");
+    section(tr("4. Attention rollout and attention flow (Abnar & Zuidema 2020) beside raw attention"));
     if (ctx.snap && ctx.snap->trace && ctx.snap->tokens && !ctx.snap->tokens->ids.empty()) {
         gfx::draw_figure(attention_rollout_figure(*ctx.snap), ImVec2(avail_w * 0.5f - 4, fig_h * 1.2f), {}, "rollout");
         ImGui::SameLine();
         ImGui::BeginGroup();
-        if (run_button(ctx, "Compute attention flow", Kind::Flow))
+        if (run_button(ctx, tr("Compute attention flow"), Kind::Flow))
             jobs.start(Kind::Flow, st, *ctx.model, fallback);
         if (auto r = jobs.latest(Kind::Flow)) {
             error_line(r->error);
@@ -245,7 +247,7 @@ void draw_causal_panel(PanelContext& ctx) {
         }
         ImGui::EndGroup();
     } else {
-        empty_message("rollout appears after the first forward pass of your text");
+        empty_message(tr("rollout appears after the first forward pass of your text"));
     }
 }
 

@@ -1,5 +1,6 @@
 // Model panel: architecture summary, parameter counts per component, FLOPs per token at a context length, and the
 // KV-cache size for MHA / GQA / MQA variants of this model.
+#include "app/i18n/tr.h"
 #include "app/gfx/painter.h"
 #include "app/plot/ticks.h"
 #include "app/figures/figures.h"
@@ -16,7 +17,7 @@ std::string human(double v, const char* unit) { return human_count(v, unit); }
 }  // namespace
 
 void draw_model_panel(PanelContext& ctx) {
-    if (!ctx.model || !ctx.model->model) return empty_message("no model loaded");
+    if (!ctx.model || !ctx.model->model) return empty_message(tr("no model loaded"));
     const Model& m = *ctx.model->model;
     const ModelConfig& c = m.config();
     const float line_h = ImGui::GetTextLineHeight();
@@ -27,6 +28,9 @@ void draw_model_panel(PanelContext& ctx) {
     ImGui::Text("%s", ctx.model->display_name.c_str());
     if (!ctx.model->path.empty()) ImGui::TextDisabled("%s", ctx.model->path.c_str());
     if (ImGui::BeginTable("cfg", 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders)) {
+        // The key column fits its longest key (a config name or its translation), the value column takes the rest.
+        ImGui::TableSetupColumn("##key", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("n_heads / n_kv_heads").x);
+        ImGui::TableSetupColumn("##value", ImGuiTableColumnFlags_WidthStretch);
         auto row = [](const char* k, const std::string& v) {
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
@@ -34,7 +38,7 @@ void draw_model_panel(PanelContext& ctx) {
             ImGui::TableNextColumn();
             ImGui::TextWrapped("%s", v.c_str());
         };
-        row("architecture", to_string(c.arch));
+        row(tr("architecture"), to_string(c.arch));
         row("n_layers", std::to_string(c.n_layers) + (c.n_enc_layers ? " (+" + std::to_string(c.n_enc_layers) + " enc)" : ""));
         row("d_model", std::to_string(c.d_model));
         row("n_heads / n_kv_heads", std::to_string(c.n_heads) + " / " + std::to_string(c.n_kv_heads) +
@@ -43,25 +47,24 @@ void draw_model_panel(PanelContext& ctx) {
         row("d_ff", std::to_string(c.d_ff));
         row("vocab_size", std::to_string(c.vocab_size));
         row("max_seq_len", std::to_string(c.max_seq_len));
-        row("norm", std::string(to_string(c.norm)) + ", " + to_string(c.norm_placement) + "-norm, eps " + plot::format_value(c.norm_eps));
-        row("activation", to_string(c.activation));
-        row("positions", std::string(to_string(c.position)) +
+        row(tr("norm"), std::string(to_string(c.norm)) + ", " + to_string(c.norm_placement) + "-norm, eps " + plot::format_value(c.norm_eps));
+        row(tr("activation"), to_string(c.activation));
+        row(tr("position encoding"), std::string(to_string(c.position)) +
                              (c.position == PositionKind::RoPE ? ", theta " + plot::format_value(c.rope_theta) + ", " + to_string(c.rope_layout) : "") +
                              (c.position == PositionKind::Sinusoidal ? std::string(", ") + to_string(c.sinusoidal_layout) : "") +
-                             (c.enc_pos_emb ? ", encoder has its own table" : ""));
+                             (c.enc_pos_emb ? tr(", encoder has its own table") : ""));
         if (c.relative_attention_bias)
-            row("relative position bias", std::to_string(c.relative_attention_num_buckets) + " buckets, max distance " +
-                                              std::to_string(c.relative_attention_max_distance) +
-                                              " tokens, one table per stack (T5)");
-        row("score scaling", c.scale_attn ? "1/sqrt(d_head)" : "none (T5)");
-        if (c.scale_embeddings) row("embeddings", "x sqrt(d_model)");
-        if (c.embed_norm) row("embedding norm", std::string(to_string(c.norm)) + " after token + position embeddings");
-        row("biases", std::string("qkv ") + (c.attn_qkv_bias ? "yes" : "no") + ", out " + (c.attn_out_bias ? "yes" : "no") +
-                          ", ffn " + (c.ffn_bias ? "yes" : "no"));
-        row("tied embeddings", std::string(c.tie_embeddings ? "yes" : "no") +
+            row(tr("relative position bias"), trf("%d buckets, max distance %d tokens, one table per stack (T5)",
+                                                  c.relative_attention_num_buckets, c.relative_attention_max_distance));
+        row(tr("score scaling"), c.scale_attn ? "1/sqrt(d_head)" : tr("none (T5)"));
+        if (c.scale_embeddings) row(tr("embeddings"), "x sqrt(d_model)");
+        if (c.embed_norm) row(tr("embedding norm"), trf("%s after token + position embeddings", to_string(c.norm)));
+        row(tr("biases"), std::string("qkv ") + (c.attn_qkv_bias ? tr("yes") : tr("no")) + ", out " + (c.attn_out_bias ? tr("yes") : tr("no")) +
+                          ", ffn " + (c.ffn_bias ? tr("yes") : tr("no")));
+        row(tr("tied embeddings"), std::string(c.tie_embeddings ? tr("yes") : tr("no")) +
                                    (c.scale_lm_head ? ", LM head input x d_model^-0.5" : ""));
-        if (c.final_logits_bias) row("final_logits_bias", "yes (added to the logits)");
-        row("qk-norm", c.qk_norm ? "yes" : "no");
+        if (c.final_logits_bias) row("final_logits_bias", tr("yes (added to the logits)"));
+        row("qk-norm", c.qk_norm ? tr("yes") : tr("no"));
         ImGui::EndTable();
     }
     ImGui::EndChild();
@@ -76,31 +79,31 @@ void draw_model_panel(PanelContext& ctx) {
 
     // FLOPs and KV cache.
     ImGui::SetNextItemWidth(line_h * 12);
-    ImGui::SliderInt("context length T", &ctx.state.kv_context, 1, 131072, "%d", ImGuiSliderFlags_Logarithmic);
+    ImGui::SliderInt(tr("context length T"), &ctx.state.kv_context, 1, 131072, "%d", ImGuiSliderFlags_Logarithmic);
     const double T = ctx.state.kv_context;
     const double emb = pc.get("token embedding") + pc.get("position embedding");
     const double matmul_params = total - emb - pc.get("norms") + (c.tie_embeddings ? pc.get("token embedding") : 0.0);
     const double flops = 2.0 * matmul_params + 2.0 * 2.0 * c.n_layers * T * c.d_model;
-    ImGui::Text("forward FLOPs per token ≈ 2 · %s matmul weights + 4 · n_layers · T · d_model = %s",
+    ImGui::TextWrapped(tr("forward FLOPs per token ≈ 2 · %s matmul weights + 4 · n_layers · T · d_model = %s"),
                 human(matmul_params, "").c_str(), human(flops, "FLOP").c_str());
     if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("Each weight is one multiply-add (2 FLOPs) per token; attention adds QKᵀ and A·V: 2 · 2 · T · d_model "
-                          "per layer for the T cached positions (Kaplan et al. 2020, Table 1).");
+        ImGui::SetTooltip("%s", tr("Each weight is one multiply-add (2 FLOPs) per token; attention adds QKᵀ and A·V: 2 · 2 · T · d_model "
+                          "per layer for the T cached positions (Kaplan et al. 2020, Table 1)."));
     auto kv_bytes = [&](int n_kv, double ctx_len, double bytes_per) {
         return 2.0 * c.n_layers * n_kv * c.d_head() * ctx_len * bytes_per;
     };
     if (ImGui::BeginTable("kv", 4, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg)) {
-        ImGui::TableSetupColumn("variant");
-        ImGui::TableSetupColumn("n_kv_heads");
-        ImGui::TableSetupColumn("KV cache (fp32)");
-        ImGui::TableSetupColumn("KV cache (fp16)");
+        ImGui::TableSetupColumn(tr("variant"));
+        ImGui::TableSetupColumn(tr("n_kv_heads"));
+        ImGui::TableSetupColumn(tr("KV cache (fp32)"));
+        ImGui::TableSetupColumn(tr("KV cache (fp16)"));
         ImGui::TableHeadersRow();
         const int gqa = c.n_kv_heads != c.n_heads && c.n_kv_heads != 1 ? c.n_kv_heads : std::max(1, c.n_heads / 4);
         const std::pair<const char*, int> rows[] = {{"MHA", c.n_heads}, {"GQA", gqa}, {"MQA", 1}};
         for (const auto& [name, n] : rows) {
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
-            ImGui::Text("%s%s", name, n == c.n_kv_heads ? " (this model)" : "");
+            ImGui::Text("%s%s", name, n == c.n_kv_heads ? tr(" (this model)") : "");
             ImGui::TableNextColumn();
             ImGui::Text("%d", n);
             ImGui::TableNextColumn();
@@ -110,7 +113,7 @@ void draw_model_panel(PanelContext& ctx) {
         }
         ImGui::EndTable();
     }
-    ImGui::TextDisabled("KV cache = 2 (K and V) · n_layers · n_kv_heads · d_head · T · bytes per value");
+    ImGui::TextDisabled("%s", tr("KV cache = 2 (K and V) · n_layers · n_kv_heads · d_head · T · bytes per value"));
     const plot::Figure fk = kv_cache_figure(m, ctx.state.kv_context);
     gfx::draw_figure(fk, ImVec2(right_w, std::max(line_h * 10, ImGui::GetContentRegionAvail().y)), {}, "kv");
     ImGui::EndGroup();

@@ -1,6 +1,7 @@
 // Normalization panel: LayerNorm, RMSNorm and BatchNorm side by side on synthetic data (batch 64 × 128 features,
 // adjustable mean and std) and LayerNorm / RMSNorm on the model's real residual stream at the selected layer, with
 // mean / variance / RMS readouts and γ, β, ε sliders.
+#include "app/i18n/tr.h"
 #include "app/gfx/painter.h"
 #include "app/plot/ticks.h"
 #include "app/figures/figures.h"
@@ -27,16 +28,16 @@ void draw_normalization_panel(PanelContext& ctx) {
     UiState& st = ctx.state;
     const float line_h = ImGui::GetTextLineHeight();
     ImGui::SetNextItemWidth(line_h * 8);
-    ImGui::SliderFloat("data mean", &st.norm_mean, -10.0f, 10.0f, "%.2f");
+    ImGui::SliderFloat(tr("data mean"), &st.norm_mean, -10.0f, 10.0f, "%.2f");
     ImGui::SameLine();
     ImGui::SetNextItemWidth(line_h * 8);
-    ImGui::SliderFloat("data std", &st.norm_std, 0.1f, 10.0f, "%.2f");
+    ImGui::SliderFloat(tr("data std"), &st.norm_std, 0.1f, 10.0f, "%.2f");
     ImGui::SameLine();
     ImGui::SetNextItemWidth(line_h * 8);
-    ImGui::SliderFloat("γ (scale)", &st.norm_gamma, 0.0f, 3.0f, "%.2f");
+    ImGui::SliderFloat(tr("γ (scale)"), &st.norm_gamma, 0.0f, 3.0f, "%.2f");
     ImGui::SameLine();
     ImGui::SetNextItemWidth(line_h * 8);
-    ImGui::SliderFloat("β (shift)", &st.norm_beta, -3.0f, 3.0f, "%.2f");
+    ImGui::SliderFloat(tr("β (shift)"), &st.norm_beta, -3.0f, 3.0f, "%.2f");
     ImGui::SameLine();
     ImGui::SetNextItemWidth(line_h * 8);
     ImGui::SliderFloat("ε", &st.norm_eps, 1e-8f, 1.0f, "%.1e", ImGuiSliderFlags_Logarithmic);
@@ -45,7 +46,7 @@ void draw_normalization_panel(PanelContext& ctx) {
     const float avail_w = ImGui::GetContentRegionAvail().x;
     const float row_h = std::max(line_h * 14, ImGui::GetContentRegionAvail().y * 0.5f);
     const float third = avail_w / 3.0f - 6;
-    ImGui::TextDisabled("Synthetic data: batch 64 × 128 features drawn from N(mean, std²)");
+    ImGui::TextDisabled("%s", tr("Synthetic data: batch 64 × 128 features drawn from N(mean, std²)"));
     hist_figure(syn[0], ImVec2(third, row_h), "syn_ln");
     ImGui::SameLine();
     hist_figure(syn[1], ImVec2(third, row_h), "syn_rms");
@@ -57,7 +58,7 @@ void draw_normalization_panel(PanelContext& ctx) {
     const int layer = current_layer(ctx);
     std::string caption;
     const std::vector<plot::Figure> real = s ? normalization_model_figures(st, *s, layer, &caption) : std::vector<plot::Figure>{};
-    if (real.empty()) return empty_message("the model's residual stream appears here after the first forward pass");
+    if (real.empty()) return empty_message(tr("the model's residual stream appears here after the first forward pass"));
     const float h2 = std::max(line_h * 12, ImGui::GetContentRegionAvail().y - line_h * 1.5f);
     ImGui::TextDisabled("%s", caption.c_str());
     hist_figure(real[0], ImVec2(avail_w * 0.5f - 4, h2), "real_ln");

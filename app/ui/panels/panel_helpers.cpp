@@ -2,6 +2,7 @@
 #include "app/ui/panels/panels.h"
 
 #include "app/figures/figures.h"
+#include "app/i18n/tr.h"
 
 #include <imgui.h>
 
@@ -11,11 +12,11 @@ namespace ts::ui {
 
 const std::vector<PanelInfo>& all_panels() {
     static const std::vector<PanelInfo> p = {
-        {"Tokens", draw_tokens_panel},           {"Attention", draw_attention_panel},
-        {"Softmax", draw_softmax_panel},         {"Activations", draw_activations_panel},
-        {"Normalization", draw_normalization_panel}, {"Positions", draw_positions_panel},
-        {"Predictions", draw_predictions_panel}, {"Residual", draw_residual_panel},
-        {"Model", draw_model_panel},             {"Causal", draw_causal_panel}};
+        {TS_N_("Tokens"), draw_tokens_panel},           {TS_N_("Attention"), draw_attention_panel},
+        {TS_N_("Softmax"), draw_softmax_panel},         {TS_N_("Activations"), draw_activations_panel},
+        {TS_N_("Normalization"), draw_normalization_panel}, {TS_N_("Positions"), draw_positions_panel},
+        {TS_N_("Predictions"), draw_predictions_panel}, {TS_N_("Residual"), draw_residual_panel},
+        {TS_N_("Model"), draw_model_panel},             {TS_N_("Causal"), draw_causal_panel}};
     return p;
 }
 

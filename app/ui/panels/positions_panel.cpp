@@ -1,6 +1,7 @@
 // Positions panel: the sinusoidal table (position × dimension) with d_model and base sliders, a few dimensions as
 // curves, the similarity PE(pos)·PE(pos+k); RoPE's rotation angle per pair against position and the dot product
 // ⟨RoPE(q, m), RoPE(k, n)⟩ against m − n (it depends only on the offset), with rope_theta and pair layout.
+#include "app/i18n/tr.h"
 #include "app/gfx/painter.h"
 #include "app/figures/figures.h"
 #include "app/ui/panels/panels.h"
@@ -17,28 +18,28 @@ void draw_positions_panel(PanelContext& ctx) {
     UiState& st = ctx.state;
     const float line_h = ImGui::GetTextLineHeight();
     ImGui::SetNextItemWidth(line_h * 9);
-    if (ImGui::SliderInt("d_model", &st.pe_d_model, 4, 256)) st.pe_d_model = std::max(2, st.pe_d_model / 2 * 2);
+    if (ImGui::SliderInt(tr("d_model"), &st.pe_d_model, 4, 256)) st.pe_d_model = std::max(2, st.pe_d_model / 2 * 2);
     ImGui::SameLine();
     ImGui::SetNextItemWidth(line_h * 9);
-    slider_log("base", &st.pe_base, 10.0f, 1e6f, "%.0f");
+    slider_log(tr("base"), &st.pe_base, 10.0f, 1e6f, "%.0f");
     ImGui::SameLine();
     ImGui::SetNextItemWidth(line_h * 9);
-    ImGui::SliderInt("positions", &st.pe_positions, 8, 512);
+    ImGui::SliderInt(tr("positions"), &st.pe_positions, 8, 512);
     ImGui::SameLine();
     ImGui::TextDisabled("|");
     ImGui::SameLine();
     ImGui::SetNextItemWidth(line_h * 9);
-    slider_log("rope_theta", &st.rope_theta, 10.0f, 1e6f, "%.0f");
+    slider_log(tr("rope_theta"), &st.rope_theta, 10.0f, 1e6f, "%.0f");
     ImGui::SameLine();
     int layout = st.rope_interleaved ? 1 : 0;
-    ImGui::RadioButton("half-split (i, i+d/2)", &layout, 0);
+    ImGui::RadioButton(tr("half-split (i, i+d/2)"), &layout, 0);
     ImGui::SameLine();
-    ImGui::RadioButton("interleaved (2i, 2i+1)", &layout, 1);
+    ImGui::RadioButton(tr("interleaved (2i, 2i+1)"), &layout, 1);
     st.rope_interleaved = layout == 1;
     if (ctx.model && ctx.model->model) {
         const ModelConfig& c = ctx.model->model->config();
-        if (c.relative_attention_bias) ImGui::TextDisabled("This model adds a relative position bias to the scores (T5).");
-        else ImGui::TextDisabled("This model uses %s positions%s.", to_string(c.position),
+        if (c.relative_attention_bias) ImGui::TextDisabled("%s", tr("This model adds a relative position bias to the scores (T5)."));
+        else ImGui::TextDisabled(tr("This model uses %s positions%s."), to_string(c.position),
                             c.position == PositionKind::RoPE ? (std::string(", rope_theta ") + std::to_string(int(c.rope_theta)) + ", " + to_string(c.rope_layout)).c_str() : "");
     }
 

@@ -1,6 +1,7 @@
 // Predictions panel: the next-token distribution at the selected position under temperature / top-k / top-p, the
 // logit lens (the argmax token after each layer at each position, through the final norm and the LM head), and a
 // Generate button that samples a continuation on the worker.
+#include "app/i18n/tr.h"
 #include "app/gfx/painter.h"
 #include "app/plot/ticks.h"
 #include "app/figures/figures.h"
@@ -18,24 +19,24 @@ void draw_predictions_panel(PanelContext& ctx) {
     const float line_h = ImGui::GetTextLineHeight();
     const Snapshot* s = ctx.snap;
     if (!s || s->logits.rows() == 0 || !s->tokens || s->tokens->ids.empty())
-        return empty_message(s && !s->error.empty() ? s->error.c_str() : "type some text: predictions appear after the forward pass");
+        return empty_message(s && !s->error.empty() ? s->error.c_str() : tr("type some text: predictions appear after the forward pass"));
     const int T = int(s->logits.rows()), V = int(s->logits.cols());
     const int q = std::min(current_query(ctx), T - 1);
 
     ImGui::SetNextItemWidth(line_h * 9);
-    slider_log("temperature", &st.sample_temperature, 0.05f, 10.0f, "%.3g");
+    slider_log(tr("temperature"), &st.sample_temperature, 0.05f, 10.0f, "%.3g");
     ImGui::SameLine();
     ImGui::SetNextItemWidth(line_h * 9);
-    ImGui::SliderInt("top-k (0 = all)", &st.top_k, 0, std::min(V, 200));
+    ImGui::SliderInt(tr("top-k (0 = all)"), &st.top_k, 0, std::min(V, 200));
     ImGui::SameLine();
     ImGui::SetNextItemWidth(line_h * 9);
-    ImGui::SliderFloat("top-p", &st.top_p, 0.05f, 1.0f, "%.2f");
+    ImGui::SliderFloat(tr("top-p"), &st.top_p, 0.05f, 1.0f, "%.2f");
     ImGui::SameLine();
     ImGui::SetNextItemWidth(line_h * 7);
-    ImGui::SliderInt("tokens", &st.generate_tokens, 1, 100);
+    ImGui::SliderInt(tr("tokens"), &st.generate_tokens, 1, 100);
     ImGui::SameLine();
-    if (ImGui::Button("Generate")) ctx.generate();
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Sample a continuation of the text with these settings (runs on the worker).");
+    if (ImGui::Button(tr("Generate"))) ctx.generate();
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("Sample a continuation of the text with these settings (runs on the worker)."));
 
     const float avail_w = ImGui::GetContentRegionAvail().x;
     const float top_h = std::max(line_h * 12, ImGui::GetContentRegionAvail().y * 0.45f);
@@ -43,14 +44,14 @@ void draw_predictions_panel(PanelContext& ctx) {
     gfx::draw_figure(f, ImVec2(avail_w * 0.6f, top_h), {}, "next_token");
     ImGui::SameLine();
     ImGui::BeginChild("gen", ImVec2(0, top_h), true);
-    ImGui::TextUnformatted("Generated continuation");
+    ImGui::TextUnformatted(tr("Generated continuation"));
     if (ctx.generation) {
         if (!ctx.generation->error.empty()) ImGui::TextColored(ImVec4(0.95f, 0.4f, 0.3f, 1), "%s", ctx.generation->error.c_str());
         ImGui::TextWrapped("%s", printable_label(ctx.generation->generated_text, false).c_str());
-        ImGui::TextDisabled("%zu tokens in %.0f ms", ctx.generation->generated.size(), ctx.generation->compute_ms);
-        if (ImGui::SmallButton("Append to the text")) st.text += ctx.generation->generated_text;
+        ImGui::TextDisabled(tr("%zu tokens in %.0f ms"), ctx.generation->generated.size(), ctx.generation->compute_ms);
+        if (ImGui::SmallButton(tr("Append to the text"))) st.text += ctx.generation->generated_text;
     } else {
-        ImGui::TextDisabled("press Generate");
+        ImGui::TextDisabled("%s", tr("press Generate"));
     }
     ImGui::EndChild();
 

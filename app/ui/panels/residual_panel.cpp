@@ -1,5 +1,6 @@
 // Residual stream panel: the L2 norm of the residual stream after every sub-layer (per token and averaged), and
 // pre-norm against post-norm at random initialisation with many layers (computed once off the UI thread).
+#include "app/i18n/tr.h"
 #include "app/gfx/painter.h"
 #include "app/figures/figures.h"
 #include "app/ui/panels/panels.h"
@@ -20,7 +21,7 @@ void draw_residual_panel(PanelContext& ctx) {
         const plot::Figure f = residual_norm_figure(*s, current_query(ctx));
         gfx::draw_figure(f, ImVec2(avail_w, top_h), {}, "resid_norm");
     } else {
-        empty_message("the residual stream of your text appears after the first forward pass");
+        empty_message(tr("the residual stream of your text appears after the first forward pass"));
     }
 
     // Pre-norm vs post-norm at random init (computed once, off the UI thread).
@@ -28,7 +29,7 @@ void draw_residual_panel(PanelContext& ctx) {
     if (!fut.valid()) fut = std::async(std::launch::async, random_init_curves).share();
     if (fut.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
         if (ctx.keep_drawing) ctx.keep_drawing();
-        return empty_message("computing the random-init comparison...");
+        return empty_message(tr("computing the random-init comparison..."));
     }
     const NormCurves& nc = fut.get();
     if (!nc.error.empty()) return empty_message(nc.error.c_str());

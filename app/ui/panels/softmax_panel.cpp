@@ -1,6 +1,7 @@
 // Softmax lab: one query row of the model's scaled attention scores (or typed logits) as bars, its softmax at a
 // temperature with entropy and max-probability readouts, a live mask (none, causal, padding, sliding window, custom
 // painted on the mask grid), a switch that applies them to the model itself, and the naive-formula overflow demo.
+#include "app/i18n/tr.h"
 #include "app/gfx/painter.h"
 #include "app/plot/ticks.h"
 #include "app/figures/figures.h"
@@ -24,9 +25,9 @@ void draw_softmax_panel(PanelContext& ctx) {
     // --- source row ---
     const bool have_model_row = snap && snap->trace;
     bool typed = st.sm_use_typed || !have_model_row;
-    if (ImGui::RadioButton("query row from the model", !typed) && have_model_row) st.sm_use_typed = false;
+    if (ImGui::RadioButton(tr("query row from the model"), !typed) && have_model_row) st.sm_use_typed = false;
     ImGui::SameLine();
-    if (ImGui::RadioButton("typed logits", typed)) st.sm_use_typed = true;
+    if (ImGui::RadioButton(tr("typed logits"), typed)) st.sm_use_typed = true;
     typed = st.sm_use_typed || !have_model_row;
     if (typed) {
         ImGui::SameLine();
@@ -36,40 +37,40 @@ void draw_softmax_panel(PanelContext& ctx) {
     SoftmaxLab lab = softmax_lab(st, snap);
     if (!typed) {
         ImGui::SameLine();
-        ImGui::TextDisabled("(%s; pick layer/head/query in the sidebar)", lab.source.c_str());
+        ImGui::TextDisabled(tr("(%s; pick layer/head/query in the sidebar)"), lab.source.c_str());
     }
     if (!lab.error.empty() && typed) {
         ImGui::TextColored(ImVec4(0.95f, 0.4f, 0.3f, 1), "%s", lab.error.c_str());
         return;
     }
-    if (lab.logits.empty()) return empty_message("no scores recorded yet");
+    if (lab.logits.empty()) return empty_message(tr("no scores recorded yet"));
     const int S = int(lab.logits.size());
     (void)layer; (void)head; (void)q;
 
     // --- knobs ---
     ImGui::SetNextItemWidth(line_h * 14);
-    slider_log("temperature T", &st.sm_temperature, 0.05f, 10.0f, "%.3g");
+    slider_log(tr("temperature T"), &st.sm_temperature, 0.05f, 10.0f, "%.3g");
     ImGui::SameLine();
     const char* masks[] = {"none", "causal", "padding", "sliding", "custom"};
-    const char* mask_names[] = {"none", "causal", "padding", "sliding window", "custom (paint)"};
+    const char* mask_names[] = {tr("none"), tr("causal"), tr("padding"), tr("sliding window"), tr("custom (paint)")};
     int mi = 0;
     for (int i = 0; i < 5; ++i)
         if (st.sm_mask == masks[i]) mi = i;
     ImGui::SetNextItemWidth(line_h * 9);
-    if (ImGui::Combo("mask", &mi, mask_names, 5)) st.sm_mask = masks[mi];
+    if (ImGui::Combo(tr("mask"), &mi, mask_names, 5)) st.sm_mask = masks[mi];
     if (st.sm_mask == "custom") {
         ImGui::SameLine();
-        if (ImGui::SmallButton("causal")) {
+        if (ImGui::SmallButton(tr("causal"))) {
             st.sm_paint.clear();
             st.sm_paint_n = 0;
         }
         ImGui::SameLine();
-        if (ImGui::SmallButton("all visible")) {
+        if (ImGui::SmallButton(tr("all visible"))) {
             st.sm_paint.assign(size_t(S) * size_t(S), 1);
             st.sm_paint_n = S;
         }
         ImGui::SameLine();
-        if (ImGui::SmallButton("diagonal only")) {
+        if (ImGui::SmallButton(tr("diagonal only"))) {
             st.sm_paint.assign(size_t(S) * size_t(S), 0);
             for (int i = 0; i < S; ++i) st.sm_paint[size_t(i) * size_t(S) + size_t(i)] = 1;
             st.sm_paint_n = S;
@@ -78,18 +79,18 @@ void draw_softmax_panel(PanelContext& ctx) {
     if (st.sm_mask == "sliding") {
         ImGui::SameLine();
         ImGui::SetNextItemWidth(line_h * 8);
-        ImGui::SliderInt("window w", &st.sm_window, 1, std::max(1, S));
+        ImGui::SliderInt(tr("window w"), &st.sm_window, 1, std::max(1, S));
     }
     if (st.sm_mask == "padding") {
         ImGui::SameLine();
         ImGui::SetNextItemWidth(line_h * 8);
-        ImGui::SliderInt("padded keys", &st.sm_padding, 0, std::max(0, S - 1));
+        ImGui::SliderInt(tr("padded keys"), &st.sm_padding, 0, std::max(0, S - 1));
     }
     ImGui::SameLine();
     bool apply = st.apply_to_model;
-    if (ImGui::Checkbox("apply to the model", &apply)) st.apply_to_model = apply;
+    if (ImGui::Checkbox(tr("apply to the model"), &apply)) st.apply_to_model = apply;
     if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("Re-run the forward pass with this temperature and mask in every attention layer.");
+        ImGui::SetTooltip("%s", tr("Re-run the forward pass with this temperature and mask in every attention layer."));
     if (st.apply_to_model) {
         st.attn_temperature = st.sm_temperature;
         st.attn_mask = st.sm_mask;
@@ -99,7 +100,7 @@ void draw_softmax_panel(PanelContext& ctx) {
     // --- softmax with mask and temperature (recomputed after the knobs moved) ---
     lab = softmax_lab(st, snap);
     if (lab.figures.size() < 3) return empty_message(lab.error.c_str());
-    ImGui::Text("entropy H = %.4f nats (uniform over %d visible keys: %.4f)   ·   max probability %.4f at key %d '%s'", lab.entropy,
+    ImGui::Text(tr("entropy H = %.4f nats (uniform over %d visible keys: %.4f)   ·   max probability %.4f at key %d '%s'"), lab.entropy,
                 lab.n_visible, lab.n_visible > 0 ? std::log(double(lab.n_visible)) : 0.0, lab.pmax, lab.amax,
                 lab.amax < int(lab.labels.size()) ? lab.labels[size_t(lab.amax)].c_str() : "");
     const float avail_w = ImGui::GetContentRegionAvail().x;
@@ -125,8 +126,8 @@ void draw_softmax_panel(PanelContext& ctx) {
             const bool cur = cells[size_t(r.row) * size_t(S) + size_t(r.col)] != 0;
             if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) drag_value = cur ? 0 : 1;
             if (drag_value >= 0 && cur != (drag_value == 1)) paint_cell(st, S, r.row, r.col, drag_value == 1);
-            ImGui::SetTooltip("query %d, key %d: %s — click to %s", r.row, r.col, cur ? "visible" : "masked",
-                              cur ? "mask" : "unmask");
+            ImGui::SetTooltip(tr("query %d, key %d: %s — click to %s"), r.row, r.col, cur ? tr("visible") : tr("masked"),
+                              cur ? tr("mask") : tr("unmask"));
         } else if (!custom && r.clicked && r.row >= 0 && !lab.typed) {
             st.query = r.row;
         }
@@ -137,16 +138,16 @@ void draw_softmax_panel(PanelContext& ctx) {
 
     // Stable-softmax demo.
     ImGui::BeginChild("stable", ImVec2(0, 0), true);
-    ImGui::TextUnformatted("Why subtract the max? softmax([1000, 1001, 2000])");
+    ImGui::TextUnformatted(tr("Why subtract the max? softmax([1000, 1001, 2000])"));
     MatrixRM demo(1, 3);
     demo << 1000.0f, 1001.0f, 2000.0f;
     const MatrixRM naive = naive_softmax_rows(demo);
     const MatrixRM stable = softmax_rows(demo);
     if (ImGui::BeginTable("stable_tbl", 4, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg)) {
         ImGui::TableSetupColumn("x");
-        ImGui::TableSetupColumn("exp(x) (float32)");
-        ImGui::TableSetupColumn("naive exp(x)/Σexp");
-        ImGui::TableSetupColumn("stable exp(x−max)/Σ");
+        ImGui::TableSetupColumn(tr("exp(x) (float32)"));
+        ImGui::TableSetupColumn(tr("naive exp(x)/Σexp"));
+        ImGui::TableSetupColumn(tr("stable exp(x−max)/Σ"));
         ImGui::TableHeadersRow();
         for (int i = 0; i < 3; ++i) {
             ImGui::TableNextRow();
@@ -161,17 +162,17 @@ void draw_softmax_panel(PanelContext& ctx) {
         }
         ImGui::EndTable();
     }
-    ImGui::TextWrapped("float32 overflows past exp(88.7) ≈ 3.4e38: the naive formula divides inf by inf and gets NaN. "
+    ImGui::TextWrapped("%s", tr("float32 overflows past exp(88.7) ≈ 3.4e38: the naive formula divides inf by inf and gets NaN. "
                        "Subtracting the row max first (x − 2000 → −1000, −999, 0) gives the same probabilities without "
-                       "overflow: softmax(x) = softmax(x − c) for any constant c.");
+                       "overflow: softmax(x) = softmax(x − c) for any constant c."));
     ImGui::Separator();
-    ImGui::TextUnformatted("The current row, both ways:");
+    ImGui::TextUnformatted(tr("The current row, both ways:"));
     const MatrixRM nr = naive_softmax_rows(row);
     int n_nan = 0;
     for (int s = 0; s < S; ++s) n_nan += std::isnan(nr(0, s)) ? 1 : 0;
     double psum = 0;
     for (float v : lab.probs) psum += v;
-    ImGui::Text("naive: %d NaN of %d   ·   stable: sums to %.6f", n_nan, S, psum);
+    ImGui::Text(tr("naive: %d NaN of %d   ·   stable: sums to %.6f"), n_nan, S, psum);
     ImGui::EndChild();
 }
 

@@ -1,5 +1,6 @@
 // Tokens panel: the text split into tokens (alternating chips with ids), each token's byte span, and on hover the
 // BPE merge steps that produced it.
+#include "app/i18n/tr.h"
 #include "app/gfx/painter.h"
 #include "app/figures/figures.h"
 #include "app/ui/panels/panels.h"
@@ -16,21 +17,21 @@ void merge_tooltip(const Snapshot& s, const TokenizedText& tt, size_t i) {
     const TokenPiece& p = tt.pieces[i];
     const std::string bytes = tt.text.substr(p.byte_begin, p.byte_end - p.byte_begin);
     ImGui::BeginTooltip();
-    ImGui::Text("token %zu: id %d", i, p.id);
-    ImGui::Text("label: %s", p.label.c_str());
-    ImGui::Text("bytes [%zu, %zu) of the text", p.byte_begin, p.byte_end);
+    ImGui::Text(tr("token %zu: id %d"), i, p.id);
+    ImGui::Text(tr("label: %s"), p.label.c_str());
+    ImGui::Text(tr("bytes [%zu, %zu) of the text"), p.byte_begin, p.byte_end);
     std::string hex;
     char buf[8];
     for (unsigned char c : bytes) {
         std::snprintf(buf, sizeof buf, "%02X ", c);
         hex += buf;
     }
-    ImGui::Text("UTF-8: %s", hex.c_str());
+    ImGui::Text(tr("UTF-8: %s"), hex.c_str());
     if (s.codec) {
         const auto steps = s.codec->merge_steps(bytes);
         if (!steps.empty()) {
             ImGui::Separator();
-            ImGui::TextUnformatted("BPE merges (bytes, then one merge per line):");
+            ImGui::TextUnformatted(tr("BPE merges (bytes, then one merge per line):"));
             for (size_t k = 0; k < steps.size() && k < 24; ++k) {
                 std::string line;
                 for (const auto& piece : steps[k]) {
@@ -40,10 +41,10 @@ void merge_tooltip(const Snapshot& s, const TokenizedText& tt, size_t i) {
                 }
                 ImGui::Text("%2zu  %s", k, line.c_str());
             }
-            if (steps.size() > 24) ImGui::TextDisabled("... %zu more steps", steps.size() - 24);
+            if (steps.size() > 24) ImGui::TextDisabled(tr("... %zu more steps"), steps.size() - 24);
         } else if (tt.ids_only) {
             ImGui::Separator();
-            ImGui::TextDisabled("ids-only mode: each byte is one token (no merges)");
+            ImGui::TextDisabled("%s", tr("ids-only mode: each byte is one token (no merges)"));
         }
     }
     ImGui::EndTooltip();
@@ -61,8 +62,8 @@ std::string covered_text(const std::string& text, size_t b, size_t e) {
     const std::string ch = text.substr(cb, ce - cb);
     if (!is_valid_utf8(ch)) return sanitize_utf8(piece);
     if (ce - cb == e - b) return ch;
-    return ch + "  (byte" + (e - b > 1 ? "s " : " ") + std::to_string(b - cb + 1) +
-           (e - b > 1 ? "–" + std::to_string(e - cb) : "") + " of " + std::to_string(ce - cb) + ")";
+    return ch + "  " + (e - b > 1 ? trf("(bytes %zu–%zu of %zu)", b - cb + 1, e - cb, ce - cb)
+                                  : trf("(byte %zu of %zu)", b - cb + 1, ce - cb));
 }
 
 // Chips of one token sequence, wrapped to the panel width: the token's text on top, its id below.
@@ -111,11 +112,11 @@ void token_table(const Snapshot& s, const TokenizedText& tt, const char* id, flo
                                      ImGuiTableFlags_SizingFixedFit,
                           ImVec2(0, std::max(line_h * 6, height)))) {
         ImGui::TableSetupScrollFreeze(0, 1);
-        ImGui::TableSetupColumn("position");
-        ImGui::TableSetupColumn("id");
-        ImGui::TableSetupColumn("token");
-        ImGui::TableSetupColumn("bytes [begin, end)");
-        ImGui::TableSetupColumn("text it covers", ImGuiTableColumnFlags_WidthStretch);
+        ImGui::TableSetupColumn(tr("position"));
+        ImGui::TableSetupColumn(tr("id"));
+        ImGui::TableSetupColumn(tr("token"));
+        ImGui::TableSetupColumn(tr("bytes [begin, end)"));
+        ImGui::TableSetupColumn(tr("text it covers"), ImGuiTableColumnFlags_WidthStretch);
         ImGui::TableHeadersRow();
         for (size_t i = 0; i < tt.pieces.size(); ++i) {
             const TokenPiece& p = tt.pieces[i];
@@ -131,7 +132,7 @@ void token_table(const Snapshot& s, const TokenizedText& tt, const char* id, flo
             ImGui::Text("[%zu, %zu)", p.byte_begin, p.byte_end);
             ImGui::TableNextColumn();
             ImGui::TextUnformatted(p.byte_end > p.byte_begin ? covered_text(tt.text, p.byte_begin, p.byte_end).c_str()
-                                                              : "(special token)");
+                                                              : tr("(special token)"));
         }
         ImGui::EndTable();
     }
@@ -140,7 +141,7 @@ void token_table(const Snapshot& s, const TokenizedText& tt, const char* id, flo
 }  // namespace
 
 void draw_tokens_panel(PanelContext& ctx) {
-    if (!ctx.snap || !ctx.snap->tokens) return empty_message("waiting for the first forward pass...");
+    if (!ctx.snap || !ctx.snap->tokens) return empty_message(tr("waiting for the first forward pass..."));
     const Snapshot& s = *ctx.snap;
     const TokenizedText& tt = *s.tokens;
     const TokenizedText* src = s.source_tokens && s.source_tokens != s.tokens ? s.source_tokens.get() : nullptr;
@@ -148,12 +149,12 @@ void draw_tokens_panel(PanelContext& ctx) {
     const float avail = ImGui::GetContentRegionAvail().x;
     if (src) {
         // Encoder–decoder: both sequences, each with its own spans (special tokens have none).
-        ImGui::Text("Source (encoder input): %zu tokens  ·  %zu bytes  ·  tokenizer: %s", src->ids.size(), src->text.size(),
+        ImGui::Text(tr("Source (encoder input): %zu tokens  ·  %zu bytes  ·  tokenizer: %s"), src->ids.size(), src->text.size(),
                     s.codec ? s.codec->name().c_str() : "?");
         token_chips(s, *src, "source");
-        ImGui::Text("Target (decoder input, teacher-forced): %zu tokens  ·  %zu bytes", tt.ids.size(), tt.text.size());
+        ImGui::Text(tr("Target (decoder input, teacher-forced): %zu tokens  ·  %zu bytes"), tt.ids.size(), tt.text.size());
         if (ImGui::IsItemHovered())
-            ImGui::SetTooltip("The decoder reads the start token and the target so far; position t predicts token t+1.");
+            ImGui::SetTooltip("%s", tr("The decoder reads the start token and the target so far; position t predicts token t+1."));
         token_chips(s, tt, "target");
         ImGui::Separator();
         gfx::draw_figure(tokens_figure(s, true), ImVec2(avail, std::max(line_h * 10, ImGui::GetContentRegionAvail().y * 0.35f)),
@@ -163,11 +164,11 @@ void draw_tokens_panel(PanelContext& ctx) {
         token_table(s, tt, "target_tokens", ImGui::GetContentRegionAvail().y);
         return;
     }
-    ImGui::Text("%zu tokens  ·  %zu bytes  ·  tokenizer: %s", tt.ids.size(), tt.text.size(),
+    ImGui::Text(tr("%zu tokens  ·  %zu bytes  ·  tokenizer: %s"), tt.ids.size(), tt.text.size(),
                 s.codec ? s.codec->name().c_str() : "?");
     if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("Each chip is one token: its text on top, its id below. Spans tile the input bytes.");
-    if (tt.ids.empty()) return empty_message("the text is empty: nothing to tokenize");
+        ImGui::SetTooltip("%s", tr("Each chip is one token: its text on top, its id below. Spans tile the input bytes."));
+    if (tt.ids.empty()) return empty_message(tr("the text is empty: nothing to tokenize"));
     ImGui::Separator();
     token_chips(s, tt, "text");
     ImGui::Separator();

@@ -4,6 +4,11 @@
 file(REMOVE_RECURSE ${OUT})
 file(MAKE_DIRECTORY ${OUT})
 find_program(XVFB_RUN xvfb-run REQUIRED)
+# English unless the test asks for a language: the app would otherwise follow the machine's locale (issue #16).
+list(FIND ARGS "--lang" has_lang)
+if(has_lang EQUAL -1)
+  list(APPEND ARGS --lang en)
+endif()
 execute_process(
   COMMAND ${XVFB_RUN} -a -s "-screen 0 1600x1000x24" ${APP} --no-state --screenshot-dir ${OUT} --frames 3
           --panel ${PANEL} ${ARGS}
