@@ -9,6 +9,7 @@
 #include "core/threads.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 
 namespace ts::cli {
@@ -21,6 +22,7 @@ const char* const kAppUsage =
     "         [--bench-edits N] [--max-frames N] [--slow-frame-ms N] [--analyses sweep,patching,attribution,flow]\n"
     "         encoder-decoder models: [--target TEXT] [--translate] [--to auto|en|zh] [--beam N]\n"
     "         [--attn-source decoder|encoder|cross]   (--text is the source)\n"
+    "         lessons: [--lesson ID[:STEP]]   open the Lessons tab on that lesson and step\n"
     "       transformer-studio trace --model DIR (--text T | --ids 1,2,3) --out FILE.safetensors\n"
     "       transformer-studio trace --model DIR --source T (--target T | --translate) --out FILE.safetensors\n"
     "       transformer-studio translate --model DIR [--text T] [--to en|zh] [--beam N]   translation models\n"
@@ -37,7 +39,7 @@ int run_gui(int argc, char** argv) {
     if (print_help_if_asked(argc, argv, 1, kAppUsage)) return 0;
     const Args args(argc, argv, 1, {"model", "text", "theme", "panel", "screenshot-dir", "frames", "size", "frame-stats",
                                        "bench-edits", "max-frames", "slow-frame-ms", "analyses", "target", "to", "beam",
-                                       "attn-source", "threads"},
+                                       "attn-source", "threads", "lesson"},
                     {"no-state", "translate"});
     // The compute worker's threads: max(1, cores - 1) so the UI thread keeps a core (issue #14).
     set_compute_threads(args.has("threads") ? parse_thread_count(args.get("threads")) : default_worker_threads());
@@ -61,6 +63,14 @@ int run_gui(int argc, char** argv) {
     if (!o.theme.empty() && o.theme != "light" && o.theme != "dark")
         throw std::invalid_argument("--theme expects light or dark, got '" + o.theme + "'");
     o.panel = args.get("panel");
+    if (args.has("lesson")) {  // --lesson ID[:STEP] (STEP counts from 1): open the Lessons tab there
+        const std::string v = args.get("lesson");
+        const size_t colon = v.find(':');
+        o.lesson = v.substr(0, colon);
+        o.lesson_step = colon == std::string::npos ? 1 : std::atoi(v.c_str() + colon + 1);
+        if (o.lesson.empty() || o.lesson_step < 1) throw std::invalid_argument("--lesson expects ID or ID:STEP (STEP from 1)");
+        if (o.panel.empty()) o.panel = "lessons";
+    }
     o.screenshot_dir = args.get("screenshot-dir");
     o.frames = int(args.number("frames", 5));
     o.persist = !args.flag("no-state");

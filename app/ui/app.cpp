@@ -244,7 +244,8 @@ void App::main_area() {
                          r.seed = uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
                          m_worker->submit(std::move(r));
                      },
-                     m_gen, &m_interp, [this] { m_keep_drawing = true; }};
+                     m_gen, &m_interp, [this] { m_keep_drawing = true; },
+                     [this](const std::string& path) { start_load(path); }, &m_bundled};
     set_export_menu_context({&m_state, m_snap.get(), &m_model});
     if (ImGui::BeginTabBar("panels")) {
         for (const auto& p : all_panels()) {
@@ -431,6 +432,10 @@ int App::run() {
     if (!m_opt.translate_to.empty()) m_state.translate_to = m_opt.translate_to;
     if (m_opt.beam > 0) m_state.decode_beam = m_opt.beam;
     if (!m_opt.attn_source.empty()) m_state.attn_source = m_opt.attn_source;
+    if (!m_opt.lesson.empty()) {
+        m_state.lesson = m_opt.lesson;
+        m_state.lesson_step = m_opt.lesson_step - 1;
+    }
     if (m_opt.theme == "light") m_state.dark_theme = false;
     if (m_opt.theme == "dark") m_state.dark_theme = true;
     if (!m_opt.panel.empty() && m_opt.panel != "all") {

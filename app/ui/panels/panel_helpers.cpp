@@ -15,7 +15,8 @@ const std::vector<PanelInfo>& all_panels() {
         {"Softmax", draw_softmax_panel},         {"Activations", draw_activations_panel},
         {"Normalization", draw_normalization_panel}, {"Positions", draw_positions_panel},
         {"Predictions", draw_predictions_panel}, {"Residual", draw_residual_panel},
-        {"Model", draw_model_panel},             {"Causal", draw_causal_panel}};
+        {"Model", draw_model_panel},             {"Causal", draw_causal_panel},
+        {"Lessons", draw_lessons_panel}};
     return p;
 }
 
