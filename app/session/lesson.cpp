@@ -348,6 +348,42 @@ std::vector<fs::path> lesson_dirs() {
     return out;
 }
 
+const LessonLibrary& app_lesson_library(bool reload) {
+    static LessonLibrary lib;
+    static bool loaded = false;
+    if (!loaded || reload) {
+        lib = load_lesson_library(lesson_dirs());
+        loaded = true;
+    }
+    return lib;
+}
+
+std::string lesson_font_text() {
+    std::string s;
+    auto add = [&s](const LocalText& t) { s += t.en + t.zh; };
+    for (const Lesson& l : app_lesson_library().lessons) {
+        add(l.title);
+        add(l.summary);
+        add(l.missing_model);
+        for (const LessonStep& st : l.steps) {
+            add(st.title);
+            add(st.body);
+            s += st.formula;
+            if (st.question) {
+                add(st.question->prompt);
+                add(st.question->hint);
+                add(st.question->label);
+                s += st.question->unit;
+            }
+        }
+    }
+    return s;
+}
+
+void apply_lesson_setup(const Lesson& lesson, size_t step, UiState& st) {
+    for (size_t i = 0; i <= step && i < lesson.steps.size(); ++i) apply_step_setup(lesson.steps[i], st);
+}
+
 std::string step_panel(const LessonStep& step) {
     const ViewInfo* v = find_view(step.view);
     return v ? v->panel : "";
@@ -356,8 +392,6 @@ std::string step_panel(const LessonStep& step) {
 void apply_step_setup(const LessonStep& step, UiState& st) {
     if (step.text) st.text = *step.text;
     if (step.target_text) st.target_text = *step.target_text;
-    const std::string panel = step_panel(step);
-    if (!panel.empty()) st.panel = panel;
     for (auto it = step.set.begin(); it != step.set.end(); ++it)
         set_state_field(st, it.key() + "=" + (it->is_string() ? it->get<std::string>() : it->dump()));
     if (step.question && step.question->knob != "answer" && std::isfinite(step.question->start))

@@ -90,13 +90,22 @@ struct LessonLibrary {
 };
 /// Loads every *.json of the folders in order (missing folders are skipped).
 [[nodiscard]] LessonLibrary load_lesson_library(const std::vector<std::filesystem::path>& dirs);
+/// The library the app uses: load_lesson_library(lesson_dirs()), read once (again when `reload`). Not thread-safe:
+/// the UI thread's.
+[[nodiscard]] const LessonLibrary& app_lesson_library(bool reload = false);
+/// Every character of every text of the app's lessons, for the font atlas (Chinese glyphs outside the common set,
+/// such as 熵, must be in it).
+[[nodiscard]] std::string lesson_font_text();
 /// The bundled lessons (assets/lessons, found like the bundled models) and the user's own
 /// (config_dir()/lessons, e.g. ~/.config/transformer-studio/lessons), in that order.
 [[nodiscard]] std::vector<std::filesystem::path> lesson_dirs();
 
 /// The panel name of a step's view ("Softmax" for "softmax-lab").
 [[nodiscard]] std::string step_panel(const LessonStep& step);
-/// Applies a step's set-up to the state: text, target, view's panel, `set` fields, and the question's start value.
+/// Applies the set-ups of steps 0..`step` in order, so a step entered directly (or set up again) finds the
+/// sentence and settings earlier steps established. Throws as apply_step_setup.
+void apply_lesson_setup(const Lesson& lesson, size_t step, UiState& st);
+/// Applies a step's set-up to the state: text, target, `set` fields, and the question's start value.
 /// The model is the caller's business (resolve_lesson_model). Throws std::invalid_argument on a bad field
 /// (cannot happen for a validated lesson).
 void apply_step_setup(const LessonStep& step, UiState& st);

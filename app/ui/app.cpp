@@ -8,6 +8,7 @@
 #include "app/gfx/raster.h"
 #include "app/ui/export_menu.h"
 #include "app/figures/views.h"
+#include "app/session/lesson.h"
 #include "app/ui/fonts.h"
 #include "app/ui/input_queue.h"
 #include "app/ui/panels/panels.h"
@@ -87,7 +88,7 @@ bool App::init_window() {
     ImGuiIO& io = ImGui::GetIO();
     io.IniFilename = m_ini_path.empty() ? nullptr : m_ini_path.c_str();
     apply_theme(m_state.dark_theme, m_scale);
-    m_fonts = build_fonts(std::round(16.0f * m_scale), m_state.text);
+    m_fonts = build_fonts(std::round(16.0f * m_scale), m_state.text + lesson_font_text());
     if (!m_fonts.notice.empty()) log_info(m_fonts.notice);
     io.ConfigInputTextCursorBlink = false;  // a blinking caret would need a frame every half second when idle
     install_input_callbacks();
@@ -323,7 +324,7 @@ void App::frame() {
     if (m_opt.bench_edits > 0) bench_edit();
     maybe_submit();
     if (m_fonts_dirty) {
-        m_fonts = build_fonts(std::round(16.0f * m_scale), m_state.text);
+        m_fonts = build_fonts(std::round(16.0f * m_scale), m_state.text + lesson_font_text());
         ImGui_ImplOpenGL3_DestroyFontsTexture();
         ImGui_ImplOpenGL3_CreateFontsTexture();
         m_fonts_dirty = false;

@@ -44,10 +44,9 @@ struct Walk {
 Walk set_up(const Lesson& lesson, size_t upto) {
     Walk w;
     const auto dirs = list_bundled_model_dirs("");
+    apply_lesson_setup(lesson, upto, w.st);  // what the panel does on entering the step
     for (size_t i = 0; i <= upto; ++i) {
-        const LessonStep& step = lesson.steps[i];
-        apply_step_setup(step, w.st);
-        const ResolvedModel rm = resolve_lesson_model(lesson, step, dirs);
+        const ResolvedModel rm = resolve_lesson_model(lesson, lesson.steps[i], dirs);
         if (!rm.path.empty()) w.lm = model_for(rm.path);
     }
     if (!w.lm) w.lm = model_for(find_default_model_dir(""));

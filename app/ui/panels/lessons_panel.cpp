@@ -20,9 +20,10 @@ namespace ts::ui {
 namespace {
 
 struct LessonsUi {
-    bool loaded = false;
-    LessonLibrary lib;
     std::string applied;                   ///< "<lesson id>#<step>" last set up
+    double start_knob = NAN;               ///< the knob's value right after the set-up
+    bool touched = false;                  ///< the student moved the knob since (before: no verdict yet)
+    bool reload = false;                   ///< "Reload lessons" was pressed
     std::map<std::string, double> answers; ///< the "answer" slider of each step, by "<lesson id>#<step>"
     /// The model that was current when the lesson's model was last asked for: ask again only once it has changed
     /// (a load was refused while another one ran), never in a loop when the folder cannot be loaded.
@@ -102,11 +103,9 @@ void feedback(const PanelContext& ctx, const LessonQuestion& q, const CheckResul
     ImGui::SameLine();
     std::string line;
     switch (q.check) {
-        case CheckKind::Match:
-            line = what + " = " + fmt_num(r.measured) + unit;
-            if (r.status == CheckResult::Status::NotYet)
-                line += std::string("; ") + (r.too_high ? tr("your value is too high") : tr("your value is too low")) +
-                        " (" + fmt_num(r.knob) + ")";
+        case CheckKind::Match:  // the number itself is the answer: shown only once it is found
+            if (r.status == CheckResult::Status::Correct) line = what + " = " + fmt_num(r.measured) + unit;
+            else line = fmt_num(r.knob) + unit + ": " + (r.too_high ? tr("too high") : tr("too low"));
             break;
         case CheckKind::Crossing:
             line = what + " = " + fmt_num(r.measured) + unit + " " + tr("at") + " " + q.knob + " = " + fmt_num(r.knob) +
@@ -141,39 +140,42 @@ void draw_lessons_panel(PanelContext& ctx) {
     LessonsUi& u = ui();
     UiState& st = ctx.state;
     const std::string& lang = ui_language();
-    if (!u.loaded) {
-        u.lib = load_lesson_library(lesson_dirs());
-        u.loaded = true;
-    }
-    if (ImGui::SmallButton(tr("Reload lessons"))) {
-        u.lib = load_lesson_library(lesson_dirs());
+    if (u.reload) {  // between frames: nothing of the old library is referenced any more
+        (void)app_lesson_library(true);
         u.applied.clear();
+        u.reload = false;
     }
-    if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("%s", tr("Read the lesson files again (assets/lessons and ~/.config/transformer-studio/lessons)"));
-    for (const auto& e : u.lib.errors) ImGui::TextColored(ImVec4(0.95f, 0.4f, 0.3f, 1), "%s", e.c_str());
-    if (u.lib.lessons.empty()) return empty_message(tr("No lessons found."));
+    const LessonLibrary& lib = app_lesson_library();
+    auto reload_button = [&u] {
+        if (ImGui::Button(tr("Reload lessons"))) u.reload = true;
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip("%s", tr("Read the lesson files again (assets/lessons and ~/.config/transformer-studio/lessons)"));
+    };
+    for (const auto& e : lib.errors) ImGui::TextColored(ImVec4(0.95f, 0.4f, 0.3f, 1), "%s", e.c_str());
+    if (lib.lessons.empty()) {
+        reload_button();
+        return empty_message(tr("No lessons found."));
+    }
 
     // --- lesson and step pickers ---
     int li = 0;
-    for (size_t i = 0; i < u.lib.lessons.size(); ++i)
-        if (u.lib.lessons[i].id == st.lesson) li = int(i);
+    for (size_t i = 0; i < lib.lessons.size(); ++i)
+        if (lib.lessons[i].id == st.lesson) li = int(i);
     const float line_h = ImGui::GetTextLineHeight();
-    ImGui::SameLine();
     ImGui::SetNextItemWidth(line_h * 26);
-    if (ImGui::BeginCombo(tr("lesson"), u.lib.lessons[size_t(li)].title.in(lang).c_str())) {
-        for (size_t i = 0; i < u.lib.lessons.size(); ++i) {
-            const std::string name = std::to_string(i + 1) + ". " + u.lib.lessons[i].title.in(lang);
+    if (ImGui::BeginCombo(tr("lesson"), lib.lessons[size_t(li)].title.in(lang).c_str())) {
+        for (size_t i = 0; i < lib.lessons.size(); ++i) {
+            const std::string name = std::to_string(i + 1) + ". " + lib.lessons[i].title.in(lang);
             if (ImGui::Selectable(name.c_str(), int(i) == li)) {
                 li = int(i);
                 st.lesson_step = 0;
             }
-            if (ImGui::IsItemHovered() && !u.lib.lessons[i].summary.empty())
-                ImGui::SetTooltip("%s", u.lib.lessons[i].summary.in(lang).c_str());
+            if (ImGui::IsItemHovered() && !lib.lessons[i].summary.empty())
+                ImGui::SetTooltip("%s", lib.lessons[i].summary.in(lang).c_str());
         }
         ImGui::EndCombo();
     }
-    const Lesson& lesson = u.lib.lessons[size_t(li)];
+    const Lesson& lesson = lib.lessons[size_t(li)];
     if (st.lesson != lesson.id) {
         st.lesson = lesson.id;
         st.lesson_step = 0;
@@ -193,6 +195,8 @@ void draw_lessons_panel(PanelContext& ctx) {
     ImGui::SameLine();
     const bool redo = ImGui::Button(tr("Set up again"));
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("Put the model, text and knobs back as this step wants them"));
+    ImGui::SameLine();
+    reload_button();
 
     const LessonStep& step = lesson.steps[size_t(st.lesson_step)];
     const std::string step_key = lesson.id + "#" + std::to_string(st.lesson_step);
@@ -202,12 +206,20 @@ void draw_lessons_panel(PanelContext& ctx) {
     if (u.applied != step_key || redo) {
         u.applied = step_key;
         try {
-            apply_step_setup(step, st);
+            apply_lesson_setup(lesson, size_t(st.lesson_step), st);
         } catch (const std::exception& e) {
             ImGui::TextColored(ImVec4(0.95f, 0.4f, 0.3f, 1), "%s", e.what());
         }
         if (step.question && step.question->knob == "answer" && (!u.answers.count(step_key) || redo))
             u.answers[step_key] = std::isfinite(step.question->start) ? step.question->start : step.question->knob_min;
+        u.touched = false;
+        u.start_knob = NAN;
+        if (step.question) {
+            try {
+                u.start_knob = knob_value(st, step.question->knob, u.answers[step_key]);
+            } catch (const std::exception&) {
+            }
+        }
         u.asked_with = "\x01";
         if (ctx.rerun) ctx.rerun();
     }
@@ -217,8 +229,13 @@ void draw_lessons_panel(PanelContext& ctx) {
     }
 
     // --- the lesson card ---
-    const float card_h = std::max(line_h * 11, ImGui::GetContentRegionAvail().y * 0.36f);
+    // The card is as tall as its text was last frame (ImGui 1.86 children do not size to their content), within
+    // limits that leave the panel below most of the height.
+    static float card_content_h = line_h * 10;
+    const float card_h = std::clamp(card_content_h + ImGui::GetStyle().WindowPadding.y * 2, line_h * 6,
+                                    std::max(line_h * 6, ImGui::GetContentRegionAvail().y * 0.45f));
     ImGui::BeginChild("lesson_card", ImVec2(0, card_h), true);
+    const float card_top = ImGui::GetCursorPosY();
     ImGui::TextColored(ImVec4(0.45f, 0.7f, 1.0f, 1), "%s  ·  %s", lesson.title.in(lang).c_str(), step.title.in(lang).c_str());
     const bool model_ready = ctx.model && ctx.model->model && (rm.path.empty() || ctx.model->path == rm.path);
     if (rm.missing) {
@@ -245,13 +262,22 @@ void draw_lessons_panel(PanelContext& ctx) {
         double& answer = u.answers[step_key];
         knob_control(ctx, q, answer);
         const bool fresh = ctx.snap && ctx.model && ctx.snap->model == ctx.model->model;
+        if (!u.touched) {
+            try {
+                u.touched = knob_value(st, q.knob, answer) != u.start_knob;
+            } catch (const std::exception&) {
+            }
+        }
         if (!model_ready) {
             ImGui::TextDisabled("%s", tr("Loading the lesson's model…"));
+        } else if (!u.touched) {
+            ImGui::TextDisabled("%s", tr("Move the knob to answer; the app checks it against the model's numbers as you go."));
         } else {
             const CheckResult r = check_question(q, st, fresh ? ctx.snap : nullptr, ctx.model->model.get(), answer);
             feedback(ctx, q, r, lang);
         }
     }
+    card_content_h = ImGui::GetCursorPosY() - card_top;
     ImGui::EndChild();
 
     // --- the panel the step works with ---
