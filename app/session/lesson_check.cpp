@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <random>
 #include <stdexcept>
@@ -368,6 +369,23 @@ struct ScanCache {
     std::string error;
 };
 
+/// Tells snapshots apart even when an address and an id repeat (snapshots made outside the worker all have id 0):
+/// the token ids and a few logits.
+std::string snapshot_fingerprint(const Snapshot* s) {
+    if (!s) return "-";
+    std::string f = std::to_string(uintptr_t(s->trace.get()));
+    if (s->tokens)
+        for (int id : s->tokens->ids) f += ',' + std::to_string(id);
+    if (s->source_tokens)
+        for (int id : s->source_tokens->ids) f += ';' + std::to_string(id);
+    if (s->logits.size() > 0) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "|%.9g|%.9g", double(s->logits(0, 0)), double(s->logits(s->logits.rows() - 1, 0)));
+        f += buf;
+    }
+    return f;
+}
+
 }  // namespace
 
 const std::vector<MeasureInfo>& lesson_measures() {
@@ -477,7 +495,7 @@ CheckResult check_question(const LessonQuestion& q, const UiState& st, const Sna
                             std::to_string(q.value) + '|' + std::to_string(q.knob_min) + '|' +
                             std::to_string(q.knob_max) + '|' + std::to_string(uintptr_t(snap)) + '|' +
                             std::to_string(snap ? snap->id : 0) + '|' + std::to_string(uintptr_t(model)) + '|' +
-                            nlohmann::json(base).dump();
+                            snapshot_fingerprint(snap) + '|' + nlohmann::json(base).dump();
     if (cache.key != key) {
         cache = ScanCache{};
         cache.key = key;
