@@ -342,3 +342,40 @@ TEST(LessonCheck, CrossingOfTypedLogitsMatchesTheClosedForm) {
     st.sm_temperature = float(lo * 1.5);
     EXPECT_EQ(check_question(q, st, nullptr, nullptr, 0).status, CheckResult::Status::NotYet);
 }
+
+TEST(LessonCheck, BelowAndAboveCompareTheMeasureWithTheThreshold) {
+    nlohmann::json j = minimal_lesson();
+    j["steps"][0]["question"]["check"] = "below";
+    j["steps"][0]["question"]["value"] = 0.5;
+    LessonQuestion q = *parse_lesson(j, "my.json").steps[0].question;
+    UiState st;
+    st.sm_use_typed = true;
+    st.sm_mask = "none";
+    st.sm_typed_logits = "0, 0, 4";
+    st.sm_temperature = 0.5f;  // nearly one-hot: entropy ≈ 0.003 nats
+    CheckResult r = check_question(q, st, nullptr, nullptr, 0);
+    EXPECT_EQ(r.status, CheckResult::Status::Correct) << r.measured;
+    st.sm_temperature = 10.0f;  // nearly uniform: entropy ≈ ln 3
+    r = check_question(q, st, nullptr, nullptr, 0);
+    EXPECT_EQ(r.status, CheckResult::Status::NotYet) << r.measured;
+    EXPECT_GT(r.measured, 1.0);
+    q.check = CheckKind::Above;
+    EXPECT_EQ(check_question(q, st, nullptr, nullptr, 0).status, CheckResult::Status::Correct);
+}
+
+TEST(LessonCheck, MeasuresRefuseWhatTheModelDoesNotHave) {
+    LessonQuestion q;
+    q.measure = "prev_token_attention";
+    q.knob = "answer";
+    q.params = {{"layer", 9}};
+    UiState st;
+    CheckResult r = check_question(q, st, nullptr, nullptr, 0);  // no forward pass yet
+    EXPECT_EQ(r.status, CheckResult::Status::Unavailable);
+    EXPECT_NE(r.error.find("waiting for the model's forward pass"), std::string::npos) << r.error;
+    const LoadedModel* lm = model_for(find_default_model_dir(""));
+    st.text = "The cat sat on the mat.";
+    const auto snap = run_forward_now(st, *lm);
+    r = check_question(q, st, snap.get(), lm->model.get(), 0);
+    EXPECT_EQ(r.status, CheckResult::Status::Unavailable);
+    EXPECT_NE(r.error.find("layer 9 does not exist"), std::string::npos) << r.error;
+}

@@ -43,6 +43,22 @@ std::string fmt_num(double v) {
     return buf;
 }
 
+/// What the student sees for a knob: the name the panels give the setting, else the setting's key.
+std::string knob_label(const std::string& knob) {
+    static const std::map<std::string, const char*> names = {
+        {"answer", TS_N_("your answer")},          {"sm_temperature", TS_N_("temperature T")},
+        {"act_swish_beta", TS_N_("β (Swish)")},    {"act_leaky_alpha", TS_N_("α (LeakyReLU)")},
+        {"norm_eps", TS_N_("ε")},                  {"norm_beta", TS_N_("β (shift)")},
+        {"norm_gamma", TS_N_("γ (scale)")},        {"norm_mean", TS_N_("data mean")},
+        {"norm_std", TS_N_("data std")},           {"rope_theta", TS_N_("rope_theta θ")},
+        {"pe_d_model", TS_N_("d_model")},          {"pe_base", TS_N_("base")},
+        {"kv_context", TS_N_("context length")},   {"layer", TS_N_("layer")},
+        {"head", TS_N_("head")},                   {"query", TS_N_("query")},
+        {"sample_temperature", TS_N_("sampling temperature")}};
+    auto it = names.find(knob);
+    return it == names.end() ? knob : tr(it->second);
+}
+
 bool is_encoder_decoder(const PanelContext& ctx) {
     return ctx.model && ctx.model->model && ctx.model->model->config().arch == Arch::EncoderDecoder;
 }
@@ -52,7 +68,7 @@ void knob_control(PanelContext& ctx, const LessonQuestion& q, double& answer) {
     const float line_h = ImGui::GetTextLineHeight();
     double lo = q.knob_min, hi = q.knob_max;
     knob_range(q, ctx.snap, ctx.model ? ctx.model->model.get() : nullptr, &lo, &hi);
-    const std::string label = q.knob == "answer" ? std::string(tr("your answer")) : q.knob;
+    const std::string label = knob_label(q.knob);
     ImGui::SetNextItemWidth(line_h * 18);
     double v = 0;
     try {
@@ -108,7 +124,7 @@ void feedback(const PanelContext& ctx, const LessonQuestion& q, const CheckResul
             else line = fmt_num(r.knob) + unit + ": " + (r.too_high ? tr("too high") : tr("too low"));
             break;
         case CheckKind::Crossing:
-            line = what + " = " + fmt_num(r.measured) + unit + " " + tr("at") + " " + q.knob + " = " + fmt_num(r.knob) +
+            line = what + " = " + fmt_num(r.measured) + unit + " " + tr("at") + " " + knob_label(q.knob) + " = " + fmt_num(r.knob) +
                    " (" + tr("target") + " " + fmt_num(q.value) + unit + ")";
             if (r.status == CheckResult::Status::NotYet)
                 line += std::string("; ") + (r.too_high ? tr("move the knob down") : tr("move the knob up"));
@@ -117,7 +133,7 @@ void feedback(const PanelContext& ctx, const LessonQuestion& q, const CheckResul
             break;
         case CheckKind::Argmax:
         case CheckKind::Argmin:
-            line = what + " = " + fmt_num(r.measured) + unit + " " + tr("at") + " " + q.knob + " " + fmt_num(r.knob);
+            line = what + " = " + fmt_num(r.measured) + unit + " " + tr("at") + " " + knob_label(q.knob) + " " + fmt_num(r.knob);
             if (r.status == CheckResult::Status::NotYet)
                 line += std::string("; ") + (q.check == CheckKind::Argmax ? tr("another one is larger") : tr("another one is smaller"));
             break;
