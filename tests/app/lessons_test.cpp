@@ -294,6 +294,14 @@ TEST(LessonFormat, FilesThatAreNotJsonNameTheLine) {
     ASSERT_EQ(lib.lessons.size(), 1u);  // the good file still loads
     EXPECT_EQ(lib.lessons[0].id, "mine");
     EXPECT_THROW((void)load_lesson_file(dir / "nope.json"), LessonError);
+    // A teacher's folder (read after the bundled one) replaces a lesson with the same id.
+    fs::create_directories(dir / "user");
+    nlohmann::json mine = minimal_lesson();
+    mine["title"] = "Mine, edited";
+    std::ofstream(dir / "user" / "x.json") << mine.dump();
+    const LessonLibrary both = load_lesson_library({dir, dir / "user"});
+    ASSERT_EQ(both.lessons.size(), 1u);
+    EXPECT_EQ(both.lessons[0].title.en, "Mine, edited");
     fs::remove_all(dir);
 }
 
