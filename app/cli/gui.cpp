@@ -33,6 +33,7 @@ const char* const kAppUsage =
     "       transformer-studio train --config FILE --tokenizer FILE --data TEXT... --out DIR [...]\n"
     "       transformer-studio render --model DIR --text T --view NAME --out FILE.(png|svg|csv)\n"
     "       transformer-studio render --view list\n"
+    "       transformer-studio lessons list | check FILE.json...   guided lessons: list, or check a lesson file\n"
     "  Every subcommand answers --help (or -h) with its own usage.\n";
 
 int run_gui(int argc, char** argv) {

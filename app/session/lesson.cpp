@@ -122,10 +122,13 @@ LessonQuestion parse_question(const nlohmann::json& q, const Where& w) {
     r.knob = get_string(q, "knob", w, p, true);
     const nlohmann::json& sj = default_state_json();
     const bool state_knob = r.knob != "answer";
-    if (state_knob && (!sj.contains(r.knob) || !sj[r.knob].is_number())) {
+    // Numeric settings that are not lesson material (window, export, bookkeeping).
+    static const std::set<std::string> not_knobs = {"version", "lesson_step", "ui_scale", "export_width",
+                                                    "export_height", "export_scale", "sm_paint_n"};
+    if (state_knob && (!sj.contains(r.knob) || !sj[r.knob].is_number() || not_knobs.count(r.knob))) {
         std::string list;
         for (auto it = sj.begin(); it != sj.end(); ++it)
-            if (it->is_number()) list += (list.empty() ? "" : ", ") + it.key();
+            if (it->is_number() && !not_knobs.count(it.key())) list += (list.empty() ? "" : ", ") + it.key();
         w.fail(p + "knob", "'" + r.knob + "' is not a numeric setting (use \"answer\" or one of: " + list + ")");
     }
     const bool int_field = state_knob && sj[r.knob].is_number_integer();
