@@ -91,12 +91,13 @@ bool is_scannable_knob(const std::string& knob) {
     return knob != "answer";
 }
 
-void knob_range(const LessonQuestion& q, const Snapshot* snap, const Model* model, double* lo, double* hi) {
+void knob_range(const LessonQuestion& q, const Snapshot* snap, const Model* model, double* lo, double* hi,
+                const UiState* st) {
     *lo = q.knob_min;
     *hi = q.knob_max;
     const Model* m = snap && snap->model ? snap->model.get() : model;
     if (q.knob == "layer") {
-        const int L = snap && snap->trace ? attention_layers(*snap, "decoder") : m ? m->config().n_layers : 1;
+        const int L = snap && snap->trace ? attention_layers(*snap, st ? st->attn_source : std::string("decoder")) : m ? m->config().n_layers : 1;
         *hi = std::min(*hi, double(L - 1));
     } else if (q.knob == "head") {
         if (m) *hi = std::min(*hi, double(m->config().n_heads - 1));
@@ -151,7 +152,7 @@ CheckResult check_question(const LessonQuestion& q, const UiState& st, const Sna
         cache.key = key;
         try {
             double lo = 0, hi = 0;
-            knob_range(q, snap, model, &lo, &hi);
+            knob_range(q, snap, model, &lo, &hi, &st);
             const std::vector<double> grid = scan_grid(q, lo, hi);
             std::vector<double> f;
             for (double k : grid) f.push_back(measure_at(q, base, k, snap, model));

@@ -49,7 +49,9 @@ struct CheckResult {
 /// Checks the student's answer: the knob's value in `st` (or `answer` for the knob "answer").
 [[nodiscard]] CheckResult check_question(const LessonQuestion& q, const UiState& st, const Snapshot* snap,
                                          const Model* model, double answer);
-/// The knob range actually scanned: [knob_min, knob_max], clamped for layer / head / query to the model and text.
-void knob_range(const LessonQuestion& q, const Snapshot* snap, const Model* model, double* lo, double* hi);
+/// The knob range actually scanned: [knob_min, knob_max], clamped for layer / head / query to the model and text
+/// (layer: the layers of st->attn_source's stack on encoder–decoder models).
+void knob_range(const LessonQuestion& q, const Snapshot* snap, const Model* model, double* lo, double* hi,
+                const UiState* st = nullptr);
 
 }  // namespace ts::ui

@@ -130,7 +130,7 @@ void expect_right_accepted_wrong_rejected(const Lesson& l, size_t i, const Walk&
         << ok.expected << " " << ok.error;
     // A wrong one is rejected: another knob value whose measure differs (argmax/argmin), or one far off.
     double lo = 0, hi = 0;
-    knob_range(q, w.snap.get(), m, &lo, &hi);
+    knob_range(q, w.snap.get(), m, &lo, &hi, &w.st);
     double wrong = right;
     if (q.check == CheckKind::Argmax || q.check == CheckKind::Argmin) {
         for (double k = lo; k <= hi; k += 1) {

@@ -67,7 +67,7 @@ bool is_encoder_decoder(const PanelContext& ctx) {
 void knob_control(PanelContext& ctx, const LessonQuestion& q, double& answer) {
     const float line_h = ImGui::GetTextLineHeight();
     double lo = q.knob_min, hi = q.knob_max;
-    knob_range(q, ctx.snap, ctx.model ? ctx.model->model.get() : nullptr, &lo, &hi);
+    knob_range(q, ctx.snap, ctx.model ? ctx.model->model.get() : nullptr, &lo, &hi, &ctx.state);
     const std::string label = knob_label(q.knob);
     ImGui::SetNextItemWidth(line_h * 18);
     double v = 0;
