@@ -41,6 +41,7 @@ int main(int argc, char** argv) {
         if (cmd == "render") return ts::cli::run_render(argc, argv);
         if (cmd == "eval") return ts::cli::run_eval(argc, argv);
         if (cmd == "translate") return ts::cli::run_translate(argc, argv);
+        if (cmd == "lessons") return ts::cli::run_lessons(argc, argv);
         if (!cmd.empty() && cmd[0] != '-') {
             std::fprintf(stderr, "transformer-studio: unknown subcommand '%s' (try --help)\n", cmd.c_str());
             return 2;

@@ -42,6 +42,14 @@ add_test(NAME app_window_bad_model_empty_text
                  "-DARGS=--model;/nonexistent/model-folder;--text=;--theme;light" "-DEXPECT_LOG=could not load"
                  -P ${CMAKE_CURRENT_SOURCE_DIR}/app/window/run_window_test.cmake)
 set_tests_properties(app_window_all_panels app_window_bad_model_empty_text PROPERTIES TIMEOUT 900 RUN_SERIAL TRUE)
+# The Lessons tab on a step that loads its own model (austen-llama, the GQA model) and shows the Attention panel
+# under the lesson card.
+add_test(NAME app_window_lesson_step
+         COMMAND ${CMAKE_COMMAND} -DAPP=$<TARGET_FILE:transformer-studio> -DCHECK=$<TARGET_FILE:ts_png_check>
+                 -DOUT=${CMAKE_BINARY_DIR}/screenshots/lessons -DPANEL=lessons -DPANELS=lessons
+                 "-DARGS=--lesson;mha-mqa-gqa:3" "-DEXPECT_LOG=austen-llama"
+                 -P ${CMAKE_CURRENT_SOURCE_DIR}/app/window/run_window_test.cmake)
+set_tests_properties(app_window_lesson_step PROPERTIES TIMEOUT 600 RUN_SERIAL TRUE)
 # Input under slow frames (a quick click, fast typing with Backspace) and the idle window, with xdotool.
 find_program(TS_XDOTOOL xdotool)
 if(TS_XDOTOOL)

@@ -168,3 +168,13 @@ if(EXISTS ${CMAKE_SOURCE_DIR}/assets/models/austen-gpt/tokenizer.json)
               --tokenizer ${CMAKE_SOURCE_DIR}/assets/models/austen-gpt --lines /nonexistent/lines.txt
               STDERR_REGEX "cannot open --lines file")
 endif()
+# Lessons: the bundled lessons all run headless; a teacher's file with a typo is refused naming step and field; a
+# question the model cannot answer is reported.
+file(GLOB TS_BUNDLED_LESSONS ${CMAKE_SOURCE_DIR}/assets/lessons/*.json)
+ts_cli_test(lessons_check_bundled ok CMD ${TS_CLI} lessons check ${TS_BUNDLED_LESSONS}
+            STDOUT_REGEX "mha-mqa-gqa .*step 2 \\[kv-cache on austen-llama\\] 1 figure\\(s\\); crossing kv_cache_bytes: kv_context = 1024 expected")
+ts_cli_test(lessons_check_bad_knob fail CMD ${TS_CLI} lessons check ${CMAKE_CURRENT_SOURCE_DIR}/cli/lessons/bad_knob.json
+            STDERR_REGEX "bad_knob.json: step 1: question.knob: 'sm_temprature' is not a numeric setting")
+ts_cli_test(lessons_check_never_crosses fail CMD ${TS_CLI} lessons check ${CMAKE_CURRENT_SOURCE_DIR}/cli/lessons/never_crosses.json
+            STDOUT_REGEX "step 1 .*ERROR: question: .*never reaches 1")
+ts_cli_test(lessons_list ok CMD ${TS_CLI} lessons list STDOUT_REGEX "softmax-stability +4 steps")

@@ -14,4 +14,5 @@ int run_corpus(int argc, char** argv);     // app/cli/corpus.cpp (corpus build)
 int run_render(int argc, char** argv);     // app/cli/render.cpp (render)
 int run_eval(int argc, char** argv);       // app/cli/eval.cpp   (eval: model quality report)
 int run_translate(int argc, char** argv);  // app/cli/translate.cpp (translate: encoder-decoder models)
+int run_lessons(int argc, char** argv);    // app/cli/lessons.cpp (lessons list | check FILE...)
 }  // namespace ts::cli

@@ -10,6 +10,7 @@
 #include "core/threads.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 
 namespace ts::cli {
@@ -22,6 +23,7 @@ const char* const kAppUsage =
     "         [--bench-edits N] [--max-frames N] [--slow-frame-ms N] [--analyses sweep,patching,attribution,flow]\n"
     "         encoder-decoder models: [--target TEXT] [--translate] [--to auto|en|zh] [--beam N]\n"
     "         [--attn-source decoder|encoder|cross]   (--text is the source)\n"
+    "         lessons: [--lesson ID[:STEP]]   open the Lessons tab on that lesson and step\n"
     "       transformer-studio trace --model DIR (--text T | --ids 1,2,3) --out FILE.safetensors\n"
     "       transformer-studio trace --model DIR --source T (--target T | --translate) --out FILE.safetensors\n"
     "       transformer-studio translate --model DIR [--text T] [--to en|zh] [--beam N]   translation models\n"
@@ -32,13 +34,14 @@ const char* const kAppUsage =
     "       transformer-studio train --config FILE --tokenizer FILE --data TEXT... --out DIR [...]\n"
     "       transformer-studio render --model DIR --text T --view NAME --out FILE.(png|svg|csv)\n"
     "       transformer-studio render --view list\n"
+    "       transformer-studio lessons list | check FILE.json...   guided lessons: list, or check a lesson file\n"
     "  Every subcommand answers --help (or -h) with its own usage.\n";
 
 int run_gui(int argc, char** argv) {
     if (print_help_if_asked(argc, argv, 1, kAppUsage)) return 0;
     const Args args(argc, argv, 1, {"model", "text", "theme", "panel", "screenshot-dir", "frames", "size", "frame-stats",
                                        "bench-edits", "max-frames", "slow-frame-ms", "analyses", "target", "to", "beam",
-                                       "attn-source", "threads", "lang"},
+                                       "attn-source", "threads", "lang", "lesson"},
                     {"no-state", "translate"});
     // The compute worker's threads: max(1, cores - 1) so the UI thread keeps a core (issue #14).
     set_compute_threads(args.has("threads") ? parse_thread_count(args.get("threads")) : default_worker_threads());
@@ -65,6 +68,14 @@ int run_gui(int argc, char** argv) {
     if (!o.lang.empty() && i18n::normalize_language(o.lang).empty())
         throw std::invalid_argument("--lang expects en or zh, got '" + o.lang + "'");
     o.panel = args.get("panel");
+    if (args.has("lesson")) {  // --lesson ID[:STEP] (STEP counts from 1): open the Lessons tab there
+        const std::string v = args.get("lesson");
+        const size_t colon = v.find(':');
+        o.lesson = v.substr(0, colon);
+        o.lesson_step = colon == std::string::npos ? 1 : std::atoi(v.c_str() + colon + 1);
+        if (o.lesson.empty() || o.lesson_step < 1) throw std::invalid_argument("--lesson expects ID or ID:STEP (STEP from 1)");
+        if (o.panel.empty()) o.panel = "lessons";
+    }
     o.screenshot_dir = args.get("screenshot-dir");
     o.frames = int(args.number("frames", 5));
     o.persist = !args.flag("no-state");

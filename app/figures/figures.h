@@ -118,6 +118,8 @@ bool overlay_ffn_pre_activations(plot::Figure& curves, const Snapshot& s, int la
 [[nodiscard]] std::optional<plot::Figure> ffn_histogram(const Snapshot& s, int layer);
 
 // --- normalization ----------------------------------------------------------------------------------------------------
+/// The fixed-seed synthetic batch (64, 128) ~ N(norm_mean, norm_std²) the Normalization panel normalizes.
+[[nodiscard]] MatrixRM normalization_synthetic_batch(const UiState& st);
 /// LayerNorm, RMSNorm, BatchNorm on a fixed-seed synthetic batch 64 × 128 ~ N(norm_mean, norm_std²).
 [[nodiscard]] std::vector<plot::Figure> normalization_synthetic_figures(const UiState& st);
 /// LayerNorm and RMSNorm on the residual stream after `layer`'s attention; empty when not recorded.

@@ -50,13 +50,19 @@ plot::Figure hist_figure(const char* title, const char* formula, const MatrixRM&
 
 }  // namespace
 
-std::vector<plot::Figure> normalization_synthetic_figures(const UiState& st) {
+MatrixRM normalization_synthetic_batch(const UiState& st) {
     constexpr int N = 64, D = 128;
     MatrixRM x(N, D);
     std::mt19937 rng(5);
     std::normal_distribution<float> nd(0.0f, 1.0f);
     for (int i = 0; i < N; ++i)
         for (int j = 0; j < D; ++j) x(i, j) = st.norm_mean + st.norm_std * nd(rng);
+    return x;
+}
+
+std::vector<plot::Figure> normalization_synthetic_figures(const UiState& st) {
+    const MatrixRM x = normalization_synthetic_batch(st);
+    const int D = int(x.cols());
     std::vector<float> gamma(size_t(D), st.norm_gamma), beta(size_t(D), st.norm_beta);
     const MatrixRM ln = layer_norm(x, gamma, beta, st.norm_eps);
     const MatrixRM rms = rms_norm(x, gamma, st.norm_eps);

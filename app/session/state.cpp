@@ -51,6 +51,7 @@ void UiState::clamp() {
     top_p = std::clamp(top_p, 0.01f, 1.0f);
     generate_tokens = std::clamp(generate_tokens, 1, 512);
     kv_context = std::clamp(kv_context, 1, 1 << 22);
+    lesson_step = std::max(0, lesson_step);
     export_width = std::clamp(export_width, 16, 16384);
     export_height = std::clamp(export_height, 16, 16384);
     export_scale = std::clamp(export_scale, 0.25f, 8.0f);
@@ -68,7 +69,8 @@ void UiState::clamp() {
     X(kv_context) X(attn_unit_scale) X(attn_annotate) X(attn_source) X(sm_paint) X(sm_paint_n) X(act_shown) X(view) X(export_dir) X(export_format)        \
     X(export_width) X(export_height) X(export_scale) X(export_light) X(export_transparent) X(ablated_heads)       \
     X(ablate_mode) X(interp_target) X(interp_minus) X(interp_corrupt) X(interp_answer) X(interp_wrong)           \
-    X(target_text) X(translate_to) X(decode_beam) X(language)
+    X(target_text) X(translate_to) X(decode_beam) X(language)                                                    \
+    X(lesson) X(lesson_step)
 
 void to_json(nlohmann::json& j, const UiState& s) {
     j = nlohmann::json::object();

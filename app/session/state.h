@@ -94,6 +94,10 @@ struct UiState {
     std::string interp_corrupt = "When Mary and John went to the store, Mary gave a drink to";
     std::string interp_answer = " Mary", interp_wrong = " John";
 
+    // Lessons panel: the open lesson (its id) and step (0-based).
+    std::string lesson;
+    int lesson_step = 0;
+
     // Export (figure files and `render --session`).
     std::string view;                    ///< the view a session file reproduces ("" = the panel's main view)
     std::string export_dir;              ///< "" = ~/Pictures/transformer-studio (or the current folder)

@@ -9,6 +9,7 @@
 #include "app/gfx/raster.h"
 #include "app/ui/export_menu.h"
 #include "app/figures/views.h"
+#include "app/session/lesson.h"
 #include "app/ui/fonts.h"
 #include "app/ui/input_queue.h"
 #include "app/ui/panels/panels.h"
@@ -89,7 +90,7 @@ bool App::init_window() {
     ImGuiIO& io = ImGui::GetIO();
     io.IniFilename = m_ini_path.empty() ? nullptr : m_ini_path.c_str();
     apply_theme(m_state.dark_theme, m_scale);
-    m_fonts = build_fonts(std::round(16.0f * m_scale), m_state.text);
+    m_fonts = build_fonts(std::round(16.0f * m_scale), m_state.text + lesson_font_text());
     if (!m_fonts.notice.empty()) log_info(m_fonts.notice);
     io.ConfigInputTextCursorBlink = false;  // a blinking caret would need a frame every half second when idle
     install_input_callbacks();
@@ -252,7 +253,8 @@ void App::main_area() {
                          r.seed = uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
                          m_worker->submit(std::move(r));
                      },
-                     m_gen, &m_interp, [this] { m_keep_drawing = true; }};
+                     m_gen, &m_interp, [this] { m_keep_drawing = true; },
+                     [this](const std::string& path) { start_load(path); }, &m_bundled};
     set_export_menu_context({&m_state, m_snap.get(), &m_model});
     if (ImGui::BeginTabBar("panels")) {
         for (const auto& p : all_panels()) {
@@ -335,7 +337,7 @@ void App::frame() {
     if (m_opt.bench_edits > 0) bench_edit();
     maybe_submit();
     if (m_fonts_dirty) {
-        m_fonts = build_fonts(std::round(16.0f * m_scale), m_state.text);
+        m_fonts = build_fonts(std::round(16.0f * m_scale), m_state.text + lesson_font_text());
         ImGui_ImplOpenGL3_DestroyFontsTexture();
         ImGui_ImplOpenGL3_CreateFontsTexture();
         m_fonts_dirty = false;
@@ -447,6 +449,10 @@ int App::run() {
     // Interface language: --lang, else the remembered choice, else the system locale's.
     if (!m_opt.lang.empty()) m_state.language = i18n::normalize_language(m_opt.lang);
     apply_language(m_state.language.empty() ? i18n::system_language() : m_state.language);
+    if (!m_opt.lesson.empty()) {
+        m_state.lesson = m_opt.lesson;
+        m_state.lesson_step = m_opt.lesson_step - 1;
+    }
     if (m_opt.theme == "light") m_state.dark_theme = false;
     if (m_opt.theme == "dark") m_state.dark_theme = true;
     if (!m_opt.panel.empty() && m_opt.panel != "all") {

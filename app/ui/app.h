@@ -30,6 +30,8 @@ struct AppOptions {
     int bench_edits = 0;           ///< > 0: change one character of the text every few frames, N times, then exit
     int max_frames = 0;            ///< > 0: exit after this many frames (1: cold start to first frame)
     int slow_frame_ms = 0;         ///< > 0: sleep this long in every frame (tests: input must survive slow frames)
+    std::string lesson;            ///< --lesson ID[:STEP]: the Lessons tab opens on that lesson
+    int lesson_step = 1;           ///< its step, from 1
     std::vector<std::string> analyses;  ///< --analyses: Causal-panel analyses to run once the text's forward is in
                                         ///< (sweep, patching, attribution, flow), e.g. for screenshots
 };

@@ -24,6 +24,10 @@ struct PanelContext {
     /// Ask for more frames while something the panel waits for is under way (the idle window otherwise sleeps
     /// until input arrives); cheap: the loop then wakes every 50 ms, not every frame.
     std::function<void()> keep_drawing;
+    /// Load another model folder (the Lessons panel's steps name their model); unset in benchmarks.
+    std::function<void(const std::string& path)> load_model;
+    /// The bundled model folders (full paths); nullptr when unknown.
+    const std::vector<std::string>* bundled_models = nullptr;
 };
 
 struct PanelInfo {
@@ -43,6 +47,7 @@ void draw_predictions_panel(PanelContext& ctx);
 void draw_residual_panel(PanelContext& ctx);
 void draw_model_panel(PanelContext& ctx);
 void draw_causal_panel(PanelContext& ctx);
+void draw_lessons_panel(PanelContext& ctx);
 
 // --- helpers shared by panels ---------------------------------------------------------------------------------------
 /// Token labels of the snapshot ("3:cat" style when `with_index`), one per position.

@@ -128,7 +128,7 @@ size_t draw_frame(UiState& st, const Setup& su, ImVec2 mouse) {
     ImGui::EndChild();
     ImGui::SameLine();
     ImGui::BeginChild("main", ImVec2(0, 0), false);
-    PanelContext ctx{st, su.snap.get(), &su.model, [] {}, [] {}, nullptr, nullptr, {}};
+    PanelContext ctx{st, su.snap.get(), &su.model, [] {}, [] {}, nullptr, nullptr, {}, {}, nullptr};
     if (ImGui::BeginTabBar("panels")) {
         if (ImGui::BeginTabItem("Attention")) {
             ImGui::BeginChild("panel_body", ImVec2(0, 0), false);

@@ -1,0 +1,371 @@
+// Lesson measures: the model's numbers (and the panels' formulas) a lesson question is checked against, by name,
+// each computed from the UI state and the current Snapshot the same way the figures compute what they show.
+#include "app/session/lesson_check.h"
+
+#include "app/figures/figures.h"
+#include "core/ops.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <random>
+#include <stdexcept>
+
+namespace ts::ui {
+
+namespace {
+
+using Params = nlohmann::json;
+
+double num_param(const Params& p, const char* key, double def) {
+    auto it = p.find(key);
+    if (it == p.end()) return def;
+    if (it->is_number()) return it->get<double>();
+    if (it->is_boolean()) return it->get<bool>() ? 1.0 : 0.0;
+    throw std::runtime_error(std::string("parameter '") + key + "' must be a number");
+}
+std::string str_param(const Params& p, const char* key, const std::string& def) {
+    auto it = p.find(key);
+    if (it == p.end()) return def;
+    if (it->is_string()) return it->get<std::string>();
+    if (it->is_number_integer()) return std::to_string(it->get<long long>());
+    throw std::runtime_error(std::string("parameter '") + key + "' must be a string");
+}
+
+const Snapshot& need_snap(const Snapshot* s) {
+    if (!s || !s->trace) throw std::runtime_error("waiting for the model's forward pass");
+    return *s;
+}
+const Model& need_model(const Snapshot* s, const Model* m) {
+    if (s && s->model) return *s->model;
+    if (m) return *m;
+    throw std::runtime_error("no model loaded");
+}
+
+/// Layer from params["layer"] (negative counts from the end), else the state's layer; checked against n.
+int pick_layer(const Params& p, const UiState& st, int n_layers) {
+    if (!p.contains("layer")) return std::clamp(st.layer, 0, std::max(0, n_layers - 1));  // as the figures clamp it
+    int l = int(num_param(p, "layer", 0));
+    if (l < 0) l += n_layers;
+    if (l < 0 || l >= n_layers)
+        throw std::runtime_error("layer " + std::to_string(l) + " does not exist (the model has " + std::to_string(n_layers) + ")");
+    return l;
+}
+
+const Tensor& need_tensor(const Snapshot& s, const std::string& name) {
+    const Tensor* t = s.find(name);
+    if (!t) throw std::runtime_error("'" + name + "' was not recorded");
+    return *t;
+}
+
+SoftmaxLab lab_of(const UiState& st, const Snapshot* snap) {
+    SoftmaxLab lab = softmax_lab(st, snap);
+    if (lab.logits.empty() || lab.probs.empty())
+        throw std::runtime_error(lab.error.empty() ? "no attention scores recorded yet" : lab.error);
+    return lab;
+}
+
+/// One head's attention probabilities (rows × cols) of the state's attention source.
+std::vector<float> head_probs(const Snapshot& s, const UiState& st, const Params& p, int* rows, int* cols) {
+    const int L = attention_layers(s, st.attn_source);
+    const int layer = pick_layer(p, st, L);
+    const std::string name = attention_prefix(s, st.attn_source, layer) + "probs";
+    const Tensor& t = need_tensor(s, name);
+    const int H = int(t.dim(0));
+    if (st.head < 0 || st.head >= H)
+        throw std::runtime_error("head " + std::to_string(st.head) + " does not exist (" + std::to_string(H) + " heads)");
+    return tensor_head_slice(&t, st.head, rows, cols);
+}
+
+const NormCurves& prepost_curves() {
+    static const NormCurves c = random_init_curves();
+    return c;
+}
+
+int kv_heads_param(const Params& p, const ModelConfig& c) {
+    const std::string v = str_param(p, "kv_heads", "model");
+    if (v == "model") return c.n_kv_heads;
+    if (v == "mha") return c.n_heads;
+    if (v == "mqa") return 1;
+    const int k = std::atoi(v.c_str());
+    if (k <= 0) throw std::runtime_error("kv_heads must be model, mha, mqa or a positive number");
+    return k;
+}
+
+/// log Σ exp(z) of the output logits at params["position"] (−1 = last), computed stably.
+double logsumexp_at(const Params& p, const Snapshot* s) {
+    const Snapshot& sn = need_snap(s);
+    const int T = int(sn.logits.rows());
+    int pos = int(num_param(p, "position", -1));
+    if (pos < 0) pos += T;
+    if (pos < 0 || pos >= T) throw std::runtime_error("no logits at that position");
+    const double mx = double(sn.logits.row(pos).maxCoeff());
+    return mx + std::log(double((sn.logits.row(pos).array() - float(mx)).exp().sum()));
+}
+
+using MeasureFn = double (*)(const Params&, const UiState&, const Snapshot*, const Model*);
+
+struct MeasureDef {
+    MeasureInfo info;
+    MeasureFn fn;
+};
+
+const std::vector<MeasureDef>& measure_defs() {
+    static const std::vector<MeasureDef> defs = {
+        {{"softmax_entropy", false, {}, "entropy (nats) of the Softmax lab's row at its temperature and mask"},
+         [](const Params&, const UiState& st, const Snapshot* s, const Model*) { return double(lab_of(st, s).entropy); }},
+        {{"softmax_max_prob", false, {}, "largest probability of the Softmax lab's row"},
+         [](const Params&, const UiState& st, const Snapshot* s, const Model*) { return double(lab_of(st, s).pmax); }},
+        {{"softmax_future_mass", false, {}, "probability the Softmax lab's row puts on keys after its query"},
+         [](const Params&, const UiState& st, const Snapshot* s, const Model*) {
+             const SoftmaxLab lab = lab_of(st, s);
+             double m = 0;
+             for (size_t k = size_t(lab.qpos) + 1; k < lab.probs.size(); ++k) m += lab.probs[k];
+             return m;
+         }},
+        {{"softmax_visible_keys", false, {}, "keys the Softmax lab's row may attend under its mask"},
+         [](const Params&, const UiState& st, const Snapshot* s, const Model*) { return double(lab_of(st, s).n_visible); }},
+        {{"prev_token_attention", true, {"layer"},
+          "mean attention weight from each position to the one before it (the state's head; layer from params or the state)"},
+         [](const Params& p, const UiState& st, const Snapshot* s, const Model*) {
+             const Snapshot& sn = need_snap(s);
+             int R = 0, C = 0;
+             const std::vector<float> a = head_probs(sn, st, p, &R, &C);
+             if (R < 2 || C < 2) throw std::runtime_error("the text needs at least two tokens");
+             double sum = 0;
+             for (int t = 1; t < R && t - 1 < C; ++t) sum += a[size_t(t) * size_t(C) + size_t(t - 1)];
+             return sum / double(std::min(R - 1, C));
+         }},
+        {{"attention_sharpness", true, {"layer"},
+          "mean over query rows of the largest attention weight (the state's head and attention source)"},
+         [](const Params& p, const UiState& st, const Snapshot* s, const Model*) {
+             const Snapshot& sn = need_snap(s);
+             int R = 0, C = 0;
+             const std::vector<float> a = head_probs(sn, st, p, &R, &C);
+             if (R < 1 || C < 1) throw std::runtime_error("no attention weights");
+             double sum = 0;
+             for (int t = 0; t < R; ++t)
+                 sum += *std::max_element(a.begin() + long(t) * C, a.begin() + long(t + 1) * C);
+             return sum / R;
+         }},
+        {{"attention_row_entropy", true, {"layer"},
+          "mean over query rows of the entropy (nats) of the state's head (attention source of the state)"},
+         [](const Params& p, const UiState& st, const Snapshot* s, const Model*) {
+             const Snapshot& sn = need_snap(s);
+             int R = 0, C = 0;
+             const std::vector<float> a = head_probs(sn, st, p, &R, &C);
+             if (R < 1 || C < 1) throw std::runtime_error("no attention weights");
+             double sum = 0;
+             for (int t = 0; t < R; ++t)
+                 for (int c = 0; c < C; ++c) {
+                     const double v = a[size_t(t) * size_t(C) + size_t(c)];
+                     if (v > 0) sum -= v * std::log(v);
+                 }
+             return sum / R;
+         }},
+        {{"max_abs_score", true, {"layer"},
+          "largest |q·k/√d_head| among the attended (unmasked) scores of the state's head at a layer"},
+         [](const Params& p, const UiState& st, const Snapshot* s, const Model*) {
+             const Snapshot& sn = need_snap(s);
+             const int L = attention_layers(sn, st.attn_source);
+             const int layer = pick_layer(p, st, L);
+             const std::string pre = attention_prefix(sn, st.attn_source, layer);
+             const Tensor& masked_t = need_tensor(sn, pre + "scores_masked");
+             const Tensor& scaled_t = need_tensor(sn, pre + "scores_scaled");
+             if (st.head < 0 || st.head >= int(masked_t.dim(0))) throw std::runtime_error("no such head");
+             int R = 0, C = 0;
+             const std::vector<float> masked = tensor_head_slice(&masked_t, st.head, &R, &C);
+             const std::vector<float> scaled = tensor_head_slice(&scaled_t, st.head, &R, &C);
+             double m = 0;
+             for (size_t i = 0; i < masked.size() && i < scaled.size(); ++i)
+                 if (std::isfinite(masked[i])) m = std::max(m, double(std::fabs(scaled[i])));
+             return m;
+         }},
+        {{"ffn_negative_fraction", true, {"layer"},
+          "fraction of the FFN's (gate) pre-activations below zero at a layer (params or the state's layer)"},
+         [](const Params& p, const UiState& st, const Snapshot* s, const Model*) {
+             const Snapshot& sn = need_snap(s);
+             const int layer = pick_layer(p, st, sn.n_layers());
+             const Tensor& t = need_tensor(sn, sn.stack() + "." + std::to_string(layer) + ".ffn.pre_act");
+             if (t.data.empty()) throw std::runtime_error("no FFN pre-activations");
+             size_t neg = 0;
+             for (float v : t.data) neg += v < 0 ? 1 : 0;
+             return double(neg) / double(t.data.size());
+         }},
+        {{"residual_norm", true, {"layer", "part"},
+          "mean L2 norm over tokens of the residual stream after a layer's attention (part \"attn\") or FFN (\"ffn\")"},
+         [](const Params& p, const UiState& st, const Snapshot* s, const Model*) {
+             const Snapshot& sn = need_snap(s);
+             const int layer = pick_layer(p, st, sn.n_layers());
+             const std::string part = str_param(p, "part", "ffn");
+             const Tensor& t = need_tensor(sn, sn.stack() + "." + std::to_string(layer) + (part == "attn" ? ".resid_attn" : ".resid_ffn"));
+             return double(t.mat().rowwise().norm().mean());
+         }},
+        {{"logsumexp", true, {"position"}, "log Σ exp(z) of the output logits at a position (−1 = last): log Z"},
+         [](const Params& p, const UiState&, const Snapshot* s, const Model*) { return logsumexp_at(p, s); }},
+        {{"z_loss", true, {"position", "coef"}, "z-loss coef · (log Z)² of the output logits at a position (PaLM: coef 1e-4)"},
+         [](const Params& p, const UiState&, const Snapshot* s, const Model*) {
+             const double lz = logsumexp_at(p, s);
+             return num_param(p, "coef", 1e-4) * lz * lz;
+         }},
+        {{"config", false, {"field"},
+          "a number of the model's configuration: d_model, n_heads, n_kv_heads, d_head, d_ff, n_layers, vocab_size, "
+          "queries_per_kv, d_ff_ratio"},
+         [](const Params& p, const UiState&, const Snapshot* s, const Model* m) {
+             const ModelConfig& c = need_model(s, m).config();
+             const std::string f = str_param(p, "field", "d_model");
+             if (f == "d_model") return double(c.d_model);
+             if (f == "n_heads") return double(c.n_heads);
+             if (f == "n_kv_heads") return double(c.n_kv_heads);
+             if (f == "d_head") return double(c.d_head());
+             if (f == "d_ff") return double(c.d_ff);
+             if (f == "n_layers") return double(c.n_layers);
+             if (f == "vocab_size") return double(c.vocab_size);
+             if (f == "queries_per_kv") return double(c.n_heads) / double(c.n_kv_heads);
+             if (f == "d_ff_ratio") return double(c.d_ff) / double(c.d_model);
+             throw std::runtime_error("unknown config field '" + f + "'");
+         }},
+        {{"attention_params", false, {}, "weights of one attention layer: W_q, W_k, W_v, W_o and their biases"},
+         [](const Params&, const UiState&, const Snapshot* s, const Model* m) {
+             const ModelConfig& c = need_model(s, m).config();
+             const double D = c.d_head(), H = c.n_heads, K = c.n_kv_heads, dm = c.d_model;
+             double n = dm * H * D + 2 * dm * K * D + H * D * dm;
+             if (c.attn_qkv_bias) n += H * D + 2 * K * D;
+             if (c.attn_out_bias) n += dm;
+             return n;
+         }},
+        {{"ffn_params", false, {}, "weights of one FFN: up (and gate) and down projections with their biases"},
+         [](const Params&, const UiState&, const Snapshot* s, const Model* m) {
+             const ModelConfig& c = need_model(s, m).config();
+             const Model& mod = need_model(s, m);
+             const std::string pre = c.arch == Arch::EncoderOnly ? "enc.0.ffn." : "dec.0.ffn.";
+             double n = 0;
+             for (const char* w : {"w_up", "w_gate", "w_down", "b_up", "b_down"}) {
+                 auto it = mod.stored_weights().find(pre + w);
+                 if (it != mod.stored_weights().end()) n += double(Tensor::count(it->second.shape));
+             }
+             if (n == 0) throw std::runtime_error("no FFN weights found");
+             return n;
+         }},
+        {{"kv_cache_bytes", false, {"context", "kv_heads"},
+          "KV-cache bytes in fp16: 2 · n_layers · kv_heads · d_head · context · 2 (context from params or the state's "
+          "kv_context; kv_heads: model, mha, mqa or a number)"},
+         [](const Params& p, const UiState& st, const Snapshot* s, const Model* m) {
+             const ModelConfig& c = need_model(s, m).config();
+             const double ctx = num_param(p, "context", st.kv_context);
+             return 2.0 * c.n_layers * kv_heads_param(p, c) * c.d_head() * ctx * 2.0;
+         }},
+        {{"norm_output", false, {"norm", "stat"},
+          "mean, std or rms of LayerNorm / RMSNorm / BatchNorm applied to the Normalization panel's synthetic batch"},
+         [](const Params& p, const UiState& st, const Snapshot*, const Model*) {
+             const MatrixRM x = normalization_synthetic_batch(st);
+             const std::string norm = str_param(p, "norm", "layernorm"), stat = str_param(p, "stat", "std");
+             const int D = int(x.cols());
+             std::vector<float> gamma(size_t(D), st.norm_gamma), beta(size_t(D), st.norm_beta);
+             MatrixRM y;
+             if (norm == "layernorm") y = layer_norm(x, gamma, beta, st.norm_eps);
+             else if (norm == "rmsnorm") y = rms_norm(x, gamma, st.norm_eps);
+             else if (norm == "batchnorm") {
+                 BatchNormState bs;
+                 bs.running_mean = RowVectorF::Zero(D);
+                 bs.running_var = RowVectorF::Ones(D);
+                 y = batch_norm(x, gamma, beta, st.norm_eps, bs, true);
+             } else if (norm == "none") y = x;
+             else throw std::runtime_error("norm must be layernorm, rmsnorm, batchnorm or none");
+             const double n = double(y.size()), mean = double(y.sum()) / n;
+             if (stat == "mean") return mean;
+             if (stat == "rms") return std::sqrt(double(y.array().square().sum()) / n);
+             if (stat == "std") return std::sqrt(double((y.array() - float(mean)).square().sum()) / n);
+             throw std::runtime_error("stat must be mean, std or rms");
+         }},
+        {{"prepost_norm", false, {"placement", "sublayer"},
+          "mean residual norm of the Residual panel's random 16-layer pre- or post-norm model after a sub-layer "
+          "(index into embed, 0 attn, 0 ffn, …; −1 = last)"},
+         [](const Params& p, const UiState&, const Snapshot*, const Model*) {
+             const NormCurves& c = prepost_curves();
+             if (!c.error.empty()) throw std::runtime_error(c.error);
+             const std::vector<double>& v = str_param(p, "placement", "pre") == "post" ? c.post : c.pre;
+             int i = int(num_param(p, "sublayer", -1));
+             if (i < 0) i += int(v.size());
+             if (i < 0 || i >= int(v.size())) throw std::runtime_error("no such sub-layer");
+             return v[size_t(i)];
+         }},
+        {{"sinusoidal_pe", false, {"pos", "dim"},
+          "PE(pos, dim) of the sinusoidal table at the Positions panel's d_model and base"},
+         [](const Params& p, const UiState& st, const Snapshot*, const Model*) {
+             const int pos = int(num_param(p, "pos", 1)), dim = int(num_param(p, "dim", 0));
+             if (pos < 0 || dim < 0 || dim >= st.pe_d_model) throw std::runtime_error("pos/dim outside the table");
+             const MatrixRM t = sinusoidal_table(pos + 1, st.pe_d_model, st.pe_base);
+             return double(t(pos, dim));
+         }},
+        {{"rope_wavelength", false, {"pair"},
+          "positions RoPE pair i takes to turn once: 2π · θ^(2i/d) at the Positions panel's d_model and rope_theta "
+          "(pair −1 = the slowest)"},
+         [](const Params& p, const UiState& st, const Snapshot*, const Model*) {
+             const int half = st.pe_d_model / 2;
+             int i = int(num_param(p, "pair", 0));
+             if (i < 0) i += half;
+             if (i < 0 || i >= half) throw std::runtime_error("no such RoPE pair");
+             return 2.0 * M_PI * std::pow(double(st.rope_theta), 2.0 * i / double(st.pe_d_model));
+         }},
+        {{"activation", false, {"fn", "x"},
+          "an activation at x with the Activations panel's α and β: tanh, sigmoid, relu, leaky_relu, gelu, gelu_tanh, "
+          "swish, glu, swiglu, geglu"},
+         [](const Params& p, const UiState& st, const Snapshot*, const Model*) {
+             static const char* keys[] = {"tanh", "sigmoid", "relu", "leaky_relu", "gelu", "gelu_tanh", "swish", "glu", "swiglu", "geglu"};
+             const std::string fn = str_param(p, "fn", "relu");
+             const auto defs = activation_defs(st.act_leaky_alpha, st.act_swish_beta);
+             for (size_t i = 0; i < 10; ++i)
+                 if (fn == keys[i]) return double(defs[i].f(float(num_param(p, "x", 0))));
+             throw std::runtime_error("unknown activation '" + fn + "'");
+         }},
+        {{"dropout_scale", false, {"p"}, "inverted dropout's factor on kept activations during training: 1/(1 − p)"},
+         [](const Params& p, const UiState&, const Snapshot*, const Model*) {
+             const double pr = num_param(p, "p", 0.1);
+             if (!(pr >= 0 && pr < 1)) throw std::runtime_error("p must be in [0, 1)");
+             return 1.0 / (1.0 - pr);
+         }},
+        {{"weight_decay_step", false, {"w", "lr", "lambda", "grad", "steps"},
+          "a weight after `steps` SGD steps with L2 weight decay: w ← w − lr · (grad + λ · w)"},
+         [](const Params& p, const UiState&, const Snapshot*, const Model*) {
+             double w = num_param(p, "w", 1.0);
+             const double lr = num_param(p, "lr", 0.01), lam = num_param(p, "lambda", 0.1), g = num_param(p, "grad", 0.0);
+             const int n = int(num_param(p, "steps", 1));
+             for (int i = 0; i < n; ++i) w -= lr * (g + lam * w);
+             return w;
+         }},
+    };
+    return defs;
+}
+
+
+}  // namespace
+
+const std::vector<MeasureInfo>& lesson_measures() {
+    static const std::vector<MeasureInfo> v = [] {
+        std::vector<MeasureInfo> out;
+        for (const auto& d : measure_defs()) out.push_back(d.info);
+        return out;
+    }();
+    return v;
+}
+
+const MeasureInfo* find_measure(const std::string& name) {
+    for (const auto& m : lesson_measures())
+        if (m.name == name) return &m;
+    return nullptr;
+}
+
+double evaluate_measure(const LessonQuestion& q, const UiState& st, const Snapshot* snap, const Model* model) {
+    for (const auto& d : measure_defs())
+        if (d.info.name == q.measure) {
+            if (d.info.needs_snapshot) need_snap(snap);
+            const double v = d.fn(q.params, st, snap, model);
+            if (!std::isfinite(v)) throw std::runtime_error("the measure is not a finite number here");
+            return v;
+        }
+    throw std::runtime_error("unknown measure '" + q.measure + "'");
+}
+
+}  // namespace ts::ui

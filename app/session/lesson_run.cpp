@@ -1,0 +1,52 @@
+// Headless lesson runs (see lesson_run.h).
+#include "app/session/lesson_run.h"
+
+#include "app/figures/views.h"
+
+#include <cmath>
+
+namespace ts::ui {
+
+std::vector<StepRun> run_lesson_headless(const Lesson& lesson, const std::vector<std::string>& bundled_dirs,
+                                         const std::string& default_dir, ModelCache& cache) {
+    std::vector<StepRun> out;
+    auto load = [&cache](const std::string& dir) -> std::shared_ptr<LoadedModel> {
+        auto it = cache.find(dir);
+        if (it == cache.end()) it = cache.emplace(dir, std::make_shared<LoadedModel>(load_model_folder(dir))).first;
+        return it->second;
+    };
+    std::string current_dir = default_dir;
+    for (size_t i = 0; i < lesson.steps.size(); ++i) {
+        const LessonStep& step = lesson.steps[i];
+        StepRun r;
+        r.step = i;
+        try {
+            const ResolvedModel rm = resolve_lesson_model(lesson, step, bundled_dirs);
+            r.model_missing = rm.missing;
+            if (!rm.path.empty()) current_dir = rm.path;
+            if (current_dir.empty()) throw std::runtime_error("no model folder to run on");
+            const std::shared_ptr<LoadedModel> lm = load(current_dir);
+            r.model = lm->model->config().name;
+            UiState st;
+            apply_lesson_setup(lesson, i, st);
+            r.skipped = step.requires_arch == "encoder_decoder" && lm->model->config().arch != Arch::EncoderDecoder;
+            if (!r.skipped) {
+                const std::shared_ptr<const Snapshot> snap = run_forward_now(st, *lm);
+                if (!snap->error.empty()) throw std::runtime_error("forward pass: " + snap->error);
+                r.figures = build_view(step.view, st, snap.get(), lm.get()).figures.size();
+                if (step.question) {
+                    const LessonQuestion& q = *step.question;
+                    r.has_question = true;
+                    r.check = check_question(q, st, snap.get(), lm->model.get(), std::isfinite(q.start) ? q.start : q.knob_min);
+                    if (r.check.status == CheckResult::Status::Unavailable) r.error = "question: " + r.check.error;
+                }
+            }
+        } catch (const std::exception& e) {
+            r.error = e.what();
+        }
+        out.push_back(r);
+    }
+    return out;
+}
+
+}  // namespace ts::ui
