@@ -5,6 +5,7 @@
 #include "core/ops.h"
 
 #include <cmath>
+#include <span>
 #include <stdexcept>
 #include <string>
 
@@ -49,12 +50,40 @@ MatrixRM embed(const Model& m, const std::vector<int>& ids, int start_pos, Trace
         if (cap) trace.record(prefix + "pos.out", pos);
         x += pos;
     }
+    if (c.type_vocab_size > 0) {
+        // BERT token-type (segment) embeddings: every position is segment 0, HF's default token_type_ids.
+        x.rowwise() += Eigen::Map<const RowVectorF>(m.weight("tok_type_emb.weight").data.data(), c.d_model);
+    }
+    if (c.embed_norm) {
+        // BERT embeddings.LayerNorm / BART layernorm_embedding over the summed embeddings.
+        const bool enc_stack = prefix == "enc." || (prefix.empty() && c.arch == Arch::EncoderOnly);
+        const std::string n = enc_stack ? "enc.embed_norm" : "dec.embed_norm";
+        const Tensor* b = m.find_weight(n + ".bias");
+        x = apply_norm(c.norm, x, std::span<const float>(m.weight(n + ".weight").data),
+                       b ? std::span<const float>(b->data) : std::span<const float>(), c.norm_eps);
+    }
     if (!ed.embed.empty()) detail::apply_row_edits(ed.embed, start_pos, x);
     if (cap) trace.record(prefix + "embed.out", x);
     return x;
 }
 
 MatrixRM lm_head(const Model& m, const MatrixRM& hidden, bool all_logits) {
+    const ModelConfig& c = m.config();
+    if (c.mlm_head) {
+        // BertForMaskedLM's cls.predictions: transform (dense, act, LayerNorm), then the decoder tied to the word
+        // embeddings plus its own bias.
+        const MatrixRM h = all_logits ? hidden : MatrixRM(hidden.bottomRows(1));
+        MatrixRM t;
+        linear(h, m.stored_weight("mlm_head.dense.weight"), &m.weight("mlm_head.dense.bias"), t);
+        apply_activation_inplace(c.activation, t);
+        const Tensor* nb = m.find_weight("mlm_head.norm.bias");
+        t = apply_norm(c.norm, t, std::span<const float>(m.weight("mlm_head.norm.weight").data),
+                       nb ? std::span<const float>(nb->data) : std::span<const float>(), c.norm_eps);
+        MatrixRM logits;
+        matmul_weight_t(t, m.stored_weight("tok_emb.weight"), logits);
+        logits.rowwise() += Eigen::Map<const RowVectorF>(m.weight("mlm_head.bias").data.data(), c.vocab_size);
+        return logits;
+    }
     const Tensor* w = m.config().tie_embeddings ? m.find_stored_weight("tok_emb.weight")
                                                 : m.find_stored_weight("lm_head.weight");
     if (!w) return {};

@@ -19,7 +19,12 @@ enum class HfTransform {
     Transpose,   ///< GPT-2 Conv1D weight (in, out) -> torch Linear (out, in)
     SplitQkvW,   ///< GPT-2 c_attn.weight (d_model, 3 d_model) -> wq, wk, wv each (d_model, d_model), transposed
     SplitQkvB,   ///< GPT-2 c_attn.bias (3 d_model) -> bq, bk, bv
-    TiedHead,    ///< lm_head.weight of a tied model: optional, must equal ours[0] (tok_emb.weight); then dropped
+    TiedHead,    ///< a tied copy (lm_head.weight, BERT's cls.predictions.decoder.{weight,bias}): optional, must
+                 ///< equal ours[0] (tok_emb.weight, mlm_head.bias); then dropped
+    SplitQkvPerHeadW,  ///< GPT-NeoX query_key_value.weight (H * 3 * Dh, d_model), rows per head [q_h; k_h; v_h]
+                       ///< -> wq, wk, wv each (H * Dh, d_model)
+    SplitQkvPerHeadB,  ///< GPT-NeoX query_key_value.bias (H * 3 * Dh) -> bq, bk, bv
+    AddOne,      ///< Gemma RMSNorm weight w, applied as x_hat * (1 + w): stored here as 1 + w (see hf_names.cpp)
 };
 
 struct HfTensorRule {
@@ -27,9 +32,12 @@ struct HfTensorRule {
     HfTransform transform = HfTransform::Move;
     std::vector<std::string> ours;   ///< target names (3 for the splits)
     bool optional = false;
+    int64_t heads = 0;               ///< n_heads, for the per-head splits
+    bool outside_prefix = false;     ///< named without the model-class prefix in the file (heads: lm_head, cls.*)
 };
 
-/// HF name without the model-class prefix ("transformer." for GPT-2, "model." for the Llama family) -> rule.
+/// HF name without the model-class prefix ("transformer." for GPT-2, "model." for the Llama family and Gemma,
+/// "bert." for BERT, "gpt_neox." for GPT-NeoX) -> rule.
 using HfTable = std::map<std::string, HfTensorRule, std::less<>>;
 
 [[nodiscard]] HfTable hf_tensor_table(const std::string& model_type, const ModelConfig& c);
@@ -38,8 +46,13 @@ using HfTable = std::map<std::string, HfTensorRule, std::less<>>;
 /// "model.layers.0.mlp.up_proj.weight" -> "layers.0.mlp.up_proj.weight". Other names are returned unchanged.
 [[nodiscard]] std::string hf_canonical_name(const std::string& model_type, std::string_view name);
 
+/// The family's model-class prefix: "transformer.", "model.", "bert.", "gpt_neox.".
+[[nodiscard]] std::string_view hf_model_prefix(const std::string& model_type);
+
 /// Non-persistent buffers some exports still carry, which are skipped without reading (their dtype may be BOOL,
-/// U8, ...): GPT-2 h.i.attn.bias / h.i.attn.masked_bias, Llama layers.i.self_attn.rotary_emb.inv_freq.
+/// U8, ...): GPT-2 h.i.attn.bias / h.i.attn.masked_bias, Llama layers.i.self_attn.rotary_emb.inv_freq, GPT-NeoX
+/// layers.i.attention.{bias,masked_bias,rotary_emb.inv_freq}, BERT embeddings.position_ids; and BERT's parts the
+/// fill-mask forward never uses (pooler.*, the next-sentence head cls.seq_relationship.*).
 [[nodiscard]] bool hf_is_ignored_buffer(const std::string& model_type, std::string_view canonical_name);
 
 /// Parses JSON text (config.json, index.json) rejecting nesting deeper than 64 levels. Throws std::runtime_error

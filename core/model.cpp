@@ -76,6 +76,11 @@ void for_each_expected_weight(const ModelConfig& c, const Visit& out) {
     c.validate();
     out("tok_emb.weight", {c.vocab_size, c.d_model});
     if (c.position == PositionKind::Learned) out("pos_emb.weight", {c.max_seq_len, c.d_model});
+    if (c.type_vocab_size > 0) out("tok_type_emb.weight", {c.type_vocab_size, c.d_model});
+    if (c.embed_norm) {
+        if (c.has_encoder()) add_norm(out, c, "enc.embed_norm");
+        if (c.has_decoder()) add_norm(out, c, "dec.embed_norm");
+    }
     if (c.arch == Arch::EncoderDecoder) {
         for (int i = 0; i < c.n_enc_layers; ++i) add_layer(out, c, "enc", i, false);
         if (c.final_norm) add_norm(out, c, "enc.final_norm");
@@ -87,6 +92,12 @@ void for_each_expected_weight(const ModelConfig& c, const Visit& out) {
         if (c.final_norm) add_norm(out, c, stack + ".final_norm");
     }
     if (!c.tie_embeddings && c.arch != Arch::EncoderOnly) out("lm_head.weight", {c.vocab_size, c.d_model});
+    if (c.mlm_head) {
+        out("mlm_head.dense.weight", {c.d_model, c.d_model});
+        out("mlm_head.dense.bias", {c.d_model});
+        add_norm(out, c, "mlm_head.norm");
+        out("mlm_head.bias", {c.vocab_size});
+    }
 }
 
 std::vector<std::pair<std::string, std::vector<int64_t>>> expected_weights(const ModelConfig& c) {

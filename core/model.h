@@ -25,6 +25,8 @@ namespace ts {
 //   s.i.ffn_norm.{weight,bias}               s.i.ffn.{w_up (d_ff, d_model), w_gate (d_ff, d_model) [gated],
 //                                                     w_down (d_model, d_ff), b_up, b_down [ffn_bias]}
 //   enc.final_norm.{weight,bias}  dec.final_norm.{weight,bias}  [final_norm]   lm_head.weight (vocab, d_model) [untied]
+//   tok_type_emb.weight (type_vocab_size, d_model) [type_vocab_size > 0]   s.embed_norm.{weight,bias} [embed_norm]
+//   mlm_head.dense.{weight (d_model, d_model), bias}, mlm_head.norm.{weight,bias}, mlm_head.bias (vocab) [mlm_head]
 // For an EncoderOnly model the stack is "enc"; DecoderOnly uses "dec".
 using WeightMap = std::map<std::string, Tensor, std::less<>>;
 

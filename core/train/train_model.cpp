@@ -25,6 +25,16 @@ TrainModel::TrainModel(ModelConfig config, WeightMap params) : m_config(std::mov
     if (m_config.arch == Arch::EncoderOnly)
         throw std::invalid_argument(std::string("TrainModel trains decoder-only and encoder-decoder models; config "
                                                 "arch is '") + to_string(m_config.arch) + "'");
+    // The switches of the Hugging Face families (core/model_config.h) have no backward pass here.
+    const auto refuse = [&](bool on, const char* what) {
+        if (on) throw std::invalid_argument(std::string("TrainModel does not train models with ") + what);
+    };
+    refuse(m_config.parallel_residual, "parallel_residual");
+    refuse(m_config.rotary_dim > 0 && m_config.rotary_dim != m_config.d_head(), "partial rotary (rotary_dim)");
+    refuse(m_config.embed_norm, "embed_norm");
+    refuse(m_config.type_vocab_size > 0, "token-type embeddings (type_vocab_size)");
+    refuse(m_config.head_dim > 0 && int64_t(m_config.head_dim) * m_config.n_heads != m_config.d_model,
+           "head_dim * n_heads != d_model");
     const auto expected = expected_weights(m_config);
     for (const auto& [name, shape] : expected) {
         const auto it = m_params.find(name);
