@@ -98,3 +98,7 @@ MatrixRM lm_head(const Model& m, const MatrixRM& hidden, bool all_logits) {
 }
 
 }  // namespace ts::detail
+
+namespace ts {
+MatrixRM lm_head_logits(const Model& m, const MatrixRM& hidden) { return detail::lm_head(m, hidden, true); }
+}  // namespace ts

@@ -131,6 +131,11 @@ struct ForwardResult {
 /// must not alias x. torch.nn.functional.linear without bias.
 void matmul_weight_t(const MatrixRM& x, const Tensor& w, MatrixRM& out);
 
+/// hidden (N, d_model) after the final norm -> logits (N, vocab) through the model's output head: lm_head.weight or
+/// the tied embeddings, or the masked-LM head (mlm_head: dense, activation, norm, tied decoder + bias, as
+/// BertForMaskedLM's cls.predictions). Empty when the model has no head. Used by the logit lens.
+[[nodiscard]] MatrixRM lm_head_logits(const Model& m, const MatrixRM& hidden);
+
 // --- forward ---------------------------------------------------------------------------------------------------
 /// Decoder-only (or encoder-only) forward over token ids. With `cache`, ids are appended after cache->n_past
 /// positions (positions and causal masking offset accordingly). Throws std::invalid_argument on empty ids, ids out

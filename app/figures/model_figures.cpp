@@ -12,6 +12,8 @@ namespace {
 std::string component_of(const std::string& name) {
     if (name.rfind("tok_emb", 0) == 0) return "token embedding";
     if (name.rfind("pos_emb", 0) == 0) return "position embedding";
+    if (name.rfind("tok_type_emb", 0) == 0) return "token-type embedding";
+    if (name.rfind("mlm_head", 0) == 0) return "MLM head";
     if (name.rfind("lm_head", 0) == 0) return "LM head";
     if (name.find("cross_attn.") != std::string::npos) return "cross-attention";
     if (name.find(".attn.") != std::string::npos) return "attention";

@@ -111,7 +111,10 @@ bool compute_logit_lens(const Model& m, const Trace& trace, const std::string& s
         const bool reuse = i == c.n_layers - 1 && out && s.logits.rows() == x.rows() && s.logits.cols() == c.vocab_size &&
                            out->numel() == x.size() && (out->mat() - x).cwiseAbs().maxCoeff() <= 1e-5f * (1.0f + x.cwiseAbs().maxCoeff());
         MatrixRM computed;
-        if (!reuse) matmul_weight_t(x, *head, computed);
+        if (!reuse) {
+            if (c.mlm_head) computed = lm_head_logits(m, x);  // BERT: through the masked-LM head's transform too
+            else matmul_weight_t(x, *head, computed);
+        }
         const MatrixRM& logits = reuse ? s.logits : computed;
         std::vector<int> am(size_t(logits.rows()));
         std::vector<float> pr(size_t(logits.rows()));

@@ -3,6 +3,7 @@
 // from the transformers equations; the config mapping onto ModelConfig's switches; and the errors that name keys.
 #include "core/hf_checkpoint.h"
 #include "core/safetensors.h"
+#include "core/tokenizer/tokenizer_io.h"
 #include "tests/test_util.h"
 
 #include <nlohmann/json.hpp>
@@ -100,6 +101,23 @@ TEST(HfFamilyGolden, BertAttentionIsBidirectional) {
     const Tensor& p = r.trace->at("enc.0.attn.probs");
     // The first query row of head 0 gives weight to the last key: no causal mask.
     EXPECT_GT(p.data[3], 0.0f);
+}
+
+TEST(HfFamilyGolden, SyntheticBertFolderFillsItsMaskToken) {
+    // tests/golden/hf_bert/tokenizer.json: byte-level BPE with "[MASK]" as an added special token (the app's
+    // fill-mask test types into this folder; real BERT folders ship WordPiece).
+    const auto tok = find_tokenizer(fixture("hf_bert").string());
+    ASSERT_TRUE(tok);
+    const auto mask = tok->token_id("[MASK]");
+    ASSERT_TRUE(mask.has_value());
+    const std::vector<int32_t> ids = tok->encode_ids("The capital of France is [MASK].");
+    ASSERT_EQ(ids.size(), 8u);
+    EXPECT_EQ(ids[6], *mask);
+    const auto model = load_hf_model(fixture("hf_bert"));
+    EXPECT_EQ(size_t(model->config().vocab_size), tok->vocab_size());
+    const ForwardResult r = forward(*model, std::vector<int>(ids.begin(), ids.end()), {});
+    ASSERT_EQ(r.logits.rows(), 8);  // a masked-LM head scores every position, the mask included
+    EXPECT_TRUE(r.logits.row(6).allFinite());
 }
 
 // --- config mapping -----------------------------------------------------------------------------------------------

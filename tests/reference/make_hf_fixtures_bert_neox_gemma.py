@@ -16,7 +16,7 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from make_hf_fixtures import IDS, rms_norm, rotate_half, rounded, write_folder  # noqa: E402
+from make_hf_fixtures import GOLDEN, IDS, rms_norm, rotate_half, rounded, write_folder  # noqa: E402
 
 
 def randn(gen):
@@ -90,6 +90,59 @@ def make_bert(gen):
     expected["ids"] = torch.tensor(IDS)
     # save_pretrained drops the tied copies (cls.predictions.decoder.weight / .bias): the file has neither.
     write_folder("hf_bert", cfg, {k: ("F32", v) for k, v in W.items()}, "F32", expected)
+    write_bert_tokenizer(os.path.join(GOLDEN, "hf_bert"), V)
+
+
+def byte_level_alphabet():
+    """GPT-2's bytes_to_unicode order: printable bytes keep their character, the rest map to 256 + n."""
+    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
+    cs, n = bs[:], 0
+    for b in range(256):
+        if b not in bs:
+            bs.append(b)
+            cs.append(256 + n)
+            n += 1
+    return bs, [chr(c) for c in cs]  # id i is byte bs[i], spelled cs[i]
+
+
+def write_bert_tokenizer(folder, vocab_size):
+    """A byte-level BPE tokenizer.json (the format our loader reads today) with "[MASK]" as an added special token at
+    the last id, so the app can type "The capital of France is [MASK]." into the synthetic BERT. Real BERT folders
+    ship a WordPiece tokenizer; this stand-in keeps the app test independent of WordPiece support."""
+    byte_order, alphabet = byte_level_alphabet()
+    spelling = dict(zip(byte_order, alphabet))  # byte value -> its byte-level character
+    vocab = {alphabet[i]: i for i in range(256)}
+    merges = []
+    words = [" capital", " France", "The", " is", " of", " Paris", " the", " city", " London", " Berlin", " Rome",
+             " Madrid", " Spain", " Italy", " town", " river"]
+    n_merges = vocab_size - 1 - 256
+    enc = lambda w: "".join(spelling[b] for b in w.encode())  # noqa: E731
+    for w in words:
+        chars = enc(w)
+        for k in range(2, len(chars) + 1):
+            if len(merges) == n_merges:
+                break
+            if chars[:k] in vocab:
+                continue
+            merges.append(chars[:k - 1] + " " + chars[k - 1])
+            vocab[chars[:k]] = len(vocab)
+    assert len(merges) == n_merges, len(merges)
+    mask_id = len(vocab)
+    vocab["[MASK]"] = mask_id
+    tok = {"version": "1.0", "truncation": None, "padding": None,
+           "added_tokens": [{"id": mask_id, "content": "[MASK]", "single_word": False, "lstrip": False,
+                             "rstrip": False, "normalized": False, "special": True}],
+           "normalizer": None,
+           "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True},
+           "post_processor": None,
+           "decoder": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
+           "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
+                     "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False, "vocab": vocab,
+                     "merges": merges}}
+    import json
+    with open(os.path.join(folder, "tokenizer.json"), "w", encoding="utf-8") as f:
+        json.dump(tok, f, indent=1, ensure_ascii=False)
+        f.write("\n")
 
 
 # --- GPT-NeoX / Pythia (GPTNeoXForCausalLM) -------------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 #include "app/gfx/painter.h"
 #include "app/plot/ticks.h"
 #include "app/figures/figures.h"
+#include "app/i18n/tr.h"
 #include "app/ui/panels/panels.h"
 
 #include <imgui.h>
@@ -39,7 +40,11 @@ void draw_model_panel(PanelContext& ctx) {
         row("d_model", std::to_string(c.d_model));
         row("n_heads / n_kv_heads", std::to_string(c.n_heads) + " / " + std::to_string(c.n_kv_heads) +
                                         (c.n_kv_heads == c.n_heads ? " (MHA)" : c.n_kv_heads == 1 ? " (MQA)" : " (GQA)"));
-        row("d_head", std::to_string(c.d_head()));
+        row("d_head", std::to_string(c.d_head()) +
+                          (c.head_dim > 0 && int64_t(c.head_dim) * c.n_heads != c.d_model
+                               ? std::string(" (") + ts::tr("explicit head_dim; d_model / n_heads would be") + " " +
+                                     plot::format_value(double(c.d_model) / c.n_heads) + ")"
+                               : ""));
         row("d_ff", std::to_string(c.d_ff));
         row("vocab_size", std::to_string(c.vocab_size));
         row("max_seq_len", std::to_string(c.max_seq_len));
@@ -47,6 +52,24 @@ void draw_model_panel(PanelContext& ctx) {
         row("activation", to_string(c.activation));
         row("positions", std::string(to_string(c.position)) +
                              (c.position == PositionKind::RoPE ? ", theta " + plot::format_value(c.rope_theta) + ", " + to_string(c.rope_layout) : ""));
+        if (c.position == PositionKind::RoPE && c.rotary_dim > 0)
+            row("rotary_dim", std::to_string(c.rotary_dim) + " / " + std::to_string(c.d_head()) + " (rotary_pct " +
+                                  plot::format_value(double(c.rotary_dim) / c.d_head()) + "): " +
+                                  ts::tr("RoPE turns only these features of each head; the rest carry no position"));
+        row("parallel_residual", c.parallel_residual ? ts::tr("yes: x + attn(norm1(x)) + ffn(norm2(x)), both read the same x")
+                                                     : c.norm_placement == NormPlacement::Pre
+                                                           ? ts::tr("no: x + attn(norm(x)), then + ffn(norm(x))")
+                                                           : ts::tr("no: norm(x + attn(x)), then norm(x + ffn(x)) (post-norm)"));
+        std::string emb = ts::tr("token");
+        if (c.position == PositionKind::Learned) emb += std::string(" + ") + ts::tr("learned position");
+        if (c.type_vocab_size > 0)
+            emb += std::string(" + ") + ts::tr("token type") + " (type_vocab_size " + std::to_string(c.type_vocab_size) +
+                   ", " + ts::tr("all segment 0") + ")";
+        if (c.scale_embeddings) emb += std::string(" × √d_model");
+        if (c.embed_norm) emb += std::string(", ") + ts::tr("then a norm (embed_norm)");
+        row("embeddings", emb);
+        row("output head", c.mlm_head ? ts::tr("masked-LM (mlm_head): dense → act → norm → tied decoder + bias")
+                           : c.tie_embeddings ? ts::tr("LM head tied to tok_emb") : ts::tr("separate lm_head"));
         row("biases", std::string("qkv ") + (c.attn_qkv_bias ? "yes" : "no") + ", out " + (c.attn_out_bias ? "yes" : "no") +
                           ", ffn " + (c.ffn_bias ? "yes" : "no"));
         row("tied embeddings", c.tie_embeddings ? "yes" : "no");
