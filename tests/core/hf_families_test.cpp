@@ -1,5 +1,5 @@
 // Hugging Face BERT, GPT-NeoX (Pythia) and Gemma folders (tests/golden/hf_{bert,gpt_neox,gpt_neox_sequential,gemma},
-// made by tests/reference/make_hf_fixtures_bert_neox_gemma.py) against reference forwards written in plain torch
+// made by tests/reference/make_bert_neox_gemma_fixtures.py) against reference forwards written in plain torch
 // from the transformers equations; the config mapping onto ModelConfig's switches; and the errors that name keys.
 #include "core/hf_checkpoint.h"
 #include "core/safetensors.h"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Window test of the fill-mask view (issue #13): opens a synthetic BERT folder (tests/golden/hf_bert: the tiny
-# BertForMaskedLM checkpoint of tests/reference/make_hf_fixtures_bert_neox_gemma.py, random weights) in the real
+# BertForMaskedLM checkpoint of tests/reference/make_bert_neox_gemma_fixtures.py, random weights) in the real
 # window under Xvfb with the text "The capital of France is [MASK]." and checks: exit 0, no "[error]" in the log,
 # non-blank Predictions / Attention / Model screenshots. Through `render --view fill-mask --out CSV`, the same text
 # gives ten candidates for its one mask (probabilities in (0, 1], most likely first), a two-mask text one figure

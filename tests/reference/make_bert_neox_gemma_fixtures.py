@@ -2,7 +2,7 @@
 # names, dtypes and config.json keys; random weights) and their reference outputs, for
 # tests/core/hf_families_test.cpp. A sibling of make_hf_fixtures.py (GPT-2 / Llama family), whose writers it reuses.
 # Regenerate (needs Debian's torch; transformers is not needed):
-#   /usr/bin/python3 tests/reference/make_hf_fixtures_bert_neox_gemma.py
+#   /usr/bin/python3 tests/reference/make_bert_neox_gemma_fixtures.py
 #
 # The reference forwards are written in plain torch from the equations of transformers' BertForMaskedLM,
 # GPTNeoXForCausalLM and GemmaForCausalLM: weights are rounded to the file's dtype first, then the forward runs in
