@@ -310,6 +310,7 @@ TEST(ExportViews, EveryViewBuildsFromTheDemoModel) {
     ASSERT_TRUE(snap->error.empty()) << snap->error;
     for (const auto& v : all_views()) {
         SCOPED_TRACE(v.name);
+        if (v.name == "fill-mask") continue;  // needs a masked-LM model (BERT): tests/app/fill_mask_test.cpp
         ViewFigures vf;
         ASSERT_NO_THROW(vf = build_view(v.name, st, snap.get(), &m));
         ASSERT_FALSE(vf.figures.empty());

@@ -279,6 +279,21 @@ TEST(HfFamilyLoad, MissingTensorsAreNamedWithTheFilesPrefix) {
     EXPECT_TRUE(contains(load_error(tmp3.path), {"missing tensor 'cls.predictions.bias'"}));
 }
 
+TEST(HfFamilyLoad, KvCacheInTwoCallsEqualsOneForward) {
+    // Parallel residual + partial rotary (GPT-NeoX) and explicit head_dim + MQA (Gemma) through the KV cache: the
+    // positions of the second call continue where the first stopped.
+    const std::vector<int> ids = {1, 17, 254, 3, 99, 42, 7};
+    for (const char* name : {"hf_gpt_neox", "hf_gemma"}) {
+        const auto m = load_hf_model(fixture(name));
+        const ForwardResult full = forward(*m, ids, {});
+        KVCache cache;
+        (void)forward(*m, std::vector<int>(ids.begin(), ids.begin() + 4), {}, &cache);
+        const ForwardResult tail = forward(*m, std::vector<int>(ids.begin() + 4, ids.end()), {}, &cache);
+        const MatrixRM want = full.logits.bottomRows(3);
+        EXPECT_ALLCLOSE(tail.logits, want, 1e-4f, 0.0f) << name;
+    }
+}
+
 TEST(HfFamilyLoad, PartialRotaryLeavesTheRestOfEachHeadUnrotated) {
     const auto m = load_hf_model(fixture("hf_gpt_neox"));
     ForwardOptions fo;
