@@ -238,9 +238,18 @@ std::shared_ptr<const Model> load_hf_model(const fs::path& path, const HfLoadOpt
     HfConfig hf = parse_hf_config(read_text(cfg_path), cfg_path.string());
     const std::string& type = hf.model_type;
     if (hf.config.name == type || hf.config.name.empty()) hf.config.name = model_name_for(dir);
+    const std::vector<Shard> shards = find_shards(dir);
+    if (type == "bert") {
+        // A BertModel folder (no cls.predictions.*) still opens, for its attention: encoder-only without an output
+        // head (tie_embeddings false: no logits, ModelConfig's meaning for an encoder).
+        bool head = false;
+        for (const Shard& shard : shards)
+            for (const SafetensorsTensorInfo& t : load_safetensors_header(shard.path))
+                head = head || t.name.rfind("cls.predictions.", 0) == 0;
+        if (!head) hf.config.mlm_head = hf.config.tie_embeddings = false;
+    }
     const detail::HfTable table = detail::hf_tensor_table(type, hf.config);
 
-    const std::vector<Shard> shards = find_shards(dir);
     uint64_t total = 0, done = 0;
     for (const Shard& s : shards) total += fs::file_size(s.path);
     if (options.progress) options.progress(0, total);

@@ -338,6 +338,7 @@ HfTable hf_tensor_table(const std::string& model_type, const ModelConfig& c) {
             add(h + "output.LayerNorm.weight", {D}, Move, {o + "ffn_norm.weight"});
             add(h + "output.LayerNorm.bias", {D}, Move, {o + "ffn_norm.bias"});
         }
+        if (!c.mlm_head) return t;  // BertModel without the masked-LM head (see load_hf_model)
         add("cls.predictions.transform.dense.weight", {D, D}, Move, {"mlm_head.dense.weight"});
         add("cls.predictions.transform.dense.bias", {D}, Move, {"mlm_head.dense.bias"});
         add("cls.predictions.transform.LayerNorm.weight", {D}, Move, {"mlm_head.norm.weight"});
@@ -439,7 +440,18 @@ std::string_view hf_model_prefix(const std::string& model_type) {
 std::string hf_canonical_name(const std::string& model_type, std::string_view name) {
     const std::string_view prefix = hf_model_prefix(model_type);
     if (name.substr(0, prefix.size()) == prefix) name.remove_prefix(prefix.size());
-    return std::string(name);
+    std::string out(name);
+    if (model_type == "bert") {
+        // Checkpoints converted from the original TensorFlow BERT (bert-base-uncased, bert-base-chinese, ...) name
+        // LayerNorm parameters gamma / beta; transformers renames them to weight / bias on load, and so do we.
+        for (const auto& [old_leaf, new_leaf] : {std::pair{"LayerNorm.gamma", "LayerNorm.weight"},
+                                                 std::pair{"LayerNorm.beta", "LayerNorm.bias"}}) {
+            const std::string_view o = old_leaf;
+            if (out.size() >= o.size() && out.compare(out.size() - o.size(), o.size(), o) == 0)
+                out = out.substr(0, out.size() - o.size()) + new_leaf;
+        }
+    }
+    return out;
 }
 
 bool hf_is_ignored_buffer(const std::string& model_type, std::string_view n) {

@@ -43,7 +43,9 @@ using HfTable = std::map<std::string, HfTensorRule, std::less<>>;
 [[nodiscard]] HfTable hf_tensor_table(const std::string& model_type, const ModelConfig& c);
 
 /// Strips the family's model-class prefix: "transformer.h.0.ln_1.weight" -> "h.0.ln_1.weight",
-/// "model.layers.0.mlp.up_proj.weight" -> "layers.0.mlp.up_proj.weight". Other names are returned unchanged.
+/// "model.layers.0.mlp.up_proj.weight" -> "layers.0.mlp.up_proj.weight". BERT's TensorFlow-era LayerNorm names
+/// "...LayerNorm.gamma" / ".beta" become ".weight" / ".bias" (as transformers renames them). Other names are
+/// returned unchanged.
 [[nodiscard]] std::string hf_canonical_name(const std::string& model_type, std::string_view name);
 
 /// The family's model-class prefix: "transformer.", "model.", "bert.", "gpt_neox.".

@@ -92,7 +92,7 @@ bool compute_logit_lens(const Model& m, const Trace& trace, const std::string& s
                         const std::function<bool()>& cancel) {
     const ModelConfig& c = m.config();
     const Tensor* head = m.find_stored_weight("lm_head.weight");  // as stored: half precision is widened per panel
-    if (!head) head = m.find_stored_weight("tok_emb.weight");
+    if (!head && (c.tie_embeddings || c.mlm_head)) head = m.find_stored_weight("tok_emb.weight");
     if (!head || head->dim(0) != c.vocab_size) return true;
     const Tensor* nw = m.find_weight(stack + ".final_norm.weight");
     const Tensor* nb = m.find_weight(stack + ".final_norm.bias");

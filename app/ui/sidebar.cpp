@@ -158,7 +158,11 @@ void App::sidebar() {
     if (m_state.attn_mask == "sliding") ImGui::SliderInt("window w", &m_state.attn_window, 1, 64);
     ImGui::EndDisabled();
     if (!m_state.apply_to_model && m_model.model && m_model.model->config().arch == Arch::EncoderOnly)
-        ImGui::TextDisabled("%s", ts::tr("encoder: every token attends to every token (no mask)"));
+    {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+        ImGui::TextWrapped("%s", ts::tr("encoder: every token attends to every token (no mask)"));
+        ImGui::PopStyleColor();
+    }
     ImGui::Separator();
 
     // Status.

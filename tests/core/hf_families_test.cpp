@@ -256,6 +256,28 @@ TEST(HfFamilyLoad, BertTiedDecoderCopiesAreAcceptedWhenEqualAndRefusedWhenNot) {
     EXPECT_TRUE(contains(load_error(tmp.path), {"cls.predictions.decoder.bias", "mlm_head.bias", "tied"}));
 }
 
+TEST(HfFamilyLoad, BertLayerNormGammaBetaNamesAreRenamedAsTransformersDoes) {
+    // bert-base-uncased and other TensorFlow-converted checkpoints store LayerNorm.gamma / LayerNorm.beta.
+    TempDir tmp;
+    copy_fixture("hf_bert", tmp.path);
+    const WeightMap src = load_safetensors(tmp.path / "model.safetensors");
+    WeightMap w;
+    int renamed = 0;
+    for (const auto& [name, t] : src) {
+        std::string n = name;
+        for (const auto& [from, to] : {std::pair{".LayerNorm.weight", ".LayerNorm.gamma"},
+                                       std::pair{".LayerNorm.bias", ".LayerNorm.beta"}})
+            if (n.ends_with(from)) n = n.substr(0, n.size() - std::string(from).size()) + to, ++renamed;
+        w[n] = t;
+    }
+    EXPECT_EQ(renamed, 2 * (1 + 2 * 2 + 1));  // embeddings, 2 per layer, MLM transform
+    save_safetensors(tmp.path / "model.safetensors", w);
+    const std::vector<int> ids = {3, 4, 5, 299};
+    const auto a = forward(*load_hf_model(fixture("hf_bert")), ids, {});
+    const auto b = forward(*load_hf_model(tmp.path), ids, {});
+    EXPECT_ALLCLOSE(b.logits, a.logits, 0.0f, 0.0f);
+}
+
 TEST(HfFamilyLoad, MissingTensorsAreNamedWithTheFilesPrefix) {
     TempDir tmp;
     copy_fixture("hf_gpt_neox_sequential", tmp.path);
@@ -277,6 +299,22 @@ TEST(HfFamilyLoad, MissingTensorsAreNamedWithTheFilesPrefix) {
     w.erase("cls.predictions.bias");
     save_safetensors(tmp3.path / "model.safetensors", w);
     EXPECT_TRUE(contains(load_error(tmp3.path), {"missing tensor 'cls.predictions.bias'"}));
+}
+
+TEST(HfFamilyLoad, BertModelWithoutMaskedLmHeadOpensForItsAttention) {
+    TempDir tmp;
+    copy_fixture("hf_bert", tmp.path);
+    WeightMap w = load_safetensors(tmp.path / "model.safetensors");
+    for (auto it = w.begin(); it != w.end();) it = it->first.rfind("cls.", 0) == 0 ? w.erase(it) : std::next(it);
+    save_safetensors(tmp.path / "model.safetensors", w);
+    const auto headless = load_hf_model(tmp.path);
+    EXPECT_FALSE(headless->config().mlm_head);
+    ForwardOptions fo;
+    fo.capture = CaptureFilter::prefixes({"enc.1.attn.probs"});
+    const ForwardResult r = forward(*headless, {3, 4, 5}, fo);
+    EXPECT_EQ(r.logits.size(), 0);  // no output head: no logits
+    const ForwardResult full = forward(*load_hf_model(fixture("hf_bert")), {3, 4, 5}, fo);
+    EXPECT_ALLCLOSE(r.trace->at("enc.1.attn.probs"), full.trace->at("enc.1.attn.probs"), 0.0f, 0.0f);
 }
 
 TEST(HfFamilyLoad, KvCacheInTwoCallsEqualsOneForward) {
