@@ -261,10 +261,11 @@ void attention_forward(const AttnWeights& w, const AttnParams& p, const MatrixRM
         sink.rec("k_normed", {K, Sn, D}, ws.kh.data());
     }
     if (p.rope) {
+        const int R = p.rotary_dim > 0 ? p.rotary_dim : D;
         for (int h = 0; h < H; ++h)
-            apply_rope_rows(ws.qh.data() + size_t(h) * T * D, T, D, p.q_start, p.rope_theta, p.rope_layout);
+            apply_rope_rows(ws.qh.data() + size_t(h) * T * D, T, D, p.q_start, p.rope_theta, p.rope_layout, R);
         for (int g = 0; g < K; ++g)
-            apply_rope_rows(ws.kh.data() + size_t(g) * Sn * D, Sn, D, k_start, p.rope_theta, p.rope_layout);
+            apply_rope_rows(ws.kh.data() + size_t(g) * Sn * D, Sn, D, k_start, p.rope_theta, p.rope_layout, R);
         sink.rec("q_rot", {H, T, D}, ws.qh.data());
     }
 

@@ -78,6 +78,7 @@ struct AttnParams {
     bool rope = false;
     float rope_theta = 10000.0f;
     RopeLayout rope_layout = RopeLayout::HalfSplit;
+    int rotary_dim = 0;         ///< features of each head RoPE rotates (0 = d_head; GPT-NeoX partial rotary)
     float norm_eps = 1e-5f;     ///< qk-norm epsilon
     int q_start = 0;            ///< absolute position of the first query (RoPE)
     /// T5's relative position bias of this stack (H*T, S), added to the scaled scores before the mask; null: none.

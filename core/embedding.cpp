@@ -54,6 +54,10 @@ MatrixRM embed(const Model& m, const std::vector<int>& ids, int start_pos, Trace
         if (cap) trace.record(prefix + "pos.out", pos);
         x += pos;
     }
+    if (c.type_vocab_size > 0) {
+        // BERT token-type (segment) embeddings: every position is segment 0, HF's default token_type_ids.
+        x.rowwise() += Eigen::Map<const RowVectorF>(m.weight("tok_type_emb.weight").data.data(), c.d_model);
+    }
     if (c.embed_norm) {  // BART layernorm_embedding / BERT embeddings.LayerNorm: norm(tok + pos) feeds layer 0
         const std::string p = enc_stack ? "enc.embed_norm" : "dec.embed_norm";
         const Tensor* b = m.find_weight(p + ".bias");
@@ -66,6 +70,22 @@ MatrixRM embed(const Model& m, const std::vector<int>& ids, int start_pos, Trace
 }
 
 MatrixRM lm_head(const Model& m, const MatrixRM& hidden, bool all_logits) {
+    const ModelConfig& c = m.config();
+    if (c.mlm_head) {
+        // BertForMaskedLM's cls.predictions: transform (dense, act, LayerNorm), then the decoder tied to the word
+        // embeddings plus its own bias.
+        const MatrixRM h = all_logits ? hidden : MatrixRM(hidden.bottomRows(1));
+        MatrixRM t;
+        linear(h, m.stored_weight("mlm_head.dense.weight"), &m.weight("mlm_head.dense.bias"), t);
+        apply_activation_inplace(c.activation, t);
+        const Tensor* nb = m.find_weight("mlm_head.norm.bias");
+        t = apply_norm(c.norm, t, std::span<const float>(m.weight("mlm_head.norm.weight").data),
+                       nb ? std::span<const float>(nb->data) : std::span<const float>(), c.norm_eps);
+        MatrixRM logits;
+        matmul_weight_t(t, m.stored_weight("tok_emb.weight"), logits);
+        logits.rowwise() += Eigen::Map<const RowVectorF>(m.weight("mlm_head.bias").data.data(), c.vocab_size);
+        return logits;
+    }
     const Tensor* w = m.config().tie_embeddings ? m.find_stored_weight("tok_emb.weight")
                                                 : m.find_stored_weight("lm_head.weight");
     if (!w) return {};
@@ -81,3 +101,7 @@ MatrixRM lm_head(const Model& m, const MatrixRM& hidden, bool all_logits) {
 }
 
 }  // namespace ts::detail
+
+namespace ts {
+MatrixRM lm_head_logits(const Model& m, const MatrixRM& hidden) { return detail::lm_head(m, hidden, true); }
+}  // namespace ts

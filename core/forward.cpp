@@ -24,7 +24,8 @@
 //   s.i.attn.probs         (H, T, S)     softmax(scores_masked / temperature); fully masked rows are all 0
 //   s.i.attn.head_out      (H, T, D)     probs V per head
 //   s.i.attn.out           (T, d_model)  concat(head_out) W_o^T + b_o
-//   s.i.resid_attn         (T, d_model)  residual stream after the attention sub-layer
+//   s.i.resid_attn         (T, d_model)  residual stream after the attention sub-layer (parallel_residual: x +
+//                                        attn(attn_norm(x)), before the FFN output, which read norm(x), is added)
 //   dec.i.cross_norm.out, dec.i.cross_attn.* (same names and shapes, S = encoder length, no RoPE; with a KV cache
 //                          cross_attn.k / v are (K, S, D) on the cache's first call and (K, 0, D) after, as
 //                          KVCache::cross keeps them),
@@ -163,6 +164,7 @@ void run_layers(const Model& m, const std::string& stack, int n_layers, MatrixRM
     ap.rope = c.position == PositionKind::RoPE;
     ap.rope_theta = c.rope_theta;
     ap.rope_layout = c.rope_layout;
+    ap.rotary_dim = c.rotary_dim;
     ap.norm_eps = c.norm_eps;
     ap.q_start = start_pos;
     AttnParams cross_ap = ap;
@@ -224,6 +226,25 @@ void run_layers(const Model& m, const std::string& stack, int n_layers, MatrixRM
         const auto edit_resid = [&](EditSite site) {
             if (const EditList e = ed.at(i, site); !e.empty()) detail::apply_row_edits(e, start_pos, x);
         };
+
+        // --- parallel residual (GPT-J / GPT-NeoX): both sub-layers read the same x, their outputs are summed ---
+        if (c.parallel_residual) {
+            xn = norm(c, x, w.attn_norm);
+            sink.rec("attn_norm.out", xn);
+            detail::attention_forward(w.attn, ap, xn, xn, self_table, cache ? &slot : nullptr, self_ws, attn_sink,
+                                      self_edits);
+            xn = norm(c, x, w.ffn_norm);
+            sink.rec("ffn_norm.out", xn);
+            ffn_forward(c, w.ffn, xn, ffn_ws, sink, ed.at(i, EditSite::FfnPostAct), ed.at(i, EditSite::FfnOut),
+                        start_pos);
+            x += self_ws.out;  // resid_attn: x + attn(x), a partial sum here (the FFN did not see it)
+            edit_resid(EditSite::ResidAttn);
+            sink.rec("resid_attn", x);
+            x += ffn_ws.out;
+            edit_resid(EditSite::ResidFfn);
+            sink.rec("resid_ffn", x);
+            continue;
+        }
 
         // --- self-attention ---
         if (pre) {

@@ -170,7 +170,31 @@ void apply_rule(const detail::HfTensorRule& rule, const std::string& raw, Tensor
             break;
         }
         case HfTransform::TiedHead:
-            ours["hf.tied_lm_head"] = std::move(t);  // compared with tok_emb.weight once every shard is read
+            ours["hf.tied:" + rule.ours[0]] = std::move(t);  // compared with ours[0] once every shard is read
+            break;
+        case HfTransform::SplitQkvPerHeadW:
+        case HfTransform::SplitQkvPerHeadB: {
+            // GPT-NeoX: the fused projection's output viewed as (n_heads, 3, d_head): head h's rows are
+            // [q_h; k_h; v_h], each d_head long. Rows (or bias entries) are copied, so half precision stays half.
+            const bool w = rule.transform == HfTransform::SplitQkvPerHeadW;
+            const int64_t H = rule.heads, rows = t.shape[0], Dh = rows / (3 * H), cols = w ? t.shape[1] : 1;
+            for (int j = 0; j < 3; ++j) {
+                Tensor out;
+                out.shape = w ? std::vector<int64_t>{H * Dh, cols} : std::vector<int64_t>{H * Dh};
+                out.storage = t.storage;
+                (t.is_half() ? out.half.resize(size_t(H * Dh * cols)) : out.data.resize(size_t(H * Dh * cols)));
+                for (int64_t h = 0; h < H; ++h) {
+                    const size_t src = size_t((h * 3 + j) * Dh * cols), dst = size_t(h * Dh * cols), n = size_t(Dh * cols);
+                    if (t.is_half()) std::copy_n(t.half.data() + src, n, out.half.data() + dst);
+                    else std::copy_n(t.data.data() + src, n, out.data.data() + dst);
+                }
+                ours[rule.ours[j]] = std::move(out);
+            }
+            break;
+        }
+        case HfTransform::AddOne:  // Gemma RMSNorm weight: the file holds w, the layer multiplies by (1 + w)
+            for (float& v : t.data) v = 1.0f + v;  // vectors are always widened to float32 (float32 sum as HF)
+            ours[rule.ours[0]] = std::move(t);
             break;
     }
 }
@@ -237,9 +261,18 @@ std::shared_ptr<const Model> load_hf_model(const fs::path& path, const HfLoadOpt
     HfConfig hf = parse_hf_config(read_text(cfg_path), cfg_path.string());
     const std::string& type = hf.model_type;
     if (hf.config.name == type || hf.config.name.empty()) hf.config.name = model_name_for(dir);
+    const std::vector<Shard> shards = find_shards(dir);
+    if (type == "bert") {
+        // A BertModel folder (no cls.predictions.*) still opens, for its attention: encoder-only without an output
+        // head (tie_embeddings false: no logits, ModelConfig's meaning for an encoder).
+        bool head = false;
+        for (const Shard& shard : shards)
+            for (const SafetensorsTensorInfo& t : load_safetensors_header(shard.path))
+                head = head || t.name.rfind("cls.predictions.", 0) == 0;
+        if (!head) hf.config.mlm_head = hf.config.tie_embeddings = false;
+    }
     const detail::HfTable table = detail::hf_tensor_table(type, hf.config);
 
-    const std::vector<Shard> shards = find_shards(dir);
     uint64_t total = 0, done = 0;
     for (const Shard& s : shards) total += fs::file_size(s.path);
     if (options.progress) options.progress(0, total);
@@ -275,19 +308,19 @@ std::shared_ptr<const Model> load_hf_model(const fs::path& path, const HfLoadOpt
             if (!found.count(detail::hf_canonical_name(type, n)) && !ignored(n))
                 fail(shard.path, "model.safetensors.index.json places tensor '" + n + "' in this file, which lacks it");
     }
-    const std::string prefix = !prefixed ? "" : type == "gpt2" ? "transformer." : "model.";
-    const auto file_name = [&](const std::string& name) {  // lm_head / final_logits_bias sit outside the model class
-        return (name == "lm_head.weight" || name == "final_logits_bias" ? "" : prefix) + name;
+    const std::string prefix = !prefixed ? "" : std::string(detail::hf_model_prefix(type));
+    const auto file_name = [&](const std::string& name, bool outside_prefix) {  // heads outside the model class
+        return (outside_prefix || name == "lm_head.weight" || name == "final_logits_bias" ? "" : prefix) + name;
     };
     for (const auto& [name, rule] : table)
         if (!rule.optional && !found.count(name))
-            fail(dir, "missing tensor '" + file_name(name) + "' " + shape_str(rule.shape) + " required by config.json (" +
-                          type + ")");
+            fail(dir, "missing tensor '" + file_name(name, rule.outside_prefix) + "' " + shape_str(rule.shape) +
+                          " required by config.json (" + type + ")");
     bool has_embedding = false;  // encoder–decoders: shared.weight or one of its copies
     for (const auto& [name, rule] : table)
         has_embedding = has_embedding || (rule.transform == detail::HfTransform::SharedEmbedding && found.count(name));
     if (detail::hf_is_seq2seq_type(type) && !has_embedding)
-        fail(dir, "missing tensor '" + file_name("shared.weight") + "' (" + std::to_string(hf.config.vocab_size) +
+        fail(dir, "missing tensor '" + file_name("shared.weight", false) + "' (" + std::to_string(hf.config.vocab_size) +
                       ", " + std::to_string(hf.config.d_model) + ") (or encoder.embed_tokens.weight) required by "
                       "config.json (" + type + ")");
 
@@ -349,11 +382,16 @@ std::shared_ptr<const Model> load_hf_model(const fs::path& path, const HfLoadOpt
     }
     if (hf.config.final_logits_bias && !ours.count("final_logits_bias"))  // HF: missing buffer -> zeros
         ours["final_logits_bias"] = Tensor({int64_t(hf.config.vocab_size)});
-    if (auto head = ours.find("hf.tied_lm_head"); head != ours.end()) {
-        const Tensor& emb = ours.at("tok_emb.weight");
-        if (head->second.data != emb.data || head->second.half != emb.half || head->second.storage != emb.storage)
-            fail(dir, "lm_head.weight differs from the token embeddings although tie_word_embeddings is true");
-        ours.erase(head);
+    for (const auto& [name, rule] : table) {
+        if (rule.transform != detail::HfTransform::TiedHead) continue;
+        const auto copy = ours.find("hf.tied:" + rule.ours[0]);
+        if (copy == ours.end()) continue;
+        const Tensor& kept = ours.at(rule.ours[0]);
+        if (copy->second.data != kept.data || copy->second.half != kept.half || copy->second.storage != kept.storage)
+            fail(dir, name + " differs from the tensor it is tied to (" +
+                          (rule.ours[0] == "tok_emb.weight" ? std::string("the token embeddings") : rule.ours[0]) +
+                          ") although tie_word_embeddings is true");
+        ours.erase(copy);
     }
     try {
         return std::make_shared<const Model>(std::move(hf.config), std::move(ours), std::move(warnings));

@@ -1,4 +1,5 @@
-// Opening Hugging Face checkpoints (GPT-2; Llama, Mistral, Qwen2 / SmolLM / TinyLlama) as a ts::Model: maps the
+// Opening Hugging Face checkpoints (GPT-2; Llama, Mistral, Qwen2 / SmolLM / TinyLlama; BERT; GPT-NeoX / Pythia;
+// Gemma) as a ts::Model: maps the
 // family's config.json keys onto ModelConfig and its tensor names onto ours (core/model.h) with explicit tables
 // (core/hf_names.cpp). Folders: config.json + model.safetensors, or shards + model.safetensors.index.json.
 #pragma once
@@ -20,7 +21,7 @@ namespace ts {
 /// What an HF config.json says, mapped onto our ModelConfig, plus the facts ModelConfig has no field for.
 struct HfConfig {
     ModelConfig config;
-    std::string model_type;  ///< "gpt2", "llama", "mistral", "qwen2"
+    std::string model_type;  ///< "gpt2", "llama", "mistral", "qwen2", "bert", "gpt_neox", "gemma"
     /// Mistral/Qwen2 sliding-window attention width (0 = none). ModelConfig has no such field: forward() uses a
     /// plain causal mask, which is identical while the text is no longer than the window (4096 for Mistral 7B);
     /// for longer texts pass ForwardOptions::self_mask = {MaskKind::SlidingWindow, sliding_window}.
@@ -41,7 +42,12 @@ struct HfConfig {
 /// num_decoder_layers, num_heads, relative_attention_num_buckets / _max_distance, layer_norm_epsilon,
 /// feed_forward_proj (relu, gated-gelu -> GeGLUTanh), tie_word_embeddings (-> scale_lm_head). marian / bart: d_model,
 /// encoder_/decoder_layers, _attention_heads, _ffn_dim (equal for both stacks), max_position_embeddings,
-/// activation_function, scale_embedding; marian: share_encoder_decoder_embeddings (must be true). Throws std::runtime_error prefixed with `what` for an unknown model_type
+/// activation_function, scale_embedding; marian: share_encoder_decoder_embeddings (must be true).
+/// BERT: hidden_size, num_hidden_layers, num_attention_heads, intermediate_size,
+/// max_position_embeddings, type_vocab_size, layer_norm_eps, hidden_act, position_embedding_type (absolute only).
+/// GPT-NeoX: the Llama size keys plus rotary_pct, rotary_emb_base (or rope_parameters of rope_type default),
+/// use_parallel_residual, attention_bias, layer_norm_eps, hidden_act. Gemma: the Llama keys plus head_dim (default
+/// 256) and hidden_activation (default gelu_pytorch_tanh -> GeGLUTanh). Throws std::runtime_error prefixed with `what` for an unknown model_type
 /// (listing the supported ones), a missing or mistyped key, or an unsupported feature (rope_scaling, head_dim !=
 /// hidden_size / heads, quantization_config, cross-attention, ...).
 [[nodiscard]] HfConfig parse_hf_config(std::string_view json_text, const std::string& what = "config.json");

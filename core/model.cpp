@@ -83,6 +83,7 @@ void for_each_expected_weight(const ModelConfig& c, const Visit& out) {
         if (c.relative_attention_bias)
             out(stack + ".relative_attention_bias", {c.relative_attention_num_buckets, c.n_heads});
     };
+    if (c.type_vocab_size > 0) out("tok_type_emb.weight", {c.type_vocab_size, c.d_model});
     if (c.arch == Arch::EncoderDecoder) {
         stack_head("enc");
         for (int i = 0; i < c.n_enc_layers; ++i) add_layer(out, c, "enc", i, false);
@@ -98,6 +99,12 @@ void for_each_expected_weight(const ModelConfig& c, const Visit& out) {
     }
     if (!c.tie_embeddings && c.arch != Arch::EncoderOnly) out("lm_head.weight", {c.vocab_size, c.d_model});
     if (c.final_logits_bias && c.arch != Arch::EncoderOnly) out("final_logits_bias", {c.vocab_size});
+    if (c.mlm_head) {
+        out("mlm_head.dense.weight", {c.d_model, c.d_model});
+        out("mlm_head.dense.bias", {c.d_model});
+        add_norm(out, c, "mlm_head.norm");
+        out("mlm_head.bias", {c.vocab_size});
+    }
 }
 
 std::vector<std::pair<std::string, std::vector<int64_t>>> expected_weights(const ModelConfig& c) {

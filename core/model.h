@@ -27,6 +27,8 @@ namespace ts {
 //   enc.final_norm.{weight,bias}  dec.final_norm.{weight,bias}  [final_norm]   lm_head.weight (vocab, d_model) [untied]
 //   enc.pos_emb.weight (max_seq_len, d_model) [enc_pos_emb]   s.embed_norm.{weight,bias} [embed_norm]
 //   s.relative_attention_bias (num_buckets, H) [relative_attention_bias]   final_logits_bias (vocab) [final_logits_bias]
+//   tok_type_emb.weight (type_vocab_size, d_model) [type_vocab_size > 0]
+//   mlm_head.dense.{weight (d_model, d_model), bias}, mlm_head.norm.{weight,bias}, mlm_head.bias (vocab) [mlm_head]
 // For an EncoderOnly model the stack is "enc"; DecoderOnly uses "dec".
 using WeightMap = std::map<std::string, Tensor, std::less<>>;
 
@@ -130,6 +132,11 @@ struct ForwardResult {
 /// precision as stored (widened 128 rows at a time into a per-thread buffer, on compute_threads() threads). `out`
 /// must not alias x. torch.nn.functional.linear without bias.
 void matmul_weight_t(const MatrixRM& x, const Tensor& w, MatrixRM& out);
+
+/// hidden (N, d_model) after the final norm -> logits (N, vocab) through the model's output head: lm_head.weight or
+/// the tied embeddings, or the masked-LM head (mlm_head: dense, activation, norm, tied decoder + bias, as
+/// BertForMaskedLM's cls.predictions). Empty when the model has no head. Used by the logit lens.
+[[nodiscard]] MatrixRM lm_head_logits(const Model& m, const MatrixRM& hidden);
 
 // --- forward ---------------------------------------------------------------------------------------------------
 /// Decoder-only (or encoder-only) forward over token ids. With `cache`, ids are appended after cache->n_past

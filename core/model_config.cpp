@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstdint>
@@ -150,8 +151,11 @@ void ModelConfig::validate() const {
     require(d_model > 0, "d_model (" + num(d_model) + ") must be positive");
     require_at_most(d_model, kMaxWidth, "d_model");
     require(n_heads > 0, "n_heads (" + num(n_heads) + ") must be positive");
-    require(d_model % n_heads == 0,
+    require(head_dim >= 0, "head_dim (" + num(head_dim) + ") must not be negative (0 = d_model / n_heads)");
+    require_at_most(head_dim, kMaxWidth, "head_dim");
+    require(head_dim > 0 || d_model % n_heads == 0,
             "d_model (" + num(d_model) + ") must be divisible by n_heads (" + num(n_heads) + ")");
+    require_at_most(int(std::min<int64_t>(int64_t(n_heads) * d_head(), INT_MAX)), kMaxWidth, "n_heads * head_dim");
     require(n_kv_heads > 0, "n_kv_heads (" + num(n_kv_heads) + ") must be positive");
     require(n_kv_heads <= n_heads && n_heads % n_kv_heads == 0,
             "n_heads (" + num(n_heads) + ") must be divisible by n_kv_heads (" + num(n_kv_heads) + ")");
@@ -171,9 +175,20 @@ void ModelConfig::validate() const {
     else
         require(n_layers > 0, "n_layers (" + num(n_layers) + ") must be positive");
     if (position == PositionKind::RoPE) {
-        require(d_head() % 2 == 0, "RoPE needs an even d_head, got d_head = d_model / n_heads = " + num(d_head()));
+        require(d_head() % 2 == 0, "RoPE needs an even d_head, got d_head = " + num(d_head()));
         require_finite_above(rope_theta, 1.0f, "rope_theta");
     }
+    require(rotary_dim >= 0 && rotary_dim <= d_head() && rotary_dim % 2 == 0,
+            "rotary_dim (" + num(rotary_dim) + ") must be even and in [0, d_head = " + num(d_head()) + "]");
+    require(rotary_dim == 0 || position == PositionKind::RoPE,
+            "rotary_dim (" + num(rotary_dim) + ") needs position = rope, found " + to_string(position));
+    require(!parallel_residual || (norm_placement == NormPlacement::Pre && arch != Arch::EncoderDecoder),
+            "parallel_residual needs norm_placement = pre and a single stack (decoder or encoder), found " +
+                std::string(to_string(norm_placement)) + ", " + to_string(arch));
+    require(type_vocab_size >= 0, "type_vocab_size (" + num(type_vocab_size) + ") must not be negative");
+    require_at_most(type_vocab_size, kMaxVocabSize, "type_vocab_size");
+    require(!mlm_head || arch == Arch::EncoderOnly,
+            std::string("mlm_head needs arch = encoder, found ") + to_string(arch));
     if (position == PositionKind::Sinusoidal)
         require(d_model % 2 == 0, "sinusoidal positions need an even d_model, got " + num(d_model));
     require_finite_above(sinusoidal_base, 1.0f, "sinusoidal_base");
@@ -218,6 +233,8 @@ int64_t ModelConfig::parameter_count() const {
     const Count dec_layer = enc_layer + (arch == Arch::EncoderDecoder ? norm_p + attn : zero);
     Count total = V * D;
     if (position == PositionKind::Learned) total = total + Count{max_seq_len} * D;
+    total = total + Count{type_vocab_size} * D;
+    if (mlm_head) total = total + D * D + D + norm_p + V;
     if (arch == Arch::EncoderDecoder) {
         total = total + Count{n_enc_layers} * enc_layer + Count{n_layers} * dec_layer +
                 (final_norm ? Count{2} * norm_p : zero) + Count{2} * rel_bias + (embed_norm ? Count{2} * norm_p : zero);
@@ -271,6 +288,11 @@ void to_json(nlohmann::json& j, const ModelConfig& c) {
     if (c.embed_norm) j["embed_norm"] = true;
     if (c.final_logits_bias) j["final_logits_bias"] = true;
     if (c.scale_lm_head) j["scale_lm_head"] = true;
+    if (c.head_dim > 0) j["head_dim"] = c.head_dim;
+    if (c.rotary_dim > 0) j["rotary_dim"] = c.rotary_dim;
+    if (c.parallel_residual) j["parallel_residual"] = true;
+    if (c.type_vocab_size > 0) j["type_vocab_size"] = c.type_vocab_size;
+    if (c.mlm_head) j["mlm_head"] = true;
 }
 
 void from_json(const nlohmann::json& j, ModelConfig& c) {
@@ -312,6 +334,11 @@ void from_json(const nlohmann::json& j, ModelConfig& c) {
     read_field(j, "embed_norm", c.embed_norm);
     read_field(j, "final_logits_bias", c.final_logits_bias);
     read_field(j, "scale_lm_head", c.scale_lm_head);
+    read_field(j, "head_dim", c.head_dim);
+    read_field(j, "rotary_dim", c.rotary_dim);
+    read_field(j, "parallel_residual", c.parallel_residual);
+    read_field(j, "type_vocab_size", c.type_vocab_size);
+    read_field(j, "mlm_head", c.mlm_head);
 }
 
 }  // namespace ts

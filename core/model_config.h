@@ -14,7 +14,7 @@ enum class NormKind { LayerNorm, RMSNorm };
 enum class NormPlacement { Pre, Post };
 /// FFN kind. Plain MLPs apply act(x W_up^T + b_up) W_down^T + b_down; the gated ones (GLU family, Shazeer 2020)
 /// apply (act(x W_gate^T) * (x W_up^T)) W_down^T with act = sigmoid (GLU), SiLU (SwiGLU), GELU-erf (GeGLU),
-/// GELU-tanh (GeGLUTanh: T5 v1.1 / flan-t5 "gated-gelu", whose act is HF's gelu_new).
+/// GELU-tanh (GeGLUTanh: Gemma's gelu_pytorch_tanh gate; T5 v1.1 / flan-t5 "gated-gelu", HF's gelu_new).
 enum class Activation { ReLU, GELU, GELUTanh, SiLU, GLU, SwiGLU, GeGLU, GeGLUTanh };
 enum class PositionKind { None, Sinusoidal, Learned, RoPE };
 /// RoPE pair layout: Interleaved rotates (2i, 2i+1) (RoFormer eq. 34); HalfSplit rotates (i, i + d/2)
@@ -88,7 +88,20 @@ struct ModelConfig {
     /// Multiply the final hidden states by d_model^-0.5 before the LM head (T5 with tied embeddings).
     bool scale_lm_head = false;
 
-    [[nodiscard]] int d_head() const { return d_model / n_heads; }
+    // --- switches of the Hugging Face families (BERT, GPT-NeoX / Pythia, Gemma) ---
+    int head_dim = 0;          ///< explicit d_head (Gemma: 256 with d_model 3072, 16 heads); 0 = d_model / n_heads
+    int rotary_dim = 0;        ///< RoPE on the first rotary_dim features of each head only (GPT-NeoX rotary_pct =
+                               ///< rotary_dim / d_head); 0 = the whole head. Frequencies use rotary_dim.
+    bool parallel_residual = false; ///< x + attn(attn_norm(x)) + ffn(ffn_norm(x)) (GPT-J / GPT-NeoX
+                                    ///< use_parallel_residual); pre-norm, decoder-only or encoder-only
+    int type_vocab_size = 0;   ///< BERT token-type (segment) embeddings tok_type_emb.weight (type_vocab_size,
+                               ///< d_model); forward adds row 0 (all token_type_ids 0, HF's default)
+    bool mlm_head = false;     ///< BERT masked-LM head: logits = norm(act(h W_dense^T + b_dense)) tok_emb^T + bias
+                               ///< (BertForMaskedLM); encoder-only, decoder tied to tok_emb
+
+    [[nodiscard]] int d_head() const { return head_dim > 0 ? head_dim : d_model / n_heads; }
+    /// Features of each head RoPE rotates (rotary_dim, or d_head when 0).
+    [[nodiscard]] int rope_dim() const { return rotary_dim > 0 ? rotary_dim : d_head(); }
     [[nodiscard]] bool has_encoder() const { return arch != Arch::DecoderOnly; }
     [[nodiscard]] bool has_decoder() const { return arch != Arch::EncoderOnly; }
 

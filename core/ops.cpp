@@ -202,13 +202,21 @@ void apply_rope_rows(float* x, int T, int d_head, int start_pos, float rope_thet
     if (d_head <= 0 || d_head % 2 != 0)
         throw std::invalid_argument("apply_rope: d_head must be a positive even number, found " +
                                     std::to_string(d_head));
+    apply_rope_rows(x, T, d_head, start_pos, rope_theta, layout, d_head);
+}
+
+void apply_rope_rows(float* x, int T, int d_head, int start_pos, float rope_theta, RopeLayout layout,
+                     int rotary_dim) {
+    if (rotary_dim <= 0 || rotary_dim % 2 != 0 || rotary_dim > d_head)
+        throw std::invalid_argument("apply_rope: rotary_dim must be a positive even number <= d_head = " +
+                                    std::to_string(d_head) + ", found " + std::to_string(rotary_dim));
     if (T < 0 || start_pos < 0 || !(rope_theta > 0.0f))
         throw std::invalid_argument("apply_rope: expected T >= 0, start_pos >= 0, rope_theta > 0; found T = " +
                                     std::to_string(T) + ", start_pos = " + std::to_string(start_pos) +
                                     ", rope_theta = " + std::to_string(rope_theta));
     if (T == 0) return;
     if (x == nullptr) throw std::invalid_argument("apply_rope: null data for T = " + std::to_string(T));
-    const int half = d_head / 2;
+    const int half = rotary_dim / 2;
     // Called per head inside attention: keep the frequency table on the stack for every realistic d_head.
     std::array<double, 512> stack_freq;
     std::vector<double> heap_freq;
@@ -217,7 +225,7 @@ void apply_rope_rows(float* x, int T, int d_head, int start_pos, float rope_thet
         heap_freq.resize(half);
         inv_freq = heap_freq.data();
     }
-    for (int i = 0; i < half; ++i) inv_freq[i] = std::pow(double(rope_theta), -2.0 * i / double(d_head));
+    for (int i = 0; i < half; ++i) inv_freq[i] = std::pow(double(rope_theta), -2.0 * i / double(rotary_dim));
     for (int t = 0; t < T; ++t) {
         float* row = x + int64_t(t) * d_head;
         const double pos = double(start_pos + t);

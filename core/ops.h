@@ -75,6 +75,11 @@ void relative_position_bias(const float* table, int num_buckets, int H, int T, i
 void apply_rope(MatrixRM& x, int start_pos, float rope_theta, RopeLayout layout);
 /// Same on a raw block of T rows of d_head floats (one head), used inside attention without copies.
 void apply_rope_rows(float* x, int T, int d_head, int start_pos, float rope_theta, RopeLayout layout);
+/// Partial rotary (GPT-NeoX rotary_pct): rows of d_head floats, only features [0, rotary_dim) rotated, with
+/// theta_i = rope_theta^(-2i/rotary_dim) and the layout's pairs taken within those rotary_dim features (HF
+/// GPTNeoXAttention: rotate_half over query[..., :rotary_ndims]); the rest pass through. Throws
+/// std::invalid_argument unless 0 < rotary_dim <= d_head and rotary_dim is even.
+void apply_rope_rows(float* x, int T, int d_head, int start_pos, float rope_theta, RopeLayout layout, int rotary_dim);
 
 // --- softmax family ----------------------------------------------------------------------------------------------
 /// Row-wise stable softmax (subtract row max). -inf entries give 0; a row of all -inf gives all zeros (not NaN).

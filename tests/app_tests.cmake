@@ -87,3 +87,8 @@ add_test(NAME app_window_translation_tiny_model
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/app/window/translation_window_test.sh $<TARGET_FILE:transformer-studio>
                  $<TARGET_FILE:ts_png_check> ${CMAKE_BINARY_DIR}/screenshots/translation_tiny)
 set_tests_properties(app_window_translation_tiny_model PROPERTIES TIMEOUT 300 RUN_SERIAL TRUE)
+# A synthetic BERT folder (tests/golden/hf_bert) typed "The capital of France is [MASK].": the fill-mask view.
+add_test(NAME app_window_bert_fill_mask
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/app/window/fill_mask_window_test.sh $<TARGET_FILE:transformer-studio>
+                 $<TARGET_FILE:ts_png_check> ${CMAKE_BINARY_DIR}/screenshots/fill_mask)
+set_tests_properties(app_window_bert_fill_mask PROPERTIES TIMEOUT 300 RUN_SERIAL TRUE)

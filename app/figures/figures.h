@@ -143,6 +143,15 @@ bool overlay_ffn_pre_activations(plot::Figure& curves, const Snapshot& s, int la
 // --- predictions ------------------------------------------------------------------------------------------------------
 /// Next-token distribution after position q under sample_temperature / top_k / top_p (bars) vs plain softmax.
 [[nodiscard]] plot::Figure next_token_figure(const Snapshot& s, const UiState& st, int q);
+/// The mask token of the snapshot's tokenizer ("[MASK]", else "<mask>"), or -1 when it has none.
+[[nodiscard]] int mask_token_id(const Snapshot& s);
+/// True when the snapshot's model has a masked-LM head (BERT) and logits for every position.
+[[nodiscard]] bool has_fill_mask(const Snapshot& s);
+/// Positions of the mask token in the snapshot's text (empty without a mask token).
+[[nodiscard]] std::vector<int> mask_positions(const Snapshot& s);
+/// Fill-mask: for each mask position, the `top` most likely tokens under softmax(logits) of the masked-LM head
+/// (bars, probability printed above each). Empty when the model has no MLM head or the text no mask token.
+[[nodiscard]] std::vector<plot::Figure> fill_mask_figures(const Snapshot& s, int top = 10);
 /// Logit lens heatmap (layers × last ≤ 48 positions); nullopt when not computed.
 [[nodiscard]] std::optional<plot::Figure> logit_lens_figure(const Snapshot& s);
 

@@ -14,6 +14,8 @@ std::string component_of(const std::string& name) {
     if (name.rfind("tok_emb", 0) == 0) return TS_N_("token embedding");
     if (name.rfind("pos_emb", 0) == 0 || name == "enc.pos_emb.weight") return TS_N_("position embedding");
     if (name.find("relative_attention_bias") != std::string::npos) return TS_N_("relative position bias");
+    if (name.rfind("tok_type_emb", 0) == 0) return TS_N_("token-type embedding");
+    if (name.rfind("mlm_head", 0) == 0) return TS_N_("MLM head");
     if (name.rfind("lm_head", 0) == 0 || name == "final_logits_bias") return TS_N_("LM head");
     if (name.find("cross_attn.") != std::string::npos) return TS_N_("cross-attention");
     if (name.find(".attn.") != std::string::npos) return TS_N_("attention");

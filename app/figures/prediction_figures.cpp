@@ -1,8 +1,10 @@
-// Prediction figures: the next-token distribution under temperature / top-k / top-p against plain softmax, and
-// the logit lens (argmax token after each layer at each position).
-#include "app/i18n/tr.h"
+// Prediction figures: the next-token distribution under temperature / top-k / top-p against plain softmax, the
+// fill-mask candidates of a masked-LM head (BERT), and the logit lens (argmax token after each layer at each position).
 #include "app/plot/ticks.h"
 #include "app/figures/figures.h"
+#include "app/i18n/tr.h"
+#include "core/ops.h"
+#include "core/tokenizer/bpe.h"
 
 #include <algorithm>
 #include <numeric>
@@ -56,6 +58,76 @@ plot::Figure next_token_figure(const Snapshot& s, const UiState& st, int q) {
     return f;
 }
 
+int mask_token_id(const Snapshot& s) {
+    const auto tok = s.codec ? s.codec->tokenizer() : nullptr;
+    if (!tok) return -1;
+    for (const char* m : {"[MASK]", "<mask>"})
+        if (const auto id = tok->token_id(m)) return int(*id);
+    return -1;
+}
+
+bool has_fill_mask(const Snapshot& s) {
+    return s.model && s.model->config().mlm_head && s.tokens && s.logits.rows() == int64_t(s.tokens->ids.size()) &&
+           s.logits.rows() > 0;
+}
+
+std::vector<int> mask_positions(const Snapshot& s) {
+    std::vector<int> out;
+    const int mask = mask_token_id(s);
+    if (mask < 0 || !s.tokens) return out;
+    for (size_t t = 0; t < s.tokens->ids.size(); ++t)
+        if (s.tokens->ids[t] == mask) out.push_back(int(t));
+    return out;
+}
+
+std::vector<plot::Figure> fill_mask_figures(const Snapshot& s, int top) {
+    std::vector<plot::Figure> out;
+    if (!has_fill_mask(s)) return out;
+    const int V = int(s.logits.cols());
+    const int K = std::clamp(top, 1, V);
+    auto id_label = [&](int id) { return s.codec ? s.codec->label(id) : std::to_string(id); };
+    for (const int q : mask_positions(s)) {
+        const MatrixRM probs = softmax_rows(s.logits.middleRows(q, 1));
+        std::vector<int> order(static_cast<size_t>(V));
+        std::iota(order.begin(), order.end(), 0);
+        std::partial_sort(order.begin(), order.begin() + K, order.end(),
+                          [&](int a, int b) { return probs(0, a) > probs(0, b); });
+        plot::Figure f;
+        f.title = std::string(ts::tr("Fill-mask: candidates for the mask at position")) + " " + std::to_string(q);
+        f.formula = ts::tr("p = softmax(logits) at the mask position. The masked-LM head maps the last layer's hidden "
+                           "state h through dense → activation → LayerNorm, then multiplies by the token embeddings "
+                           "(tied decoder) and adds a bias: logits = LN(act(h W_dᵀ + b_d)) Eᵀ + b. Every token sees "
+                           "the whole sentence (bidirectional attention), so words after the mask count too.");
+        f.x.label = std::string(ts::tr("candidate token (top")) + " " + std::to_string(K) + ")";
+        f.y.label = ts::tr("probability");
+        f.y.min = 0;
+        f.view = "fill-mask";
+        f.legend = false;
+        plot::Series b;
+        b.kind = plot::SeriesKind::Bars;
+        b.color = plot::palette(2);
+        b.name = ts::tr("probability");
+        double ymax = 0;
+        for (int i = 0; i < K; ++i) {
+            const int id = order[size_t(i)];
+            const float p = probs(0, id);
+            f.x.categories.push_back(id_label(id));
+            b.x.push_back(i);
+            b.y.push_back(p);
+            b.point_labels.push_back("id " + std::to_string(id) + " '" + id_label(id) + "', p = " + plot::format_value(p) +
+                                     ", logit " + plot::format_value(s.logits(q, id)));
+            f.annotations.push_back({double(i), double(p), plot::format_value(100.0 * p) + "%", {}});
+            ymax = std::max(ymax, double(p));
+        }
+        f.y.max = std::min(1.0, ymax * 1.18 + 1e-6);  // room for the percentages above the bars
+        f.series = {b};
+        const int best = order[0];
+        f.note = std::string(ts::tr("top-1")) + ": '" + id_label(best) + "' (p = " + plot::format_value(probs(0, best)) + ")";
+        out.push_back(std::move(f));
+    }
+    return out;
+}
+
 std::optional<plot::Figure> logit_lens_figure(const Snapshot& s) {
     if (s.lens_argmax.empty() || !s.tokens) return std::nullopt;
     const int T = int(s.tokens->ids.size());
@@ -66,9 +138,11 @@ std::optional<plot::Figure> logit_lens_figure(const Snapshot& s) {
     const auto labels = snapshot_token_labels(s);
     auto id_label = [&](int id) { return s.codec ? s.codec->label(id) : std::to_string(id); };
     plot::Figure fl;
-    fl.title = tr("Logit lens: most likely next token after each layer");
+    const bool mlm = s.model && s.model->config().mlm_head;
+    fl.title = mlm ? tr("Logit lens: most likely token at each position after each layer (masked-LM head)")
+                   : tr("Logit lens: most likely next token after each layer");
     fl.formula = tr("For layer ℓ and position t: argmax softmax(final_norm(resid_ffn[ℓ, t]) · W_headᵀ) — what the model "
-                 "would predict if it stopped after layer ℓ. Color: that token's probability.");
+                    "would predict if it stopped after layer ℓ. Color: that token's probability.");
     plot::Heatmap h;
     h.rows = L;
     h.cols = cols;

@@ -78,6 +78,8 @@ const std::vector<ViewInfo>& all_views() {
         {"predictions", "Predictions", "next-token distribution (temperature, top-k, top-p) vs plain softmax",
          with_knobs({"query", "temperature", "top-k", "top-p"}), true},
         {"logit-lens", "Predictions", "argmax next token after each layer at each position", with_knobs({}), true},
+        {"fill-mask", "Predictions", "masked-LM models (BERT): top candidates for each mask token in the text",
+         with_knobs({}), true},
         {"residual", "Residual", "residual-stream L2 norm after every sub-layer, per token and mean", with_knobs({"query"}), true},
         {"prepost-norm", "Residual", "pre-norm vs post-norm residual norm at random init (16 layers)", {}, false},
         {"parameters", "Model", "parameters per component of the model", {}, false},
@@ -505,6 +507,14 @@ ViewFigures build_view(const std::string& view, const UiState& st, const Snapsho
         const Snapshot& s = need_snap();
         if (s.logits.rows() == 0) throw std::runtime_error("this model has no LM head: no next-token predictions");
         add(next_token_figure(s, st, resolve_query(st, int(s.logits.rows()))), "predictions");
+    } else if (view == "fill-mask") {
+        const Snapshot& s = need_snap();
+        if (!has_fill_mask(s)) throw std::runtime_error("this model has no masked-LM head (fill-mask needs e.g. BERT)");
+        if (mask_token_id(s) < 0) throw std::runtime_error("the tokenizer has no mask token ([MASK] or <mask>)");
+        auto figs = fill_mask_figures(s);
+        if (figs.empty()) throw std::runtime_error("the text has no mask token: type [MASK] where a word should be guessed");
+        const std::vector<int> pos = mask_positions(s);
+        for (size_t k = 0; k < figs.size(); ++k) add(std::move(figs[k]), "fill_mask_pos" + std::to_string(pos[k]));
     } else if (view == "logit-lens") {
         auto f = logit_lens_figure(need_snap());
         if (!f) throw std::runtime_error("the logit lens was not computed for this model");

@@ -92,7 +92,7 @@ bool compute_logit_lens(const Model& m, const Trace& trace, const std::string& s
                         const std::function<bool()>& cancel) {
     const ModelConfig& c = m.config();
     const Tensor* head = m.find_stored_weight("lm_head.weight");  // as stored: half precision is widened per panel
-    if (!head) head = m.find_stored_weight("tok_emb.weight");
+    if (!head && (c.tie_embeddings || c.mlm_head)) head = m.find_stored_weight("tok_emb.weight");
     if (!head || head->dim(0) != c.vocab_size) return true;
     const Tensor* nw = m.find_weight(stack + ".final_norm.weight");
     const Tensor* nb = m.find_weight(stack + ".final_norm.bias");
@@ -112,10 +112,14 @@ bool compute_logit_lens(const Model& m, const Trace& trace, const std::string& s
                            out->numel() == x.size() && (out->mat() - x).cwiseAbs().maxCoeff() <= 1e-5f * (1.0f + x.cwiseAbs().maxCoeff());
         MatrixRM computed;
         if (!reuse) {
-            if (c.scale_lm_head) x *= float(std::pow(double(c.d_model), -0.5));  // T5: as the LM head does
-            matmul_weight_t(x, *head, computed);
-            if (const Tensor* b = c.final_logits_bias ? m.find_weight("final_logits_bias") : nullptr)
-                computed.rowwise() += Eigen::Map<const RowVectorF>(b->data.data(), c.vocab_size);
+            if (c.mlm_head) {
+                computed = lm_head_logits(m, x);  // BERT: through the masked-LM head's transform too
+            } else {
+                if (c.scale_lm_head) x *= float(std::pow(double(c.d_model), -0.5));  // T5: as the LM head does
+                matmul_weight_t(x, *head, computed);
+                if (const Tensor* b = c.final_logits_bias ? m.find_weight("final_logits_bias") : nullptr)
+                    computed.rowwise() += Eigen::Map<const RowVectorF>(b->data.data(), c.vocab_size);
+            }
         }
         const MatrixRM& logits = reuse ? s.logits : computed;
         std::vector<int> am(size_t(logits.rows()));

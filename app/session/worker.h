@@ -168,7 +168,7 @@ struct LoadedModel {
 };
 
 /// Loads a model folder: ours (config.json + model.safetensors) or a Hugging Face one (config.json with
-/// "model_type": gpt2, llama, mistral, qwen2; single or sharded safetensors; also a hub cache path
+/// "model_type": gpt2, llama, mistral, qwen2, bert, gpt_neox, gemma; single or sharded safetensors; also a hub cache path
 /// models--org--name), plus its tokenizer (tokenizer.json or vocab.json + merges.txt) when usable.
 /// `progress(bytes_done, bytes_total)` is called while weights are decoded. Throws std::runtime_error naming the
 /// problem.

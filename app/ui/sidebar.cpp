@@ -1,6 +1,7 @@
 // The sidebar: model picker with recent models and loading progress, the soft-wrapped text box with samples,
 // layer/head/query sliders, the attention knobs and status lines (App, app_window.h).
 #include "app/ui/app_window.h"
+#include "app/i18n/tr.h"
 
 #include "app/i18n/tr.h"
 #include "app/ui/export_menu.h"
@@ -171,6 +172,12 @@ void App::sidebar() {
         ImGui::SetTooltip("%s", tr("custom: the mask painted in the Softmax lab (click cells of its mask grid)"));
     if (m_state.attn_mask == "sliding") ImGui::SliderInt(tr("window w"), &m_state.attn_window, 1, 64);
     ImGui::EndDisabled();
+    if (!m_state.apply_to_model && m_model.model && m_model.model->config().arch == Arch::EncoderOnly)
+    {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+        ImGui::TextWrapped("%s", ts::tr("encoder: every token attends to every token (no mask)"));
+        ImGui::PopStyleColor();
+    }
     ImGui::Separator();
 
     // Status.

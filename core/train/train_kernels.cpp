@@ -84,7 +84,8 @@ void activation_forward(Activation a, const float* x, float* y, int64_t n) {
     ArrayMap Y(y, n);
     switch (a) {
         case Activation::ReLU: Y = X.max(0.0f); break;
-        case Activation::GELUTanh: Y = 0.5f * X * (1.0f + (kSqrt2OverPi * (X + kGeluC * X.cube())).tanh()); break;
+        case Activation::GELUTanh:
+        case Activation::GeGLUTanh: Y = 0.5f * X * (1.0f + (kSqrt2OverPi * (X + kGeluC * X.cube())).tanh()); break;
         case Activation::SiLU:
         case Activation::SwiGLU: Y = X * X.logistic(); break;
         case Activation::GLU: Y = X.logistic(); break;
@@ -99,7 +100,8 @@ void activation_backward(Activation a, const float* x, const float* dy, float* d
     ArrayMap DX(dx, n);
     switch (a) {
         case Activation::ReLU: DX = (X > 0.0f).select(DY, 0.0f); break;
-        case Activation::GELUTanh: {
+        case Activation::GELUTanh:
+        case Activation::GeGLUTanh: {
             // d/dx 0.5 x (1 + tanh(u)), u = k (x + c x^3): 0.5 (1 + t) + 0.5 x (1 - t^2) k (1 + 3 c x^2)
             const Eigen::ArrayXf t = (kSqrt2OverPi * (X + kGeluC * X.cube())).tanh();
             DX = DY * (0.5f * (1.0f + t) + 0.5f * X * (1.0f - t.square()) * kSqrt2OverPi *

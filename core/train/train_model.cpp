@@ -25,15 +25,22 @@ TrainModel::TrainModel(ModelConfig config, WeightMap params) : m_config(std::mov
     if (m_config.arch == Arch::EncoderOnly)
         throw std::invalid_argument(std::string("TrainModel trains decoder-only and encoder-decoder models; config "
                                                 "arch is '") + to_string(m_config.arch) + "'");
-    // Switches of the Hugging Face encoder-decoder families are inference-only here.
-    for (const auto& [on, what] : {std::pair{m_config.relative_attention_bias, "relative_attention_bias"},
-                                   std::pair{m_config.embed_norm, "embed_norm"},
-                                   std::pair{m_config.final_logits_bias, "final_logits_bias"},
-                                   std::pair{m_config.scale_lm_head, "scale_lm_head"},
-                                   std::pair{m_config.enc_pos_emb, "enc_pos_emb"},
-                                   std::pair{m_config.sinusoidal_layout != SinusoidalLayout::Interleaved,
-                                             "sinusoidal_layout half_split"}})
+    // The switches of the Hugging Face families (core/model_config.h) have no backward pass here.
+    const auto refuse = [&](bool on, const char* what) {
         if (on) throw std::invalid_argument(std::string("TrainModel does not train models with ") + what);
+    };
+    refuse(m_config.parallel_residual, "parallel_residual");
+    refuse(m_config.rotary_dim > 0 && m_config.rotary_dim != m_config.d_head(), "partial rotary (rotary_dim)");
+    refuse(m_config.embed_norm, "embed_norm");
+    refuse(m_config.relative_attention_bias, "relative_attention_bias");
+    refuse(m_config.final_logits_bias, "final_logits_bias");
+    refuse(m_config.scale_lm_head, "scale_lm_head");
+    refuse(m_config.enc_pos_emb, "enc_pos_emb");
+    refuse(m_config.sinusoidal_layout != SinusoidalLayout::Interleaved, "sinusoidal_layout half_split");
+    refuse(m_config.mlm_head, "mlm_head");
+    refuse(m_config.type_vocab_size > 0, "token-type embeddings (type_vocab_size)");
+    refuse(m_config.head_dim > 0 && int64_t(m_config.head_dim) * m_config.n_heads != m_config.d_model,
+           "head_dim * n_heads != d_model");
     const auto expected = expected_weights(m_config);
     for (const auto& [name, shape] : expected) {
         const auto it = m_params.find(name);

@@ -312,6 +312,7 @@ TEST(ExportViews, EveryViewBuildsFromTheDemoModel) {
     ASSERT_TRUE(snap->error.empty()) << snap->error;
     for (const auto& v : all_views()) {
         SCOPED_TRACE(v.name);
+        if (v.name == "fill-mask") continue;  // needs a masked-LM model (BERT): tests/app/fill_mask_test.cpp
         ViewFigures vf;
         if (v.name.rfind("relative-bias", 0) == 0) {  // T5 only (ExportViews.RelativeBiasViewsOfAT5Folder)
             EXPECT_THROW((void)build_view(v.name, st, snap.get(), &m), std::runtime_error);

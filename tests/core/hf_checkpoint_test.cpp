@@ -251,7 +251,7 @@ TEST(HfLoadErrors, ConfigProblems) {
         std::vector<std::string> expect;
     };
     const std::vector<Case> cases = {
-        {"model_type", "bert", {"model_type 'bert'", "gpt2, llama, mistral, qwen2"}},
+        {"model_type", "xlnet", {"model_type 'xlnet'", "gpt2, llama, mistral, qwen2"}},
         {"rope_scaling", json{{"type", "linear"}, {"factor", 2.0}}, {"rope_scaling", "not supported"}},
         {"head_dim", 16, {"head_dim", "not supported"}},
         {"hidden_act", "relu", {"hidden_act 'relu'"}},

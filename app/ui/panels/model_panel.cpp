@@ -4,6 +4,7 @@
 #include "app/gfx/painter.h"
 #include "app/plot/ticks.h"
 #include "app/figures/figures.h"
+#include "app/i18n/tr.h"
 #include "app/ui/panels/panels.h"
 
 #include <imgui.h>
@@ -43,7 +44,11 @@ void draw_model_panel(PanelContext& ctx) {
         row("d_model", std::to_string(c.d_model));
         row("n_heads / n_kv_heads", std::to_string(c.n_heads) + " / " + std::to_string(c.n_kv_heads) +
                                         (c.n_kv_heads == c.n_heads ? " (MHA)" : c.n_kv_heads == 1 ? " (MQA)" : " (GQA)"));
-        row("d_head", std::to_string(c.d_head()));
+        row("d_head", std::to_string(c.d_head()) +
+                          (c.head_dim > 0 && int64_t(c.head_dim) * c.n_heads != c.d_model
+                               ? std::string(" (") + ts::tr("explicit head_dim; d_model / n_heads would be") + " " +
+                                     plot::format_value(double(c.d_model) / c.n_heads) + ")"
+                               : ""));
         row("d_ff", std::to_string(c.d_ff));
         row("vocab_size", std::to_string(c.vocab_size));
         row("max_seq_len", std::to_string(c.max_seq_len));
@@ -57,8 +62,24 @@ void draw_model_panel(PanelContext& ctx) {
             row(tr("relative position bias"), trf("%d buckets, max distance %d tokens, one table per stack (T5)",
                                                   c.relative_attention_num_buckets, c.relative_attention_max_distance));
         row(tr("score scaling"), c.scale_attn ? "1/sqrt(d_head)" : tr("none (T5)"));
-        if (c.scale_embeddings) row(tr("embeddings"), "x sqrt(d_model)");
-        if (c.embed_norm) row(tr("embedding norm"), trf("%s after token + position embeddings", to_string(c.norm)));
+        if (c.position == PositionKind::RoPE && c.rotary_dim > 0)
+            row("rotary_dim", std::to_string(c.rotary_dim) + " / " + std::to_string(c.d_head()) + " (rotary_pct " +
+                                  plot::format_value(double(c.rotary_dim) / c.d_head()) + "): " +
+                                  ts::tr("RoPE turns only these features of each head; the rest carry no position"));
+        row("parallel_residual", c.parallel_residual ? ts::tr("yes: x + attn(norm1(x)) + ffn(norm2(x)), both read the same x")
+                                                     : c.norm_placement == NormPlacement::Pre
+                                                           ? ts::tr("no: x + attn(norm(x)), then + ffn(norm(x))")
+                                                           : ts::tr("no: norm(x + attn(x)), then norm(x + ffn(x)) (post-norm)"));
+        std::string emb = ts::tr("token");
+        if (c.position == PositionKind::Learned) emb += std::string(" + ") + ts::tr("learned position");
+        if (c.type_vocab_size > 0)
+            emb += std::string(" + ") + ts::tr("token type") + " (type_vocab_size " + std::to_string(c.type_vocab_size) +
+                   ", " + ts::tr("all segment 0") + ")";
+        if (c.scale_embeddings) emb += std::string(" × √d_model");
+        if (c.embed_norm) emb += std::string(", ") + ts::tr("then a norm (embed_norm)");
+        row(tr("embeddings"), emb);
+        row(tr("output head"), c.mlm_head ? ts::tr("masked-LM (mlm_head): dense → act → norm → tied decoder + bias")
+                           : c.tie_embeddings ? ts::tr("LM head tied to tok_emb") : ts::tr("separate lm_head"));
         row(tr("biases"), std::string("qkv ") + (c.attn_qkv_bias ? tr("yes") : tr("no")) + ", out " + (c.attn_out_bias ? tr("yes") : tr("no")) +
                           ", ffn " + (c.ffn_bias ? tr("yes") : tr("no")));
         row(tr("tied embeddings"), std::string(c.tie_embeddings ? tr("yes") : tr("no")) +

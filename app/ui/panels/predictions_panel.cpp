@@ -1,10 +1,11 @@
 // Predictions panel: the next-token distribution at the selected position under temperature / top-k / top-p, the
 // logit lens (the argmax token after each layer at each position, through the final norm and the LM head), and a
-// Generate button that samples a continuation on the worker.
+// Generate button that samples a continuation on the worker. Masked-LM models (BERT) get the fill-mask view instead.
 #include "app/i18n/tr.h"
 #include "app/gfx/painter.h"
 #include "app/plot/ticks.h"
 #include "app/figures/figures.h"
+#include "app/i18n/tr.h"
 #include "app/ui/panels/panels.h"
 
 #include <imgui.h>
@@ -14,12 +15,51 @@
 
 namespace ts::ui {
 
+namespace {
+
+// Masked-LM models (BERT): no next token to predict; the fill-mask candidates of each mask in the text instead.
+void draw_fill_mask(const PanelContext& ctx, const Snapshot& s) {
+    const float line_h = ImGui::GetTextLineHeight();
+    const float avail_w = ImGui::GetContentRegionAvail().x;
+    const int mask = mask_token_id(s);
+    const std::vector<plot::Figure> figs = fill_mask_figures(s);
+    if (figs.empty()) {
+        if (mask < 0)
+            ImGui::TextWrapped("%s", ts::tr("This model has a masked-LM head, but its tokenizer has no mask token "
+                                            "([MASK] or <mask>): nothing to fill."));
+        else
+            ImGui::TextWrapped(ts::tr("Type %s where a word should be guessed, e.g. \"The capital of France is %s.\" — "
+                                      "the masked-LM head then shows its top candidates for each mask."),
+                               s.codec->label(mask).c_str(), s.codec->label(mask).c_str());
+    } else {
+        // Up to three masks side by side, more wrap onto further rows.
+        const int n = int(figs.size()), cols = std::min(n, 3);
+        const int rows = (n + cols - 1) / cols;
+        const float lens_h = s.lens_argmax.empty() ? 0.0f : line_h * 10;
+        const float fig_h = std::max(line_h * 12, (ImGui::GetContentRegionAvail().y - lens_h) / float(rows) - line_h);
+        const float fig_w = (avail_w - ImGui::GetStyle().ItemSpacing.x * float(cols - 1)) / float(cols);
+        for (int k = 0; k < n; ++k) {
+            if (k % cols) ImGui::SameLine();
+            gfx::draw_figure(figs[size_t(k)], ImVec2(fig_w, fig_h), {}, ("fill_mask_" + std::to_string(k)).c_str());
+        }
+    }
+    (void)ctx;
+    if (const std::optional<plot::Figure> fl = logit_lens_figure(s))
+        gfx::draw_figure(*fl, ImVec2(avail_w, std::max(line_h * 8, ImGui::GetContentRegionAvail().y)), {}, "lens");
+}
+
+}  // namespace
+
 void draw_predictions_panel(PanelContext& ctx) {
     UiState& st = ctx.state;
     const float line_h = ImGui::GetTextLineHeight();
     const Snapshot* s = ctx.snap;
+    if (s && s->error.empty() && s->trace && s->tokens && !s->tokens->ids.empty() && s->logits.rows() == 0)
+        return empty_message(ts::tr("this model has no output head (e.g. a BertModel folder without its masked-LM head): "
+                                    "no predictions; the attention panels still show it"));
     if (!s || s->logits.rows() == 0 || !s->tokens || s->tokens->ids.empty())
         return empty_message(s && !s->error.empty() ? s->error.c_str() : tr("type some text: predictions appear after the forward pass"));
+    if (has_fill_mask(*s)) return draw_fill_mask(ctx, *s);
     const int T = int(s->logits.rows()), V = int(s->logits.cols());
     const int q = std::min(current_query(ctx), T - 1);
 

@@ -21,13 +21,17 @@ foreach(v ${views})
   foreach(ext png svg csv)
     set(file ${OUT}/${v}.${ext})
     set(extra "")
+    set(view_text ${text})
     if(v MATCHES "^patching")  # a corrupted prompt of the same token length: two words swapped
       set(extra --corrupt "The quick brown dog jumps over the lazy fox. 注意力" --answer " the" --wrong " a")
+    elseif(v STREQUAL "fill-mask")  # needs a masked-LM model: the synthetic BERT folder, a text with its mask token
+      set(extra --model ${CMAKE_CURRENT_LIST_DIR}/../../golden/hf_bert)
+      set(view_text "The capital of France is [MASK].")
     endif()
     if(v MATCHES "^relative-bias")  # T5's relative position bias: the synthetic T5 folder of the HF tests
       set(extra --model ${CMAKE_CURRENT_LIST_DIR}/../../golden/hf_t5)
     endif()
-    execute_process(COMMAND ${APP} render --quiet --view ${v} --text ${text} ${extra} --width 1200 --height 800
+    execute_process(COMMAND ${APP} render --quiet --view ${v} --text ${view_text} ${extra} --width 1200 --height 800
                             --out ${file}
                     RESULT_VARIABLE rc ERROR_VARIABLE err)
     if(NOT rc EQUAL 0)
