@@ -1,4 +1,4 @@
-// Text -> tokens for the app: the model folder's BPE tokenizer when it has one, else a byte-level fallback
+// Text -> tokens for the app: the model folder's tokenizer when it has one, else a byte-level fallback
 // (ids = UTF-8 bytes, "ids-only mode"). Also the input checks the app applies before a forward pass: invalid
 // UTF-8 is shown (not rejected), text beyond max_seq_len tokens is truncated with a visible notice.
 #pragma once
@@ -11,6 +11,7 @@
 
 namespace ts {
 class Tokenizer;
+class TextTokenizer;
 }
 
 namespace ts::ui {
@@ -48,13 +49,16 @@ public:
     [[nodiscard]] virtual std::vector<std::vector<std::string>> merge_steps(std::string_view bytes) const { return {}; }
     /// The BPE tokenizer behind the codec (special-token lookups, e.g. translation.json), or null.
     [[nodiscard]] virtual std::shared_ptr<const ts::Tokenizer> tokenizer() const { return nullptr; }
+    /// The folder's tokenizer pipeline (any kind: special_token_id("mask"), decode), or null in ids-only mode.
+    [[nodiscard]] virtual std::shared_ptr<const ts::TextTokenizer> text_tokenizer() const { return nullptr; }
 };
 
 /// ids = bytes (mod vocab_size when the vocabulary is smaller than 256).
 [[nodiscard]] std::shared_ptr<const TextCodec> make_byte_codec(int vocab_size);
 
-/// Loads the model folder's tokenizer (tokenizer.json, or vocab.json + merges.txt) when present and the tokenizer library is built in; returns
-/// nullptr when the folder has none. Throws std::runtime_error when the file exists but cannot be parsed.
+/// Loads the model folder's tokenizer when present and the tokenizer library is built in (see
+/// ts::find_text_tokenizer: tokenizer.json, vocab.json + merges.txt, tokenizer.model / spiece.model, Marian's
+/// source.spm + vocab.json, vocab.txt); returns nullptr when the folder has none. Throws std::runtime_error when the file exists but cannot be parsed.
 [[nodiscard]] std::shared_ptr<const TextCodec> load_codec_for_model_dir(const std::filesystem::path& dir);
 
 /// Encodes `text` with `codec` and truncates to max_tokens (keeping the beginning), filling notices.

