@@ -346,7 +346,12 @@ void apply_precompiled(NormText& t, const PrecompiledMap& m) {
             pos += len;
         } else {
             const size_t l = utf8_char_len(t.s, pos);
-            r.append_copy(t, pos, pos + l);
+            if (decode_char(t.s, pos, l) == kInvalid) {  // SentencePiece: an invalid byte becomes U+FFFD
+                const auto [b, e] = t.origin(pos, pos + 1);
+                r.append_mapped("\xEF\xBF\xBD", b, e);
+            } else {
+                r.append_copy(t, pos, pos + l);
+            }
             pos += l;
         }
     }

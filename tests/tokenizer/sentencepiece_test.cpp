@@ -158,6 +158,80 @@ TEST(SentencePieceModel, TokenizerJsonUnigramMatchesSentencePiece) {
     EXPECT_EQ(mismatches, 0u);
 }
 
+// Protobuf wire format, just enough to read ModelProto.normalizer_spec (field 3).precompiled_charsmap (field 2).
+std::string proto_field(std::string_view msg, int wanted) {
+    size_t p = 0;
+    const auto varint = [&]() {
+        uint64_t v = 0;
+        for (int shift = 0; p < msg.size(); shift += 7) {
+            const auto b = (unsigned char)msg[p++];
+            v |= uint64_t(b & 0x7F) << shift;
+            if (!(b & 0x80)) break;
+        }
+        return v;
+    };
+    while (p < msg.size()) {
+        const uint64_t key = varint();
+        const int field = int(key >> 3), wire = int(key & 7);
+        if (wire == 0) (void)varint();
+        else if (wire == 1) p += 8;
+        else if (wire == 5) p += 4;
+        else if (wire == 2) {
+            const size_t len = size_t(varint());
+            if (field == wanted) return std::string(msg.substr(p, len));
+            p += len;
+        } else break;
+    }
+    return {};
+}
+
+std::string base64(const std::string& in) {
+    static const char* t = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::string out;
+    size_t i = 0;
+    for (; i + 2 < in.size(); i += 3) {
+        const uint32_t v = (uint32_t((unsigned char)in[i]) << 16) | (uint32_t((unsigned char)in[i + 1]) << 8) | (unsigned char)in[i + 2];
+        out += {t[v >> 18], t[(v >> 12) & 63], t[(v >> 6) & 63], t[v & 63]};
+    }
+    if (i + 1 == in.size()) {
+        const uint32_t v = uint32_t((unsigned char)in[i]) << 16;
+        out += {t[v >> 18], t[(v >> 12) & 63], '=', '='};
+    } else if (i + 2 == in.size()) {
+        const uint32_t v = (uint32_t((unsigned char)in[i]) << 16) | (uint32_t((unsigned char)in[i + 1]) << 8);
+        out += {t[v >> 18], t[(v >> 12) & 63], t[(v >> 6) & 63], '='};
+    }
+    return out;
+}
+
+// T5's tokenizer.json: Precompiled (SentencePiece's nmt_nfkc character map) + Metaspace + Unigram. Our reading of
+// the precompiled map (a darts-clone trie) against SentencePiece normalizing with the same map.
+TEST(SentencePieceModel, PrecompiledCharsmapMatchesSentencePieceNmtNfkc) {
+    static const std::string proto = train("unigram", "nmt_nfkc", 400);
+    const std::string charsmap = proto_field(proto_field(proto, 3), 2);
+    ASSERT_GT(charsmap.size(), 1000u) << "no precompiled_charsmap in the trained model";
+    sentencepiece::SentencePieceProcessor sp;
+    ASSERT_TRUE(sp.LoadFromSerializedProto(proto).ok());
+    json vocab = json::array();
+    for (int i = 0; i < sp.GetPieceSize(); ++i) vocab.push_back(json::array({sp.IdToPiece(i), sp.GetScore(i)}));
+    json j;
+    j["model"] = {{"type", "Unigram"}, {"unk_id", sp.unk_id()}, {"byte_fallback", true}, {"vocab", vocab}};
+    j["normalizer"] = {{"type", "Precompiled"}, {"precompiled_charsmap", base64(charsmap)}};
+    j["pre_tokenizer"] = {{"type", "Metaspace"}, {"replacement", "\xE2\x96\x81"}, {"prepend_scheme", "always"}, {"split", true}};
+    const auto ours = parse_hf_tokenizer_json(j.dump());
+    // fullwidth letters, ligature, circled digit, superscript, no-break space, zero-width space, Chinese, emoji
+    const std::vector<std::string> texts = {
+        "\xEF\xBC\xA6\xEF\xBD\x95\xEF\xBD\x8C\xEF\xBD\x8C width", "\xEF\xAC\x81le of the Program",
+        "\xE2\x91\xA0 and x\xC2\xB2", "no\xC2\xA0" "break", "bad\xFF" "byte\x0B" "tab", "zero\xE2\x80\x8Bwidth", "plain ASCII, the License.",
+        "\xE6\x88\x91\xE7\x88\xB1 caf\xC3\xA9 \xF0\x9F\x98\x80"};
+    for (const std::string& text : texts) {
+        std::vector<int> want;
+        ASSERT_TRUE(sp.Encode(text, &want).ok());
+        const TextEncoding e = ours->encode(text, false);
+        EXPECT_EQ(e.ids, Ids(want.begin(), want.end())) << text;
+        EXPECT_EQ(e.spans.back().byte_end, text.size()) << text;
+    }
+}
+
 TEST(SentencePieceModel, FolderWithTokenizerModelAndConfig) {
     test::TempDir dir("ts_spm_folder");
     {
