@@ -1240,12 +1240,14 @@ class HfPipeline final : public TextTokenizer {
 public:
     std::string name;
     std::vector<Added> added;  // longest first
+    std::vector<uint32_t> by_first_byte[256];  // indices into added, longest first
     Normalizer normalizer;
     PreTokenizer pre;
     std::unique_ptr<Model> model;
     Template post;
     Decoder decoder;
     std::vector<char> special_ids;
+    std::unordered_map<int32_t, std::string> added_piece;
     size_t size = 0;
 
     std::string description() const override {
@@ -1268,9 +1270,9 @@ public:
         };
         while (pos < text.size()) {
             const Added* hit = nullptr;
-            for (const Added& a : added)
-                if (text.compare(pos, a.content.size(), a.content) == 0) {
-                    hit = &a;
+            for (const uint32_t k : by_first_byte[(unsigned char)text[pos]])
+                if (text.compare(pos, added[k].content.size(), added[k].content) == 0) {
+                    hit = &added[k];
                     break;
                 }
             if (!hit) {
@@ -1329,21 +1331,22 @@ public:
     }
     size_t vocab_size() const override { return size; }
     std::string id_to_piece(int32_t id) const override {
-        for (const Added& a : added)
-            if (a.id == id) return a.content;
+        if (auto it = added_piece.find(id); it != added_piece.end()) return it->second;
         if (id < 0 || size_t(id) >= model->id_to_token.size() || model->id_to_token[size_t(id)].empty())
             throw std::out_of_range("token id " + std::to_string(id) + " is not in the vocabulary of " + name);
         return model->id_to_token[size_t(id)];
     }
     std::optional<int32_t> piece_to_id(std::string_view piece) const override {
-        for (const Added& a : added)
-            if (a.content == piece) return a.id;
+        for (const uint32_t k : by_first_byte[piece.empty() ? 0 : (unsigned char)piece[0]])
+            if (added[k].content == piece) return added[k].id;
         return model->find(piece);
     }
     bool is_special(int32_t id) const override { return id >= 0 && size_t(id) < special_ids.size() && special_ids[size_t(id)]; }
 
     void finish() {
         std::stable_sort(added.begin(), added.end(), [](const Added& a, const Added& b) { return a.content.size() > b.content.size(); });
+        for (size_t k = 0; k < added.size(); ++k) by_first_byte[(unsigned char)added[k].content[0]].push_back(uint32_t(k));
+        for (const Added& a : added) added_piece.emplace(a.id, a.content);
         size = model->id_to_token.size();
         for (const Added& a : added) size = std::max(size, size_t(a.id) + 1);
         for (const auto& v : {post.before, post.after})
@@ -1366,6 +1369,10 @@ std::shared_ptr<const TextTokenizer> parse_hf_tokenizer_json(std::string_view te
     } catch (const json::exception& e) {
         throw std::runtime_error(name + ": JSON cannot be read (" + e.what() + ")");
     }
+    return detail::hf_tokenizer_from_json(root, name);
+}
+
+std::shared_ptr<const TextTokenizer> detail::hf_tokenizer_from_json(const nlohmann::json& root, const std::string& name) {
     if (!root.is_object()) fail(name, "top level", "expected a JSON object, found " + describe(root));
     auto p = std::make_shared<HfPipeline>();
     p->name = name.substr(name.find_last_of('/') + 1);

