@@ -26,7 +26,7 @@ std::shared_ptr<const TextTokenizer> check_against_reference(const std::string& 
     if (!tok) return tok;
     EXPECT_NE(tok->description().find("byte fallback"), std::string::npos) << tok->description();
     const auto ref = nlohmann::json::parse(test::read_file_bytes(test::testdata_path(name + "/reference.json")));
-    ASSERT_GE(ref.size(), 20u);
+    EXPECT_GE(ref.size(), 20u);
     for (const auto& r : ref) {
         const std::string text = r["text"].get<std::string>();
         const TextEncoding e = tok->encode(text);
