@@ -1113,9 +1113,19 @@ bool valid_utf8(std::string_view s) {
     return true;
 }
 
+// (built into a new string: GCC 12 warns falsely, -Wrestrict, on std::string::replace here)
 void replace_all(std::string& s, std::string_view from, std::string_view to) {
-    if (from.empty()) return;
-    for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size())) s.replace(p, from.size(), to);
+    if (from.empty() || s.find(from) == std::string::npos) return;
+    std::string out;
+    out.reserve(s.size());
+    size_t last = 0;
+    for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, last)) {
+        out.append(s, last, p - last);
+        out.append(to);
+        last = p + from.size();
+    }
+    out.append(s, last, std::string::npos);
+    s = std::move(out);
 }
 
 Decoder parse_decoder(const json& j, const std::string& name, const std::string& field) {

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <random>
 
 namespace ts {
 namespace {
@@ -256,6 +257,36 @@ TEST(PipelineRobustness, InvalidUtf8AndControlCharactersNeverThrow) {
     }
     // byte fallback keeps invalid bytes as <0xXX> when the vocabulary has them
     EXPECT_EQ(parse_hf_tokenizer_json(llama_style_json().dump())->encode("\xE4", false).ids, (Ids{6, 3}));
+}
+
+// Random byte strings (fixed seed; mostly fragments of UTF-8 text, some arbitrary bytes) through every pipeline:
+// no exception, spans ordered and inside the text, decode accepts what encode gave.
+TEST(PipelineRobustness, RandomBytesKeepSpanInvariants) {
+    const std::vector<std::string> alphabet = {"a", "b", "h", "i", " ", "  ", "\t", "\n", "!", ",", ".", "[MASK]", "<s>",
+                                               "\xC3\xA9", "\xE4\xB8\xAD", "\xF0\x9F\x98\x80", "\xCC\x81", "\xEF\xBC\xA1",
+                                               "\xE2\x80\x8D", "\xE2\x96\x81", "\xFF", "\x80", "\xC3", "\x01"};
+    std::mt19937 rng(1234);
+    for (const json& j : {llama_style_json(), unigram_json(), bert_json()}) {
+        const auto tok = parse_hf_tokenizer_json(j.dump());
+        for (int n = 0; n < 300; ++n) {
+            std::string t;
+            const int len = int(rng() % 12);
+            for (int k = 0; k < len; ++k) t += alphabet[rng() % alphabet.size()];
+            TextEncoding e;
+            ASSERT_NO_THROW(e = tok->encode(t)) << t;
+            ASSERT_EQ(e.ids.size(), e.spans.size());
+            ASSERT_EQ(e.ids.size(), e.pieces.size());
+            size_t prev = 0;
+            for (const auto& s : e.spans) {
+                ASSERT_LE(prev, s.byte_begin) << t;
+                ASSERT_LE(s.byte_begin, s.byte_end) << t;
+                ASSERT_LE(s.byte_end, t.size()) << t;
+                ASSERT_LE(s.char_begin, s.char_end) << t;
+                prev = s.byte_end;
+            }
+            ASSERT_NO_THROW((void)tok->decode(e.ids)) << t;
+        }
+    }
 }
 
 TEST(PipelineNormalizers, NfkcAndLowercaseAndStripThroughSequence) {
