@@ -123,7 +123,10 @@ int encode_pipeline(const TextTokenizer& tok, const Args& args) {
         std::string line;
         while (std::getline(in, line)) {
             std::string out;
-            for (const int32_t id : tok.encode(line, add_special).ids) out += (out.empty() ? "" : " ") + std::to_string(id);
+            for (const int32_t id : tok.encode(line, add_special).ids) {
+                if (!out.empty()) out += ' ';
+                out += std::to_string(id);
+            }
             std::printf("%s\n", out.c_str());
         }
         return std::fflush(stdout) == 0 ? 0 : 1;

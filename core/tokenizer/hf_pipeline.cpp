@@ -9,6 +9,7 @@
 #include "core/tokenizer/byte_level.h"
 #include "core/tokenizer/text_tokenizer.h"
 #include "core/tokenizer/text_tokenizer_detail.h"
+#include "core/tokenizer/tokenizer_io.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
@@ -1048,8 +1049,7 @@ struct Template {
     std::vector<std::pair<int32_t, std::string>> before, after;
 };
 
-void parse_post_processor(const json& j, const std::string& name, const std::string& field, const Model& m,
-                          Template& t) {
+void parse_post_processor(const json& j, const std::string& name, const std::string& field, Template& t) {
     if (j.is_null()) return;
     if (!j.is_object() || !j.contains("type")) fail(name, field, "expected an object with a \"type\", found " + describe(j));
     const std::string type = j["type"].get<std::string>();
@@ -1068,7 +1068,7 @@ void parse_post_processor(const json& j, const std::string& name, const std::str
     if (type == "Sequence") {
         if (!j.contains("processors") || !j["processors"].is_array()) fail(name, field + ".processors", "expected an array");
         for (size_t i = 0; i < j["processors"].size(); ++i)
-            parse_post_processor(j["processors"][i], name, field + ".processors[" + std::to_string(i) + "]", m, t);
+            parse_post_processor(j["processors"][i], name, field + ".processors[" + std::to_string(i) + "]", t);
         return;
     }
     if (type == "TemplateProcessing") {
@@ -1374,15 +1374,86 @@ public:
     }
 };
 
+// Byte-level BPE (ts::Tokenizer, the established path) with the tokenizer.json's post-processor (RoBERTa/BART's
+// <s> … </s>, Llama-3's <|begin_of_text|>).
+class ByteLevelWithTemplate final : public TextTokenizer {
+public:
+    ByteLevelWithTemplate(std::shared_ptr<const TextTokenizer> inner, Template t) : m_in(std::move(inner)), m_t(std::move(t)) {
+        special_roles = m_in->special_roles;
+    }
+    std::string description() const override { return m_in->description(); }
+    TextEncoding encode(std::string_view text, bool add_special) const override {
+        TextEncoding body = m_in->encode(text, add_special);
+        if (!add_special || (m_t.before.empty() && m_t.after.empty())) return body;
+        TextEncoding e;
+        const auto push = [&](int32_t id, const std::string& piece, size_t at) {
+            e.ids.push_back(id);
+            e.pieces.push_back(piece);
+            e.spans.push_back(TokenSpan{at, at, 0, 0});
+            e.special.push_back(1);
+        };
+        for (const auto& [id, tok] : m_t.before) push(id, tok, 0);
+        e.ids.insert(e.ids.end(), body.ids.begin(), body.ids.end());
+        e.pieces.insert(e.pieces.end(), body.pieces.begin(), body.pieces.end());
+        e.spans.insert(e.spans.end(), body.spans.begin(), body.spans.end());
+        e.special.insert(e.special.end(), body.special.begin(), body.special.end());
+        for (const auto& [id, tok] : m_t.after) push(id, tok, text.size());
+        detail::finish_spans(text, e);
+        return e;
+    }
+    std::string decode(std::span<const int32_t> ids, bool skip) const override { return m_in->decode(ids, skip); }
+    size_t vocab_size() const override { return m_in->vocab_size(); }
+    std::string id_to_piece(int32_t id) const override { return m_in->id_to_piece(id); }
+    std::optional<int32_t> piece_to_id(std::string_view p) const override { return m_in->piece_to_id(p); }
+    bool is_special(int32_t id) const override {
+        if (m_in->is_special(id)) return true;
+        for (const auto& v : {m_t.before, m_t.after})
+            for (const auto& p : v)
+                if (p.first == id) return true;
+        return false;
+    }
+    std::shared_ptr<const Tokenizer> byte_level_bpe() const override { return m_in->byte_level_bpe(); }
+
+private:
+    std::shared_ptr<const TextTokenizer> m_in;
+    Template m_t;
+};
+
 }  // namespace
+
+std::shared_ptr<const TextTokenizer> detail::with_post_processor(std::shared_ptr<const TextTokenizer> tok,
+                                                                 const nlohmann::json& root, const std::string& name) {
+    Template t;
+    try {
+        if (root.is_object() && root.contains("post_processor"))
+            parse_post_processor(root["post_processor"], name, "post_processor", t);
+    } catch (const json::exception& e) {
+        fail(name, "post_processor", std::string("unexpected content (") + e.what() + ")");
+    }
+    for (const auto& v : {t.before, t.after})
+        for (const auto& p : v)
+            if (p.first < 0 || size_t(p.first) >= tok->vocab_size())
+                fail(name, "post_processor", "token id " + std::to_string(p.first) + " is outside the vocabulary");
+    if (t.before.empty() && t.after.empty()) return tok;
+    return std::make_shared<ByteLevelWithTemplate>(std::move(tok), std::move(t));
+}
 
 std::shared_ptr<const TextTokenizer> parse_hf_tokenizer_json(std::string_view text, const std::string& name) {
     json root;
     try {
         root = json::parse(text.begin(), text.end());
-    } catch (const json::exception& e) {
-        throw std::runtime_error(name + ": JSON cannot be read (" + e.what() + ")");
+    } catch (const json::exception&) {
+        (void)parse_tokenizer_json(text, name);  // reports the syntax error with its line and column
+        throw std::runtime_error(name + ": JSON cannot be read");
     }
+    // byte-level BPE: the established ts::Tokenizer (GPT-2 parity-tested), plus the post-processor
+    bool byte_level = false;
+    if (root.is_object() && root.contains("pre_tokenizer")) {
+        const bool model_bpe = root.contains("model") && root["model"].is_object() &&
+                               root["model"].value("type", std::string("BPE")) == "BPE";
+        byte_level = model_bpe && root["pre_tokenizer"].dump().find("\"ByteLevel\"") != std::string::npos;
+    }
+    if (byte_level) return detail::with_post_processor(wrap_byte_level_bpe(parse_tokenizer_json(text, name)), root, name);
     return detail::hf_tokenizer_from_json(root, name);
 }
 
@@ -1414,7 +1485,7 @@ std::shared_ptr<const TextTokenizer> detail::hf_tokenizer_from_json(const nlohma
     try {
         p->normalizer = parse_normalizer(root.value("normalizer", json()), name, "normalizer");
         p->pre = parse_pre_tokenizer(root.value("pre_tokenizer", json()), name, "pre_tokenizer");
-        parse_post_processor(root.value("post_processor", json()), name, "post_processor", *p->model, p->post);
+        parse_post_processor(root.value("post_processor", json()), name, "post_processor", p->post);
         p->decoder = parse_decoder(root.value("decoder", json()), name, "decoder");
     } catch (const json::exception& e) {
         fail(name, "pipeline", std::string("unexpected content (") + e.what() + ")");

@@ -205,23 +205,7 @@ bool is_file(const fs::path& p) {
 
 // tokenizer.json: byte-level BPE (the existing, parity-tested path) or any other supported pipeline.
 std::shared_ptr<const TextTokenizer> load_tokenizer_json_any(const fs::path& p) {
-    const std::string text = detail::read_file(p.string());
-    json root;
-    try {
-        root = json::parse(text);
-    } catch (const json::exception&) {
-        // let the established parser report the syntax error with line and column
-        return wrap_byte_level_bpe(parse_tokenizer_json(text, p.string()));
-    }
-    bool byte_level = false;
-    if (root.is_object() && root.contains("pre_tokenizer")) {
-        const std::string dump = root["pre_tokenizer"].dump();
-        const bool model_bpe = root.contains("model") && root["model"].is_object() &&
-                               root["model"].value("type", std::string("BPE")) == "BPE";
-        byte_level = model_bpe && dump.find("\"ByteLevel\"") != std::string::npos;
-    }
-    if (byte_level) return wrap_byte_level_bpe(parse_tokenizer_json(text, p.string()));
-    return detail::hf_tokenizer_from_json(root, p.string());
+    return parse_hf_tokenizer_json(detail::read_file(p.string()), p.string());
 }
 
 std::shared_ptr<const TextTokenizer> load_spm_file(const fs::path& p, const FolderConfig& c) {

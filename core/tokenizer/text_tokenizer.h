@@ -94,7 +94,8 @@ struct TokenizerPair {
 /// else find_text_tokenizer() twice the same. Throws as find_text_tokenizer; source is null when nothing is found.
 [[nodiscard]] TokenizerPair find_tokenizer_pair(const std::string& dir);
 
-/// Parsers (the name is used in error messages).
+/// Parsers (the name is used in error messages). parse_hf_tokenizer_json reads every supported tokenizer.json,
+/// byte-level BPE included (through ts::Tokenizer, plus the file's post-processor).
 [[nodiscard]] std::shared_ptr<const TextTokenizer> parse_hf_tokenizer_json(std::string_view json_text,
                                                                            const std::string& name = "tokenizer.json");
 /// BERT's vocab.txt (one token per line, id = line number) with BertNormalizer(lowercase), BertPreTokenizer,

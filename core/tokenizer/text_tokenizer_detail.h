@@ -25,4 +25,9 @@ void finish_spans(std::string_view text, TextEncoding& enc);
 /// parse_hf_tokenizer_json() on an already parsed document.
 [[nodiscard]] std::shared_ptr<const TextTokenizer> hf_tokenizer_from_json(const nlohmann::json& root, const std::string& name);
 
+/// tok with the tokenizer.json's post_processor (TemplateProcessing, BertProcessing, RobertaProcessing) applied
+/// when add_special_tokens; tok itself when the post-processor adds nothing.
+[[nodiscard]] std::shared_ptr<const TextTokenizer> with_post_processor(std::shared_ptr<const TextTokenizer> tok,
+                                                                       const nlohmann::json& root, const std::string& name);
+
 }  // namespace ts::detail

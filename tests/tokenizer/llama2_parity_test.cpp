@@ -47,8 +47,9 @@ std::shared_ptr<const TextTokenizer> check_against_reference(const std::string& 
             prev = s.byte_end;
         }
         for (size_t k = 0; k < text.size(); ++k)
-            if (std::isgraph((unsigned char)text[k]) || ((unsigned char)text[k] >= 0x80 && !drops_characters))
+            if (std::isgraph((unsigned char)text[k]) || ((unsigned char)text[k] >= 0x80 && !drops_characters)) {
                 EXPECT_TRUE(covered[k]) << "byte " << k << " of: " << text;
+            }
     }
     return tok;
 }

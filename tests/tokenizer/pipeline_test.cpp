@@ -1,5 +1,6 @@
 // tokenizer.json pipelines beyond byte-level BPE and BERT's vocab.txt, on hand-built tiny vocabularies whose ids
 // (and spans, and decodes) are worked out by hand in the comments. Also folder discovery and error messages.
+#include "core/tokenizer/byte_level.h"
 #include "core/tokenizer/text_tokenizer.h"
 #include "tests/test_util.h"
 
@@ -212,7 +213,7 @@ TEST(PipelineFolders, TokenizerJsonIsPreferredOverTokenizerModel) {
 
 TEST(PipelineErrors, MessagesNameTheFileAndWhatIsWrong) {
     const auto err = [](json j) { return error_of([&] { (void)parse_hf_tokenizer_json(j.dump(), "m/tokenizer.json"); }); };
-    EXPECT_NE(error_of([] { (void)parse_hf_tokenizer_json("{\"model\": ", "m/tokenizer.json"); }).find("m/tokenizer.json: JSON"),
+    EXPECT_NE(error_of([] { (void)parse_hf_tokenizer_json("{\"model\": ", "m/tokenizer.json"); }).find("m/tokenizer.json: line 1, column"),
               std::string::npos);
     json j = llama_style_json();
     j["normalizer"] = {{"type", "Frobnicate"}};
@@ -299,6 +300,38 @@ TEST(PipelineNormalizers, NfkcAndLowercaseAndStripThroughSequence) {
     const TextEncoding e = tok->encode("  \xEF\xBC\xB4\xEF\xBC\xA8\xEF\xBC\xA5!", false);
     EXPECT_EQ(e.ids, (Ids{5, 13}));
     EXPECT_EQ(byte_spans(e), (Spans{{2, 11}, {11, 12}}));
+}
+
+}  // namespace
+}  // namespace ts
+
+namespace ts {
+namespace {
+
+// Byte-level BPE tokenizer.json (RoBERTa/BART style) goes through ts::Tokenizer and keeps its post-processor.
+TEST(PipelineByteLevel, RobertaProcessingAddsBosAndEos) {
+    json vocab = json::object();
+    for (int b = 0; b < 256; ++b) vocab[bytes_to_byte_level(std::string(1, char(b)))] = b;
+    vocab["<s>"] = 256;
+    vocab["</s>"] = 257;
+    json j;
+    j["added_tokens"] = json::array({{{"id", 256}, {"content", "<s>"}, {"special", true}},
+                                     {{"id", 257}, {"content", "</s>"}, {"special", true}}});
+    j["pre_tokenizer"] = {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"trim_offsets", true}, {"use_regex", true}};
+    j["post_processor"] = {{"type", "RobertaProcessing"}, {"sep", {"</s>", 257}}, {"cls", {"<s>", 256}},
+                           {"trim_offsets", true}, {"add_prefix_space", false}};
+    j["decoder"] = {{"type", "ByteLevel"}};
+    j["model"] = {{"type", "BPE"}, {"vocab", vocab}, {"merges", json::array()}};
+    const auto tok = parse_hf_tokenizer_json(j.dump());
+    ASSERT_TRUE(tok->byte_level_bpe());
+    const TextEncoding e = tok->encode("a b");
+    EXPECT_EQ(e.ids, (Ids{256, 97, 32, 98, 257}));  // "a", "Ġ" (no merges), "b"
+    EXPECT_EQ(byte_spans(e), (Spans{{0, 0}, {0, 1}, {1, 2}, {2, 3}, {3, 3}}));
+    EXPECT_EQ(e.pieces[2], "\xC4\xA0");
+    EXPECT_EQ(tok->encode("a b", false).ids, (Ids{97, 32, 98}));
+    EXPECT_EQ(tok->decode(e.ids, true), "a b");
+    EXPECT_EQ(tok->special_token_id("bos"), 256);
+    EXPECT_EQ(tok->special_token_id("mask"), std::nullopt);
 }
 
 }  // namespace

@@ -94,7 +94,9 @@ TEST(SentencePieceModel, RoundTripsSpansAndBosEos) {
                 prev = s.byte_end;
             }
             for (size_t k = 0; k < text.size(); ++k)
-                if (text[k] != ' ') EXPECT_TRUE(covered[k]) << "byte " << k << " of \"" << text << "\"";
+                if (text[k] != ' ') {
+                    EXPECT_TRUE(covered[k]) << "byte " << k << " of \"" << text << "\"";
+                }
         }
         // "Hello world": a piece that is not a byte token spells the text it covers (▁ for the space)
         const std::string text = "The Program";
