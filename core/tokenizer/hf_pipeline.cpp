@@ -1490,6 +1490,14 @@ std::shared_ptr<const TextTokenizer> detail::hf_tokenizer_from_json(const nlohma
     } catch (const json::exception& e) {
         fail(name, "pipeline", std::string("unexpected content (") + e.what() + ")");
     }
+    for (const auto& v : {p->post.before, p->post.after})
+        for (const auto& [id, tok] : v) {
+            const bool in_vocab = id >= 0 && size_t(id) < p->model->id_to_token.size() && !p->model->id_to_token[size_t(id)].empty();
+            const bool added = std::any_of(p->added.begin(), p->added.end(), [&](const Added& a) { return a.id == id; });
+            if (!in_vocab && !added)
+                fail(name, "post_processor", "token \"" + tok + "\" has id " + std::to_string(id) +
+                                                 ", which is neither in model.vocab nor in added_tokens");
+        }
     p->finish();
     return p;
 }
