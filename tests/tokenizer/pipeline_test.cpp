@@ -99,6 +99,21 @@ TEST(PipelineBpeByteFallback, LlamaStyleIdsSpansAndDecodeByHand) {
     EXPECT_THROW((void)tok->decode(Ids{99}), std::out_of_range);
 }
 
+// Newer Llama conversions (legacy=False): no normalizer, Metaspace pre-tokenizer with prepend_scheme "first" and
+// split false: "▁" goes only before text that starts the input, so "<s>hi" gives <s> "hi" (not "▁hi").
+TEST(PipelineBpeByteFallback, MetaspaceFirstPrependsOnlyAtTheStartOfTheInput) {
+    json j = llama_style_json();
+    j["normalizer"] = nullptr;
+    j["pre_tokenizer"] = {{"type", "Metaspace"}, {"replacement", kMeta}, {"prepend_scheme", "first"}, {"split", false}};
+    j["decoder"] = {{"type", "Sequence"},
+                    {"decoders", json::array({{{"type", "ByteFallback"}},
+                                              {{"type", "Metaspace"}, {"replacement", kMeta}, {"prepend_scheme", "first"}}})}};
+    const auto tok = parse_hf_tokenizer_json(j.dump());
+    EXPECT_EQ(tok->encode("hi hi!\xE4\xB8\xAD").ids, (Ids{1, 11, 11, 12, 3, 4, 5}));
+    EXPECT_EQ(tok->encode("<s>hi", false).ids, (Ids{1, 10}));
+    EXPECT_EQ(tok->decode(Ids{11, 11, 12, 3, 4, 5}), "hi hi!\xE4\xB8\xAD");
+}
+
 TEST(PipelineBpeByteFallback, UnknownCharacterWithoutByteTokenIsUnk) {
     json j = llama_style_json();
     // "é" (C3 A9): no byte tokens for C3/A9 -> <unk>; two unknown characters in a row fuse (fuse_unk)
