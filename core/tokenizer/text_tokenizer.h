@@ -3,6 +3,14 @@
 // WordPiece + BertNormalizer), SentencePiece .model files through libsentencepiece, Marian's source.spm /
 // target.spm + vocab.json, and BERT's plain vocab.txt. encode() returns ids, the vocabulary pieces and the byte
 // span of each piece in the input text; decode() turns ids back into text the way the Hugging Face tokenizer does.
+//
+// For model-family code:
+//   auto tok = ts::find_text_tokenizer(dir);          // nullptr: no tokenizer file (ids-only); throws: broken file
+//   ts::TextEncoding e = tok->encode(text);            // ids with the family's special tokens ([CLS] … [SEP], <s>, … </s>)
+//   std::optional<int32_t> mask = tok->special_token_id("mask");   // BERT fill-mask; "pad" = T5's decoder start,
+//                                                                   // "eos" = BART's decoder start / Marian's end
+//   ts::TokenizerPair p = ts::find_tokenizer_pair(dir); // Marian: p.source->encode(src), p.target->decode(ids, true)
+// In the app the same object is TextCodec::text_tokenizer() (app/session/text_codec.h).
 #pragma once
 
 #include "core/tokenizer/bpe.h"
