@@ -39,7 +39,9 @@ public:
     virtual ~TextCodec() = default;
     [[nodiscard]] virtual std::string name() const = 0;
     [[nodiscard]] virtual bool ids_only() const = 0;
-    /// ids with their byte spans (spans tile the text).
+    /// ids with their byte spans: ordered and non-overlapping; they tile the text for byte-level BPE and the byte
+    /// fallback, while other pipelines leave whitespace they drop uncovered and give the special tokens they insert
+    /// ([CLS], <s>, </s>) empty spans.
     virtual void encode(std::string_view text, std::vector<int>& ids, std::vector<std::pair<size_t, size_t>>& spans) const = 0;
     /// Raw bytes of ids (may be invalid UTF-8 for partial characters).
     [[nodiscard]] virtual std::string decode(const std::vector<int>& ids) const = 0;
