@@ -5,7 +5,7 @@
 #   bash .ci/deps.sh --corpus   also WordNet for `transformer-studio corpus build` (it fetches the Austen .deb itself)
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config ccache
-      libeigen3-dev nlohmann-json3-dev libpcre2-dev zlib1g-dev
+      libeigen3-dev nlohmann-json3-dev libpcre2-dev zlib1g-dev libsentencepiece-dev libicu-dev
       libimgui-dev libglfw3-dev libstb-dev libegl-dev libgl-dev libgles-dev libgl1-mesa-dri
       xvfb xauth xdotool fonts-dejavu-core fonts-wqy-microhei
       libgtest-dev libgmock-dev libbenchmark-dev librsvg2-bin libxml2-utils gettext)

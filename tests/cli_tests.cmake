@@ -77,6 +77,18 @@ if(EXISTS ${CMAKE_SOURCE_DIR}/assets/models/austen-gpt/tokenizer.json)
               --tokenizer ${CMAKE_SOURCE_DIR}/assets/models/austen-gpt --text "caf\\xc3 ok")
 endif()
 
+# Tokenizers other than byte-level BPE: the committed WordPiece (BERT) and Unigram (T5-style) tokenizer.json files;
+# a broken one is refused naming the file and the field.
+ts_cli_test(tokenizer_encode_wordpiece ok CMD ${TS_CLI} tokenizer encode
+            --tokenizer ${CMAKE_CURRENT_SOURCE_DIR}/tokenizer/data/wordpiece_tokenizer.json --text "The capital of France."
+            STDOUT_REGEX "WordPiece \\(wordpiece_tokenizer.json")
+ts_cli_test(tokenizer_encode_unigram_json ok CMD ${TS_CLI} tokenizer encode
+            --tokenizer ${CMAKE_CURRENT_SOURCE_DIR}/tokenizer/data/unigram_tokenizer.json --text "Hello world" --json
+            STDOUT_REGEX "\"tokenizer\":\"Unigram.*</s>")
+ts_cli_test(tokenizer_encode_broken_json fail CMD ${TS_CLI} tokenizer encode
+            --tokenizer ${CMAKE_CURRENT_SOURCE_DIR}/tokenizer/data/parity_texts.json --text "x"
+            STDERR_REGEX "parity_texts.json: top level: expected a JSON object")
+
 # --help and -h: every subcommand (and the bare executable) prints its usage on stdout and exits 0.
 foreach(sub "" trace render eval tokenizer "tokenizer train" "tokenizer encode" corpus "corpus build" train translate)
   string(REPLACE " " ";" sub_args "${sub}")

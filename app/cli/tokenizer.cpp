@@ -3,6 +3,7 @@
 #include "app/cli/cli.h"
 #include "app/cli/args.h"
 #include "core/tokenizer/bpe_train.h"
+#include "core/tokenizer/text_tokenizer.h"
 #include "core/tokenizer/tokenizer_io.h"
 
 #include <nlohmann/json.hpp>
@@ -28,7 +29,10 @@ const char* const kTokenizerUsage =
         "         one comma-separated list, e.g. --special \"<|endoftext|>,<pad>,<2en>,<2zh>\" for translation pairs.\n"
         "         --min-frequency defaults to 2.\n"
         "       transformer-studio tokenizer encode --tokenizer FILE_OR_DIR --text T [--json] [--no-special]\n"
-        "         Prints ids and, per token, its byte span [b,e), character span [b,e) and text.\n"
+        "         Prints ids and, per token, its byte span [b,e), character span [b,e) and text. FILE_OR_DIR: a model\n"
+        "         folder or tokenizer.json, vocab.json (+ merges.txt), tokenizer.model / spiece.model, vocab.txt.\n"
+        "         Pipelines other than byte-level BPE add their special tokens ([CLS] ... [SEP], <s>) unless\n"
+        "         --no-special.\n"
         "       transformer-studio tokenizer encode --tokenizer FILE_OR_DIR --lines FILE [--no-special]\n"
         "         Bulk mode: encodes the bytes of every line of FILE on its own (without its \\n; a \\r is text) and\n"
         "         prints its ids space-separated, one output line per input line (an empty line for an empty one).\n";
@@ -108,9 +112,60 @@ int encode_lines(const Tokenizer& tok, const std::string& path, const EncodeOpti
     return std::fflush(stdout) == 0 ? 0 : 1;
 }
 
+// Any other pipeline (SentencePiece, WordPiece, Unigram, BPE with byte fallback): ids, pieces and spans.
+int encode_pipeline(const TextTokenizer& tok, const Args& args) {
+    const bool add_special = !args.flag("no-special");
+    if (args.has("lines")) {
+        if (args.has("text") || args.flag("json"))
+            throw std::invalid_argument("--lines does not combine with --text or --json");
+        std::ifstream in(args.get("lines"), std::ios::binary);
+        if (!in) throw std::runtime_error(args.get("lines") + ": cannot open --lines file");
+        std::string line;
+        while (std::getline(in, line)) {
+            std::string out;
+            for (const int32_t id : tok.encode(line, add_special).ids) {
+                if (!out.empty()) out += ' ';
+                out += std::to_string(id);
+            }
+            std::printf("%s\n", out.c_str());
+        }
+        return std::fflush(stdout) == 0 ? 0 : 1;
+    }
+    const std::string text = args.required("text");
+    const TextEncoding enc = tok.encode(text, add_special);
+    if (args.flag("json")) {
+        nlohmann::json toks = nlohmann::json::array();
+        for (size_t i = 0; i < enc.ids.size(); ++i) {
+            const TokenSpan& s = enc.spans[i];
+            toks.push_back({{"id", enc.ids[i]},
+                            {"token", enc.pieces[i]},
+                            {"bytes", {s.byte_begin, s.byte_end}},
+                            {"chars", {s.char_begin, s.char_end}}});
+        }
+        nlohmann::json j;
+        j["ids"] = enc.ids;
+        j["tokens"] = toks;
+        j["tokenizer"] = tok.description();
+        std::puts(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+        return 0;
+    }
+    std::printf("%s\n", tok.description().c_str());
+    std::printf("%5s %8s %14s %14s  %s\n", "i", "id", "bytes", "chars", "token");
+    for (size_t i = 0; i < enc.ids.size(); ++i) {
+        const TokenSpan& s = enc.spans[i];
+        char b[48], c[48];
+        std::snprintf(b, sizeof b, "[%lld,%lld)", (long long)s.byte_begin, (long long)s.byte_end);
+        std::snprintf(c, sizeof c, "[%lld,%lld)", (long long)s.char_begin, (long long)s.char_end);
+        std::printf("%5zu %8d %14s %14s  %s\n", i, enc.ids[i], b, c, enc.pieces[i].c_str());
+    }
+    return 0;
+}
+
 int run_encode(int argc, char** argv) {
     const Args args(argc, argv, 3, {"tokenizer", "text", "lines"}, {"json", "no-special"});
-    const auto tok = load_tokenizer(args.required("tokenizer"));
+    const auto any = load_text_tokenizer(args.required("tokenizer"));
+    const auto tok = any->byte_level_bpe();
+    if (!tok) return encode_pipeline(*any, args);
     EncodeOptions opt;
     opt.match_added_tokens = !args.flag("no-special");
     if (args.has("lines")) {

@@ -236,7 +236,10 @@ int run_trace(int argc, char** argv) {
         ids = parse_ids(args.get("ids"));
     } else if (args.has("text")) {
         if (lm.codec->ids_only())
-            throw std::invalid_argument("model folder has no tokenizer (tokenizer.json): pass token ids with --ids");
+            throw std::invalid_argument(lm.tokenizer_warning.empty()
+                                            ? "model folder has no tokenizer (tokenizer.json, tokenizer.model, vocab.txt, ...): "
+                                              "pass token ids with --ids"
+                                            : "no tokenizer: " + lm.tokenizer_warning + "; pass token ids with --ids");
         const ui::TokenizedText tt = ui::tokenize_text(args.get("text"), *lm.codec, lm.model->config().max_seq_len);
         for (const auto& n : tt.notices) std::fprintf(stderr, "note: %s\n", n.c_str());
         ids = tt.ids;

@@ -4,6 +4,7 @@
 #if __has_include("core/tokenizer/tokenizer_io.h")
 #include "app/i18n/tr.h"
 #include "core/tokenizer/bpe.h"
+#include "core/tokenizer/text_tokenizer.h"
 #include "core/tokenizer/tokenizer_io.h"
 #define TS_APP_HAS_BPE 1
 #else
@@ -63,13 +64,14 @@ private:
 };
 
 #if TS_APP_HAS_BPE
-class BpeCodec final : public TextCodec {
+// Any tokenizer pipeline (ts::TextTokenizer): byte-level BPE, SentencePiece, WordPiece, Unigram, ...
+class PipelineCodec final : public TextCodec {
 public:
-    explicit BpeCodec(std::shared_ptr<const ts::Tokenizer> t) : m_tok(std::move(t)) {}
-    std::string name() const override { return "BPE (" + std::to_string(m_tok->vocab_size()) + " tokens)"; }
+    explicit PipelineCodec(std::shared_ptr<const ts::TextTokenizer> t) : m_tok(std::move(t)), m_bpe(m_tok->byte_level_bpe()) {}
+    std::string name() const override { return m_tok->description(); }
     bool ids_only() const override { return false; }
     void encode(std::string_view text, std::vector<int>& ids, std::vector<std::pair<size_t, size_t>>& spans) const override {
-        const ts::Encoding e = m_tok->encode(text);
+        const ts::TextEncoding e = m_tok->encode(text, /*add_special_tokens=*/true);
         ids.assign(e.ids.begin(), e.ids.end());
         spans.clear();
         for (const auto& s : e.spans) spans.emplace_back(s.byte_begin, s.byte_end);
@@ -80,18 +82,22 @@ public:
     }
     std::string label(int id) const override {
         try {
-            return printable_label(m_tok->token_bytes(id));
+            if (m_bpe) return printable_label(m_bpe->token_bytes(id));
+            return printable_label(m_tok->id_to_piece(id));
         } catch (const std::exception&) {
             return "<" + std::to_string(id) + ">";
         }
     }
     std::vector<std::vector<std::string>> merge_steps(std::string_view bytes) const override {
-        return m_tok->merge_steps(bytes);
+        if (!m_bpe) return {};
+        return m_bpe->merge_steps(bytes);
     }
-    std::shared_ptr<const ts::Tokenizer> tokenizer() const override { return m_tok; }
+    std::shared_ptr<const ts::Tokenizer> tokenizer() const override { return m_bpe; }
+    std::shared_ptr<const ts::TextTokenizer> text_tokenizer() const override { return m_tok; }
 
 private:
-    std::shared_ptr<const ts::Tokenizer> m_tok;
+    std::shared_ptr<const ts::TextTokenizer> m_tok;
+    std::shared_ptr<const ts::Tokenizer> m_bpe;
 };
 #endif
 }  // namespace
@@ -100,9 +106,10 @@ std::shared_ptr<const TextCodec> make_byte_codec(int vocab_size) { return std::m
 
 std::shared_ptr<const TextCodec> load_codec_for_model_dir(const std::filesystem::path& dir) {
 #if TS_APP_HAS_BPE
-    auto tok = ts::find_tokenizer(dir.string());  // tokenizer.json, vocab.json + merges.txt, ...
+    // tokenizer.json, vocab.json + merges.txt, tokenizer.model, spiece.model, source.spm + vocab.json, vocab.txt
+    auto tok = ts::find_text_tokenizer(dir.string());
     if (!tok) return nullptr;
-    return std::make_shared<BpeCodec>(std::move(tok));
+    return std::make_shared<PipelineCodec>(std::move(tok));
 #else
     return nullptr;
 #endif
@@ -112,7 +119,7 @@ TokenizedText tokenize_text(const std::string& text, const TextCodec& codec, int
     TokenizedText t;
     t.text = text;
     t.ids_only = codec.ids_only();
-    if (t.ids_only) t.notices.push_back(tr("ids-only mode: no tokenizer.json, token ids are the UTF-8 bytes"));
+    if (t.ids_only) t.notices.push_back(tr("ids-only mode: no tokenizer file, token ids are the UTF-8 bytes"));
     if (text.empty()) {
         t.notices.push_back(tr("type some text to see inside the model"));
         return t;

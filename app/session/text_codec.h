@@ -1,4 +1,4 @@
-// Text -> tokens for the app: the model folder's BPE tokenizer when it has one, else a byte-level fallback
+// Text -> tokens for the app: the model folder's tokenizer when it has one, else a byte-level fallback
 // (ids = UTF-8 bytes, "ids-only mode"). Also the input checks the app applies before a forward pass: invalid
 // UTF-8 is shown (not rejected), text beyond max_seq_len tokens is truncated with a visible notice.
 #pragma once
@@ -11,6 +11,7 @@
 
 namespace ts {
 class Tokenizer;
+class TextTokenizer;
 }
 
 namespace ts::ui {
@@ -38,7 +39,9 @@ public:
     virtual ~TextCodec() = default;
     [[nodiscard]] virtual std::string name() const = 0;
     [[nodiscard]] virtual bool ids_only() const = 0;
-    /// ids with their byte spans (spans tile the text).
+    /// ids with their byte spans: ordered and non-overlapping; they tile the text for byte-level BPE and the byte
+    /// fallback, while other pipelines leave whitespace they drop uncovered and give the special tokens they insert
+    /// ([CLS], <s>, </s>) empty spans.
     virtual void encode(std::string_view text, std::vector<int>& ids, std::vector<std::pair<size_t, size_t>>& spans) const = 0;
     /// Raw bytes of ids (may be invalid UTF-8 for partial characters).
     [[nodiscard]] virtual std::string decode(const std::vector<int>& ids) const = 0;
@@ -48,13 +51,16 @@ public:
     [[nodiscard]] virtual std::vector<std::vector<std::string>> merge_steps(std::string_view bytes) const { return {}; }
     /// The BPE tokenizer behind the codec (special-token lookups, e.g. translation.json), or null.
     [[nodiscard]] virtual std::shared_ptr<const ts::Tokenizer> tokenizer() const { return nullptr; }
+    /// The folder's tokenizer pipeline (any kind: special_token_id("mask"), decode), or null in ids-only mode.
+    [[nodiscard]] virtual std::shared_ptr<const ts::TextTokenizer> text_tokenizer() const { return nullptr; }
 };
 
 /// ids = bytes (mod vocab_size when the vocabulary is smaller than 256).
 [[nodiscard]] std::shared_ptr<const TextCodec> make_byte_codec(int vocab_size);
 
-/// Loads the model folder's tokenizer (tokenizer.json, or vocab.json + merges.txt) when present and the tokenizer library is built in; returns
-/// nullptr when the folder has none. Throws std::runtime_error when the file exists but cannot be parsed.
+/// Loads the model folder's tokenizer when present and the tokenizer library is built in (see
+/// ts::find_text_tokenizer: tokenizer.json, vocab.json + merges.txt, tokenizer.model / spiece.model, Marian's
+/// source.spm + vocab.json, vocab.txt); returns nullptr when the folder has none. Throws std::runtime_error when the file exists but cannot be parsed.
 [[nodiscard]] std::shared_ptr<const TextCodec> load_codec_for_model_dir(const std::filesystem::path& dir);
 
 /// Encodes `text` with `codec` and truncates to max_tokens (keeping the beginning), filling notices.

@@ -354,7 +354,7 @@ LoadedModel load_model_folder(const std::string& dir_in, const std::function<voi
     try {
         lm.codec = load_codec_for_model_dir(dir);
     } catch (const std::exception& e) {
-        lm.tokenizer_warning = std::string("tokenizer.json could not be read: ") + e.what();
+        lm.tokenizer_warning = std::string("tokenizer not used (ids-only mode): ") + e.what();
     }
     if (!lm.codec) lm.codec = make_byte_codec(lm.model->config().vocab_size);
     if (lm.model->config().arch == Arch::EncoderDecoder && !fs::exists(fs::path(dir) / "translation.json", ec) &&

@@ -158,7 +158,7 @@ struct LoadedModel {
     std::string path;                   ///< folder, or "" for the in-memory demo
     std::string display_name;
     bool random_weights = false;        ///< the in-memory demo: attention teaches nothing
-    std::string tokenizer_warning;      ///< tokenizer.json present but unusable
+    std::string tokenizer_warning;      ///< a tokenizer file present but unusable (names the file; ids-only mode)
     /// One line per problem the loader found in the weights (a tensor holding NaN/±Inf, named); the model is
     /// usable, but outputs depending on those weights are NaN. From Model::weight_warnings().
     std::vector<std::string> weight_warnings;

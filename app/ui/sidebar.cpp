@@ -68,6 +68,11 @@ void App::sidebar() {
             ImGui::TextWrapped(tr("... and %zu more tensors with NaN/Inf"), m_model.weight_warnings.size() - shown);
         ImGui::PopStyleColor();
     }
+    if (!m_model.tokenizer_warning.empty()) {  // e.g. a malformed tokenizer.model: the model runs in ids-only mode
+        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.55f, 0.1f, 1.0f));
+        ImGui::TextWrapped("%s", m_model.tokenizer_warning.c_str());
+        ImGui::PopStyleColor();
+    }
     if (m_model.random_weights) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.55f, 0.1f, 1.0f));
         ImGui::TextWrapped("%s", tr("random weights — attention teaches nothing (no bundled model found; load a trained model folder)"));
