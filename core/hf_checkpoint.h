@@ -38,7 +38,7 @@ struct HfConfig {
 /// layer_norm_epsilon, activation_function (gelu_new -> GELUTanh), n_inner (null = 4 n_embd). Llama family:
 /// hidden_size, intermediate_size, num_hidden_layers, num_attention_heads, num_key_value_heads (default = heads),
 /// rms_norm_eps, rope_theta (default 10000), max_position_embeddings, vocab_size, tie_word_embeddings (default
-/// false), hidden_act silu -> SwiGLU. t5: d_model, d_kv (= d_model / num_heads), d_ff, num_layers,
+/// false), hidden_act silu -> SwiGLU. t5: d_model, d_kv (-> head_dim when != d_model / num_heads), d_ff, num_layers,
 /// num_decoder_layers, num_heads, relative_attention_num_buckets / _max_distance, layer_norm_epsilon,
 /// feed_forward_proj (relu, gated-gelu -> GeGLUTanh), tie_word_embeddings (-> scale_lm_head). marian / bart: d_model,
 /// encoder_/decoder_layers, _attention_heads, _ffn_dim (equal for both stacks), max_position_embeddings,

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <stdexcept>
+#include <string_view>
 #include <tuple>
 #include <utility>
 
@@ -78,10 +79,9 @@ HfConfig t5_config(const Keys& k) {
     c.n_layers = k.integer("num_decoder_layers", c.n_enc_layers);
     c.vocab_size = k.integer("vocab_size");
     const int d_kv = k.integer("d_kv", 64);  // T5Config default
-    if (c.d_model % c.n_heads != 0 || d_kv != c.d_model / c.n_heads)
-        fail(k.what, "d_kv " + std::to_string(d_kv) + " differs from d_model / num_heads = " +
-                         std::to_string(c.d_model) + " / " + std::to_string(c.n_heads) +
-                         ": attention width num_heads * d_kv != d_model is not supported");
+    // T5 v1.1 / Flan-T5 small: d_model 512, 6 heads of d_kv 64 (inner width 384 != d_model). q/k/v then map
+    // d_model -> num_heads * d_kv and o maps back (T5Attention.inner_dim); head_dim carries d_kv.
+    if (c.d_model % c.n_heads != 0 || d_kv != c.d_model / c.n_heads) c.head_dim = d_kv;
     // Relative positions have no length limit; n_positions (512 in T5Config) bounds what the app feeds.
     c.max_seq_len = k.integer("n_positions", 512);
     c.norm = NormKind::RMSNorm;  // T5LayerNorm: x * rsqrt(mean(x^2) + eps) * weight, no mean, no bias
@@ -174,6 +174,7 @@ HfConfig hf_seq2seq_config(const nlohmann::json& j, const std::string& what, con
 
 HfTable hf_seq2seq_tensor_table(const std::string& type, const ModelConfig& c) {
     const int64_t D = c.d_model, F = c.d_ff, V = c.vocab_size, H = c.n_heads;
+    const int64_t A = H * c.d_head();  // attention inner width (T5: num_heads * d_kv, may differ from d_model)
     HfTable t;
     auto add = [&](const std::string& hf, std::vector<int64_t> shape, HfTransform tr, std::vector<std::string> ours,
                    bool optional = false) { t[hf] = HfTensorRule{std::move(shape), tr, std::move(ours), optional}; };
@@ -195,8 +196,10 @@ HfTable hf_seq2seq_tensor_table(const std::string& type, const ModelConfig& c) {
                 const std::string h = stack + ".block." + std::to_string(i) + ".layer.",
                                   o = os + "." + std::to_string(i) + ".";
                 for (const auto& [hn, on] : {std::pair{"q", "wq"}, {"k", "wk"}, {"v", "wv"}, {"o", "wo"}}) {
-                    add(h + "0.SelfAttention." + hn + ".weight", {D, D}, Move, {o + "attn." + on});
-                    if (dec) add(h + "1.EncDecAttention." + hn + ".weight", {D, D}, Move, {o + "cross_attn." + on});
+                    const std::vector<int64_t> shape = std::string_view(on) == "wo" ? std::vector<int64_t>{D, A}
+                                                                             : std::vector<int64_t>{A, D};
+                    add(h + "0.SelfAttention." + hn + ".weight", shape, Move, {o + "attn." + on});
+                    if (dec) add(h + "1.EncDecAttention." + hn + ".weight", shape, Move, {o + "cross_attn." + on});
                 }
                 add(h + "0.layer_norm.weight", {D}, Move, {o + "attn_norm.weight"});
                 if (dec) add(h + "1.layer_norm.weight", {D}, Move, {o + "cross_norm.weight"});

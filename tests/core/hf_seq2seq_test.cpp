@@ -1,4 +1,5 @@
-// Hugging Face encoder–decoder checkpoints (t5, t5 v1.1, marian, bart; tests/golden/hf_{t5,t5_v11,marian,bart}, made by
+// Hugging Face encoder–decoder checkpoints (t5, t5 v1.1, t5 with num_heads * d_kv != d_model, marian, bart;
+// tests/golden/hf_{t5,t5_v11,t5_dkv,marian,bart}, made by
 // tests/reference/make_hf_seq2seq_fixtures.py) against PyTorch reference forwards: logits, every head's encoder
 // self-, decoder self- and cross-attention probabilities, T5's relative position buckets and bias; the switches they
 // map onto; the source/target spec derived from config.json / generation_config.json; malformed configs.
@@ -100,12 +101,13 @@ TEST_P(HfSeq2SeqGolden, LogitsAndEveryAttentionMatchTorch) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Families, HfSeq2SeqGolden, ::testing::Values("hf_t5", "hf_t5_v11", "hf_marian", "hf_bart"));
+INSTANTIATE_TEST_SUITE_P(Families, HfSeq2SeqGolden, ::testing::Values("hf_t5", "hf_t5_v11", "hf_t5_dkv", "hf_marian",
+                                                                   "hf_bart"));
 
 TEST(HfSeq2Seq, IncrementalDecodingMatchesTeacherForcing) {
     // decoder_step (KV cache: T5's bias for a query at position n_past against keys 0..n_past) equals row t of the
-    // teacher-forced logits, for every family.
-    for (const char* name : {"hf_t5", "hf_marian", "hf_bart"}) {
+    // teacher-forced logits, for every family (hf_t5_dkv: cached keys/values of width d_kv != d_model / num_heads).
+    for (const char* name : {"hf_t5", "hf_t5_dkv", "hf_marian", "hf_bart"}) {
         const auto model = load_hf_model(fixture(name));
         const WeightMap expected = load_safetensors(fixture(name) / "expected.safetensors");
         const std::vector<int> src = ids_of(expected.at("src_ids")), tgt = ids_of(expected.at("tgt_ids"));
@@ -165,6 +167,18 @@ TEST(HfSeq2SeqConfig, FixturesMapOntoSwitches) {
     EXPECT_FALSE(v11->config().scale_lm_head);
     EXPECT_EQ(v11->config().n_enc_layers, 2);
     EXPECT_EQ(v11->config().n_layers, 3);  // num_decoder_layers
+    EXPECT_EQ(v11->config().head_dim, 0);   // d_kv 8 = d_model 32 / 4 heads: nothing explicit
+
+    // Flan-T5 / T5 v1.1 small shape: 3 heads of d_kv 16, inner width 48 != d_model 32.
+    const auto dkv = load_hf_model(fixture("hf_t5_dkv"));
+    EXPECT_EQ(dkv->config().head_dim, 16);
+    EXPECT_EQ(dkv->config().d_head(), 16);
+    EXPECT_EQ(dkv->config().n_heads, 3);
+    for (const char* w : {"enc.0.attn.wq", "enc.1.attn.wv", "dec.0.attn.wk", "dec.2.cross_attn.wq",
+                          "dec.2.cross_attn.wk", "dec.1.cross_attn.wv"})
+        EXPECT_EQ(dkv->weight(w).shape, (std::vector<int64_t>{48, 32})) << w;
+    for (const char* w : {"enc.0.attn.wo", "dec.0.attn.wo", "dec.2.cross_attn.wo"})
+        EXPECT_EQ(dkv->weight(w).shape, (std::vector<int64_t>{32, 48})) << w;
 
     const auto marian = load_hf_model(fixture("hf_marian"));
     const ModelConfig& m = marian->config();
@@ -184,7 +198,7 @@ TEST(HfSeq2SeqConfig, FixturesMapOntoSwitches) {
 }
 
 TEST(HfSeq2SeqConfig, SwitchesRoundTripThroughOurConfigJson) {
-    for (const char* name : {"hf_t5", "hf_marian", "hf_bart"}) {
+    for (const char* name : {"hf_t5", "hf_t5_dkv", "hf_marian", "hf_bart"}) {
         const ModelConfig c = load_hf_model(fixture(name))->config();
         json j = c;
         const ModelConfig back = j.get<ModelConfig>();
@@ -251,7 +265,7 @@ TEST(HfSeq2SeqSpec, DerivedFromConfigAndGenerationConfig) {
 }
 
 TEST(HfSeq2SeqSpec, GreedyDecodingRunsOnEveryFamily) {
-    for (const char* name : {"hf_t5", "hf_marian", "hf_bart"}) {
+    for (const char* name : {"hf_t5", "hf_t5_dkv", "hf_marian", "hf_bart"}) {
         const auto model = load_hf_model(fixture(name));
         const TranslationSpec spec = hf_translation_spec(fixture(name));
         DecodeOptions opt;
@@ -270,7 +284,10 @@ TEST(HfSeq2SeqErrors, UnsupportedKeysAreNamed) {
     };
     EXPECT_NE(err("hf_t5", "a", [](json& j) { j["feed_forward_proj"] = "gated-relu"; }).find("feed_forward_proj"),
               std::string::npos);
-    EXPECT_NE(err("hf_t5", "b", [](json& j) { j["d_kv"] = 16; }).find("d_kv"), std::string::npos);
+    // d_kv != d_model / num_heads is a supported shape; weights stored for another d_kv are named with their shape.
+    const std::string dkv = err("hf_t5", "b", [](json& j) { j["d_kv"] = 16; });
+    EXPECT_NE(dkv.find("SelfAttention."), std::string::npos) << dkv;
+    EXPECT_NE(dkv.find("(64, 32)"), std::string::npos) << dkv;  // num_heads 4 * d_kv 16 rows
     EXPECT_NE(err("hf_marian", "c", [](json& j) { j["share_encoder_decoder_embeddings"] = false; })
                   .find("share_encoder_decoder_embeddings"),
               std::string::npos);

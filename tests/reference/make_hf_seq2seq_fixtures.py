@@ -2,6 +2,7 @@
 # names, dtypes and config.json keys, random weights) and their reference outputs (encoder + teacher-forced decoder),
 # for tests/core/hf_seq2seq_test.cpp.
 # Regenerate (needs Debian's torch; transformers is not needed): /usr/bin/python3 tests/reference/make_hf_seq2seq_fixtures.py
+# [fixture names...] (no names: all fixtures; e.g. `hf_t5_dkv` rewrites only that folder).
 #
 # The reference forwards are written in plain torch from the transformers implementations:
 #   T5ForConditionalGeneration: T5LayerNorm (no mean, no bias), pre-norm, no 1/sqrt(d_kv) scaling, relative position
@@ -299,7 +300,10 @@ def make_bart_like(kind, name, cfg, gen, dtype, src, tgt, generation_config=None
     write_folder(name, cfg, entries, dtype, expected, generation_config)
 
 
-def main():
+def main(only):
+    def want(name):
+        return not only or name in only
+
     t5 = {"architectures": ["T5ForConditionalGeneration"], "d_ff": 64, "d_kv": 8, "d_model": 32,
           "decoder_start_token_id": 0, "dense_act_fn": "relu", "dropout_rate": 0.1, "eos_token_id": 1,
           "feed_forward_proj": "relu", "initializer_factor": 1.0, "is_encoder_decoder": True, "is_gated_act": False,
@@ -308,16 +312,26 @@ def main():
           "relative_attention_max_distance": 12, "relative_attention_num_buckets": 8,
           "task_specific_params": {"translation_en_to_de": {"prefix": "translate English to German: "}},
           "torch_dtype": "float32", "transformers_version": "4.35.0", "use_cache": True, "vocab_size": 300}
-    make_t5("hf_t5", t5, torch.Generator().manual_seed(11), "F32", [37, 5, 120, 8, 250, 17, 1], [0, 44, 7, 199, 3, 60],
-            embed_copies=["encoder.embed_tokens.weight", "decoder.embed_tokens.weight", "lm_head.weight"])
+    if want("hf_t5"):
+        make_t5("hf_t5", t5, torch.Generator().manual_seed(11), "F32", [37, 5, 120, 8, 250, 17, 1],
+                [0, 44, 7, 199, 3, 60],
+                embed_copies=["encoder.embed_tokens.weight", "decoder.embed_tokens.weight", "lm_head.weight"])
 
     t5_v11 = dict(t5, d_ff=48, dense_act_fn="gelu_new", feed_forward_proj="gated-gelu", is_gated_act=True,
                   num_decoder_layers=3, num_layers=2, tie_word_embeddings=False, torch_dtype="bfloat16",
                   relative_attention_num_buckets=10, relative_attention_max_distance=16,
                   architectures=["T5ForConditionalGeneration"])
     del t5_v11["task_specific_params"]
-    make_t5("hf_t5_v11", t5_v11, torch.Generator().manual_seed(12), "BF16", [3, 99, 42, 7, 280, 1],
-            [0, 12, 250, 5, 9], embed_copies=[])
+    if want("hf_t5_v11"):
+        make_t5("hf_t5_v11", t5_v11, torch.Generator().manual_seed(12), "BF16", [3, 99, 42, 7, 280, 1],
+                [0, 12, 250, 5, 9], embed_copies=[])
+
+    # T5 v1.1 / Flan-T5 small shape: num_heads * d_kv (3 * 16 = 48) != d_model (32), so q/k/v are (48, 32) and
+    # o is (32, 48). F32 so the attention probabilities compare to 1e-5.
+    t5_dkv = dict(t5_v11, d_kv=16, num_heads=3, torch_dtype="float32")
+    if want("hf_t5_dkv"):
+        make_t5("hf_t5_dkv", t5_dkv, torch.Generator().manual_seed(15), "F32", [21, 140, 6, 77, 299, 1],
+                [0, 88, 3, 161, 40], embed_copies=[])
 
     V = 320
     marian = {"activation_dropout": 0.0, "activation_function": "swish", "add_bias_logits": False,
@@ -334,8 +348,9 @@ def main():
     gen_cfg = {"bad_words_ids": [[V - 1]], "bos_token_id": 0, "decoder_start_token_id": V - 1, "eos_token_id": 0,
                "forced_eos_token_id": 0, "max_length": 512, "num_beams": 4, "pad_token_id": V - 1,
                "transformers_version": "4.35.0"}
-    make_bart_like("marian", "hf_marian", marian, torch.Generator().manual_seed(13), "F32",
-                   [15, 230, 7, 88, 4, 0], [V - 1, 31, 200, 9, 70], gen_cfg)
+    if want("hf_marian"):
+        make_bart_like("marian", "hf_marian", marian, torch.Generator().manual_seed(13), "F32",
+                       [15, 230, 7, 88, 4, 0], [V - 1, 31, 200, 9, 70], gen_cfg)
 
     bart = {"activation_dropout": 0.1, "activation_function": "gelu", "add_bias_logits": False,
             "add_final_layer_norm": False, "architectures": ["BartModel"], "attention_dropout": 0.1,
@@ -348,10 +363,11 @@ def main():
             "normalize_before": False, "normalize_embedding": True, "num_beams": 4, "num_hidden_layers": 2,
             "pad_token_id": 1, "scale_embedding": False, "torch_dtype": "float32", "transformers_version": "4.35.0",
             "use_cache": True, "vocab_size": 310}
-    make_bart_like("bart", "hf_bart", bart, torch.Generator().manual_seed(14), "F32",
-                   [0, 100, 57, 3, 290, 2], [2, 0, 77, 14, 5, 300])
+    if want("hf_bart"):
+        make_bart_like("bart", "hf_bart", bart, torch.Generator().manual_seed(14), "F32",
+                       [0, 100, 57, 3, 290, 2], [2, 0, 77, 14, 5, 300])
 
 
 if __name__ == "__main__":
     torch.manual_seed(0)
-    main()
+    main(set(sys.argv[1:]))
