@@ -51,7 +51,8 @@ Seq2SeqTokens make_seq2seq_tokens(const LoadedModel& m, const std::string& sourc
     const TranslationSpec& spec = *m.translation;
     out.to = resolve_target_language(spec, to_setting, source_text);
 
-    TokenizedText src = tokenize_text(source_text, *m.codec, -1);
+    // The spec adds the model's own specials (language token, <s>, </s>, decoder start): not the post-processor's too.
+    TokenizedText src = tokenize_text(source_text, *m.codec, -1, /*add_special_tokens=*/false);
     const bool lang_token = spec.direction == "both";
     fit(src, max_len, (lang_token ? 2 : 1) + (spec.source_start_id >= 0 ? 1 : 0), "source");
     if (lang_token) {
@@ -69,7 +70,7 @@ Seq2SeqTokens make_seq2seq_tokens(const LoadedModel& m, const std::string& sourc
     }
     out.source = std::make_shared<const TokenizedText>(std::move(src));
 
-    TokenizedText tgt = tokenize_text(target_text, *m.codec, -1);
+    TokenizedText tgt = tokenize_text(target_text, *m.codec, -1, /*add_special_tokens=*/false);
     fit(tgt, max_len, 1, "target");
     // "type some text" belongs to the source box; an empty target is normal (the decoder predicts its first token).
     tgt.notices.erase(std::remove_if(tgt.notices.begin(), tgt.notices.end(),

@@ -41,7 +41,8 @@ public:
     explicit ByteCodec(int vocab) : m_vocab(vocab < 1 ? 1 : vocab) {}
     std::string name() const override { return "bytes (ids-only mode)"; }
     bool ids_only() const override { return true; }
-    void encode(std::string_view text, std::vector<int>& ids, std::vector<std::pair<size_t, size_t>>& spans) const override {
+    void encode(std::string_view text, std::vector<int>& ids, std::vector<std::pair<size_t, size_t>>& spans,
+                bool /*add_special_tokens*/ = true) const override {
         ids.clear();
         spans.clear();
         for (size_t i = 0; i < text.size(); ++i) {
@@ -70,8 +71,9 @@ public:
     explicit PipelineCodec(std::shared_ptr<const ts::TextTokenizer> t) : m_tok(std::move(t)), m_bpe(m_tok->byte_level_bpe()) {}
     std::string name() const override { return m_tok->description(); }
     bool ids_only() const override { return false; }
-    void encode(std::string_view text, std::vector<int>& ids, std::vector<std::pair<size_t, size_t>>& spans) const override {
-        const ts::TextEncoding e = m_tok->encode(text, /*add_special_tokens=*/true);
+    void encode(std::string_view text, std::vector<int>& ids, std::vector<std::pair<size_t, size_t>>& spans,
+                bool add_special_tokens = true) const override {
+        const ts::TextEncoding e = m_tok->encode(text, add_special_tokens);
         ids.assign(e.ids.begin(), e.ids.end());
         spans.clear();
         for (const auto& s : e.spans) spans.emplace_back(s.byte_begin, s.byte_end);
@@ -115,7 +117,7 @@ std::shared_ptr<const TextCodec> load_codec_for_model_dir(const std::filesystem:
 #endif
 }
 
-TokenizedText tokenize_text(const std::string& text, const TextCodec& codec, int max_tokens) {
+TokenizedText tokenize_text(const std::string& text, const TextCodec& codec, int max_tokens, bool add_special_tokens) {
     TokenizedText t;
     t.text = text;
     t.ids_only = codec.ids_only();
@@ -129,7 +131,7 @@ TokenizedText tokenize_text(const std::string& text, const TextCodec& codec, int
         t.notices.push_back(trf("text is not valid UTF-8 (first bad byte at offset %zu); invalid bytes are shown as <XX>", bad));
     std::vector<int> ids;
     std::vector<std::pair<size_t, size_t>> spans;
-    codec.encode(text, ids, spans);
+    codec.encode(text, ids, spans, add_special_tokens);
     t.total_tokens = ids.size();
     if (max_tokens >= 0 && ids.size() > size_t(max_tokens)) {
         ids.resize(size_t(max_tokens));

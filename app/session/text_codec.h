@@ -42,7 +42,10 @@ public:
     /// ids with their byte spans: ordered and non-overlapping; they tile the text for byte-level BPE and the byte
     /// fallback, while other pipelines leave whitespace they drop uncovered and give the special tokens they insert
     /// ([CLS], <s>, </s>) empty spans.
-    virtual void encode(std::string_view text, std::vector<int>& ids, std::vector<std::pair<size_t, size_t>>& spans) const = 0;
+    /// add_special_tokens = false leaves out what the folder's post-processor inserts ([CLS] … [SEP], <s>, </s>):
+    /// the encoder–decoder path adds the model's own source/target specials itself (HF tokenizers' flag of that name).
+    virtual void encode(std::string_view text, std::vector<int>& ids, std::vector<std::pair<size_t, size_t>>& spans,
+                        bool add_special_tokens = true) const = 0;
     /// Raw bytes of ids (may be invalid UTF-8 for partial characters).
     [[nodiscard]] virtual std::string decode(const std::vector<int>& ids) const = 0;
     /// Printable label for one token ("Ġcat" style for BPE, the character or <E4> for bytes).
@@ -65,7 +68,8 @@ public:
 
 /// Encodes `text` with `codec` and truncates to max_tokens (keeping the beginning), filling notices.
 /// Empty text gives zero tokens and a notice.
-[[nodiscard]] TokenizedText tokenize_text(const std::string& text, const TextCodec& codec, int max_tokens);
+[[nodiscard]] TokenizedText tokenize_text(const std::string& text, const TextCodec& codec, int max_tokens,
+                                          bool add_special_tokens = true);
 
 /// True when s is well-formed UTF-8; *bad_offset gets the first bad byte otherwise.
 [[nodiscard]] bool is_valid_utf8(std::string_view s, size_t* bad_offset = nullptr);
