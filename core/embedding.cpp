@@ -89,7 +89,6 @@ MatrixRM lm_head(const Model& m, const MatrixRM& hidden, bool all_logits) {
     const Tensor* w = m.config().tie_embeddings ? m.find_stored_weight("tok_emb.weight")
                                                 : m.find_stored_weight("lm_head.weight");
     if (!w) return {};
-    const ModelConfig& c = m.config();
     MatrixRM logits;
     MatrixRM in = all_logits ? hidden : MatrixRM(hidden.bottomRows(1));
     // T5 (tied): sequence_output * model_dim**-0.5 before lm_head, a float32 product with the rounded scalar.
