@@ -306,7 +306,7 @@ void draw_lessons_panel(PanelContext& ctx) {
     const std::string panel = step_panel(step);
     for (const auto& p : all_panels()) {
         if (panel != p.name) continue;
-        ImGui::TextDisabled("%s: %s", tr("Panel"), tr(p.name));
+        ImGui::TextDisabled("%s", trf("Panel: %s", tr(p.name)).c_str());
         ImGui::BeginChild("lesson_panel", ImVec2(0, 0), false);
         p.draw(ctx);
         ImGui::EndChild();
