@@ -228,6 +228,7 @@ std::vector<plot::Figure> attention_step_figures(const Snapshot& s, int layer, i
             f.title = tr("2. + relative position bias");
             f.formula = tr("scaled = scores + b_h[bucket(s − t)]: T5 adds a learned bias per head and relative distance "
                            "(shared by the stack's layers) and does not divide by √d_head");
+            if (f.heatmap) f.heatmap->value_label = tr("score + bias");
         }
         f.view = "attention-steps";
         if (f.heatmap) {

@@ -93,12 +93,12 @@ std::vector<plot::Figure> fill_mask_figures(const Snapshot& s, int top) {
         std::partial_sort(order.begin(), order.begin() + K, order.end(),
                           [&](int a, int b) { return probs(0, a) > probs(0, b); });
         plot::Figure f;
-        f.title = std::string(ts::tr("Fill-mask: candidates for the mask at position")) + " " + std::to_string(q);
+        f.title = ts::trf("Fill-mask: candidates for the mask at position %d", q);
         f.formula = ts::tr("p = softmax(logits) at the mask position. The masked-LM head maps the last layer's hidden "
                            "state h through dense → activation → LayerNorm, then multiplies by the token embeddings "
                            "(tied decoder) and adds a bias: logits = LN(act(h W_dᵀ + b_d)) Eᵀ + b. Every token sees "
                            "the whole sentence (bidirectional attention), so words after the mask count too.");
-        f.x.label = std::string(ts::tr("candidate token (top")) + " " + std::to_string(K) + ")";
+        f.x.label = ts::trf("candidate token (top %d)", K);
         f.y.label = ts::tr("probability");
         f.y.min = 0;
         f.view = "fill-mask";
@@ -122,7 +122,7 @@ std::vector<plot::Figure> fill_mask_figures(const Snapshot& s, int top) {
         f.y.max = std::min(1.0, ymax * 1.18 + 1e-6);  // room for the percentages above the bars
         f.series = {b};
         const int best = order[0];
-        f.note = std::string(ts::tr("top-1")) + ": '" + id_label(best) + "' (p = " + plot::format_value(probs(0, best)) + ")";
+        f.note = ts::trf("top-1: '%s' (p = %s)", id_label(best).c_str(), plot::format_value(probs(0, best)).c_str());
         out.push_back(std::move(f));
     }
     return out;

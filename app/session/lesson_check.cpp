@@ -3,6 +3,7 @@
 #include "app/session/lesson_check.h"
 
 #include "app/figures/figures.h"
+#include "app/i18n/tr.h"
 #include "core/ops.h"
 
 #include <algorithm>
@@ -146,7 +147,8 @@ CheckResult check_question(const LessonQuestion& q, const UiState& st, const Sna
                             std::to_string(q.value) + '|' + std::to_string(q.knob_min) + '|' +
                             std::to_string(q.knob_max) + '|' + std::to_string(uintptr_t(snap)) + '|' +
                             std::to_string(snap ? snap->id : 0) + '|' + std::to_string(uintptr_t(model)) + '|' +
-                            snapshot_fingerprint(snap) + '|' + nlohmann::json(base).dump();
+                            snapshot_fingerprint(snap) + '|' + nlohmann::json(base).dump() + '|' +
+                            i18n::language();  // the cached error is worded in the interface language
     if (cache.key != key) {
         cache = ScanCache{};
         cache.key = key;
@@ -171,16 +173,15 @@ CheckResult check_question(const LessonQuestion& q, const UiState& st, const Sna
                 }
                 if (!f.empty() && f.back() == q.value) cache.crossings.push_back(grid.back());
                 if (cache.crossings.empty()) {
-                    char buf[200];
-                    std::snprintf(buf, sizeof buf, "the measure stays between %.4g and %.4g over the knob's range: it never reaches %.4g here",
-                                  *std::min_element(f.begin(), f.end()), *std::max_element(f.begin(), f.end()), q.value);
-                    cache.error = buf;
+                    cache.error = trf("the measure stays between %.4g and %.4g over the knob's range: it never "
+                                      "reaches %.4g here",
+                                      *std::min_element(f.begin(), f.end()), *std::max_element(f.begin(), f.end()), q.value);
                 }
             } else {
                 size_t best = 0;
                 for (size_t i = 1; i < f.size(); ++i)
                     if (q.check == CheckKind::Argmax ? f[i] > f[best] : f[i] < f[best]) best = i;
-                if (f.empty()) cache.error = "nothing to compare";
+                if (f.empty()) cache.error = tr("nothing to compare");
                 else {
                     cache.best_knob = grid[best];
                     cache.best_measure = f[best];

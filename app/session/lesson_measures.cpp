@@ -3,6 +3,7 @@
 #include "app/session/lesson_check.h"
 
 #include "app/figures/figures.h"
+#include "app/i18n/tr.h"
 #include "core/ops.h"
 
 #include <algorithm>
@@ -34,13 +35,13 @@ std::string str_param(const Params& p, const char* key, const std::string& def) 
 }
 
 const Snapshot& need_snap(const Snapshot* s) {
-    if (!s || !s->trace) throw std::runtime_error("waiting for the model's forward pass");
+    if (!s || !s->trace) throw std::runtime_error(tr("waiting for the model's forward pass"));
     return *s;
 }
 const Model& need_model(const Snapshot* s, const Model* m) {
     if (s && s->model) return *s->model;
     if (m) return *m;
-    throw std::runtime_error("no model loaded");
+    throw std::runtime_error(tr("no model loaded"));
 }
 
 /// Layer from params["layer"] (negative counts from the end), else the state's layer; checked against n.
@@ -49,20 +50,20 @@ int pick_layer(const Params& p, const UiState& st, int n_layers) {
     int l = int(num_param(p, "layer", 0));
     if (l < 0) l += n_layers;
     if (l < 0 || l >= n_layers)
-        throw std::runtime_error("layer " + std::to_string(l) + " does not exist (the model has " + std::to_string(n_layers) + ")");
+        throw std::runtime_error(trf("layer %d does not exist (the model has %d)", l, n_layers));
     return l;
 }
 
 const Tensor& need_tensor(const Snapshot& s, const std::string& name) {
     const Tensor* t = s.find(name);
-    if (!t) throw std::runtime_error("'" + name + "' was not recorded");
+    if (!t) throw std::runtime_error(trf("'%s' was not recorded", name.c_str()));
     return *t;
 }
 
 SoftmaxLab lab_of(const UiState& st, const Snapshot* snap) {
     SoftmaxLab lab = softmax_lab(st, snap);
     if (lab.logits.empty() || lab.probs.empty())
-        throw std::runtime_error(lab.error.empty() ? "no attention scores recorded yet" : lab.error);
+        throw std::runtime_error(lab.error.empty() ? std::string(tr("no attention scores recorded yet")) : lab.error);
     return lab;
 }
 
@@ -74,7 +75,7 @@ std::vector<float> head_probs(const Snapshot& s, const UiState& st, const Params
     const Tensor& t = need_tensor(s, name);
     const int H = int(t.dim(0));
     if (st.head < 0 || st.head >= H)
-        throw std::runtime_error("head " + std::to_string(st.head) + " does not exist (" + std::to_string(H) + " heads)");
+        throw std::runtime_error(trf("head %d does not exist (%d heads)", st.head, H));
     return tensor_head_slice(&t, st.head, rows, cols);
 }
 
@@ -99,7 +100,7 @@ double logsumexp_at(const Params& p, const Snapshot* s) {
     const int T = int(sn.logits.rows());
     int pos = int(num_param(p, "position", -1));
     if (pos < 0) pos += T;
-    if (pos < 0 || pos >= T) throw std::runtime_error("no logits at that position");
+    if (pos < 0 || pos >= T) throw std::runtime_error(tr("no logits at that position"));
     const double mx = double(sn.logits.row(pos).maxCoeff());
     return mx + std::log(double((sn.logits.row(pos).array() - float(mx)).exp().sum()));
 }
@@ -132,7 +133,7 @@ const std::vector<MeasureDef>& measure_defs() {
              const Snapshot& sn = need_snap(s);
              int R = 0, C = 0;
              const std::vector<float> a = head_probs(sn, st, p, &R, &C);
-             if (R < 2 || C < 2) throw std::runtime_error("the text needs at least two tokens");
+             if (R < 2 || C < 2) throw std::runtime_error(tr("the text needs at least two tokens"));
              double sum = 0;
              for (int t = 1; t < R && t - 1 < C; ++t) sum += a[size_t(t) * size_t(C) + size_t(t - 1)];
              return sum / double(std::min(R - 1, C));
@@ -143,7 +144,7 @@ const std::vector<MeasureDef>& measure_defs() {
              const Snapshot& sn = need_snap(s);
              int R = 0, C = 0;
              const std::vector<float> a = head_probs(sn, st, p, &R, &C);
-             if (R < 1 || C < 1) throw std::runtime_error("no attention weights");
+             if (R < 1 || C < 1) throw std::runtime_error(tr("no attention weights"));
              double sum = 0;
              for (int t = 0; t < R; ++t)
                  sum += *std::max_element(a.begin() + long(t) * C, a.begin() + long(t + 1) * C);
@@ -155,7 +156,7 @@ const std::vector<MeasureDef>& measure_defs() {
              const Snapshot& sn = need_snap(s);
              int R = 0, C = 0;
              const std::vector<float> a = head_probs(sn, st, p, &R, &C);
-             if (R < 1 || C < 1) throw std::runtime_error("no attention weights");
+             if (R < 1 || C < 1) throw std::runtime_error(tr("no attention weights"));
              double sum = 0;
              for (int t = 0; t < R; ++t)
                  for (int c = 0; c < C; ++c) {
@@ -173,7 +174,7 @@ const std::vector<MeasureDef>& measure_defs() {
              const std::string pre = attention_prefix(sn, st.attn_source, layer);
              const Tensor& masked_t = need_tensor(sn, pre + "scores_masked");
              const Tensor& scaled_t = need_tensor(sn, pre + "scores_scaled");
-             if (st.head < 0 || st.head >= int(masked_t.dim(0))) throw std::runtime_error("no such head");
+             if (st.head < 0 || st.head >= int(masked_t.dim(0))) throw std::runtime_error(tr("no such head"));
              int R = 0, C = 0;
              const std::vector<float> masked = tensor_head_slice(&masked_t, st.head, &R, &C);
              const std::vector<float> scaled = tensor_head_slice(&scaled_t, st.head, &R, &C);
@@ -188,7 +189,7 @@ const std::vector<MeasureDef>& measure_defs() {
              const Snapshot& sn = need_snap(s);
              const int layer = pick_layer(p, st, sn.n_layers());
              const Tensor& t = need_tensor(sn, sn.stack() + "." + std::to_string(layer) + ".ffn.pre_act");
-             if (t.data.empty()) throw std::runtime_error("no FFN pre-activations");
+             if (t.data.empty()) throw std::runtime_error(tr("no FFN pre-activations"));
              size_t neg = 0;
              for (float v : t.data) neg += v < 0 ? 1 : 0;
              return double(neg) / double(t.data.size());
@@ -245,7 +246,7 @@ const std::vector<MeasureDef>& measure_defs() {
                  auto it = mod.stored_weights().find(pre + w);
                  if (it != mod.stored_weights().end()) n += double(Tensor::count(it->second.shape));
              }
-             if (n == 0) throw std::runtime_error("no FFN weights found");
+             if (n == 0) throw std::runtime_error(tr("no FFN weights found"));
              return n;
          }},
         {{"kv_cache_bytes", false, {"context", "kv_heads"},
@@ -288,14 +289,14 @@ const std::vector<MeasureDef>& measure_defs() {
              const std::vector<double>& v = str_param(p, "placement", "pre") == "post" ? c.post : c.pre;
              int i = int(num_param(p, "sublayer", -1));
              if (i < 0) i += int(v.size());
-             if (i < 0 || i >= int(v.size())) throw std::runtime_error("no such sub-layer");
+             if (i < 0 || i >= int(v.size())) throw std::runtime_error(tr("no such sub-layer"));
              return v[size_t(i)];
          }},
         {{"sinusoidal_pe", false, {"pos", "dim"},
           "PE(pos, dim) of the sinusoidal table at the Positions panel's d_model and base"},
          [](const Params& p, const UiState& st, const Snapshot*, const Model*) {
              const int pos = int(num_param(p, "pos", 1)), dim = int(num_param(p, "dim", 0));
-             if (pos < 0 || dim < 0 || dim >= st.pe_d_model) throw std::runtime_error("pos/dim outside the table");
+             if (pos < 0 || dim < 0 || dim >= st.pe_d_model) throw std::runtime_error(tr("pos/dim outside the table"));
              const MatrixRM t = sinusoidal_table(pos + 1, st.pe_d_model, st.pe_base);
              return double(t(pos, dim));
          }},
@@ -306,7 +307,7 @@ const std::vector<MeasureDef>& measure_defs() {
              const int half = st.pe_d_model / 2;
              int i = int(num_param(p, "pair", 0));
              if (i < 0) i += half;
-             if (i < 0 || i >= half) throw std::runtime_error("no such RoPE pair");
+             if (i < 0 || i >= half) throw std::runtime_error(tr("no such RoPE pair"));
              return 2.0 * M_PI * std::pow(double(st.rope_theta), 2.0 * i / double(st.pe_d_model));
          }},
         {{"activation", false, {"fn", "x"},
@@ -362,7 +363,7 @@ double evaluate_measure(const LessonQuestion& q, const UiState& st, const Snapsh
         if (d.info.name == q.measure) {
             if (d.info.needs_snapshot) need_snap(snap);
             const double v = d.fn(q.params, st, snap, model);
-            if (!std::isfinite(v)) throw std::runtime_error("the measure is not a finite number here");
+            if (!std::isfinite(v)) throw std::runtime_error(tr("the measure is not a finite number here"));
             return v;
         }
     throw std::runtime_error("unknown measure '" + q.measure + "'");

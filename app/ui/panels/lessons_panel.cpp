@@ -121,27 +121,31 @@ void feedback(const PanelContext& ctx, const LessonQuestion& q, const CheckResul
     switch (q.check) {
         case CheckKind::Match:  // the number itself is the answer: shown only once it is found
             if (r.status == CheckResult::Status::Correct) line = what + " = " + fmt_num(r.measured) + unit;
-            else line = fmt_num(r.knob) + unit + ": " + (r.too_high ? tr("too high") : tr("too low"));
+            else line = r.too_high ? trf("%s: too high", (fmt_num(r.knob) + unit).c_str())
+                                   : trf("%s: too low", (fmt_num(r.knob) + unit).c_str());
             break;
         case CheckKind::Crossing:
-            line = what + " = " + fmt_num(r.measured) + unit + " " + tr("at") + " " + knob_label(q.knob) + " = " + fmt_num(r.knob) +
-                   " (" + tr("target") + " " + fmt_num(q.value) + unit + ")";
+            line = trf("%s = %s at %s = %s (target %s)", what.c_str(), (fmt_num(r.measured) + unit).c_str(),
+                       knob_label(q.knob).c_str(), fmt_num(r.knob).c_str(), (fmt_num(q.value) + unit).c_str());
             if (r.status == CheckResult::Status::NotYet)
                 line += std::string("; ") + (r.too_high ? tr("move the knob down") : tr("move the knob up"));
             else
-                line += std::string("; ") + tr("it crosses at") + " " + fmt_num(r.expected);
+                line += "; " + trf("it crosses at %s", fmt_num(r.expected).c_str());
             break;
         case CheckKind::Argmax:
         case CheckKind::Argmin:
-            line = what + " = " + fmt_num(r.measured) + unit + " " + tr("at") + " " + knob_label(q.knob) + " " + fmt_num(r.knob);
+            line = trf("%s = %s at %s %s", what.c_str(), (fmt_num(r.measured) + unit).c_str(), knob_label(q.knob).c_str(),
+                       fmt_num(r.knob).c_str());
             if (r.status == CheckResult::Status::NotYet)
                 line += std::string("; ") + (q.check == CheckKind::Argmax ? tr("another one is larger") : tr("another one is smaller"));
             break;
         case CheckKind::Below:
         case CheckKind::Above:
-            line = what + " = " + fmt_num(r.measured) + unit + " (" +
-                   (q.check == CheckKind::Below ? tr("should be below") : tr("should be above")) + " " +
-                   fmt_num(q.value) + unit + ")";
+            line = q.check == CheckKind::Below
+                       ? trf("%s = %s (should be below %s)", what.c_str(), (fmt_num(r.measured) + unit).c_str(),
+                             (fmt_num(q.value) + unit).c_str())
+                       : trf("%s = %s (should be above %s)", what.c_str(), (fmt_num(r.measured) + unit).c_str(),
+                             (fmt_num(q.value) + unit).c_str());
             break;
     }
     ImGui::TextWrapped("%s", line.c_str());
@@ -255,9 +259,11 @@ void draw_lessons_panel(PanelContext& ctx) {
     ImGui::TextColored(ImVec4(0.45f, 0.7f, 1.0f, 1), "%s  ·  %s", lesson.title.in(lang).c_str(), step.title.in(lang).c_str());
     const bool model_ready = ctx.model && ctx.model->model && (rm.path.empty() || ctx.model->path == rm.path);
     if (rm.missing) {
-        std::string note = std::string(tr("This lesson is made for the model")) + " '" + rm.wanted + "', " +
-                           tr("which is not installed (assets/models/") + rm.wanted + ").";
-        ImGui::TextColored(ImVec4(0.95f, 0.6f, 0.25f, 1), "%s", note.c_str());
+        const std::string note = trf("This lesson is made for the model '%s', which is not installed (assets/models/%s).",
+                                     rm.wanted.c_str(), rm.wanted.c_str());
+        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.95f, 0.6f, 0.25f, 1));
+        ImGui::TextWrapped("%s", note.c_str());
+        ImGui::PopStyleColor();
         if (!lesson.missing_model.empty()) ImGui::TextWrapped("%s", lesson.missing_model.in(lang).c_str());
     }
     const bool skipped = step.requires_arch == "encoder_decoder" && model_ready && !is_encoder_decoder(ctx);
@@ -300,7 +306,7 @@ void draw_lessons_panel(PanelContext& ctx) {
     const std::string panel = step_panel(step);
     for (const auto& p : all_panels()) {
         if (panel != p.name) continue;
-        ImGui::TextDisabled("%s: %s", tr("Panel"), tr(p.name));
+        ImGui::TextDisabled("%s", trf("Panel: %s", tr(p.name)).c_str());
         ImGui::BeginChild("lesson_panel", ImVec2(0, 0), false);
         p.draw(ctx);
         ImGui::EndChild();

@@ -46,8 +46,8 @@ void draw_model_panel(PanelContext& ctx) {
                                         (c.n_kv_heads == c.n_heads ? " (MHA)" : c.n_kv_heads == 1 ? " (MQA)" : " (GQA)"));
         row("d_head", std::to_string(c.d_head()) +
                           (c.head_dim > 0 && int64_t(c.head_dim) * c.n_heads != c.d_model
-                               ? std::string(" (") + ts::tr("explicit head_dim; d_model / n_heads would be") + " " +
-                                     plot::format_value(double(c.d_model) / c.n_heads) + ")"
+                               ? " " + ts::trf("(explicit head_dim; d_model / n_heads would be %s)",
+                                               plot::format_value(double(c.d_model) / c.n_heads).c_str())
                                : ""));
         row("d_ff", std::to_string(c.d_ff));
         row("vocab_size", std::to_string(c.vocab_size));
@@ -73,8 +73,7 @@ void draw_model_panel(PanelContext& ctx) {
         std::string emb = ts::tr("token");
         if (c.position == PositionKind::Learned) emb += std::string(" + ") + ts::tr("learned position");
         if (c.type_vocab_size > 0)
-            emb += std::string(" + ") + ts::tr("token type") + " (type_vocab_size " + std::to_string(c.type_vocab_size) +
-                   ", " + ts::tr("all segment 0") + ")";
+            emb += " + " + ts::trf("token type (type_vocab_size %d, all segment 0)", c.type_vocab_size);
         if (c.scale_embeddings) emb += std::string(" × √d_model");
         if (c.embed_norm) emb += std::string(", ") + ts::tr("then a norm (embed_norm)");
         row(tr("embeddings"), emb);
@@ -83,7 +82,7 @@ void draw_model_panel(PanelContext& ctx) {
         row(tr("biases"), std::string("qkv ") + (c.attn_qkv_bias ? tr("yes") : tr("no")) + ", out " + (c.attn_out_bias ? tr("yes") : tr("no")) +
                           ", ffn " + (c.ffn_bias ? tr("yes") : tr("no")));
         row(tr("tied embeddings"), std::string(c.tie_embeddings ? tr("yes") : tr("no")) +
-                                   (c.scale_lm_head ? ", LM head input x d_model^-0.5" : ""));
+                                   (c.scale_lm_head ? std::string(", ") + tr("LM head input × d_model^-0.5") : std::string()));
         if (c.final_logits_bias) row("final_logits_bias", tr("yes (added to the logits)"));
         row("qk-norm", c.qk_norm ? tr("yes") : tr("no"));
         ImGui::EndTable();

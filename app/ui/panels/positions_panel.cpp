@@ -65,8 +65,13 @@ void draw_positions_panel(PanelContext& ctx) {
     if (rel_model) {
         const ModelConfig& c = rel_model->config();
         const std::string stack = st.attn_source == "encoder" ? "enc" : "dec";
-        ImGui::TextDisabled("Relative position bias (T5): %s stack, head %d (stack and head follow the Attention tab)",
-                            stack == "enc" ? "encoder" : "decoder", std::clamp(st.head, 0, c.n_heads - 1));
+        const int head = std::clamp(st.head, 0, c.n_heads - 1);
+        const std::string line = stack == "enc"
+                                     ? trf("Relative position bias (T5): encoder stack, head %d (stack and head follow "
+                                           "the Attention tab)", head)
+                                     : trf("Relative position bias (T5): decoder stack, head %d (stack and head follow "
+                                           "the Attention tab)", head);
+        ImGui::TextDisabled("%s", line.c_str());
         const float h3 = std::max(line_h * 12, ImGui::GetContentRegionAvail().y - line_h);
         gfx::draw_figure(relative_bucket_figure(c.relative_attention_num_buckets, c.relative_attention_max_distance),
                          ImVec2(third, h3), {}, "rel_buckets");
