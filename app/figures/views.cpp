@@ -349,6 +349,7 @@ ForwardRequest make_forward_request(const UiState& st, const LoadedModel& m, std
         r.source_tokens = io.source;
         tokens = io.target;
         r.translation = m.translation;
+        r.target_codec = m.target_codec;
         r.decode.beam = std::max(1, st.decode_beam);
         // The traced forward reads <start> + the decoded ids: keep that within max_seq_len.
         r.decode.max_len = std::max(1, std::min(r.decode.max_len, m.model->config().max_seq_len - 1));

@@ -70,7 +70,8 @@ Seq2SeqTokens make_seq2seq_tokens(const LoadedModel& m, const std::string& sourc
     }
     out.source = std::make_shared<const TokenizedText>(std::move(src));
 
-    TokenizedText tgt = tokenize_text(target_text, *m.codec, -1, /*add_special_tokens=*/false);
+    const TextCodec& target_codec = m.target_codec ? *m.target_codec : *m.codec;  // Marian: target.spm
+    TokenizedText tgt = tokenize_text(target_text, target_codec, -1, /*add_special_tokens=*/false);
     fit(tgt, max_len, 1, "target");
     // "type some text" belongs to the source box; an empty target is normal (the decoder predicts its first token).
     tgt.notices.erase(std::remove_if(tgt.notices.begin(), tgt.notices.end(),

@@ -117,6 +117,17 @@ std::shared_ptr<const TextCodec> load_codec_for_model_dir(const std::filesystem:
 #endif
 }
 
+std::shared_ptr<const TextCodec> load_target_codec_for_model_dir(const std::filesystem::path& dir) {
+#if TS_APP_HAS_BPE
+    auto pair = ts::find_tokenizer_pair(dir.string());
+    if (!pair.target || pair.target == pair.source) return nullptr;
+    return std::make_shared<PipelineCodec>(std::move(pair.target));
+#else
+    (void)dir;
+    return nullptr;
+#endif
+}
+
 TokenizedText tokenize_text(const std::string& text, const TextCodec& codec, int max_tokens, bool add_special_tokens) {
     TokenizedText t;
     t.text = text;

@@ -66,6 +66,11 @@ public:
 /// source.spm + vocab.json, vocab.txt); returns nullptr when the folder has none. Throws std::runtime_error when the file exists but cannot be parsed.
 [[nodiscard]] std::shared_ptr<const TextCodec> load_codec_for_model_dir(const std::filesystem::path& dir);
 
+/// The target side's codec when the folder has a different tokenizer for it (Marian: target.spm beside source.spm,
+/// one shared vocab.json; ts::find_tokenizer_pair), else nullptr (the one codec serves both sides). Throws
+/// std::runtime_error when the file exists but cannot be parsed.
+[[nodiscard]] std::shared_ptr<const TextCodec> load_target_codec_for_model_dir(const std::filesystem::path& dir);
+
 /// Encodes `text` with `codec` and truncates to max_tokens (keeping the beginning), filling notices.
 /// Empty text gives zero tokens and a notice.
 [[nodiscard]] TokenizedText tokenize_text(const std::string& text, const TextCodec& codec, int max_tokens,

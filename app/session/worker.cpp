@@ -159,7 +159,7 @@ std::shared_ptr<const Snapshot> run_forward_request(const ForwardRequest& r, uin
                                             "decoder_start_token_id and eos_token_id) to translate with");
             if (!src || src->empty()) return s;  // nothing to translate
             auto res = std::make_shared<DecodeResult>(translate_ids(*r.model, *r.translation, *src, r.decode));
-            s->tokens = decoded_target_tokens(*r.codec, *r.translation, res->ids);
+            s->tokens = decoded_target_tokens(r.target_codec ? *r.target_codec : *r.codec, *r.translation, res->ids);
             s->translation = std::move(res);
         }
         if (!s->tokens || s->tokens->ids.empty() || (src && src->empty())) {
@@ -212,7 +212,7 @@ std::shared_ptr<const Snapshot> run_forward_request(const ForwardRequest& r, uin
                 ids.push_back(next);
                 s->generated.push_back(next);
             }
-            if (r.codec) s->generated_text = r.codec->decode(s->generated);
+            if (const auto& dec = r.target_codec ? r.target_codec : r.codec) s->generated_text = dec->decode(s->generated);
         }
     } catch (const std::exception& e) {
         s->error = e.what();
@@ -357,6 +357,13 @@ LoadedModel load_model_folder(const std::string& dir_in, const std::function<voi
         lm.tokenizer_warning = std::string("tokenizer not used (ids-only mode): ") + e.what();
     }
     if (!lm.codec) lm.codec = make_byte_codec(lm.model->config().vocab_size);
+    if (lm.model->config().arch == Arch::EncoderDecoder && lm.tokenizer_warning.empty()) {
+        try {
+            lm.target_codec = load_target_codec_for_model_dir(dir);
+        } catch (const std::exception& e) {
+            lm.tokenizer_warning = std::string("target tokenizer not used: ") + e.what();
+        }
+    }
     if (lm.model->config().arch == Arch::EncoderDecoder && !fs::exists(fs::path(dir) / "translation.json", ec) &&
         is_hf_model_dir(dir)) {
         // A Hugging Face encoder–decoder (t5, marian, bart): its config.json says how to start and end sequences.

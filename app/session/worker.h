@@ -50,6 +50,7 @@ struct ForwardRequest {
     Kind kind = Kind::Forward;
     std::shared_ptr<const Model> model;
     std::shared_ptr<const TextCodec> codec;
+    std::shared_ptr<const TextCodec> target_codec;       ///< Translate: decodes the target (Marian target.spm); null = codec
     std::shared_ptr<const TokenizedText> tokens;         ///< decoder input (decoder-only, encoder-only: the text)
     std::shared_ptr<const TokenizedText> source_tokens;  ///< encoder–decoder: the encoder input (null: `tokens`)
     std::shared_ptr<const TranslationSpec> translation;  ///< Translate: the model's translation.json
@@ -155,6 +156,7 @@ private:
 struct LoadedModel {
     std::shared_ptr<const Model> model;
     std::shared_ptr<const TextCodec> codec;
+    std::shared_ptr<const TextCodec> target_codec;  ///< Marian: the target side's own tokenizer (target.spm); null = codec
     std::string path;                   ///< folder, or "" for the in-memory demo
     std::string display_name;
     bool random_weights = false;        ///< the in-memory demo: attention teaches nothing

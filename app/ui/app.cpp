@@ -246,6 +246,7 @@ void App::main_area() {
                          r.kind = ForwardRequest::Kind::Generate;
                          r.model = m_model.model;
                          r.codec = m_model.codec;
+                         r.target_codec = m_model.target_codec;
                          r.tokens = m_tokens;
                          r.source_tokens = m_source_tokens;  // encoder–decoder: continue the target
                          r.generate_tokens = m_state.generate_tokens;
