@@ -204,6 +204,9 @@ SoftmaxLab softmax_lab(const UiState& st, const Snapshot* snap) {
     fe.x.log = true;
     fe.y.label = tr("entropy H");
     fe.y.unit = tr("nats");
+    // H(T) rises from the bottom left to ln(#visible) at the top right: the bottom right stays empty, and the top
+    // left holds the ln(#visible) label.
+    fe.legend_location = plot::LegendLocation::SouthEast;
     plot::Series ce;
     ce.name = tr("H(T)");
     ce.color = plot::palette(4);

@@ -360,6 +360,18 @@ AxisTicks axis_ticks(const Figure& f, const Transform& t, float line_h, bool x_a
         out.values = log_ticks(lo, hi);
         // Labels need the precision of the finest spacing (0.05, 0.1, 0.2 ... -> two decimals).
         if (out.values.size() > 1) out.step = out.values[1] - out.values[0];
+        // A narrow plot cannot hold a label at every 1-2-5 tick ("0.050.100.20"): keep 1 and 5, then decades only.
+        const float len = x_axis ? t.plot.w() : t.plot.h();
+        const size_t fit = size_t(std::max(2, int(len / (line_h * (x_axis ? 3.5f : 2.0f)))));
+        for (const double keep_five : {1.0, 0.0}) {
+            if (out.values.size() <= fit) break;
+            std::vector<double> thin;
+            for (const double v : out.values) {
+                const double mantissa = v / std::pow(10.0, std::floor(std::log10(v) + 1e-9));
+                if (std::abs(mantissa - 1.0) < 1e-6 || (keep_five > 0 && std::abs(mantissa - 5.0) < 1e-6)) thin.push_back(v);
+            }
+            if (thin.size() >= 2) out.values = std::move(thin);
+        }
     } else {
         const float len = x_axis ? t.plot.w() : t.plot.h();
         const int n = std::clamp(int(len / (line_h * (x_axis ? 4.5f : 2.5f))), 2, 10);
