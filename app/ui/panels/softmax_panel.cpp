@@ -143,11 +143,13 @@ void draw_softmax_panel(PanelContext& ctx) {
     demo << 1000.0f, 1001.0f, 2000.0f;
     const MatrixRM naive = naive_softmax_rows(demo);
     const MatrixRM stable = softmax_rows(demo);
+    // Short column headers (a narrow column clips long ones); the formulas they stand for go on the line above.
+    ImGui::TextWrapped("%s", tr("In float32: naive = exp(x) / Σ exp(x); stable = exp(x − max) / Σ exp(x − max)."));
     if (ImGui::BeginTable("stable_tbl", 4, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg)) {
         ImGui::TableSetupColumn("x");
-        ImGui::TableSetupColumn(tr("exp(x) (float32)"));
-        ImGui::TableSetupColumn(tr("naive exp(x)/Σexp"));
-        ImGui::TableSetupColumn(tr("stable exp(x−max)/Σ"));
+        ImGui::TableSetupColumn("exp(x)");
+        ImGui::TableSetupColumn(tr("naive"));
+        ImGui::TableSetupColumn(tr("stable"));
         ImGui::TableHeadersRow();
         for (int i = 0; i < 3; ++i) {
             ImGui::TableNextRow();
