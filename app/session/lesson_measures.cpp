@@ -158,11 +158,7 @@ const std::vector<MeasureDef>& measure_defs() {
              const std::vector<float> a = head_probs(sn, st, p, &R, &C);
              if (R < 1 || C < 1) throw std::runtime_error(tr("no attention weights"));
              double sum = 0;
-             for (int t = 0; t < R; ++t)
-                 for (int c = 0; c < C; ++c) {
-                     const double v = a[size_t(t) * size_t(C) + size_t(c)];
-                     if (v > 0) sum -= v * std::log(v);
-                 }
+             for (int t = 0; t < R; ++t) sum += entropy_nats(std::span<const float>(a.data() + size_t(t) * size_t(C), size_t(C)));
              return sum / R;
          }},
         {{"max_abs_score", true, {"layer"},
