@@ -4,6 +4,10 @@
 # for the last position only (ForwardOptions::all_logits = false on our side).
 # Run: /usr/bin/python3 tests/reference/bench_forward_torch.py [THREADS...]   (default 1 2; prints wall and CPU ms
 # per forward; CPU time of all threads, comparable with ts_bench's process CPU time on a busy machine)
+# Debian's torch does its matrix products in OpenBLAS (libopenblas0-pthread), whose own thread pool
+# torch.set_num_threads does not reach: "1 thread" ran OpenBLAS on every core (wall 52 ms, CPU 103 ms at T = 16 on
+# the 2-core VM). The script sets OpenBLAS's count too (openblas_set_num_threads) and prints both.
+import ctypes
 import math
 import os
 import statistics
@@ -50,15 +54,42 @@ class Gpt2(torch.nn.Module):
         return (h if all_logits else h[-1:]) @ self.tok.weight.T
 
 
+def openblas_libraries():
+    """OpenBLAS libraries mapped into this process (after `import torch`), as ctypes handles."""
+    paths = set()
+    with open("/proc/self/maps") as f:
+        for line in f:
+            path = line.split()[-1]
+            if "openblas" in path and ".so" in path:
+                paths.add(path)
+    libs = []
+    for p in sorted(paths):
+        try:
+            lib = ctypes.CDLL(p)
+            lib.openblas_get_num_threads  # raises AttributeError when absent
+            libs.append(lib)
+        except (OSError, AttributeError):
+            pass
+    return libs
+
+
+def set_threads(n, blas):
+    torch.set_num_threads(n)
+    for lib in blas:
+        lib.openblas_set_num_threads(n)
+    return [lib.openblas_get_num_threads() for lib in blas]
+
+
 def main():
     torch.manual_seed(0)
     model = Gpt2().eval()
     threads = [int(a) for a in sys.argv[1:]] or [1, 2]
-    print(f"torch {torch.__version__}, load average {os.getloadavg()[0]:.2f}")
+    blas = openblas_libraries()
+    print(f"torch {torch.__version__}, load average {os.getloadavg()[0]:.2f}, OpenBLAS libraries: {len(blas)}")
     cases = ((16, True), (64, True), (128, True), (256, True), (1024, True), (64, False))
     with torch.no_grad():
         for n in threads:
-            torch.set_num_threads(n)
+            blas_threads = set_threads(n, blas)
             for T, all_logits in cases:
                 ids = torch.arange(T) * 7919 % V
                 model(ids, all_logits)
@@ -69,7 +100,7 @@ def main():
                     times.append((time.perf_counter() - t0) * 1e3)
                     cpu.append((time.process_time() - c0) * 1e3)
                 what = "" if all_logits else ", last-position logits only"
-                print(f"gpt2_small T={T} threads={torch.get_num_threads()}{what}: "
+                print(f"gpt2_small T={T} threads={torch.get_num_threads()} (OpenBLAS {blas_threads}){what}: "
                       f"{statistics.median(times):.1f} ms per forward, {statistics.median(cpu):.1f} ms CPU "
                       f"(all threads; median of {len(times)})")
 
