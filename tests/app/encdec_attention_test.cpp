@@ -5,6 +5,7 @@
 #include "app/figures/views.h"
 #include "app/session/text_codec.h"
 #include "app/session/worker.h"
+#include "tests/app/tiny_models.h"
 
 #include <gtest/gtest.h>
 
@@ -15,23 +16,7 @@ namespace {
 using namespace ts;
 using namespace ts::ui;
 
-LoadedModel tiny_encdec() {
-    ModelConfig c;
-    c.name = "tiny-encdec";
-    c.arch = Arch::EncoderDecoder;
-    c.vocab_size = 256;
-    c.d_model = 32;
-    c.n_heads = 4;
-    c.n_kv_heads = 4;
-    c.d_ff = 64;
-    c.n_layers = 2;
-    c.n_enc_layers = 2;
-    c.max_seq_len = 64;
-    LoadedModel lm;
-    lm.model = std::make_shared<const Model>(c, init_weights(c, 7));
-    lm.codec = make_byte_codec(c.vocab_size);
-    return lm;
-}
+LoadedModel tiny_encdec() { return test::tiny_encdec_model("tiny-encdec", 256, 64, 7); }
 
 TEST(EncDecAttention, CrossAttentionFigureIsTheTraceAndRowsSumToOne) {
     const LoadedModel lm = tiny_encdec();

@@ -7,6 +7,7 @@
 #include "app/session/seq2seq.h"
 #include "app/session/text_codec.h"
 #include "app/session/worker.h"
+#include "tests/app/tiny_models.h"
 #include "tests/test_util.h"
 
 #include <gtest/gtest.h>
@@ -22,20 +23,7 @@ using namespace ts::ui;
 // A byte-vocabulary encoder–decoder with four extra ids for the pair format: 256 end/start, 257 pad, 258 <2en>,
 // 259 <2zh>. Random weights: only shapes and bookkeeping are checked here (decoding itself: tests/core/decode_test).
 LoadedModel tiny_translation_model() {
-    ModelConfig c;
-    c.name = "tiny-translation";
-    c.arch = Arch::EncoderDecoder;
-    c.vocab_size = 260;
-    c.d_model = 32;
-    c.n_heads = 4;
-    c.n_kv_heads = 4;
-    c.d_ff = 64;
-    c.n_layers = 2;
-    c.n_enc_layers = 2;
-    c.max_seq_len = 24;
-    LoadedModel lm;
-    lm.model = std::make_shared<const Model>(c, init_weights(c, 11));
-    lm.codec = make_byte_codec(c.vocab_size);
+    LoadedModel lm = test::tiny_encdec_model("tiny-translation", 260, 24, 11);
     auto spec = std::make_shared<TranslationSpec>();
     spec->direction = "both";
     spec->decoder_start_id = spec->source_end_id = spec->target_end_id = 256;

@@ -6,6 +6,7 @@
 // forward of a 32-token sentence with full capture (what the app runs before it shows the attention panels).
 #include "core/hf_checkpoint.h"
 #include "core/model.h"
+#include "tests/bench/bench_checkpoints.h"
 
 #include <benchmark/benchmark.h>
 #include <nlohmann/json.hpp>
@@ -28,8 +29,8 @@ using namespace ts;
 const fs::path kDir = "/tmp/ts_hf_bench/neox_0p5b_bf16";
 constexpr int64_t kD = 1024, kLayers = 32, kHeads = 16, kVocab = 50304, kFf = 4 * kD;
 
-std::vector<std::pair<std::string, std::vector<int64_t>>> neox_tensors() {
-    std::vector<std::pair<std::string, std::vector<int64_t>>> t;
+bench::TensorList neox_tensors() {
+    bench::TensorList t;
     t.push_back({"gpt_neox.embed_in.weight", {kVocab, kD}});
     for (int i = 0; i < kLayers; ++i) {
         const std::string p = "gpt_neox.layers." + std::to_string(i) + ".";
@@ -55,41 +56,13 @@ std::vector<std::pair<std::string, std::vector<int64_t>>> neox_tensors() {
 /// Streams BF16 values uniform in about ±0.05 (norm weights near 1) straight to the file.
 void write_checkpoint() {
     fs::create_directories(kDir);
-    const auto tensors = neox_tensors();
-    nlohmann::json header = {{"__metadata__", {{"format", "pt"}}}};
-    uint64_t off = 0;
-    for (const auto& [name, shape] : tensors) {
-        int64_t n = 1;
-        for (int64_t d : shape) n *= d;
-        header[name] = {{"dtype", "BF16"}, {"shape", shape}, {"data_offsets", {off, off + 2 * uint64_t(n)}}};
-        off += 2 * uint64_t(n);
-    }
-    std::string h = header.dump();
-    while (h.size() % 8) h.push_back(' ');
-    std::ofstream out(kDir / "model.safetensors", std::ios::binary);
-    const uint64_t hn = h.size();
-    out.write(reinterpret_cast<const char*>(&hn), 8);
-    out << h;
-    uint64_t s = 0x9e3779b97f4a7c15ull;
-    std::vector<uint16_t> buf;
-    // The header's JSON object is ordered by name: write the blobs in that order.
-    for (const auto& [name, info] : header.items()) {
-        if (name == "__metadata__") continue;
-        int64_t n = 1;
-        for (const auto& d : info["shape"]) n *= d.get<int64_t>();
-        const bool norm_weight = name.find("layernorm.weight") != std::string::npos ||
-                                 name.find("final_layer_norm.weight") != std::string::npos;
-        buf.resize(size_t(n));
-        for (auto& v : buf) {
-            s ^= s << 13, s ^= s >> 7, s ^= s << 17;
-            float f = float(int64_t(s >> 40) - (int64_t(1) << 23)) * (0.05f / float(1 << 23));
-            if (norm_weight) f += 1.0f;
-            uint32_t b;
-            std::memcpy(&b, &f, 4);
-            v = uint16_t((b + 0x7fffu + ((b >> 16) & 1u)) >> 16);
-        }
-        out.write(reinterpret_cast<const char*>(buf.data()), std::streamsize(2 * buf.size()));
-    }
+    bench::UniformWeights rng;
+    bench::write_bf16_safetensors(kDir / "model.safetensors", neox_tensors(),
+                                  [&](const std::string& name, std::vector<float>& v) {
+                                      const bool norm_weight = name.find("layernorm.weight") != std::string::npos ||
+                                                               name.find("final_layer_norm.weight") != std::string::npos;
+                                      for (float& x : v) x = rng.next() + (norm_weight ? 1.0f : 0.0f);
+                                  });
     const nlohmann::json c = {{"model_type", "gpt_neox"}, {"architectures", {"GPTNeoXForCausalLM"}},
                               {"hidden_size", kD}, {"num_hidden_layers", kLayers}, {"num_attention_heads", kHeads},
                               {"intermediate_size", kFf}, {"vocab_size", kVocab}, {"max_position_embeddings", 2048},
@@ -103,14 +76,7 @@ void ensure_checkpoint() {
     if (!fs::exists(kDir / "config.json")) write_checkpoint();
 }
 
-double status_kb(const char* field) {
-    std::ifstream in("/proc/self/status");
-    std::string line;
-    const size_t n = std::strlen(field);
-    while (std::getline(in, line))
-        if (line.rfind(field, 0) == 0) return std::stod(line.substr(n));
-    return 0.0;
-}
+using bench::status_kb;
 
 /// CPU time of the whole process (all threads), ms: on a shared VM wall time mostly measures the neighbours.
 double cpu_ms() {

@@ -5,6 +5,7 @@
 #include "core/hf_checkpoint.h"
 #include "core/model.h"
 #include "core/safetensors.h"
+#include "tests/bench/bench_checkpoints.h"
 
 #include <benchmark/benchmark.h>
 #include <nlohmann/json.hpp>
@@ -12,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <fstream>
@@ -27,13 +29,10 @@ constexpr int kD = 768, kLayers = 12, kHeads = 12, kVocab = 50257, kPositions = 
 
 /// HF GPT-2 tensors (Conv1D layout, un-prefixed like the hub's gpt2 model.safetensors), uniform random values.
 WeightMap gpt2_small_weights(bool with_buffers) {
-    uint64_t s = 0x9e3779b97f4a7c15ull;
+    bench::UniformWeights rng;
     auto fill = [&](std::vector<int64_t> shape) {
         Tensor t(std::move(shape));
-        for (float& v : t.data) {
-            s ^= s << 13, s ^= s >> 7, s ^= s << 17;
-            v = float(int64_t(s >> 40) - (int64_t(1) << 23)) * (0.05f / float(1 << 23));
-        }
+        for (float& v : t.data) v = rng.next();
         return t;
     };
     WeightMap w;
@@ -60,30 +59,14 @@ WeightMap gpt2_small_weights(bool with_buffers) {
     return w;
 }
 
-/// BF16 writer (save_safetensors writes F32 only): round to nearest even, then the same file layout.
+/// BF16 copy of `w` (save_safetensors writes F32 only).
 void save_bf16(const fs::path& path, const WeightMap& w) {
-    nlohmann::json header = {{"__metadata__", {{"format", "pt"}}}};
-    uint64_t off = 0;
-    for (const auto& [name, t] : w) {
-        header[name] = {{"dtype", "BF16"}, {"shape", t.shape}, {"data_offsets", {off, off + 2 * t.numel()}}};
-        off += 2 * uint64_t(t.numel());
-    }
-    std::string h = header.dump();
-    while (h.size() % 8) h.push_back(' ');
-    std::ofstream out(path, std::ios::binary);
-    const uint64_t n = h.size();
-    out.write(reinterpret_cast<const char*>(&n), 8);
-    out << h;
-    std::vector<uint16_t> buf;
-    for (const auto& [name, t] : w) {
-        buf.resize(t.data.size());
-        for (size_t i = 0; i < buf.size(); ++i) {
-            uint32_t b;
-            std::memcpy(&b, &t.data[i], 4);
-            buf[i] = uint16_t((b + 0x7fffu + ((b >> 16) & 1u)) >> 16);
-        }
-        out.write(reinterpret_cast<const char*>(buf.data()), std::streamsize(2 * buf.size()));
-    }
+    bench::TensorList list;
+    for (const auto& [name, t] : w) list.push_back({name, t.shape});
+    bench::write_bf16_safetensors(path, list, [&](const std::string& name, std::vector<float>& v) {
+        const Tensor& t = w.at(name);
+        std::copy(t.data.begin(), t.data.end(), v.begin());
+    });
 }
 
 void write_config(const fs::path& dir) {
@@ -113,15 +96,7 @@ void ensure_checkpoints() {
 
 /// Resets the kernel's peak-RSS mark (Linux >= 4.0) so each benchmark reports its own peak.
 void reset_peak_rss() { std::ofstream("/proc/self/clear_refs") << "5"; }
-/// A /proc/self/status field in kB ("VmHWM:", "VmRSS:"), 0 when absent.
-double status_kb(const char* field) {
-    std::ifstream in("/proc/self/status");
-    std::string line;
-    const size_t n = std::strlen(field);
-    while (std::getline(in, line))
-        if (line.rfind(field, 0) == 0) return std::stod(line.substr(n));
-    return 0.0;
-}
+using bench::status_kb;
 double peak_rss_mb() { return status_kb("VmHWM:") / 1024.0; }
 
 void BM_HfLoadGpt2Small(benchmark::State& state, const char* variant) {
