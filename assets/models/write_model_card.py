@@ -8,6 +8,8 @@ import argparse
 import json
 import os
 
+from card_common import loss_table, read_train_log
+
 
 def main():
     ap = argparse.ArgumentParser()
@@ -21,9 +23,8 @@ def main():
     a = ap.parse_args()
     cfg = json.load(open(os.path.join(a.model, "config.json")))
     rep = json.load(open(a.eval))
-    log = [json.loads(l) for l in open(os.path.join(a.model, "train_log.jsonl")) if l.strip()]
+    log, val = read_train_log(a.model)
     last = log[-1]
-    val = [r for r in log if r.get("val_loss") is not None]
     ho, ind, prev = rep["held_out"], rep["induction"], rep["previous_token_head"]
     size_mb = os.path.getsize(os.path.join(a.model, "model.safetensors")) / 1e6
     arch = ", ".join("%s=%s" % (k, cfg[k]) for k in (
@@ -51,12 +52,7 @@ def main():
         "- Final train loss %.3f nats; held-out loss %.3f nats at step %d."
         % (last.get("train_loss") or float("nan"), val[-1]["val_loss"], val[-1]["step"]), "",
         "![training curve](loss_curve.svg)", "",
-        "| step | stage | train loss (nats) | held-out loss (nats) |", "|---:|---:|---:|---:|",
-    ]
-    for r in val:
-        tl = r.get("train_loss")
-        lines.append("| %d | %d | %s | %.3f |" % (r["step"], r.get("stage", 1), "%.3f" % tl if tl is not None else "-",
-                                                 r["val_loss"]))
+    ] + loss_table(val, with_stage=True)
     lines += [
         "", "## Quality (measured by `transformer-studio eval`)", "",
         "| measure | value |", "|---|---:|",

@@ -11,6 +11,8 @@ import argparse
 import json
 import os
 
+from card_common import loss_table, read_train_log
+
 
 def md_cell(s):
     return s.replace("|", "\\|").replace("\n", " ")
@@ -33,9 +35,8 @@ def main():
     spec = json.load(open(os.path.join(a.model, "translation.json")))
     rep = json.load(open(a.eval))
     stats = json.load(open(a.corpus_stats))
-    log = [json.loads(l) for l in open(os.path.join(a.model, "train_log.jsonl")) if l.strip()]
+    log, val = read_train_log(a.model)
     last = log[-1]
-    val = [r for r in log if r.get("val_loss") is not None]
     size_mb = os.path.getsize(os.path.join(a.model, "model.safetensors")) / 1e6
     tok = json.load(open(a.tokenizer_stats))
     arch = ", ".join("%s=%s" % (k, cfg[k]) for k in (
@@ -118,10 +119,7 @@ def main():
             lines.append("| %s | %s | %s | %s |" % tuple(md_cell(e.get(k, "")) for k in
                                                        ("source", "reference", "beam", "retrieval")))
         lines.append("")
-    lines += ["## Training log", "", "| step | train loss (nats) | held-out loss (nats) |", "|---:|---:|---:|"]
-    for r in val:
-        tl = r.get("train_loss")
-        lines.append("| %d | %s | %.3f |" % (r["step"], "%.3f" % tl if tl is not None else "-", r["val_loss"]))
+    lines += ["## Training log", ""] + loss_table(val, with_stage=False)
     if a.notes_file:
         lines += ["", open(a.notes_file).read().rstrip()]
     with open(os.path.join(a.model, "MODEL_CARD.md"), "w", encoding="utf-8") as f:
