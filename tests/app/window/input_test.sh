@@ -8,23 +8,8 @@ set -euo pipefail
 APP=$1
 OUT=$2
 mkdir -p "$OUT"
-for tool in Xvfb xdotool python3; do
-  command -v $tool >/dev/null || { echo "input_test: $tool not found"; exit 1; }
-done
-DISP=:$((90 + RANDOM % 100))
-Xvfb $DISP -screen 0 1280x800x24 -nolisten tcp >"$OUT/xvfb.log" 2>&1 &
-XVFB=$!
-APP_PID=
-cleanup() { [ -n "$APP_PID" ] && kill -9 $APP_PID 2>/dev/null; kill $XVFB 2>/dev/null || true; }
-trap cleanup EXIT
-export DISPLAY=$DISP
-for i in $(seq 50); do xdotool getmouselocation >/dev/null 2>&1 && break; sleep 0.2; done
-
-json() { python3 -c "import json,sys; j=json.load(open('$1')); print(eval(sys.argv[1]))" "$2"; }
-wait_window() {
-  for i in $(seq 150); do xdotool search --name "Transformer Studio" >/dev/null 2>&1 && return 0; sleep 0.2; done
-  echo "input_test: the window did not appear"; exit 1
-}
+source "$(dirname "$0")/window_lib.sh"
+start_xvfb input_test
 
 # Where the tabs and the text box are (a few frames with stats, then exit).
 "$APP" --no-state --size 1280x800 --panel tokens --text "The cat sat" --max-frames 8 --frame-stats "$OUT/layout.json" \
