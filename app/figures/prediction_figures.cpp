@@ -13,12 +13,13 @@ namespace ts::ui {
 
 plot::Figure next_token_figure(const Snapshot& s, const UiState& st, int q) {
     plot::Figure f;
-    const int T = int(s.logits.rows()), V = int(s.logits.cols());
+    const int T = s.logits_positions(), V = int(s.logits.cols());
     if (T == 0 || V == 0) return f;
     q = std::clamp(q, 0, T - 1);
     const auto labels = snapshot_token_labels(s);
     auto id_label = [&](int id) { return s.codec ? s.codec->label(id) : std::to_string(id); };
-    const auto row = s.logits.row(q);
+    const std::span<const float> row = s.logits_row(q);  // computed here when the forward kept the last row only
+    if (row.size() != size_t(V)) return f;
     const std::vector<float> raw = sampling_distribution(row.data(), V, {1.0f, 0, 1.0f});
     const std::vector<float> p = sampling_distribution(row.data(), V, {st.sample_temperature, st.top_k, st.top_p});
     std::vector<int> order(static_cast<size_t>(V));

@@ -506,8 +506,8 @@ ViewFigures build_view(const std::string& view, const UiState& st, const Snapsho
             "relative_buckets");
     } else if (view == "predictions") {
         const Snapshot& s = need_snap();
-        if (s.logits.rows() == 0) throw std::runtime_error("this model has no LM head: no next-token predictions");
-        add(next_token_figure(s, st, resolve_query(st, int(s.logits.rows()))), "predictions");
+        if (s.logits_positions() == 0) throw std::runtime_error("this model has no LM head: no next-token predictions");
+        add(next_token_figure(s, st, resolve_query(st, s.logits_positions())), "predictions");
     } else if (view == "fill-mask") {
         const Snapshot& s = need_snap();
         if (!has_fill_mask(s)) throw std::runtime_error("this model has no masked-LM head (fill-mask needs e.g. BERT)");

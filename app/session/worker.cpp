@@ -67,6 +67,27 @@ std::string Snapshot::stack() const {
 }
 int Snapshot::n_layers() const { return model ? model->config().n_layers : 0; }
 
+int Snapshot::logits_positions() const {
+    if (logits.rows() == 0 || !tokens) return 0;
+    return logits.rows() > 1 ? int(logits.rows()) : int(tokens->ids.size());
+}
+
+std::span<const float> Snapshot::logits_row(int q) const {
+    const int T = logits_positions();
+    if (q < 0 || q >= T) return {};
+    const int64_t V = logits.cols();
+    if (logits.rows() == T) return {logits.data() + int64_t(q) * V, size_t(V)};
+    if (q == T - 1) return {logits.data(), size_t(V)};  // the one computed row is the last position's
+    if (!model || hidden.rows() != T) return {};
+    std::lock_guard lk(m_row_cache->mutex);
+    std::vector<float>& row = m_row_cache->rows[q];
+    if (row.empty()) {
+        const MatrixRM l = lm_head_logits(*model, MatrixRM(hidden.middleRows(q, 1)));
+        row.assign(l.data(), l.data() + l.size());
+    }
+    return {row.data(), row.size()};
+}
+
 namespace {
 
 // Encoder–decoder: src_ids through the encoder (null: the decoder input feeds both stacks).
@@ -84,6 +105,7 @@ ForwardOptions options_for(const ForwardRequest& r, bool capture) {
     else opt.self_mask = r.mask;
     opt.capture = capture ? CaptureFilter::all() : CaptureFilter::none();
     opt.pool = r.pool;
+    opt.all_logits = r.all_logits || r.model->config().mlm_head;
     return opt;
 }
 
@@ -108,8 +130,9 @@ bool compute_logit_lens(const Model& m, const Trace& trace, const std::string& s
         // The last layer through the final norm is the model's output: reuse the forward's logits (one LM-head product
         // of T x d_model x vocab, ~1/L of the lens) when the normed rows match the recorded final_norm.out.
         const Tensor* out = trace.find("final_norm.out");
-        const bool reuse = i == c.n_layers - 1 && out && s.logits.rows() == x.rows() && s.logits.cols() == c.vocab_size &&
-                           out->numel() == x.size() && (out->mat() - x).cwiseAbs().maxCoeff() <= 1e-5f * (1.0f + x.cwiseAbs().maxCoeff());
+        const bool is_output = i == c.n_layers - 1 && out && out->numel() == x.size() &&
+                               (out->mat() - x).cwiseAbs().maxCoeff() <= 1e-5f * (1.0f + x.cwiseAbs().maxCoeff());
+        const bool reuse = is_output && s.logits.rows() == x.rows() && s.logits.cols() == c.vocab_size;
         MatrixRM computed;
         if (!reuse) {
             if (c.mlm_head) {
@@ -121,7 +144,15 @@ bool compute_logit_lens(const Model& m, const Trace& trace, const std::string& s
                     computed.rowwise() += Eigen::Map<const RowVectorF>(b->data.data(), c.vocab_size);
             }
         }
-        const MatrixRM& logits = reuse ? s.logits : computed;
+        const bool fill = is_output && !reuse && s.logits.rows() == 1 && computed.rows() == x.rows() &&
+                          computed.cols() == s.logits.cols();
+        if (fill) {
+            // The forward computed the last position's logits only: the lens's last layer is every position's (the
+            // forward's own row kept as it was), so the complete snapshot has them all without another product.
+            computed.bottomRows(1) = s.logits;
+            s.logits = std::move(computed);
+        }
+        const MatrixRM& logits = reuse || fill ? s.logits : computed;
         std::vector<int> am(size_t(logits.rows()));
         std::vector<float> pr(size_t(logits.rows()));
         for (Eigen::Index t = 0; t < logits.rows(); ++t) {  // softmax at the argmax: 1 / sum_k exp(l_k - l_max)
@@ -181,6 +212,7 @@ std::shared_ptr<const Snapshot> run_forward_request(const ForwardRequest& r, uin
                 out = run_model(*r.model, s->tokens->ids, options_for(r, r.capture_all), src);
             }
             s->logits = std::move(out.logits);
+            s->hidden = std::move(out.hidden);
             s->trace = out.trace;
             if (r.logit_lens && s->trace) {
                 std::shared_ptr<Snapshot> early;

@@ -13,10 +13,12 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <future>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -60,6 +62,10 @@ struct ForwardRequest {
     std::vector<ActivationEdit> edits;  ///< interventions applied inside the forward (core/intervention.h)
     bool capture_all = true;            ///< record every trace name
     bool logit_lens = true;             ///< compute per-layer argmax through the final norm + LM head
+    /// Logits of every position from the forward. false (default): the forward computes the last position's only
+    /// (the LM head is about a quarter of a GPT-2-small forward) and Snapshot::logits_row gives the others on
+    /// request; the logit lens, when on, fills them all. Masked-LM models (fill-mask) always get every row.
+    bool all_logits = false;
     int generate_tokens = 0;            ///< Generate: how many tokens to sample
     SamplingOptions sampling;
     uint64_t seed = 1;
@@ -87,7 +93,10 @@ struct Snapshot {
     std::shared_ptr<const TokenizedText> source_tokens;  ///< encoder–decoder: encoder input (else null)
     std::shared_ptr<const DecodeResult> translation;     ///< Translate: the decoded target and its steps
     std::shared_ptr<const Trace> trace; ///< may be null when the forward failed or the text was empty
-    MatrixRM logits;                    ///< (T, vocab)
+    /// (T, vocab) when every position's logits were computed (ForwardRequest::all_logits, masked-LM models, or the
+    /// logit lens), else (1, vocab): the last position's. Read a position through logits_row().
+    MatrixRM logits;
+    MatrixRM hidden;                    ///< (T, d_model) final hidden states (after the final norm): logits_row's input
     float temperature = 1.0f;
     MaskSpec mask;
     /// Logit lens: lens_argmax[layer][pos], lens_prob[layer][pos] (probability of that argmax).
@@ -104,6 +113,21 @@ struct Snapshot {
     [[nodiscard]] int n_layers() const;
     /// Trace tensor or nullptr.
     [[nodiscard]] const Tensor* find(const std::string& name) const { return trace ? trace->find(name) : nullptr; }
+    /// Positions that have logits: the token count when the forward produced logits, 0 without an LM head (or
+    /// when the forward failed).
+    [[nodiscard]] int logits_positions() const;
+    /// Logits of position q in [0, logits_positions()), vocab floats: a row of `logits` when it holds q, else the
+    /// final hidden state q through the LM head (ts::lm_head_logits, as the forward's head: tied or untied, T5's
+    /// scale, BART's final_logits_bias), computed on the first request and kept for the snapshot's lifetime.
+    /// Thread-safe. Empty span for q out of range.
+    [[nodiscard]] std::span<const float> logits_row(int q) const;
+
+private:
+    struct RowCache {
+        std::mutex mutex;
+        std::map<int, std::vector<float>> rows;
+    };
+    std::shared_ptr<RowCache> m_row_cache = std::make_shared<RowCache>();  ///< shared by copies (same data)
 };
 
 /// Runs one request (the default worker job). Never throws: errors go to Snapshot::error. Calls r.publish_partial

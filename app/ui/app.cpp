@@ -205,8 +205,13 @@ ForwardKey App::current_key() const {
                       enc_dec ? m_state.translate_to : std::string(), m_state.apply_to_model, m_state.attn_temperature,
                       m_state.attn_mask, m_state.attn_window,
                       m_state.attn_mask == "custom" ? m_state.sm_paint : std::vector<uint8_t>{}, m_state.ablated_heads,
-                      m_state.ablate_mode};
+                      m_state.ablate_mode, lens_wanted()};
 }
+
+// The logit lens costs one LM-head product per layer (at T = 128 on GPT-2 small, about 4x the forward itself), and
+// only the Predictions panel shows it: other panels get the forward alone. Opening Predictions changes the key, so
+// the current text is run again with the lens (the kept prefix makes that forward one token's work).
+bool App::lens_wanted() const { return m_state.panel == "Predictions"; }
 
 void App::maybe_submit() {
     if (!m_model.model || m_translate_id != 0) return;  // a translation in flight brings its own forward
@@ -217,6 +222,7 @@ void App::maybe_submit() {
     auto text_tokens = std::make_shared<const TokenizedText>(tokenize_text(m_state.text, *m_model.codec, max_len));
     // The same request `render` runs (app/figures/views.h), so exports match the window.
     ForwardRequest r = make_forward_request(m_state, m_model, text_tokens);
+    r.logit_lens = k.lens;
     m_tokens = r.tokens;
     m_source_tokens = r.source_tokens;
     m_last_submitted = m_worker->submit(std::move(r));
@@ -233,6 +239,7 @@ void App::translate_now() {
         tokenize_text(m_state.text, *m_model.codec, m_model.model->config().max_seq_len));
     ForwardRequest r = make_forward_request(m_state, m_model, text_tokens);
     r.kind = ForwardRequest::Kind::Translate;
+    r.logit_lens = lens_wanted();
     m_source_tokens = r.source_tokens;
     m_translate_id = m_last_submitted = m_worker->submit(std::move(r));
     m_keep_drawing = true;

@@ -72,6 +72,7 @@ struct ForwardKey {
     std::vector<uint8_t> painted;  ///< the Softmax lab's painted mask (mask "custom")
     std::vector<std::array<int, 2>> ablated;  ///< heads ablated in the forward (Causal panel)
     std::string ablate_mode;
+    bool lens = false;  ///< the logit lens is wanted (only the Predictions panel shows it)
     bool operator==(const ForwardKey&) const = default;
 };
 
@@ -103,6 +104,7 @@ private:
     /// Switches the interface language (ts::i18n::set_language); English with a logged note when that fails.
     void apply_language(const std::string& lang);
     [[nodiscard]] ForwardKey current_key() const;
+    [[nodiscard]] bool lens_wanted() const;
     void record_rect(const std::string& name);
     [[nodiscard]] bool animating() const;
 

@@ -4,6 +4,7 @@
 #include "app/session/text_codec.h"
 #include "app/session/worker.h"
 #include "core/safetensors.h"
+#include "tests/test_util.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -169,6 +170,39 @@ TEST(Worker, RunsTheDemoModelAndRecordsTheTrace) {
     for (int h = 0; h < 4; ++h)
         for (int t = 0; t < T; ++t)
             for (int k = t + 1; k < T; ++k) EXPECT_EQ(p->data[size_t((h * T + t) * T + k)], 0.0f);
+}
+
+// Without the lens the forward computes the last position's logits only; every other row comes on request from the
+// final hidden states and equals a forward that computed them all (GPT-2-style tied head: the demo model; and the
+// untied-head Llama-style golden model).
+TEST(Worker, LogitsRowsOnRequestEqualEveryRowFromTheForward) {
+    for (const bool golden : {false, true}) {
+        const LoadedModel lm = golden ? load_model_folder(ts::test::golden_path("hf_llama"), {}) : make_demo_model();
+        ForwardRequest r;
+        r.model = lm.model;
+        r.codec = lm.codec;
+        r.logit_lens = false;
+        r.tokens = std::make_shared<const TokenizedText>(tokenize_text("The cat sat", *lm.codec, lm.model->config().max_seq_len));
+        const auto last_only = run_forward_request(r, 1);
+        r.all_logits = true;
+        const auto every = run_forward_request(r, 2);
+        ASSERT_TRUE(last_only->error.empty()) << last_only->error;
+        const int T = int(r.tokens->ids.size());
+        ASSERT_GT(T, 2);
+        EXPECT_EQ(last_only->logits.rows(), 1);
+        ASSERT_EQ(every->logits.rows(), T);
+        EXPECT_EQ(last_only->logits_positions(), T);
+        EXPECT_TRUE(last_only->lens_argmax.empty());
+        for (int q = 0; q < T; ++q) {
+            const std::span<const float> row = last_only->logits_row(q);
+            ASSERT_EQ(row.size(), size_t(every->logits.cols())) << q;
+            const Eigen::Map<const ts::RowVectorF> a(row.data(), Eigen::Index(row.size()));
+            const float scale = 1.0f + every->logits.row(q).cwiseAbs().maxCoeff();
+            EXPECT_LE((a - every->logits.row(q)).cwiseAbs().maxCoeff(), 1e-5f * scale) << (golden ? "llama " : "demo ") << q;
+        }
+        // Asked twice: the same kept row.
+        EXPECT_EQ(last_only->logits_row(0).data(), last_only->logits_row(0).data());
+    }
 }
 
 TEST(Worker, EmptyTextIsNotAnError) {

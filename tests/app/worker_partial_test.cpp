@@ -35,7 +35,8 @@ TEST(WorkerPartial, PartialSnapshotHasTraceButNoLensThenCompleteOneFollows) {
     EXPECT_EQ(early->id, 7u);
     ASSERT_TRUE(early->trace);
     EXPECT_NE(early->find("dec.0.attn.probs"), nullptr);
-    EXPECT_EQ(early->logits.rows(), 11);  // 11 bytes, byte-level codec
+    EXPECT_EQ(early->logits_positions(), 11);  // 11 bytes, byte-level codec
+    EXPECT_EQ(early->logits.rows(), 1);        // the forward computed the last position's logits only
     EXPECT_TRUE(early->lens_argmax.empty());
 
     EXPECT_FALSE(done->partial);
@@ -43,7 +44,18 @@ TEST(WorkerPartial, PartialSnapshotHasTraceButNoLensThenCompleteOneFollows) {
     EXPECT_EQ(done->trace, early->trace);  // the same trace, not recomputed
     ASSERT_EQ(done->lens_argmax.size(), 4u);
     EXPECT_EQ(done->lens_argmax[0].size(), 11u);
-    EXPECT_TRUE(done->logits.isApprox(early->logits));
+    // The lens's last layer filled every position; the forward's own row is kept bit for bit.
+    ASSERT_EQ(done->logits.rows(), 11);
+    EXPECT_EQ(done->logits.row(10), early->logits.row(0));
+    // Rows the partial snapshot computes on request equal the lens's.
+    for (int q = 0; q < 11; ++q) {
+        const std::span<const float> row = early->logits_row(q);
+        ASSERT_EQ(row.size(), size_t(done->logits.cols())) << q;
+        const Eigen::Map<const ts::RowVectorF> a(row.data(), Eigen::Index(row.size()));
+        EXPECT_LE((a - done->logits.row(q)).cwiseAbs().maxCoeff(), 1e-5f * (1.0f + done->logits.row(q).cwiseAbs().maxCoeff())) << q;
+    }
+    EXPECT_TRUE(early->logits_row(11).empty());
+    EXPECT_TRUE(early->logits_row(-1).empty());
 }
 
 TEST(WorkerPartial, ASupersededRequestSkipsTheLensAndReturnsThePartialSnapshot) {

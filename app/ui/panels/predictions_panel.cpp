@@ -57,10 +57,10 @@ void draw_predictions_panel(PanelContext& ctx) {
     if (s && s->error.empty() && s->trace && s->tokens && !s->tokens->ids.empty() && s->logits.rows() == 0)
         return empty_message(ts::tr("this model has no output head (e.g. a BertModel folder without its masked-LM head): "
                                     "no predictions; the attention panels still show it"));
-    if (!s || s->logits.rows() == 0 || !s->tokens || s->tokens->ids.empty())
+    if (!s || s->logits_positions() == 0 || !s->tokens || s->tokens->ids.empty())
         return empty_message(s && !s->error.empty() ? s->error.c_str() : tr("type some text: predictions appear after the forward pass"));
     if (has_fill_mask(*s)) return draw_fill_mask(ctx, *s);
-    const int T = int(s->logits.rows()), V = int(s->logits.cols());
+    const int T = s->logits_positions(), V = int(s->logits.cols());
     const int q = std::min(current_query(ctx), T - 1);
 
     ImGui::SetNextItemWidth(line_h * 9);
