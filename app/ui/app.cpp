@@ -208,7 +208,7 @@ ForwardKey App::current_key() const {
                       m_state.ablate_mode, lens_wanted()};
 }
 
-// The logit lens costs one LM-head product per layer (at T = 128 on GPT-2 small, about 4x the forward itself), and
+// The logit lens costs one LM-head product per layer (GPT-2 small at T = 128: about 5x the forward's own work), and
 // only the Predictions panel shows it: other panels get the forward alone. Opening Predictions changes the key, so
 // the current text is run again with the lens (the kept prefix makes that forward one token's work).
 bool App::lens_wanted() const { return m_state.panel == "Predictions"; }
