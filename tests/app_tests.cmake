@@ -57,6 +57,11 @@ if(TS_XDOTOOL)
            COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/app/window/input_test.sh $<TARGET_FILE:transformer-studio>
                    ${CMAKE_BINARY_DIR}/screenshots/input)
   set_tests_properties(app_window_input_slow_frames_and_idle PROPERTIES TIMEOUT 300 RUN_SERIAL TRUE)
+  # The logit lens only for the Predictions panel; a click on its tab brings it (issue #14).
+  add_test(NAME app_window_lens_on_demand
+           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/app/window/lens_on_demand_test.sh $<TARGET_FILE:transformer-studio>
+                   ${CMAKE_SOURCE_DIR}/assets/models/austen-gpt ${CMAKE_BINARY_DIR}/screenshots/lens_on_demand)
+  set_tests_properties(app_window_lens_on_demand PROPERTIES TIMEOUT 300 RUN_SERIAL TRUE)
   # English / 中文 in the sidebar switches the interface at run time; the choice survives a restart (issue #16).
   add_test(NAME app_window_language_switch
            COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/app/window/language_switch_test.sh $<TARGET_FILE:transformer-studio>

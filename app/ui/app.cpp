@@ -318,6 +318,8 @@ void App::write_frame_stats() const {
     j["forwards_completed"] = m_worker ? m_worker->completed() : 0;
     j["forwards_dropped"] = m_worker ? m_worker->dropped() : 0;
     j["last_compute_ms"] = m_snap ? m_snap->compute_ms : 0.0;
+    j["lens_layers"] = m_snap ? int(m_snap->lens_argmax.size()) : 0;  // logit-lens rows of the shown snapshot
+    j["logits_rows"] = m_snap ? int(m_snap->logits.rows()) : 0;       // positions whose logits the forward computed
     j["frame_ms"] = m_stats.frame_ms;
     j["build_ms"] = m_stats.build_ms;
     j["worker_busy"] = m_stats.worker_busy;
