@@ -166,13 +166,11 @@ Seq2SeqInput seq2seq_input(const Args& args, const ui::LoadedModel& lm) {
     } else {
         std::vector<int> target;
         if (args.has("target")) {
-            EncodeOptions eo;
-            eo.match_added_tokens = false;
-            target = tm->tok->encode_ids(args.get("target"), eo);
+            target = target_ids_for_text(*tm, args.get("target"));
         } else {
             const DecodeResult r = translate_ids(*lm.model, tm->spec, in.src, decode_options_from(args));
             target = r.ids;
-            in.translation = decode_ids(*tm->tok, r.ids);
+            in.translation = decode_target(*tm, r.ids);
             std::fprintf(stderr, "translation (%zu tokens, %s, log p = %.4f): %s\n", r.ids.size(),
                          r.finished ? "finished" : "cut at --max-len", r.log_prob, in.translation.c_str());
         }

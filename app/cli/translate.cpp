@@ -14,22 +14,22 @@ namespace ts::cli {
 
 namespace {
 
-std::string token_text(const Tokenizer& tok, int id) {
-    return ui::printable_label(tok.decode(std::span<const int32_t>(&id, 1)), false);
+std::string token_text(const TranslationModel& tm, int id) {
+    return ui::printable_label(decode_target(tm, {id}), false);
 }
 
 // One indented line per step: "  step 3: 'cat' p=0.8123   top: 'cat' 0.8123 | 'dog' 0.0712 | ..."
-void print_steps(const Tokenizer& tok, const DecodeResult& r) {
+void print_steps(const TranslationModel& tm, const DecodeResult& r) {
     for (size_t i = 0; i < r.steps.size(); ++i) {
         const DecodeStep& s = r.steps[i];
-        std::string line = "  step " + std::to_string(i + 1) + ": '" + token_text(tok, s.id) + "' p=";
+        std::string line = "  step " + std::to_string(i + 1) + ": '" + token_text(tm, s.id) + "' p=";
         char num[32];
         std::snprintf(num, sizeof num, "%.4f", s.prob);
         line += num;
         line += "   top:";
         for (size_t k = 0; k < s.top.size(); ++k) {
             std::snprintf(num, sizeof num, "%.4f", s.top[k].second);
-            line += (k ? " | '" : " '") + token_text(tok, s.top[k].first) + "' " + num;
+            line += (k ? " | '" : " '") + token_text(tm, s.top[k].first) + "' " + num;
         }
         std::printf("%s\n", line.c_str());
     }
@@ -43,10 +43,13 @@ int run_translate(int argc, char** argv) {
     static const char* const kUsage =
         "usage: transformer-studio translate --model DIR [--text TEXT] [--to en|zh] [--beam N] [--max-len N]\n"
         "         [--length-penalty A] [--show-steps]\n"
-        "  Translates with an encoder-decoder model folder (config.json, model.safetensors, tokenizer.json and\n"
-        "  translation.json, as `train --pairs` writes them). Prints one line per input line: the lines of --text, or\n"
-        "  of stdin when --text is absent (an empty line gives an empty line).\n"
-        "  --to: target language; without it each line goes into en when it holds CJK characters, else into zh.\n"
+        "  Translates with an encoder-decoder model folder: this project's (config.json, model.safetensors,\n"
+        "  tokenizer.json and translation.json, as `train --pairs` writes them) or a Hugging Face T5, Marian or BART\n"
+        "  folder with its tokenizer files (the checkpoint fixes the direction; T5 wants its task prefix in the text,\n"
+        "  e.g. \"translate English to German: ...\"). Prints one line per input line: the lines of --text, or of stdin\n"
+        "  when --text is absent (an empty line gives an empty line).\n"
+        "  --to: target language; without it each line goes into en when it holds CJK characters, else into zh\n"
+        "  (this project's models; ignored by Hugging Face folders).\n"
         "  --beam N: beam search keeping N hypotheses (default 1: greedy). --length-penalty A (default 1): beam\n"
         "  hypotheses are ranked by log p / length^A, length counting the end token. --max-len N (default 128, at\n"
         "  most the model's max_seq_len): target tokens produced at most, end token included.\n"
@@ -61,7 +64,10 @@ int run_translate(int argc, char** argv) {
     const std::string model_dir = args.required("model");
     const TranslationModel tm = open_translation_model(ui::load_model_folder(model_dir, terminal_progress()));
     print_warnings("translate", tm.lm.weight_warnings);
-    if (!to.empty()) (void)make_source_ids(tm.spec, {}, to);  // throws, naming the languages of this model
+    if (!to.empty() && tm.spec.direction == "model")
+        std::fprintf(stderr, "transformer-studio translate: note: --to is ignored: a Hugging Face checkpoint translates "
+                             "in its own direction\n");
+    else if (!to.empty()) (void)make_source_ids(tm.spec, {}, to);  // throws, naming the languages of this model
     const bool show_steps = args.flag("show-steps");
 
     const auto translate_line = [&](std::string line, int64_t line_no) {
@@ -75,11 +81,11 @@ int run_translate(int argc, char** argv) {
         if (!note.empty()) std::fprintf(stderr, "transformer-studio translate: line %lld: %s\n", (long long)line_no,
                                         note.c_str());
         const DecodeResult r = translate_ids(*tm.lm.model, tm.spec, src, opt);
-        std::string out = decode_ids(*tm.tok, r.ids);
+        std::string out = decode_target(tm, r.ids);
         for (char& ch : out)
             if (ch == '\n' || ch == '\r') ch = ' ';  // one output line per input line, whatever the model says
         std::printf("%s\n", out.c_str());
-        if (show_steps) print_steps(*tm.tok, r);
+        if (show_steps) print_steps(tm, r);
         std::fflush(stdout);
     };
 

@@ -5,7 +5,9 @@
 # search, the direction guessed or given by --to), one output line per input line (empty lines stay empty),
 # --max-len bounds the steps --show-steps prints, trace --translate holds the greedy translation (each logits row's
 # best producible token is the next target token, the text equals `translate`'s), trace --source/--target shapes,
-# and a folder without translation.json fails with one line.
+# and a folder without translation.json fails with one line. Then a Hugging Face BART folder (the golden fixture's
+# random weights with a byte-level BPE tokenizer.json trained here): one line per input line, --to ignored with a
+# note, trace --translate greedy-consistent with the checkpoint's own start/end/pad ids, no tokenizer -> one line.
 # Usage: translate_test.sh TRANSFORMER_STUDIO OUT_DIR
 set -euo pipefail
 ts="$1"
@@ -115,4 +117,46 @@ if "$ts" translate --model "$out/no_spec" --text hi > /dev/null 2> "$out/err.txt
 cat "$out/err.txt"
 [ "$(wc -l < "$out/err.txt")" = 1 ] || fail "no translation.json: expected one stderr line"
 grep -q "translation.json: cannot open" "$out/err.txt" || fail "no translation.json: message"
+# --- a Hugging Face encoder-decoder folder (BART: <s> before the source, decoder_start = eos = 2, pad = 1) ---
+hf="$out/hf_bart"
+mkdir -p "$hf"
+cp "$(dirname "$0")/../golden/hf_bart/config.json" "$(dirname "$0")/../golden/hf_bart/model.safetensors" "$hf/"
+cut -f1,2 "$data/pairs_tiny.tsv" | tr '\t' '\n' > "$out/hf_text.txt"
+"$ts" tokenizer train --input "$out/hf_text.txt" --vocab-size 300 --out "$hf/" > /dev/null
+printf 'Open the file\n\nSave as\n' | "$ts" translate --model "$hf" --max-len 6 > "$out/hf.txt" 2> "$out/hf.err" \
+    || { cat "$out/hf.err"; fail "translate with a BART folder"; }
+[ "$(wc -l < "$out/hf.txt")" = 3 ] && [ -z "$(sed -n 2p "$out/hf.txt")" ] || fail "BART folder: one line per input line"
+"$ts" translate --model "$hf" --to zh --text "Open" --max-len 4 > /dev/null 2> "$out/hf_to.err" || fail "BART --to"
+grep -q "to is ignored" "$out/hf_to.err" || fail "BART --to: no note"
+"$ts" translate --model "$hf" --text "Open the file" --max-len 6 > "$out/hf_greedy.txt"
+"$ts" trace --model "$hf" --source "Open the file" --translate --max-len 6 --out "$out/hf_tr.safetensors" \
+    2> "$out/hf_tr.log" || { cat "$out/hf_tr.log"; fail "trace --translate with a BART folder"; }
+/usr/bin/python3 - "$out" <<'PY'
+import json, struct, sys
+out = sys.argv[1]
+with open(out + "/hf_tr.safetensors", "rb") as f:
+    n = struct.unpack("<Q", f.read(8))[0]
+    header = json.loads(f.read(n))
+    data = f.read()
+meta = header.pop("__metadata__", {})
+t = {k: (v["shape"], struct.unpack("<%df" % ((v["data_offsets"][1] - v["data_offsets"][0]) // 4),
+                                    data[v["data_offsets"][0]:v["data_offsets"][1]])) for k, v in header.items()}
+src = [int(v) for v in t["source_ids"][1]]
+tgt = [int(v) for v in t["target_ids"][1]]
+(rows, V), logits = t["logits"]
+bos, eos, pad = 0, 2, 1  # tests/golden/hf_bart/config.json
+assert src[0] == bos and src[-1] == eos and len(src) > 2, src
+assert tgt[0] == eos and rows == len(tgt), (tgt, rows)
+best = lambda i: max((v for v in range(V) if v != pad), key=lambda v: (logits[i * V + v], -v))
+for i in range(rows - 1):
+    assert best(i) == tgt[i + 1], (i, best(i), tgt)
+greedy = open(out + "/hf_greedy.txt", encoding="utf-8", errors="surrogateescape").read().rstrip("\n")
+assert meta["translation"] == greedy, (meta["translation"], greedy)
+print("BART folder: trace --translate greedy-consistent over %d steps" % (rows - 1))
+PY
+mkdir -p "$out/hf_no_tok"
+cp "$hf/config.json" "$hf/model.safetensors" "$out/hf_no_tok/"
+if "$ts" translate --model "$out/hf_no_tok" --text hi > /dev/null 2> "$out/err2.txt"; then fail "no tokenizer: exit 0"; fi
+cat "$out/err2.txt"
+[ "$(wc -l < "$out/err2.txt")" = 1 ] && grep -q "no usable tokenizer" "$out/err2.txt" || fail "no tokenizer: message"
 echo "translate CLI: ok"
