@@ -9,6 +9,8 @@
 
 #include <cmath>
 #include <filesystem>
+#include <initializer_list>
+#include <stdexcept>
 #include <system_error>
 #include <unistd.h>
 #include <sstream>
@@ -68,6 +70,32 @@ inline ::testing::AssertionResult allclose(const MatrixRM& a, const MatrixRM& e,
 #define EXPECT_ALLCLOSE(actual, expected, atol, rtol) EXPECT_TRUE(::ts::test::allclose(actual, expected, atol, rtol))
 
 inline std::string golden_path(const std::string& file) { return std::string(TS_GOLDEN_DIR) + "/" + file; }
+
+/// Copies the golden fixture folder `name` (without its expected.safetensors) into `dst`.
+inline void copy_fixture(const std::string& name, const std::filesystem::path& dst) {
+    std::filesystem::create_directories(dst);
+    for (const auto& e : std::filesystem::directory_iterator(golden_path(name)))
+        if (e.path().filename() != "expected.safetensors") std::filesystem::copy_file(e.path(), dst / e.path().filename());
+}
+
+/// The message of the std::runtime_error `f` throws, or "<no error>".
+template <class F>
+std::string error_of(F&& f) {
+    try {
+        f();
+    } catch (const std::runtime_error& e) {
+        return e.what();
+    }
+    return "<no error>";
+}
+
+/// Succeeds when `msg` contains every one of `parts`; else names the first missing part.
+inline ::testing::AssertionResult contains(const std::string& msg, std::initializer_list<std::string> parts) {
+    for (const auto& p : parts)
+        if (msg.find(p) == std::string::npos)
+            return ::testing::AssertionFailure() << "message lacks '" << p << "': " << msg;
+    return ::testing::AssertionSuccess();
+}
 inline std::string testdata_path(const std::string& file) { return std::string(TS_TESTDATA_DIR) + "/" + file; }
 
 }  // namespace ts::test

@@ -108,10 +108,12 @@ TEST_P(HalfWeights, KeptAsStoredGiveTheTraceOfWidenedWeights) {
             const Tensor& x = a.trace->at(n);
             const Tensor& y = b.trace->at(n);
             ASSERT_EQ(x.shape, y.shape) << n;
-            for (size_t i = 0; i < y.data.size(); ++i)
-                if (x.data[i] != y.data[i])  // equal infinities of masked scores agree
+            for (size_t i = 0; i < y.data.size(); ++i) {
+                if (x.data[i] != y.data[i]) {  // equal infinities of masked scores agree
                     ASSERT_NEAR(x.data[i], y.data[i], 1e-5 * std::max(1.0f, std::abs(y.data[i])))
                         << fixture << " " << dtype << " " << n << " [" << i << "] threads " << threads;
+                }
+            }
         }
     }
     // The float32 view widens exactly, on demand, and agrees with the stored bits.

@@ -25,12 +25,7 @@ struct TempDir : test::TempDir {
 
 fs::path fixture(const std::string& name) { return fs::path(test::golden_path(name)); }
 
-/// Copies a fixture folder (without expected.safetensors) into `dst`.
-void copy_fixture(const std::string& name, const fs::path& dst) {
-    fs::create_directories(dst);
-    for (const auto& e : fs::directory_iterator(fixture(name)))
-        if (e.path().filename() != "expected.safetensors") fs::copy_file(e.path(), dst / e.path().filename());
-}
+using test::copy_fixture;
 
 json read_json(const fs::path& p) {
     std::ifstream in(p);
@@ -38,21 +33,9 @@ json read_json(const fs::path& p) {
 }
 void write_json(const fs::path& p, const json& j) { std::ofstream(p) << j.dump(2); }
 
-std::string load_error(const fs::path& dir) {
-    try {
-        (void)load_hf_model(dir);
-    } catch (const std::runtime_error& e) {
-        return e.what();
-    }
-    return "<no error>";
-}
+std::string load_error(const fs::path& dir) { return test::error_of([&] { (void)load_hf_model(dir); }); }
 
-::testing::AssertionResult contains(const std::string& msg, std::initializer_list<std::string> parts) {
-    for (const auto& p : parts)
-        if (msg.find(p) == std::string::npos)
-            return ::testing::AssertionFailure() << "message lacks '" << p << "': " << msg;
-    return ::testing::AssertionSuccess();
-}
+using test::contains;
 
 // --- golden comparisons ---------------------------------------------------------------------------------------
 class HfGolden : public ::testing::TestWithParam<const char*> {};

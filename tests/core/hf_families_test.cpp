@@ -23,37 +23,14 @@ struct TempDir : test::TempDir {
     TempDir() : test::TempDir("ts_hf_families_test") {}
 };
 
-void copy_fixture(const std::string& name, const fs::path& dst) {
-    fs::create_directories(dst);
-    for (const auto& e : fs::directory_iterator(fixture(name)))
-        if (e.path().filename() != "expected.safetensors") fs::copy_file(e.path(), dst / e.path().filename());
-}
+using test::copy_fixture;
 
 
-std::string config_error(const std::string& text) {
-    try {
-        (void)parse_hf_config(text, "cfg");
-    } catch (const std::runtime_error& e) {
-        return e.what();
-    }
-    return "<no error>";
-}
+std::string config_error(const std::string& text) { return test::error_of([&] { (void)parse_hf_config(text, "cfg"); }); }
 
-std::string load_error(const fs::path& dir) {
-    try {
-        (void)load_hf_model(dir);
-    } catch (const std::runtime_error& e) {
-        return e.what();
-    }
-    return "<no error>";
-}
+std::string load_error(const fs::path& dir) { return test::error_of([&] { (void)load_hf_model(dir); }); }
 
-::testing::AssertionResult contains(const std::string& msg, std::initializer_list<std::string> parts) {
-    for (const auto& p : parts)
-        if (msg.find(p) == std::string::npos)
-            return ::testing::AssertionFailure() << "message lacks '" << p << "': " << msg;
-    return ::testing::AssertionSuccess();
-}
+using test::contains;
 
 // --- golden comparisons ---------------------------------------------------------------------------------------
 class HfFamilyGolden : public ::testing::TestWithParam<const char*> {};

@@ -33,9 +33,7 @@ struct TempDir : test::TempDir {
 
 /// Copies a fixture folder (without expected.safetensors) into `dst` and applies `edit` to its config.json.
 fs::path edited_copy(const std::string& name, const fs::path& dst, const std::function<void(json&)>& edit) {
-    fs::create_directories(dst);
-    for (const auto& e : fs::directory_iterator(fixture(name)))
-        if (e.path().filename() != "expected.safetensors") fs::copy_file(e.path(), dst / e.path().filename());
+    test::copy_fixture(name, dst);
     std::ifstream in(dst / "config.json");
     json j = json::parse(in);
     in.close();
@@ -44,14 +42,7 @@ fs::path edited_copy(const std::string& name, const fs::path& dst, const std::fu
     return dst;
 }
 
-std::string load_error(const fs::path& dir) {
-    try {
-        (void)load_hf_model(dir);
-    } catch (const std::runtime_error& e) {
-        return e.what();
-    }
-    return "<no error>";
-}
+std::string load_error(const fs::path& dir) { return test::error_of([&] { (void)load_hf_model(dir); }); }
 
 // --- golden comparisons ---------------------------------------------------------------------------------------
 class HfSeq2SeqGolden : public ::testing::TestWithParam<const char*> {};

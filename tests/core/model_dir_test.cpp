@@ -54,30 +54,11 @@ fs::path tiny_folder(const fs::path& dir, const json& edits = json::object()) {
     return dir;
 }
 
-std::string load_error(const fs::path& dir) {
-    try {
-        (void)load_model_dir(dir);
-    } catch (const std::runtime_error& e) {
-        return e.what();
-    }
-    return "<no error>";
-}
+std::string load_error(const fs::path& dir) { return test::error_of([&] { (void)load_model_dir(dir); }); }
 
-std::string hf_load_error(const fs::path& dir) {
-    try {
-        (void)load_hf_model(dir);
-    } catch (const std::runtime_error& e) {
-        return e.what();
-    }
-    return "<no error>";
-}
+std::string hf_load_error(const fs::path& dir) { return test::error_of([&] { (void)load_hf_model(dir); }); }
 
-::testing::AssertionResult contains(const std::string& msg, std::initializer_list<std::string> parts) {
-    for (const auto& p : parts)
-        if (msg.find(p) == std::string::npos)
-            return ::testing::AssertionFailure() << "message lacks '" << p << "': " << msg;
-    return ::testing::AssertionSuccess();
-}
+using test::contains;
 
 // --- absurd configs -----------------------------------------------------------------------------------------------
 

@@ -135,12 +135,7 @@ std::string error_with(const std::string& bytes, const SafetensorsReadOptions& o
     return "<no error>";
 }
 
-::testing::AssertionResult contains(const std::string& msg, std::initializer_list<std::string> parts) {
-    for (const auto& p : parts)
-        if (msg.find(p) == std::string::npos)
-            return ::testing::AssertionFailure() << "message lacks '" << p << "': " << msg;
-    return ::testing::AssertionSuccess();
-}
+using test::contains;
 
 TEST(SafetensorsHeader, UnknownDtypeNamesTensorAndDtype) {
     const std::string h = R"({"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},)"
