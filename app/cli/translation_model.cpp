@@ -1,7 +1,6 @@
 // Translation model folders for the CLI (see translation_model.h).
 #include "app/cli/translation_model.h"
 
-
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
