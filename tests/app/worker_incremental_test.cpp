@@ -32,8 +32,11 @@ void expect_same_snapshot(const Snapshot& a, const Snapshot& b, const std::strin
         ASSERT_EQ(x.shape, y.shape) << what << " " << n;
         float scale = 1.0f;
         for (float v : y.data) if (std::isfinite(v)) scale = std::max(scale, std::abs(v));
-        for (size_t i = 0; i < y.data.size(); ++i)
-            if (x.data[i] != y.data[i]) ASSERT_NEAR(x.data[i], y.data[i], 1e-6f * scale) << what << " " << n << " " << i;
+        for (size_t i = 0; i < y.data.size(); ++i) {
+            if (x.data[i] != y.data[i]) {
+                ASSERT_NEAR(x.data[i], y.data[i], 1e-6f * scale) << what << " " << n << " " << i;
+            }
+        }
     }
     ASSERT_EQ(a.logits.rows(), b.logits.rows());
     EXPECT_LE((a.logits - b.logits).cwiseAbs().maxCoeff(), 1e-6f * std::max(1.0f, b.logits.cwiseAbs().maxCoeff()));
