@@ -113,6 +113,15 @@ int encode_lines(const Tokenizer& tok, const std::string& path, const EncodeOpti
 }
 
 // Any other pipeline (SentencePiece, WordPiece, Unigram, BPE with byte fallback): ids, pieces and spans.
+// One row of the encode table: index, id, [byte) and [char) spans, token.
+// snprintf, not "[" + std::to_string(...): GCC 12 warns falsely (-Wrestrict) on the concatenation.
+void print_token_row(size_t i, int id, const TokenSpan& s, const std::string& token) {
+    char b[48], c[48];
+    std::snprintf(b, sizeof b, "[%lld,%lld)", (long long)s.byte_begin, (long long)s.byte_end);
+    std::snprintf(c, sizeof c, "[%lld,%lld)", (long long)s.char_begin, (long long)s.char_end);
+    std::printf("%5zu %8d %14s %14s  %s\n", i, id, b, c, token.c_str());
+}
+
 int encode_pipeline(const TextTokenizer& tok, const Args& args) {
     const bool add_special = !args.flag("no-special");
     if (args.has("lines")) {
@@ -151,13 +160,7 @@ int encode_pipeline(const TextTokenizer& tok, const Args& args) {
     }
     std::printf("%s\n", tok.description().c_str());
     std::printf("%5s %8s %14s %14s  %s\n", "i", "id", "bytes", "chars", "token");
-    for (size_t i = 0; i < enc.ids.size(); ++i) {
-        const TokenSpan& s = enc.spans[i];
-        char b[48], c[48];
-        std::snprintf(b, sizeof b, "[%lld,%lld)", (long long)s.byte_begin, (long long)s.byte_end);
-        std::snprintf(c, sizeof c, "[%lld,%lld)", (long long)s.char_begin, (long long)s.char_end);
-        std::printf("%5zu %8d %14s %14s  %s\n", i, enc.ids[i], b, c, enc.pieces[i].c_str());
-    }
+    for (size_t i = 0; i < enc.ids.size(); ++i) print_token_row(i, enc.ids[i], enc.spans[i], enc.pieces[i]);
     return 0;
 }
 
@@ -194,15 +197,8 @@ int run_encode(int argc, char** argv) {
     for (size_t i = 0; i < enc.ids.size(); ++i) ids += (i ? ", " : "") + std::to_string(enc.ids[i]);
     std::printf("ids (%zu): %s]\n", enc.ids.size(), ids.c_str());
     std::printf("%5s %8s %14s %14s  %s\n", "i", "id", "bytes", "chars", "token");
-    for (size_t i = 0; i < enc.ids.size(); ++i) {
-        const TokenSpan& s = enc.spans[i];
-        // snprintf, not "[" + std::to_string(...): GCC 12 warns falsely (-Wrestrict) on the concatenation.
-        char b[48], c[48];
-        std::snprintf(b, sizeof b, "[%lld,%lld)", (long long)s.byte_begin, (long long)s.byte_end);
-        std::snprintf(c, sizeof c, "[%lld,%lld)", (long long)s.char_begin, (long long)s.char_end);
-        std::printf("%5zu %8d %14s %14s  %s\n", i, enc.ids[i], b, c,
-                    tok->display_token(enc.ids[i]).c_str());
-    }
+    for (size_t i = 0; i < enc.ids.size(); ++i)
+        print_token_row(i, enc.ids[i], enc.spans[i], tok->display_token(enc.ids[i]));
     return 0;
 }
 
