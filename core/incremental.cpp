@@ -38,7 +38,7 @@ std::string knobs_of(const ForwardOptions& opt) {
 }
 
 // Rows [0, P) of a (rows, cols) matrix followed by all rows of `tail`.
-MatrixRM concat_rows(const Eigen::Ref<const MatrixRM>& prev, int P, const MatrixRM& tail) {
+MatrixRM concat_rows(const MatrixRM& prev, int P, const MatrixRM& tail) {
     MatrixRM out(P + tail.rows(), tail.cols());
     if (P > 0) out.topRows(P) = prev.topRows(P);
     out.bottomRows(tail.rows()) = tail;
@@ -47,11 +47,70 @@ MatrixRM concat_rows(const Eigen::Ref<const MatrixRM>& prev, int P, const Matrix
 
 void append(std::vector<float>& out, const float* p, size_t n) { out.insert(out.end(), p, p + n); }
 
-// The state keeps its own copy of hidden states and logits only when the trace does not hold them (capture off).
 void keep_outputs(IncrementalState& st, const ForwardResult& r) {
-    const bool in_trace = r.trace && r.trace->find("final_norm.out") && r.trace->find("logits");
-    st.hidden = in_trace ? MatrixRM() : r.hidden;
-    st.logits = in_trace ? MatrixRM() : r.logits;
+    st.hidden = r.hidden;
+    st.logits = r.logits;
+}
+
+// Positions [lo, hi) of a composed entry come from tensor `t`, whose position 0 is `offset`.
+struct Span {
+    const Tensor* t;
+    int offset, lo, hi;
+};
+
+// The spans of `name` in position order: each piece covers from its offset up to the next later piece's offset.
+std::vector<Span> spans_of(const TraceSplice& sp, const std::string& name, int T) {
+    std::vector<Span> out;
+    int hi = T;
+    for (auto it = sp.pieces.rbegin(); it != sp.pieces.rend() && hi > 0; ++it) {
+        if (it->offset >= hi) continue;
+        out.push_back({&it->src->at(name), it->offset, it->offset, hi});
+        hi = it->offset;
+    }
+    std::reverse(out.begin(), out.end());
+    return out;
+}
+
+// (T, X) entries (rows are positions) and (n, T, X) ones (axis 1 is positions), T = `T`.
+void compose_rows(const TraceSplice& sp, const std::string& name, int T, std::vector<float>& v) {
+    const std::vector<Span> spans = spans_of(sp, name, T);
+    const Tensor& first = *spans.front().t;
+    if (first.rank() == 2) {
+        const size_t X = size_t(first.dim(1));
+        for (const Span& s : spans)
+            append(v, s.t->data.data() + size_t(s.lo - s.offset) * X, size_t(s.hi - s.lo) * X);
+        return;
+    }
+    const int64_t n = first.dim(0), X = first.dim(2);
+    for (int64_t g = 0; g < n; ++g)
+        for (const Span& s : spans)
+            append(v, s.t->data.data() + size_t((g * s.t->dim(1) + s.lo - s.offset) * X), size_t((s.hi - s.lo) * X));
+}
+
+// attn.scores (q given) or attn.probs (q null), (H, T, T). A row from a span ending at `hi` keeps the span's columns
+// [0, hi): those keys are unchanged since (later spans start at hi or after). Later keys are new: raw scores
+// q_t · k_s from the composed q (H, T, D) and k (K, T, D); probabilities 0 (causally masked).
+void compose_attention(const TraceSplice& sp, const std::string& name, const Tensor* q, const Tensor* k, int H, int K,
+                       int D, int T, std::vector<float>& v) {
+    const std::vector<Span> spans = spans_of(sp, name, T);
+    const int rep = H / K;
+    MatrixRM extra;
+    for (int h = 0; h < H; ++h)
+        for (const Span& s : spans) {
+            const int64_t L = s.t->dim(1), C = s.t->dim(2);
+            const int rows = s.hi - s.lo, known = s.hi, fresh = T - known;
+            if (q && fresh > 0) {
+                const ConstMapRM Q(q->data.data() + (size_t(h) * T + s.lo) * D, rows, D);
+                const ConstMapRM Kn(k->data.data() + (size_t(h / rep) * T + known) * D, fresh, D);
+                extra.noalias() = Q * Kn.transpose();
+            }
+            for (int t = 0; t < rows; ++t) {
+                append(v, s.t->data.data() + (size_t(h) * L + size_t(s.lo - s.offset + t)) * C, size_t(known));
+                if (fresh == 0) continue;
+                if (q) append(v, extra.data() + size_t(t) * fresh, size_t(fresh));
+                else v.insert(v.end(), size_t(fresh), 0.0f);
+            }
+        }
 }
 
 }  // namespace
@@ -108,27 +167,24 @@ ForwardResult forward_incremental(const Model& m, const std::vector<int>& ids, c
     s.computed = Tt;
 
     ForwardResult r;
-    // The previous hidden states and logits: its trace's copies when it has them, else the state's own.
-    const Tensor* prev_hidden = st.trace->find("final_norm.out");
-    const Tensor* prev_logits = st.trace->find("logits");
-    r.hidden = concat_rows(prev_hidden ? prev_hidden->mat() : ConstMapRM(st.hidden.data(), st.hidden.rows(), st.hidden.cols()),
-                           Pi, tail.hidden);
+    r.hidden = concat_rows(st.hidden, Pi, tail.hidden);
     if (opt.all_logits && tail.logits.size())
-        r.logits = concat_rows(prev_logits ? prev_logits->mat() : ConstMapRM(st.logits.data(), st.logits.rows(), st.logits.cols()),
-                               Pi, tail.logits);
+        r.logits = concat_rows(st.logits, Pi, tail.logits);
     else
         r.logits = std::move(tail.logits);
     r.trace = std::make_shared<Trace>(opt.capture, opt.pool);
 
-    // --- splice: every name in the order the full forward records them ---------------------------------------------
-    const Trace& pt = *st.trace;
-    const Trace& tt = *tail.trace;
+    // --- splice: every name in the order the full forward records them, each composed on first read -----------------
+    const std::shared_ptr<const Trace> prev = st.trace;
+    const std::shared_ptr<const Trace> tail_trace = tail.trace;
+    const Trace& tt = *tail_trace;
     Trace& out = *r.trace;
-    const int H = c.n_heads, K = c.n_kv_heads, D = c.d_head(), rep = H / K;
+    const int H = c.n_heads, K = c.n_kv_heads, D = c.d_head();
     const float scale = c.scale_attn ? 1.0f / std::sqrt(static_cast<float>(D)) : 1.0f;
     const detail::MaskTable full_mask = detail::build_mask(opt.self_mask, T, T, 0, 0);
     const char* q_name = c.position == PositionKind::RoPE ? "q_rot" : c.qk_norm ? "q_normed" : "q";
     const char* k_name = c.position == PositionKind::RoPE ? "k_rot" : c.qk_norm ? "k_normed" : "k";
+    std::map<std::string, std::shared_ptr<const TraceSplice>, std::less<>> splices;
     for (const std::string& name : tt.names()) {
         if (ends_with(name, ".attn.scores_scaled") || ends_with(name, ".attn.scores_masked")) {
             if (ends_with(name, "scores_scaled")) {
@@ -142,61 +198,36 @@ ForwardResult forward_incremental(const Model& m, const std::vector<int>& ids, c
             out.record(name, tail_t.shape, tail_t.data.data());
             continue;
         }
-        const Tensor* prev_t = pt.find(name);
-        if (!prev_t || prev_t->rank() != tail_t.rank()) {
-            throw std::logic_error("forward_incremental: earlier trace lacks '" + name + "'");
+        if (!prev->contains(name)) throw std::logic_error("forward_incremental: earlier trace lacks '" + name + "'");
+        auto sp = std::make_shared<TraceSplice>();
+        const auto it = st.splices.find(name);
+        if (it != st.splices.end() && it->second->pieces.size() < kMaxSplicePieces && prev->is_pending(name)) {
+            // Still unread in the previous trace: extend its recipe (pieces the new tail covers are dropped).
+            for (const TraceSplice::Piece& piece : it->second->pieces)
+                if (piece.offset == 0 || piece.offset < Pi) sp->pieces.push_back(piece);
+        } else {
+            (void)prev->at(name);  // read (or composed now, once every kMaxSplicePieces calls): the base
+            sp->pieces.push_back({prev, 0});
         }
-        const bool scores = ends_with(name, ".attn.scores");
-        if (scores || ends_with(name, ".attn.probs")) {
-            // (H, T, T): prefix rows keep their first P columns; the new keys' columns are q_t · k_s for the raw
-            // scores (computed here: P x Tt per head) and 0 for the probabilities (causally masked).
-            const int Tp = static_cast<int>(prev_t->dim(1));
-            MatrixRM extra;
-            const std::string block = name.substr(0, name.rfind('.') + 1);  // "dec.i.attn."
-            const float* qp = nullptr;
-            const float* kt = nullptr;
-            int k_stride = Tt, k_off = 0;
-            if (scores) {
-                qp = pt.at(block + q_name).data.data();                     // (H, Tp, D)
-                const Tensor& kk = tt.at(block + k_name);                     // (K, T, D) for k_rot, else (K, Tt, D)
-                kt = kk.data.data();
-                k_stride = static_cast<int>(kk.dim(1));
-                k_off = k_stride - Tt;
-                extra.resize(Pi, Tt);
-            }
-            out.record_with(name, {H, T, T}, [&](const Trace&, std::vector<float>& v) {
-                for (int h = 0; h < H; ++h) {
-                    if (scores) {
-                        const ConstMapRM Qp(qp + size_t(h) * Tp * D, Pi, D);
-                        const ConstMapRM Kt(kt + (size_t(h / rep) * k_stride + k_off) * D, Tt, D);
-                        extra.noalias() = Qp * Kt.transpose();
-                    }
-                    for (int t = 0; t < Pi; ++t) {
-                        append(v, prev_t->data.data() + (size_t(h) * Tp + t) * Tp, P);
-                        if (scores) append(v, extra.data() + size_t(t) * Tt, size_t(Tt));
-                        else v.insert(v.end(), size_t(Tt), 0.0f);
-                    }
-                    append(v, tail_t.data.data() + size_t(h) * Tt * T, size_t(Tt) * T);
-                }
-            });
-            continue;
-        }
-        if (tail_t.rank() == 2) {  // (T, X): rows are positions
-            const size_t X = size_t(tail_t.dim(1));
-            out.record_with(name, {T, int64_t(X)}, [&](const Trace&, std::vector<float>& v) {
-                append(v, prev_t->data.data(), P * X);
-                append(v, tail_t.data.data(), tail_t.data.size());
-            });
-        } else {  // (n, T, X): per head or KV group, axis 1 is positions
-            const int64_t n = tail_t.dim(0), X = tail_t.dim(2), Tp = prev_t->dim(1);
-            out.record_with(name, {n, T, X}, [&](const Trace&, std::vector<float>& v) {
-                for (int64_t g = 0; g < n; ++g) {
-                    append(v, prev_t->data.data() + size_t(g * Tp * X), P * size_t(X));
-                    append(v, tail_t.data.data() + size_t(g * Tt * X), size_t(Tt * X));
-                }
-            });
-        }
+        sp->pieces.push_back({tail_trace, Pi});
+        std::vector<int64_t> shape = tail_t.shape;
+        if (tail_t.rank() == 2) shape[0] = T;
+        else shape[1] = T;
+        const bool scores = ends_with(name, ".attn.scores"), probs = ends_with(name, ".attn.probs");
+        if (scores || probs) shape[2] = T;
+        const std::string block = name.substr(0, name.rfind('.') + 1);  // "dec.i.attn."
+        out.record_derived(name, std::move(shape),
+                           [sp, name, scores, probs, q = block + q_name, k = block + k_name, H, K, D, T](
+                               const Trace& self, std::vector<float>& v) {
+                               if (scores || probs)
+                                   compose_attention(*sp, name, scores ? &self.at(q) : nullptr,
+                                                     scores ? &self.at(k) : nullptr, H, K, D, T, v);
+                               else
+                                   compose_rows(*sp, name, T, v);
+                           });
+        splices.emplace(name, std::move(sp));
     }
+    st.splices = std::move(splices);
     st.ids = ids;
     st.trace = r.trace;
     keep_outputs(st, r);

@@ -128,6 +128,10 @@ const Tensor& Trace::at(std::string_view name) const {
     throw std::out_of_range("trace has no tensor named '" + std::string(name) + "'");
 }
 
+bool Trace::contains(std::string_view name) const {  // the map's keys are fixed once recording ends
+    return m_tensors.find(name) != m_tensors.end();
+}
+
 bool Trace::is_pending(std::string_view name) const {
     auto it = m_tensors.find(name);
     std::lock_guard lk(m_derive_mutex);

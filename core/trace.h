@@ -104,6 +104,8 @@ public:
     [[nodiscard]] const std::vector<std::string>& names() const { return m_order; }
     [[nodiscard]] size_t size() const { return m_order.size(); }
     [[nodiscard]] const CaptureFilter& filter() const { return m_filter; }
+    /// True when `name` is recorded or registered as derived (computes nothing).
+    [[nodiscard]] bool contains(std::string_view name) const;
     /// True when `name` is registered as derived and not computed yet (costs nothing until asked).
     [[nodiscard]] bool is_pending(std::string_view name) const;
     /// Bytes of tensor data currently held (derived entries count once computed).

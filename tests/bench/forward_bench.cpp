@@ -113,9 +113,12 @@ BENCHMARK(BM_ForwardGpt2SmallApp)
 // Typing: a 128-token sentence is in the worker's memory; each iteration changes the 129th token and runs the
 // incremental forward (full capture, last-position logits, pool, as the app asks), which computes one position and
 // splices the trace. Compare with BM_ForwardGpt2SmallApp at T = 128 (the full forward the app ran before).
+// The spliced entries are composed when first read; read:1 also reads what the Attention tab draws (every layer's
+// attn.probs, for the layer x head grid), as the UI thread does after each keystroke.
 void BM_AppendOneTokenGpt2Small(benchmark::State& state) {
     const Model& m = cached_model(true);
     set_compute_threads(static_cast<int>(state.range(0)));
+    const bool read_probs = state.range(1) != 0;
     std::vector<int> ids(128);
     for (int t = 0; t < 128; ++t) ids[t] = (t * 7919) % m.config().vocab_size;
     ForwardOptions opt;
@@ -135,11 +138,18 @@ void BM_AppendOneTokenGpt2Small(benchmark::State& state) {
         ids.back() = 1 + (k++ % 1000);
         ForwardResult r = forward_incremental(m, ids, opt, st, &stats);
         benchmark::DoNotOptimize(r.logits.data());
+        if (read_probs)
+            for (int l = 0; l < m.config().n_layers; ++l)
+                benchmark::DoNotOptimize(r.trace->at("dec." + std::to_string(l) + ".attn.probs").data.data());
     }
     set_compute_threads(1);
     state.counters["computed"] = stats.computed;
 }
-BENCHMARK(BM_AppendOneTokenGpt2Small)->Arg(1)->Arg(2)->ArgName("threads")->MeasureProcessCPUTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_AppendOneTokenGpt2Small)
+    ->ArgsProduct({{1, 2}, {0, 1}})
+    ->ArgNames({"threads", "read"})
+    ->MeasureProcessCPUTime()
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ForwardGpt2SmallApp)
     ->Args({128, 1})->Args({128, 2})
     ->ArgNames({"T", "threads"})

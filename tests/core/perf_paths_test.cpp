@@ -257,6 +257,40 @@ TEST(Incremental, EveryEditThatKeepsAPrefixEqualsAFullRecompute) {
     }
 }
 
+// The app reads a few entries of each snapshot and leaves the rest unread: unread entries are composed from a chain
+// of tails. After typing, deleting and inserting with only layer 0's probabilities read in between (and more calls
+// than kMaxSplicePieces, so composition also runs from a new base), every entry equals a full forward.
+TEST(Incremental, EntriesLeftUnreadAcrossManyEditsEqualAFullRecompute) {
+    for (const ModelConfig& c : {gpt_config(), llama_config()}) {
+        const Model m = random_model(c, 13, kIncrementalWeightScale);
+        ForwardOptions opt = capture_all();
+        opt.pool = std::make_shared<TensorPool>();
+        IncrementalState st;
+        IncrementalStats stats;
+        std::vector<int> ids = ids_of(12, c.vocab_size, 7);
+        std::vector<std::shared_ptr<const Trace>> kept;  // as the UI holding an older snapshot
+        ForwardResult inc = forward_incremental(m, ids, opt, st, &stats);
+        size_t most_pieces = 0;
+        for (int k = 0; k < 2 * int(kMaxSplicePieces) + 3; ++k) {
+            if (k % 7 == 3) ids.erase(ids.end() - 2, ids.end());                 // delete two
+            else if (k % 7 == 5) ids.insert(ids.begin() + 6, {k % c.vocab_size});  // insert in the middle
+            else ids.push_back((5 * k + 1) % c.vocab_size);                        // type one
+            inc = forward_incremental(m, ids, opt, st, &stats);
+            ASSERT_GT(stats.reused, 0) << k;
+            (void)inc.trace->at("dec.0.attn.probs");
+            if (k % 5 == 0) kept.push_back(inc.trace);
+            for (const auto& [name, sp] : st.splices) most_pieces = std::max(most_pieces, sp->pieces.size());
+            EXPECT_TRUE(inc.trace->is_pending("dec.1.ffn.pre_act")) << k;
+        }
+        EXPECT_LE(most_pieces, kMaxSplicePieces);
+        EXPECT_GE(most_pieces, 3u);  // unread entries really did chain tails
+        const ForwardResult full = forward(m, ids, capture_all());
+        expect_trace_equal_to_rounding(*inc.trace, *full.trace, 1e-6, c.name + " after many edits");
+        kept.clear();  // the older snapshots go; the newest still reads right
+        expect_trace_equal_to_rounding(*inc.trace, *full.trace, 1e-6, c.name + " older snapshots released");
+    }
+}
+
 TEST(Incremental, WithoutCaptureOnlyLogitsAndLastPositionLogitsAlsoMatch) {
     const Model m = random_model(llama_config(), 12);
     ForwardOptions opt;
