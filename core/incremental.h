@@ -1,7 +1,8 @@
 // Incremental forward for typing: when the new token ids keep a prefix of the previous call's, a decoder-only model
 // with a causal mask computes only the changed tail (its keys/values from a KVCache, its trace rows fresh) and the
 // prefix's trace rows are reused without being copied: each entry of the new trace is composed from the earlier
-// traces on first read (Trace::record_derived). The result equals a full forward (≤ 1e-6, tests/core/incremental_test.cpp).
+// traces on first read (Trace::record_derived). The result equals a full forward (≤ 1e-6,
+// tests/core/perf_paths_test.cpp, Incremental.*).
 #pragma once
 
 #include "core/model.h"
