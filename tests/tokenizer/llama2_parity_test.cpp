@@ -38,18 +38,10 @@ std::shared_ptr<const TextTokenizer> check_against_reference(const std::string& 
         EXPECT_EQ(plain.ids, r["ids_no_special"].get<std::vector<int32_t>>()) << "text: " << text;
         EXPECT_EQ(tok->decode(plain.ids), r["decoded"].get<std::string>()) << "text: " << text;
         // spans: ordered, inside the text, and every byte other than whitespace belongs to a token
-        std::vector<char> covered(text.size(), 0);
-        size_t prev = 0;
-        for (const auto& s : e.spans) {
-            EXPECT_LE(prev, s.byte_begin);
-            EXPECT_LE(s.byte_end, text.size());
-            for (size_t k = s.byte_begin; k < s.byte_end; ++k) covered[k] = 1;
-            prev = s.byte_end;
-        }
-        for (size_t k = 0; k < text.size(); ++k)
-            if (std::isgraph((unsigned char)text[k]) || ((unsigned char)text[k] >= 0x80 && !drops_characters)) {
-                EXPECT_TRUE(covered[k]) << "byte " << k << " of: " << text;
-            }
+        test::expect_spans_cover(text, e.spans, [&](size_t k) {
+            const auto b = static_cast<unsigned char>(text[k]);
+            return std::isgraph(b) || (b >= 0x80 && !drops_characters);
+        });
     }
     return tok;
 }

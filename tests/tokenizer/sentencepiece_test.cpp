@@ -85,18 +85,7 @@ TEST(SentencePieceModel, RoundTripsSpansAndBosEos) {
             EXPECT_EQ(tok->decode(Ids(e.ids.begin() + 1, e.ids.end())), text);
             EXPECT_EQ(tok->decode(e.ids, /*skip_special_tokens=*/true), text);
             // spans are ordered, inside the text and together cover every non-space byte
-            std::vector<char> covered(text.size(), 0);
-            size_t prev = 0;
-            for (const auto& s : e.spans) {
-                EXPECT_LE(prev, s.byte_begin);
-                EXPECT_LE(s.byte_end, text.size());
-                for (size_t k = s.byte_begin; k < s.byte_end; ++k) covered[k] = 1;
-                prev = s.byte_end;
-            }
-            for (size_t k = 0; k < text.size(); ++k)
-                if (text[k] != ' ') {
-                    EXPECT_TRUE(covered[k]) << "byte " << k << " of \"" << text << "\"";
-                }
+            test::expect_spans_cover(text, e.spans, [&](size_t k) { return text[k] != ' '; });
         }
         // "Hello world": a piece that is not a byte token spells the text it covers (▁ for the space)
         const std::string text = "The Program";

@@ -17,6 +17,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace ts::test {
 
@@ -63,6 +64,24 @@ inline std::shared_ptr<const Tokenizer> small_trained_tokenizer() {
         return trainer.train();
     }();
     return tok;
+}
+
+/// Spans of a tokenizer that may drop or merge bytes (SentencePiece): in order, inside the text, and together covering
+/// every byte k for which `must_cover(k)` holds. `spans`: objects with byte_begin / byte_end.
+template <class Spans, class MustCover>
+void expect_spans_cover(const std::string& text, const Spans& spans, MustCover must_cover) {
+    std::vector<char> covered(text.size(), 0);
+    size_t prev = 0;
+    for (const auto& s : spans) {
+        EXPECT_LE(prev, s.byte_begin) << text;
+        EXPECT_LE(s.byte_end, text.size()) << text;
+        for (size_t k = s.byte_begin; k < s.byte_end && k < text.size(); ++k) covered[k] = 1;
+        prev = s.byte_end;
+    }
+    for (size_t k = 0; k < text.size(); ++k)
+        if (must_cover(k)) {
+            EXPECT_TRUE(covered[k]) << "byte " << k << " of \"" << text << "\"";
+        }
 }
 
 /// Byte spans tile [0, text.size()), char spans are consistent with them, ids and spans have equal length.
