@@ -47,9 +47,11 @@ MatrixRM concat_rows(const MatrixRM& prev, int P, const MatrixRM& tail) {
 
 void append(std::vector<float>& out, const float* p, size_t n) { out.insert(out.end(), p, p + n); }
 
-void keep_outputs(IncrementalState& st, const ForwardResult& r) {
+// What the next call splices onto: hidden states always (T x d_model), logits only when every row is kept (the
+// last-row-only logits of the next call come from its own tail).
+void keep_outputs(IncrementalState& st, const ForwardResult& r, bool all_logits) {
     st.hidden = r.hidden;
-    st.logits = r.logits;
+    st.logits = all_logits ? r.logits : MatrixRM();
 }
 
 // Positions [lo, hi) of a composed entry come from tensor `t`, whose position 0 is `offset`.
@@ -142,7 +144,7 @@ ForwardResult forward_incremental(const Model& m, const std::vector<int>& ids, c
             st.model = &m;
             st.ids = ids;
             st.trace = r.trace;
-            keep_outputs(st, r);
+            keep_outputs(st, r, opt.all_logits);
             st.knobs = knobs;
             s.computed = static_cast<int>(ids.size());
             return r;
@@ -230,7 +232,7 @@ ForwardResult forward_incremental(const Model& m, const std::vector<int>& ids, c
     st.splices = std::move(splices);
     st.ids = ids;
     st.trace = r.trace;
-    keep_outputs(st, r);
+    keep_outputs(st, r, opt.all_logits);
     return r;
 }
 

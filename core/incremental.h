@@ -36,7 +36,8 @@ struct IncrementalState {
     std::vector<int> ids;                 ///< ids of the last call
     KVCache cache;                        ///< keys/values of every position of `ids`
     std::shared_ptr<const Trace> trace;   ///< the last call's full trace
-    MatrixRM hidden, logits;              ///< its ForwardResult::hidden and ::logits
+    MatrixRM hidden;                      ///< its ForwardResult::hidden
+    MatrixRM logits;                      ///< its ForwardResult::logits when all_logits, else empty
     /// How each spliced entry of `trace` is composed (empty after a full forward).
     std::map<std::string, std::shared_ptr<const TraceSplice>, std::less<>> splices;
     std::string knobs;                    ///< temperature, mask, capture and logits setting the state was made with

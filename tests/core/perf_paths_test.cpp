@@ -64,6 +64,13 @@ ForwardOptions capture_all() {
     return o;
 }
 
+// Full capture with buffers from a fresh TensorPool, as the app's worker runs.
+ForwardOptions pooled_capture_all() {
+    ForwardOptions o = capture_all();
+    o.pool = std::make_shared<TensorPool>();
+    return o;
+}
+
 // Equal values (−∞ of masked scores included) or |a − e| ≤ atol + rtol·|e|; reports the first bad index.
 ::testing::AssertionResult close_values(const Tensor& a, const Tensor& e, float atol, float rtol) {
     if (a.shape != e.shape) return ::testing::AssertionFailure() << a.shape_str() << " vs " << e.shape_str();
@@ -129,8 +136,7 @@ TEST(TensorPool, ReusesGivenBuffersBestFitAndRespectsTheLimit) {
 
 TEST(TensorPool, TracesHandTheirBuffersBackAndTheNextForwardReusesThem) {
     const Model m = random_model(gpt_config(), 3);
-    ForwardOptions opt = capture_all();
-    opt.pool = std::make_shared<TensorPool>();
+    ForwardOptions opt = pooled_capture_all();
     const std::vector<int> ids = ids_of(12, m.config().vocab_size, 1);
     const ForwardResult plain = forward(m, ids, capture_all());
     {
@@ -224,8 +230,7 @@ constexpr float kIncrementalWeightScale = 3.0f;
 TEST(Incremental, EveryEditThatKeepsAPrefixEqualsAFullRecompute) {
     for (const ModelConfig& c : {gpt_config(), llama_config()}) {
         const Model m = random_model(c, 11, kIncrementalWeightScale);
-        ForwardOptions opt = capture_all();
-        opt.pool = std::make_shared<TensorPool>();
+        ForwardOptions opt = pooled_capture_all();
         IncrementalState st;
         IncrementalStats stats;
         const std::vector<int> base = ids_of(20, c.vocab_size, 5);
@@ -263,8 +268,7 @@ TEST(Incremental, EveryEditThatKeepsAPrefixEqualsAFullRecompute) {
 TEST(Incremental, EntriesLeftUnreadAcrossManyEditsEqualAFullRecompute) {
     for (const ModelConfig& c : {gpt_config(), llama_config()}) {
         const Model m = random_model(c, 13, kIncrementalWeightScale);
-        ForwardOptions opt = capture_all();
-        opt.pool = std::make_shared<TensorPool>();
+        ForwardOptions opt = pooled_capture_all();
         IncrementalState st;
         IncrementalStats stats;
         std::vector<int> ids = ids_of(12, c.vocab_size, 7);
