@@ -103,4 +103,9 @@ MatrixRM lm_head(const Model& m, const MatrixRM& hidden, bool all_logits) {
 
 namespace ts {
 MatrixRM lm_head_logits(const Model& m, const MatrixRM& hidden) { return detail::lm_head(m, hidden, true); }
+bool has_lm_head(const Model& m) {
+    const ModelConfig& c = m.config();
+    if (c.mlm_head) return true;
+    return (c.tie_embeddings ? m.find_stored_weight("tok_emb.weight") : m.find_stored_weight("lm_head.weight")) != nullptr;
+}
 }  // namespace ts

@@ -39,7 +39,7 @@
 // After the stacks:
 //   enc.out                (S, d_model)  encoder output after enc.final_norm (encoder memory)
 //   final_norm.out         (T, d_model)  final hidden states (after the final norm, if the config has one)
-//   logits                 (T, vocab)    or (1, vocab) when all_logits = false
+//   logits                 (T, vocab)    or (1, vocab) when all_logits = false; absent when !compute_logits
 #include "core/attention.h"
 #include "core/model.h"
 #include "core/ops.h"
@@ -414,7 +414,7 @@ ForwardResult forward(const Model& m, const std::vector<int>& ids, const Forward
     } else {
         r.hidden = run_decoder(m, x, nullptr, opt, trace, cache, start, plan.dec);
     }
-    r.logits = detail::lm_head(m, r.hidden, opt.all_logits);
+    if (opt.compute_logits) r.logits = detail::lm_head(m, r.hidden, opt.all_logits);
     if (trace.filter().captures_anything() && r.logits.size()) trace.record("logits", r.logits);
     return r;
 }
@@ -441,7 +441,7 @@ ForwardResult forward_seq2seq(const Model& m, const std::vector<int>& src_ids, c
     const MatrixRM memory = run_encoder(m, src, opt, trace, plan.enc);
     const MatrixRM tgt = detail::embed(m, tgt_ids, 0, trace, "", plan.dec);
     r.hidden = run_decoder(m, tgt, &memory, opt, trace, nullptr, 0, plan.dec);
-    r.logits = detail::lm_head(m, r.hidden, opt.all_logits);
+    if (opt.compute_logits) r.logits = detail::lm_head(m, r.hidden, opt.all_logits);
     if (trace.filter().captures_anything() && r.logits.size()) trace.record("logits", r.logits);
     return r;
 }

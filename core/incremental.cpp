@@ -30,10 +30,14 @@ std::string why_not_incremental(const ModelConfig& c, const ForwardOptions& opt)
     return "";
 }
 
+// Every position's logits: then the next call splices its tail's rows onto these. Last-row or no logits (the app
+// switching tabs) splice the same, so they share one key and switching keeps the prefix.
+bool all_rows(const ForwardOptions& opt) { return opt.all_logits && opt.compute_logits; }
+
 std::string knobs_of(const ForwardOptions& opt) {
     char buf[96];
     std::snprintf(buf, sizeof buf, "t=%a capture=%d all_logits=%d", double(opt.temperature),
-                  opt.capture.captures_all() ? 2 : opt.capture.captures_anything() ? 1 : 0, opt.all_logits ? 1 : 0);
+                  opt.capture.captures_all() ? 2 : opt.capture.captures_anything() ? 1 : 0, all_rows(opt) ? 1 : 0);
     return buf;
 }
 
@@ -144,7 +148,7 @@ ForwardResult forward_incremental(const Model& m, const std::vector<int>& ids, c
             st.model = &m;
             st.ids = ids;
             st.trace = r.trace;
-            keep_outputs(st, r, opt.all_logits);
+            keep_outputs(st, r, all_rows(opt));
             st.knobs = knobs;
             s.computed = static_cast<int>(ids.size());
             return r;
@@ -170,7 +174,7 @@ ForwardResult forward_incremental(const Model& m, const std::vector<int>& ids, c
 
     ForwardResult r;
     r.hidden = concat_rows(st.hidden, Pi, tail.hidden);
-    if (opt.all_logits && tail.logits.size())
+    if (all_rows(opt) && tail.logits.size())
         r.logits = concat_rows(st.logits, Pi, tail.logits);
     else
         r.logits = std::move(tail.logits);
@@ -196,7 +200,7 @@ ForwardResult forward_incremental(const Model& m, const std::vector<int>& ids, c
             continue;
         }
         const Tensor& tail_t = tt.at(name);
-        if (ends_with(name, ".attn.k_rot") || (name == "logits" && !opt.all_logits)) {  // already complete
+        if (ends_with(name, ".attn.k_rot") || (name == "logits" && !all_rows(opt))) {  // already complete
             out.record(name, tail_t.shape, tail_t.data.data());
             continue;
         }
@@ -232,7 +236,7 @@ ForwardResult forward_incremental(const Model& m, const std::vector<int>& ids, c
     st.splices = std::move(splices);
     st.ids = ids;
     st.trace = r.trace;
-    keep_outputs(st, r, opt.all_logits);
+    keep_outputs(st, r, all_rows(opt));
     return r;
 }
 

@@ -94,6 +94,10 @@ struct ForwardOptions {
     MaskSpec enc_mask{MaskKind::None, 0, {}, {}};
     CaptureFilter capture = CaptureFilter::none();
     bool all_logits = true;             ///< false: logits only for the last position (shape (1, vocab))
+    /// false: no LM head product at all (ForwardResult::logits empty, overriding all_logits); `hidden` is as usual,
+    /// so lm_head_logits(m, hidden.middleRows(q, 1)) gives any position's logits later. For callers that show no
+    /// logits (the app's Attention tab): for GPT-2 small the head is 154 MB of the 498 MB of weights a forward reads.
+    bool compute_logits = true;
     /// Applied in order at their trace points inside the forward, whether or not capture is on; the trace records
     /// the edited values. See ActivationEdit (core/intervention.h) for the points and the errors.
     std::vector<ActivationEdit> edits;
@@ -137,6 +141,8 @@ void matmul_weight_t(const MatrixRM& x, const Tensor& w, MatrixRM& out);
 /// the tied embeddings, or the masked-LM head (mlm_head: dense, activation, norm, tied decoder + bias, as
 /// BertForMaskedLM's cls.predictions). Empty when the model has no head. Used by the logit lens.
 [[nodiscard]] MatrixRM lm_head_logits(const Model& m, const MatrixRM& hidden);
+/// Whether lm_head_logits gives logits for this model (an lm_head.weight, tied embeddings, or a masked-LM head).
+[[nodiscard]] bool has_lm_head(const Model& m);
 
 // --- forward ---------------------------------------------------------------------------------------------------
 /// Decoder-only (or encoder-only) forward over token ids. With `cache`, ids are appended after cache->n_past

@@ -3,6 +3,7 @@
 
 #include "app/figures/views.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <stdexcept>
@@ -19,10 +20,10 @@ int first_token(const TextCodec& codec, const std::string& text, const char* wha
 }
 
 int top_prediction(const Snapshot* s) {
-    if (!s || s->logits.rows() == 0) return -1;
-    Eigen::Index best = 0;
-    s->logits.row(s->logits.rows() - 1).maxCoeff(&best);
-    return int(best);
+    if (!s) return -1;
+    const std::span<const float> row = s->logits_row(s->logits_positions() - 1);  // computed here if not yet
+    if (row.empty()) return -1;
+    return int(std::max_element(row.begin(), row.end()) - row.begin());
 }
 
 namespace {

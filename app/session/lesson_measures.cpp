@@ -97,12 +97,15 @@ int kv_heads_param(const Params& p, const ModelConfig& c) {
 /// log Σ exp(z) of the output logits at params["position"] (−1 = last), computed stably.
 double logsumexp_at(const Params& p, const Snapshot* s) {
     const Snapshot& sn = need_snap(s);
-    const int T = int(sn.logits.rows());
+    const int T = sn.logits_positions();
     int pos = int(num_param(p, "position", -1));
     if (pos < 0) pos += T;
-    if (pos < 0 || pos >= T) throw std::runtime_error(tr("no logits at that position"));
-    const double mx = double(sn.logits.row(pos).maxCoeff());
-    return mx + std::log(double((sn.logits.row(pos).array() - float(mx)).exp().sum()));
+    const std::span<const float> row = sn.logits_row(pos);  // empty when out of range or no head
+    if (row.empty()) throw std::runtime_error(tr("no logits at that position"));
+    const double mx = double(*std::max_element(row.begin(), row.end()));
+    double sum = 0;
+    for (const float l : row) sum += std::exp(double(l) - mx);
+    return mx + std::log(sum);
 }
 
 using MeasureFn = double (*)(const Params&, const UiState&, const Snapshot*, const Model*);

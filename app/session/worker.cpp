@@ -68,8 +68,10 @@ std::string Snapshot::stack() const {
 int Snapshot::n_layers() const { return model ? model->config().n_layers : 0; }
 
 int Snapshot::logits_positions() const {
-    if (logits.rows() == 0 || !tokens) return 0;
-    return logits.rows() > 1 ? int(logits.rows()) : int(tokens->ids.size());
+    if (!tokens) return 0;
+    if (logits.rows() > 0) return logits.rows() > 1 ? int(logits.rows()) : int(tokens->ids.size());
+    const int T = int(tokens->ids.size());  // no rows computed: any of them on request, when there is a head
+    return model && hidden.rows() == T && has_lm_head(*model) ? T : 0;
 }
 
 std::span<const float> Snapshot::logits_row(int q) const {
@@ -77,7 +79,7 @@ std::span<const float> Snapshot::logits_row(int q) const {
     if (q < 0 || q >= T) return {};
     const int64_t V = logits.cols();
     if (logits.rows() == T) return {logits.data() + int64_t(q) * V, size_t(V)};
-    if (q == T - 1) return {logits.data(), size_t(V)};  // the one computed row is the last position's
+    if (q == T - 1 && logits.rows() == 1) return {logits.data(), size_t(V)};  // the one computed row: the last
     if (!model || hidden.rows() != T) return {};
     std::lock_guard lk(m_row_cache->mutex);
     std::vector<float>& row = m_row_cache->rows[q];
@@ -106,6 +108,7 @@ ForwardOptions options_for(const ForwardRequest& r, bool capture) {
     opt.capture = capture ? CaptureFilter::all() : CaptureFilter::none();
     opt.pool = r.pool;
     opt.all_logits = r.all_logits || r.model->config().mlm_head;
+    opt.compute_logits = r.logits || opt.all_logits;
     return opt;
 }
 
@@ -144,12 +147,13 @@ bool compute_logit_lens(const Model& m, const Trace& trace, const std::string& s
                     computed.rowwise() += Eigen::Map<const RowVectorF>(b->data.data(), c.vocab_size);
             }
         }
-        const bool fill = is_output && !reuse && s.logits.rows() == 1 && computed.rows() == x.rows() &&
-                          computed.cols() == s.logits.cols();
+        const bool fill = is_output && !reuse && s.logits.rows() <= 1 && computed.rows() == x.rows() &&
+                          (s.logits.rows() == 0 || computed.cols() == s.logits.cols());
         if (fill) {
-            // The forward computed the last position's logits only: the lens's last layer is every position's (the
-            // forward's own row kept as it was), so the complete snapshot has them all without another product.
-            computed.bottomRows(1) = s.logits;
+            // The forward computed the last position's logits only (or none): the lens's last layer is every
+            // position's (the forward's own row kept as it was), so the complete snapshot has them all without another
+            // product.
+            if (s.logits.rows() == 1) computed.bottomRows(1) = s.logits;
             s.logits = std::move(computed);
         }
         const MatrixRM& logits = reuse || fill ? s.logits : computed;
@@ -235,6 +239,7 @@ std::shared_ptr<const Snapshot> run_forward_request(const ForwardRequest& r, uin
                 if (int(ctx.size()) > max_len) ctx.erase(ctx.begin(), ctx.end() - max_len);
                 ForwardOptions opt = options_for(r, false);
                 opt.all_logits = false;
+                opt.compute_logits = true;
                 const ForwardResult out = run_model(*r.model, ctx, opt, src);
                 if (out.logits.rows() == 0) throw std::runtime_error("this model has no LM head to sample from");
                 const auto row = out.logits.row(out.logits.rows() - 1);

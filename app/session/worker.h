@@ -66,6 +66,10 @@ struct ForwardRequest {
     /// (the LM head is about a quarter of a GPT-2-small forward) and Snapshot::logits_row gives the others on
     /// request; the logit lens, when on, fills them all. Masked-LM models (fill-mask) always get every row.
     bool all_logits = false;
+    /// false: the forward runs no LM head at all (Snapshot::logits empty); logits_row computes a row on its first
+    /// request. For views that show no logits (Attention, Tokens, ...): for GPT-2 small the head is about a third of
+    /// the weights a keystroke reads. Ignored when all_logits is set or the model is a masked LM.
+    bool logits = true;
     int generate_tokens = 0;            ///< Generate: how many tokens to sample
     SamplingOptions sampling;
     uint64_t seed = 1;
@@ -94,7 +98,8 @@ struct Snapshot {
     std::shared_ptr<const DecodeResult> translation;     ///< Translate: the decoded target and its steps
     std::shared_ptr<const Trace> trace; ///< may be null when the forward failed or the text was empty
     /// (T, vocab) when every position's logits were computed (ForwardRequest::all_logits, masked-LM models, or the
-    /// logit lens), else (1, vocab): the last position's. Read a position through logits_row().
+    /// logit lens), (1, vocab) for the last position's, or empty (ForwardRequest::logits = false, or no LM head).
+    /// Read a position through logits_row().
     MatrixRM logits;
     MatrixRM hidden;                    ///< (T, d_model) final hidden states (after the final norm): logits_row's input
     float temperature = 1.0f;
@@ -113,8 +118,8 @@ struct Snapshot {
     [[nodiscard]] int n_layers() const;
     /// Trace tensor or nullptr.
     [[nodiscard]] const Tensor* find(const std::string& name) const { return trace ? trace->find(name) : nullptr; }
-    /// Positions that have logits: the token count when the forward produced logits, 0 without an LM head (or
-    /// when the forward failed).
+    /// Positions that have logits: the token count when the model has an LM head and the forward ran, 0 without a
+    /// head (or when the forward failed).
     [[nodiscard]] int logits_positions() const;
     /// Logits of position q in [0, logits_positions()), vocab floats: a row of `logits` when it holds q, else the
     /// final hidden state q through the LM head (ts::lm_head_logits, as the forward's head: tied or untied, T5's

@@ -205,13 +205,20 @@ ForwardKey App::current_key() const {
                       enc_dec ? m_state.translate_to : std::string(), m_state.apply_to_model, m_state.attn_temperature,
                       m_state.attn_mask, m_state.attn_window,
                       m_state.attn_mask == "custom" ? m_state.sm_paint : std::vector<uint8_t>{}, m_state.ablated_heads,
-                      m_state.ablate_mode, lens_wanted()};
+                      m_state.ablate_mode, lens_wanted(), logits_wanted()};
 }
 
 // The logit lens costs one LM-head product per layer (GPT-2 small at T = 128: about 5x the forward's own work), and
 // only the Predictions panel shows it: other panels get the forward alone. Opening Predictions changes the key, so
 // the current text is run again with the lens (the kept prefix makes that forward one token's work).
 bool App::lens_wanted() const { return m_state.panel == "Predictions"; }
+
+// The LM head is a third of the weights a GPT-2-small keystroke reads (154 of 498 MB) and only these panels read
+// logits; the others (Attention, Tokens, ...) get a forward without it. Snapshot::logits_row still computes any row
+// on request, so a reader elsewhere stays correct, at the cost of that product on its thread.
+bool App::logits_wanted() const {
+    return m_state.panel == "Predictions" || m_state.panel == "Causal" || m_state.panel == "Lessons";
+}
 
 void App::maybe_submit() {
     if (!m_model.model || m_translate_id != 0) return;  // a translation in flight brings its own forward
@@ -223,6 +230,7 @@ void App::maybe_submit() {
     // The same request `render` runs (app/figures/views.h), so exports match the window.
     ForwardRequest r = make_forward_request(m_state, m_model, text_tokens);
     r.logit_lens = k.lens;
+    r.logits = k.logits;
     m_tokens = r.tokens;
     m_source_tokens = r.source_tokens;
     m_last_submitted = m_worker->submit(std::move(r));
@@ -240,6 +248,7 @@ void App::translate_now() {
     ForwardRequest r = make_forward_request(m_state, m_model, text_tokens);
     r.kind = ForwardRequest::Kind::Translate;
     r.logit_lens = lens_wanted();
+    r.logits = logits_wanted();
     m_source_tokens = r.source_tokens;
     m_translate_id = m_last_submitted = m_worker->submit(std::move(r));
     m_keep_drawing = true;

@@ -73,6 +73,7 @@ struct ForwardKey {
     std::vector<std::array<int, 2>> ablated;  ///< heads ablated in the forward (Causal panel)
     std::string ablate_mode;
     bool lens = false;  ///< the logit lens is wanted (only the Predictions panel shows it)
+    bool logits = true;  ///< the forward computes the last position's logits (panels that read them)
     bool operator==(const ForwardKey&) const = default;
 };
 
@@ -105,6 +106,7 @@ private:
     void apply_language(const std::string& lang);
     [[nodiscard]] ForwardKey current_key() const;
     [[nodiscard]] bool lens_wanted() const;
+    [[nodiscard]] bool logits_wanted() const;
     void record_rect(const std::string& name);
     [[nodiscard]] bool animating() const;
 

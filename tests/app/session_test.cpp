@@ -172,9 +172,10 @@ TEST(Worker, RunsTheDemoModelAndRecordsTheTrace) {
             for (int k = t + 1; k < T; ++k) EXPECT_EQ(p->data[size_t((h * T + t) * T + k)], 0.0f);
 }
 
-// Without the lens the forward computes the last position's logits only; every other row comes on request from the
-// final hidden states and equals a forward that computed them all (GPT-2-style tied head: the demo model; and the
-// untied-head Llama-style golden model).
+// Without the lens the forward computes the last position's logits only (or none, ForwardRequest::logits = false);
+// every other row comes on request from the final hidden states and equals a forward that computed them all
+// (GPT-2-style tied head: the demo model; and the untied-head Llama-style golden model). With the lens on, a forward
+// without logits still ends with every row (the lens's last layer).
 TEST(Worker, LogitsRowsOnRequestEqualEveryRowFromTheForward) {
     for (const bool golden : {false, true}) {
         const LoadedModel lm = golden ? load_model_folder(ts::test::golden_path("hf_llama"), {}) : make_demo_model();
@@ -184,24 +185,38 @@ TEST(Worker, LogitsRowsOnRequestEqualEveryRowFromTheForward) {
         r.logit_lens = false;
         r.tokens = std::make_shared<const TokenizedText>(tokenize_text("The cat sat", *lm.codec, lm.model->config().max_seq_len));
         const auto last_only = run_forward_request(r, 1);
+        r.logits = false;
+        const auto none = run_forward_request(r, 2);
+        r.logit_lens = true;
+        const auto lens_only = run_forward_request(r, 3);
+        r.logit_lens = false;
+        r.logits = true;
         r.all_logits = true;
-        const auto every = run_forward_request(r, 2);
+        const auto every = run_forward_request(r, 4);
         ASSERT_TRUE(last_only->error.empty()) << last_only->error;
+        ASSERT_TRUE(none->error.empty()) << none->error;
         const int T = int(r.tokens->ids.size());
         ASSERT_GT(T, 2);
         EXPECT_EQ(last_only->logits.rows(), 1);
+        EXPECT_EQ(none->logits.rows(), 0);
+        EXPECT_EQ(lens_only->logits.rows(), T);
         ASSERT_EQ(every->logits.rows(), T);
         EXPECT_EQ(last_only->logits_positions(), T);
+        EXPECT_EQ(none->logits_positions(), T);
         EXPECT_TRUE(last_only->lens_argmax.empty());
-        for (int q = 0; q < T; ++q) {
-            const std::span<const float> row = last_only->logits_row(q);
-            ASSERT_EQ(row.size(), size_t(every->logits.cols())) << q;
-            const Eigen::Map<const ts::RowVectorF> a(row.data(), Eigen::Index(row.size()));
-            const float scale = 1.0f + every->logits.row(q).cwiseAbs().maxCoeff();
-            EXPECT_LE((a - every->logits.row(q)).cwiseAbs().maxCoeff(), 1e-5f * scale) << (golden ? "llama " : "demo ") << q;
-        }
+        for (const Snapshot* s : {last_only.get(), none.get(), lens_only.get()})
+            for (int q = 0; q < T; ++q) {
+                const std::span<const float> row = s->logits_row(q);
+                ASSERT_EQ(row.size(), size_t(every->logits.cols())) << q;
+                const Eigen::Map<const ts::RowVectorF> a(row.data(), Eigen::Index(row.size()));
+                const float scale = 1.0f + every->logits.row(q).cwiseAbs().maxCoeff();
+                EXPECT_LE((a - every->logits.row(q)).cwiseAbs().maxCoeff(), 1e-5f * scale)
+                    << (golden ? "llama " : "demo ") << "snapshot " << s->id << " position " << q;
+            }
         // Asked twice: the same kept row.
         EXPECT_EQ(last_only->logits_row(0).data(), last_only->logits_row(0).data());
+        EXPECT_EQ(none->logits_row(T - 1).data(), none->logits_row(T - 1).data());
+        EXPECT_TRUE(none->logits_row(T).empty());
     }
 }
 

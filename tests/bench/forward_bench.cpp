@@ -77,18 +77,22 @@ void run_forward(benchmark::State& state, bool big, bool capture, bool all_logit
     state.SetLabel(kMallocTuned ? "malloc tuned" : "malloc defaults");
 }
 
-// As the app's worker asks (issue #14): full capture, the last position's logits (the others come on request,
-// Snapshot::logits_row), trace buffers from the worker's pool (handed back when the result is dropped), on range(1)
-// compute threads. BM_ForwardGpt2Small is the same forward with every logits row and no pool.
+// As the app's worker asks (issue #14): full capture, trace buffers from the worker's pool (handed back when the
+// result is dropped), on range(1) compute threads, and range(2) = logits: 1, the last position's (the Predictions
+// and Causal tabs; the others come on request, Snapshot::logits_row), or 0, none (the Attention tab and every other
+// tab that shows no logits: no LM head product). BM_ForwardGpt2Small is the same forward with every logits row and
+// no pool.
 void BM_ForwardGpt2SmallApp(benchmark::State& state) {
     const Model& m = cached_model(true);
     const int T = static_cast<int>(state.range(0));
     set_compute_threads(static_cast<int>(state.range(1)));
+    const bool logits = state.range(2) != 0;
     std::vector<int> ids(T);
     for (int t = 0; t < T; ++t) ids[t] = (t * 7919) % m.config().vocab_size;
     ForwardOptions opt;
     opt.capture = CaptureFilter::all();
     opt.all_logits = false;
+    opt.compute_logits = logits;
     opt.pool = std::make_shared<TensorPool>();
     size_t bytes = 0;
     { const ForwardResult warm = forward(m, ids, opt); }  // the pool holds a trace's buffers, as in the app
@@ -99,20 +103,22 @@ void BM_ForwardGpt2SmallApp(benchmark::State& state) {
     }
     set_compute_threads(1);
     const ModelConfig& c = m.config();
-    state.counters["FLOP/s"] = benchmark::Counter(forward_flops(c, T) - 2.0 * (T - 1) * double(c.d_model) * c.vocab_size,
+    const double head_rows_skipped = logits ? T - 1 : T;
+    state.counters["FLOP/s"] = benchmark::Counter(forward_flops(c, T) - 2.0 * head_rows_skipped * double(c.d_model) * c.vocab_size,
                                                   benchmark::Counter::kIsIterationInvariantRate);
     state.counters["trace_MB"] = double(bytes) / 1e6;
 }
 // CPU time is the whole process's (every thread): on the shared VM wall time mostly measures the other tenants.
 BENCHMARK(BM_ForwardGpt2SmallApp)
-    ->ArgsProduct({{16, 64, 256, 1024}, {1, 2}})
-    ->ArgNames({"T", "threads"})
+    ->ArgsProduct({{16, 64, 256, 1024}, {1, 2}, {0, 1}})
+    ->ArgNames({"T", "threads", "logits"})
     ->MeasureProcessCPUTime()
     ->Unit(benchmark::kMillisecond);
 
 // Typing: a 128-token sentence is in the worker's memory; each iteration changes the 129th token and runs the
-// incremental forward (full capture, last-position logits, pool, as the app asks), which computes one position and
-// splices the trace. Compare with BM_ForwardGpt2SmallApp at T = 128 (the full forward the app ran before).
+// incremental forward (full capture, pool, as the app asks; range(2) = logits as in BM_ForwardGpt2SmallApp), which
+// computes one position and splices the trace. Compare with BM_ForwardGpt2SmallApp at T = 128 with the same logits
+// (the full forward the app ran before).
 // The spliced entries are composed when first read; read:1 also reads what the Attention tab draws (every layer's
 // attn.probs, for the layer x head grid), as the UI thread does after each keystroke.
 void BM_AppendOneTokenGpt2Small(benchmark::State& state) {
@@ -124,6 +130,7 @@ void BM_AppendOneTokenGpt2Small(benchmark::State& state) {
     ForwardOptions opt;
     opt.capture = CaptureFilter::all();
     opt.all_logits = false;
+    opt.compute_logits = state.range(2) != 0;
     opt.pool = std::make_shared<TensorPool>();
     IncrementalState st;
     (void)forward_incremental(m, ids, opt, st);
@@ -146,13 +153,13 @@ void BM_AppendOneTokenGpt2Small(benchmark::State& state) {
     state.counters["computed"] = stats.computed;
 }
 BENCHMARK(BM_AppendOneTokenGpt2Small)
-    ->ArgsProduct({{1, 2}, {0, 1}})
-    ->ArgNames({"threads", "read"})
+    ->ArgsProduct({{1, 2}, {0, 1}, {0, 1}})
+    ->ArgNames({"threads", "read", "logits"})
     ->MeasureProcessCPUTime()
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ForwardGpt2SmallApp)
-    ->Args({128, 1})->Args({128, 2})
-    ->ArgNames({"T", "threads"})
+    ->ArgsProduct({{128}, {1, 2}, {0, 1}})
+    ->ArgNames({"T", "threads", "logits"})
     ->MeasureProcessCPUTime()
     ->Unit(benchmark::kMillisecond);
 

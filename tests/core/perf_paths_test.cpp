@@ -310,6 +310,43 @@ TEST(Incremental, WithoutCaptureOnlyLogitsAndLastPositionLogitsAlsoMatch) {
     EXPECT_LE((inc.logits - full).cwiseAbs().maxCoeff(), 1e-6f * std::max(1.0f, full.cwiseAbs().maxCoeff()));
 }
 
+// compute_logits = false skips the LM head (the app's Attention tab): no logits, the same hidden states and trace,
+// and the head applied later to any hidden row gives the forward's logits. Switching between no logits and the last
+// row (the app changing tabs) keeps the incremental prefix.
+TEST(Incremental, ForwardsWithoutLogitsKeepThePrefixAndTheHeadLaterGivesTheSameLogits) {
+    const Model m = random_model(gpt_config(), 14);
+    ForwardOptions none = capture_all();
+    none.compute_logits = false;
+    ForwardOptions last = capture_all();
+    last.all_logits = false;
+    std::vector<int> ids = ids_of(12, m.config().vocab_size, 8);
+    const ForwardResult full = forward(m, ids, capture_all());
+    const ForwardResult bare = forward(m, ids, none);
+    EXPECT_EQ(bare.logits.size(), 0);
+    EXPECT_FALSE(bare.trace->contains("logits"));
+    EXPECT_TRUE(has_lm_head(m));
+    EXPECT_LE((bare.hidden - full.hidden).cwiseAbs().maxCoeff(), 0.0f);
+    const MatrixRM later = lm_head_logits(m, bare.hidden);
+    EXPECT_LE((later - full.logits).cwiseAbs().maxCoeff(), 1e-6f * std::max(1.0f, full.logits.cwiseAbs().maxCoeff()));
+
+    IncrementalState st;
+    IncrementalStats stats;
+    (void)forward_incremental(m, ids, none, st, &stats);
+    ids.push_back(5);
+    const ForwardResult with_last = forward_incremental(m, ids, last, st, &stats);
+    EXPECT_EQ(stats.computed, 1);  // the prefix kept across the switch
+    ids.push_back(6);
+    const ForwardResult without = forward_incremental(m, ids, none, st, &stats);
+    EXPECT_EQ(stats.computed, 1);
+    EXPECT_EQ(without.logits.size(), 0);
+    const ForwardResult ref = forward(m, ids, none);
+    ASSERT_EQ(with_last.logits.rows(), 1);
+    const MatrixRM ref_prev = forward(m, std::vector<int>(ids.begin(), ids.end() - 1), capture_all()).logits;
+    EXPECT_LE((with_last.logits.row(0) - ref_prev.bottomRows(1)).cwiseAbs().maxCoeff(),
+              1e-6f * std::max(1.0f, ref_prev.cwiseAbs().maxCoeff()));
+    expect_trace_equal_to_rounding(*without.trace, *ref.trace, 1e-6, "no-logits incremental");
+}
+
 TEST(Incremental, EncodersNonCausalMasksEditsAndNewSettingsRecomputeEverything) {
     const Model dec = random_model(gpt_config(), 13);
     ModelConfig ec = gpt_config();

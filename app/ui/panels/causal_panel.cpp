@@ -33,12 +33,13 @@ void toggle_ablation(UiState& st, int l, int h) {
 
 /// log softmax(last logits row)[token] of the snapshot, nats (NaN without logits).
 double last_log_prob(const Snapshot* s, int token) {
-    if (!s || s->logits.rows() == 0 || token < 0 || token >= s->logits.cols()) return NAN;
-    const auto row = s->logits.row(s->logits.rows() - 1);
-    const double mx = row.maxCoeff();
+    if (!s) return NAN;
+    const std::span<const float> row = s->logits_row(s->logits_positions() - 1);  // computed here if not yet
+    if (token < 0 || size_t(token) >= row.size()) return NAN;
+    const double mx = *std::max_element(row.begin(), row.end());
     double sum = 0;
-    for (Eigen::Index i = 0; i < row.size(); ++i) sum += std::exp(double(row(i)) - mx);
-    return double(row(token)) - mx - std::log(sum);
+    for (const float l : row) sum += std::exp(double(l) - mx);
+    return double(row[size_t(token)]) - mx - std::log(sum);
 }
 
 /// "Run" button, or progress bar + Cancel while this kind runs. Returns true when the button was pressed.

@@ -54,7 +54,7 @@ void draw_predictions_panel(PanelContext& ctx) {
     UiState& st = ctx.state;
     const float line_h = ImGui::GetTextLineHeight();
     const Snapshot* s = ctx.snap;
-    if (s && s->error.empty() && s->trace && s->tokens && !s->tokens->ids.empty() && s->logits.rows() == 0)
+    if (s && s->error.empty() && s->trace && s->tokens && !s->tokens->ids.empty() && s->logits_positions() == 0)
         return empty_message(ts::tr("this model has no output head (e.g. a BertModel folder without its masked-LM head): "
                                     "no predictions; the attention panels still show it"));
     if (!s || s->logits_positions() == 0 || !s->tokens || s->tokens->ids.empty())
