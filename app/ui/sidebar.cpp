@@ -286,14 +286,28 @@ void App::translation_section(float line_h) {
                     ImGui::TableNextColumn();
                     ImGui::Text("%s %.2f", m_model.codec->label(stp.id).c_str(), stp.prob);
                     ImGui::TableNextColumn();
-                    std::string alts;
+                    // Flowed across lines at the column's width, never splitting a candidate (a narrow sidebar
+                    // showed only the first two; Chinese has no spaces to wrap at), all of them one per line on hover.
+                    std::string lines;
+                    bool first = true, hovered = false;
+                    const float right = ImGui::GetCursorPosX() + ImGui::GetContentRegionAvail().x;
                     for (const auto& [id, p] : stp.top) {
                         if (id == stp.id) continue;
                         char buf[32];
-                        std::snprintf(buf, sizeof buf, " %.2f   ", p);
-                        alts += m_model.codec->label(id) + buf;
+                        std::snprintf(buf, sizeof buf, " %.2f", p);
+                        const std::string cand = m_model.codec->label(id) + buf;
+                        if (!first) {
+                            const float gap = line_h * 0.8f;
+                            ImGui::SameLine(0, gap);
+                            if (ImGui::GetCursorPosX() + ImGui::CalcTextSize(cand.c_str()).x > right) ImGui::NewLine();
+                            lines += '\n';
+                        }
+                        first = false;
+                        ImGui::TextUnformatted(cand.c_str());
+                        hovered = hovered || ImGui::IsItemHovered();
+                        lines += cand;
                     }
-                    ImGui::TextUnformatted(alts.c_str());
+                    if (hovered) ImGui::SetTooltip("%s", lines.c_str());
                 }
                 ImGui::EndTable();
             }
