@@ -128,7 +128,7 @@ int run_render(int argc, char** argv) {
         model = load_model_for(st, argc > 0 ? argv[0] : "", quiet);
         print_warnings("render", model.weight_warnings);
         if (info->needs_forward) {
-            snap = ui::run_forward_now(st, model, args.flag("translate"));
+            snap = ui::run_forward_now(st, model, args.flag("translate"), info->panel);
             if (!snap->error.empty()) throw std::runtime_error("the forward pass failed: " + snap->error);
             if (snap->translation && snap->tokens && !quiet)
                 std::fprintf(stderr, "translation: %s\n", snap->tokens->text.c_str());

@@ -361,10 +361,20 @@ ForwardRequest make_forward_request(const UiState& st, const LoadedModel& m, std
     return r;
 }
 
-std::shared_ptr<const Snapshot> run_forward_now(const UiState& st, const LoadedModel& m, bool translate) {
+bool panel_reads_logits(const std::string& panel) {
+    return panel == "Predictions" || panel == "Causal" || panel == "Lessons";
+}
+bool panel_shows_lens(const std::string& panel) { return panel == "Predictions"; }
+
+std::shared_ptr<const Snapshot> run_forward_now(const UiState& st, const LoadedModel& m, bool translate,
+                                                const std::string& panel) {
     if (!m.model || !m.codec) throw std::runtime_error("no model loaded");
     auto tokens = std::make_shared<const TokenizedText>(tokenize_text(st.text, *m.codec, m.model->config().max_seq_len));
     ForwardRequest r = make_forward_request(st, m, tokens);
+    if (!panel.empty()) {
+        r.logits = panel_reads_logits(panel);
+        r.logit_lens = panel_shows_lens(panel);
+    }
     if (translate && r.translation) r.kind = ForwardRequest::Kind::Translate;
     else if (translate) throw std::runtime_error("--translate needs an encoder-decoder model folder with translation.json");
     return run_forward_request(r, 1);

@@ -63,9 +63,15 @@ void set_state_field(UiState& st, const std::string& assignment);
 /// The forward request the app submits for this state (temperature and mask only with apply_to_model).
 [[nodiscard]] ForwardRequest make_forward_request(const UiState& st, const LoadedModel& m,
                                                   std::shared_ptr<const TokenizedText> tokens);
-/// Tokenizes st.text and runs the forward pass on this thread (what the worker would publish).
+/// Whether a tab's views read logits (Predictions, Causal, Lessons): the others get a forward without the LM head
+/// (ForwardRequest::logits). For GPT-2 small the head is a third of the weights a forward reads.
+[[nodiscard]] bool panel_reads_logits(const std::string& panel);
+/// Whether a tab shows the logit lens (Predictions only): one LM-head product per layer, several times the forward.
+[[nodiscard]] bool panel_shows_lens(const std::string& panel);
+/// Tokenizes st.text and runs the forward pass on this thread (what the worker would publish). With `panel`, only
+/// what that tab's views read (panel_reads_logits, panel_shows_lens); empty: logits and the logit lens too.
 [[nodiscard]] std::shared_ptr<const Snapshot> run_forward_now(const UiState& st, const LoadedModel& m,
-                                                            bool translate = false);
+                                                            bool translate = false, const std::string& panel = "");
 
 /// A session file is a UiState JSON (same keys as state.json). load_session throws std::runtime_error naming the
 /// file when it cannot be read or is not a JSON object; unknown keys are ignored, bad values repaired (clamp()).

@@ -211,14 +211,12 @@ ForwardKey App::current_key() const {
 // The logit lens costs one LM-head product per layer (GPT-2 small at T = 128: about 5x the forward's own work), and
 // only the Predictions panel shows it: other panels get the forward alone. Opening Predictions changes the key, so
 // the current text is run again with the lens (the kept prefix makes that forward one token's work).
-bool App::lens_wanted() const { return m_state.panel == "Predictions"; }
+bool App::lens_wanted() const { return panel_shows_lens(m_state.panel); }
 
-// The LM head is a third of the weights a GPT-2-small keystroke reads (154 of 498 MB) and only these panels read
-// logits; the others (Attention, Tokens, ...) get a forward without it. Snapshot::logits_row still computes any row
-// on request, so a reader elsewhere stays correct, at the cost of that product on its thread.
-bool App::logits_wanted() const {
-    return m_state.panel == "Predictions" || m_state.panel == "Causal" || m_state.panel == "Lessons";
-}
+// The LM head is a third of the weights a GPT-2-small keystroke reads (154 of 498 MB) and only some tabs read logits;
+// the others (Attention, Tokens, ...) get a forward without it. Snapshot::logits_row still computes any row on
+// request, so a reader elsewhere stays correct, at the cost of that product on its thread.
+bool App::logits_wanted() const { return panel_reads_logits(m_state.panel); }
 
 void App::maybe_submit() {
     if (!m_model.model || m_translate_id != 0) return;  // a translation in flight brings its own forward
