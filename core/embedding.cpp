@@ -69,6 +69,12 @@ MatrixRM embed(const Model& m, const std::vector<int>& ids, int start_pos, Trace
     return x;
 }
 
+// The (vocab, d_model) output projection of a plain LM head, as stored: the token embeddings when tied, else
+// lm_head.weight; null when the model has none.
+static const Tensor* output_projection(const Model& m) {
+    return m.find_stored_weight(m.config().tie_embeddings ? "tok_emb.weight" : "lm_head.weight");
+}
+
 MatrixRM lm_head(const Model& m, const MatrixRM& hidden, bool all_logits) {
     const ModelConfig& c = m.config();
     if (c.mlm_head) {
@@ -86,8 +92,7 @@ MatrixRM lm_head(const Model& m, const MatrixRM& hidden, bool all_logits) {
         logits.rowwise() += Eigen::Map<const RowVectorF>(m.weight("mlm_head.bias").data.data(), c.vocab_size);
         return logits;
     }
-    const Tensor* w = m.config().tie_embeddings ? m.find_stored_weight("tok_emb.weight")
-                                                : m.find_stored_weight("lm_head.weight");
+    const Tensor* w = output_projection(m);
     if (!w) return {};
     MatrixRM logits;
     MatrixRM in = all_logits ? hidden : MatrixRM(hidden.bottomRows(1));
@@ -103,9 +108,5 @@ MatrixRM lm_head(const Model& m, const MatrixRM& hidden, bool all_logits) {
 
 namespace ts {
 MatrixRM lm_head_logits(const Model& m, const MatrixRM& hidden) { return detail::lm_head(m, hidden, true); }
-bool has_lm_head(const Model& m) {
-    const ModelConfig& c = m.config();
-    if (c.mlm_head) return true;
-    return (c.tie_embeddings ? m.find_stored_weight("tok_emb.weight") : m.find_stored_weight("lm_head.weight")) != nullptr;
-}
+bool has_lm_head(const Model& m) { return m.config().mlm_head || detail::output_projection(m) != nullptr; }
 }  // namespace ts

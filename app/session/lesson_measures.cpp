@@ -102,10 +102,7 @@ double logsumexp_at(const Params& p, const Snapshot* s) {
     if (pos < 0) pos += T;
     const std::span<const float> row = sn.logits_row(pos);  // empty when out of range or no head
     if (row.empty()) throw std::runtime_error(tr("no logits at that position"));
-    const double mx = double(*std::max_element(row.begin(), row.end()));
-    double sum = 0;
-    for (const float l : row) sum += std::exp(double(l) - mx);
-    return mx + std::log(sum);
+    return double(logsumexp_rows(Eigen::Map<const MatrixRM>(row.data(), 1, Eigen::Index(row.size())))(0));
 }
 
 using MeasureFn = double (*)(const Params&, const UiState&, const Snapshot*, const Model*);

@@ -6,6 +6,7 @@
 #include "app/figures/figures.h"
 #include "app/gfx/painter.h"
 #include "app/ui/panels/panels.h"
+#include "core/ops.h"
 
 #include <imgui.h>
 #include <imgui_stdlib.h>
@@ -36,10 +37,8 @@ double last_log_prob(const Snapshot* s, int token) {
     if (!s) return NAN;
     const std::span<const float> row = s->logits_row(s->logits_positions() - 1);  // computed here if not yet
     if (token < 0 || size_t(token) >= row.size()) return NAN;
-    const double mx = *std::max_element(row.begin(), row.end());
-    double sum = 0;
-    for (const float l : row) sum += std::exp(double(l) - mx);
-    return double(row[size_t(token)]) - mx - std::log(sum);
+    const Eigen::Map<const MatrixRM> l(row.data(), 1, Eigen::Index(row.size()));
+    return double(row[size_t(token)]) - double(logsumexp_rows(l)(0));
 }
 
 /// "Run" button, or progress bar + Cancel while this kind runs. Returns true when the button was pressed.
