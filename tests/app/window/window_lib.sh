@@ -10,7 +10,9 @@ start_xvfb() {
     command -v $tool >/dev/null || { echo "$TEST_NAME: $tool not found"; exit 1; }
   done
   local disp=:$((90 + RANDOM % 100))
-  Xvfb $disp -screen 0 1280x800x24 -nolisten tcp >"$OUT/xvfb.log" 2>&1 &
+  # -noreset: by default the server resets when its last client leaves, and an app started during that reset fails
+  # with "Failed to open display" (seen when the layout run had just exited).
+  Xvfb $disp -screen 0 1280x800x24 -nolisten tcp -noreset >"$OUT/xvfb.log" 2>&1 &
   XVFB=$!
   APP_PID=
   trap 'cleanup_window_test' EXIT
