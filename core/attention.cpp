@@ -3,7 +3,6 @@
 // and the KV cache's storage (reserve_cache).
 #include "core/attention.h"
 
-#include "core/half.h"
 #include "core/ops.h"
 #include "core/threads.h"
 
@@ -12,71 +11,6 @@
 #include <limits>
 #include <span>
 #include <stdexcept>
-
-namespace ts {
-
-namespace {
-
-// out = x · Wᵀ for W row-major (O, I) as PyTorch stores nn.Linear weights. Eigen packs W as the product's left
-// operand with a transposing gather, which for a few rows of x costs as much as the multiply itself (half of a
-// GPT-2-small forward at T = 16 was gemm_pack_lhs). Below kFewRows rows the product is taken with a column-major
-// result instead, so W is packed as the right operand from contiguous rows, and the (N, O) result is transposed
-// into place: 1.3-2x faster at N = 16-64 on this project's VM (tests/bench/forward_bench.cpp), equal to rounding.
-// From kFewRows rows on the plain product is as fast or faster.
-constexpr int64_t kFewRows = 96;
-
-template <class Out, class Weight>
-void product_wt(const MatrixRM& x, const Weight& W, Out&& out) {
-    if (x.rows() > 1 && x.rows() < kFewRows) {
-        thread_local Eigen::MatrixXf col_major;
-        col_major.resize(x.rows(), W.rows());
-        col_major.noalias() = x * W.transpose();
-        out = col_major;
-    } else {
-        out.noalias() = x * W.transpose();
-    }
-}
-
-}  // namespace
-
-void matmul_weight_t(const MatrixRM& x, const Tensor& w, MatrixRM& out) {
-    const int64_t O = w.shape.at(0), I = w.shape.at(1), N = x.rows();
-    out.resize(N, O);
-    const int n_threads = compute_threads();
-    if (!w.is_half()) {
-        const ConstMapRM W = w.mat();
-        if (n_threads == 1 || O < 64 * n_threads || double(N) * double(O) * double(I) < 1e6) {
-            product_wt(x, W, out);
-            return;
-        }
-        // One contiguous block of output features per thread, each an independent single-threaded product (Eigen
-        // does not nest inside an OpenMP region). Measured on the shared 2-core VM: Eigen's own parallel GEMM,
-        // whose threads spin-wait on each other's packed panels, ran 10x slower than one thread whenever the
-        // machine was busy; blocks meet once per product.
-        const int64_t chunk = (O + n_threads - 1) / n_threads;
-#pragma omp parallel for num_threads(n_threads) schedule(static)
-        for (int k = 0; k < n_threads; ++k) {
-            const int64_t o0 = std::min<int64_t>(O, k * chunk), len = std::min<int64_t>(chunk, O - o0);
-            if (len > 0) product_wt(x, W.middleRows(o0, len), out.middleCols(o0, len));
-        }
-        return;
-    }
-    // Half precision: widen kPanel rows of W (kPanel x I floats, <= 2.5 MB for d_ff 4864) into a per-thread buffer
-    // and multiply; panels are independent, so threads split them and each product runs single-threaded.
-    constexpr int64_t kPanel = 128;
-    const int64_t n_panels = (O + kPanel - 1) / kPanel;
-#pragma omp parallel for num_threads(n_threads) if (n_threads > 1 && n_panels > 1) schedule(static)
-    for (int64_t p = 0; p < n_panels; ++p) {
-        thread_local std::vector<float> panel;
-        const int64_t r0 = p * kPanel, r = std::min(kPanel, O - r0);
-        if (panel.size() < size_t(r * I)) panel.resize(size_t(kPanel * I));
-        widen_half(w.half.data() + r0 * I, w.storage, panel.data(), size_t(r * I));
-        const ConstMapRM P(panel.data(), r, I);
-        product_wt(x, P, out.middleCols(r0, r));
-    }
-}
-
-}  // namespace ts
 
 namespace ts::detail {
 

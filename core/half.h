@@ -2,6 +2,7 @@
 // one value, a run of values (F16C instructions when the CPU has them), or a whole Tensor. Widening is exact.
 #pragma once
 
+#include "core/gemm.h"
 #include "core/tensor.h"
 
 #include <cstdint>
@@ -62,9 +63,10 @@ inline void widen_half(const uint16_t* src, Storage kind, float* dst, size_t n) 
     for (; i < n; ++i) dst[i] = f16_to_f32(src[i]);
 }
 
-/// A float32 copy of `t` (itself when already float32).
+/// A row-major float32 copy of `t` (itself when already so; panels are put back in rows).
 [[nodiscard]] inline Tensor to_f32(const Tensor& t) {
-    if (!t.is_half()) return t;
+    if (t.is_f32_rows()) return t;
+    if (t.storage == Storage::F32Panels) return unpack_panels(t);
     Tensor out;
     out.shape = t.shape;
     out.data.resize(t.half.size());

@@ -2,8 +2,10 @@
 // and the Model constructor that checks a WeightMap against that list.
 #include "core/model.h"
 
+#include "core/gemm.h"
 #include "core/half.h"
 
+#include <algorithm>
 #include <memory>
 #include <mutex>
 
@@ -134,6 +136,17 @@ WeightMap init_weights(const ModelConfig& c, uint64_t seed) {
     return w;
 }
 
+namespace {
+
+// The matrices linear() reads inside the forward: attention projections (self and cross) and the FFN's.
+bool is_linear_weight(std::string_view name) {
+    for (const char* s : {".wq", ".wk", ".wv", ".wo", ".ffn.w_up", ".ffn.w_gate", ".ffn.w_down"})
+        if (name.ends_with(s)) return true;
+    return false;
+}
+
+}  // namespace
+
 Model::Model(ModelConfig config, WeightMap weights) : m_config(std::move(config)), m_weights(std::move(weights)) {
     const auto expected = expected_weights(m_config);  // validates the config
     std::set<std::string, std::less<>> names;
@@ -158,6 +171,11 @@ Model::Model(ModelConfig config, WeightMap weights) : m_config(std::move(config)
                                         t.shape_str() + " (not used by this config)");
         m_has_half = m_has_half || t.is_half();
     }
+    // The forward's linear-layer matrices, when float32, go into the order its product reads them (core/gemm.h):
+    // same memory, no per-call gather. weight() and weights() give them back row-major.
+    for (auto& [name, t] : m_weights)
+        if (t.is_f32_rows() && t.rank() == 2 && is_linear_weight(name)) t = pack_panels(t);
+    m_all_f32_rows = std::all_of(m_weights.begin(), m_weights.end(), [](const auto& kv) { return kv.second.is_f32_rows(); });
     m_widened = std::make_shared<Widened>();
 }
 
@@ -179,7 +197,7 @@ const Tensor& Model::weight(std::string_view name) const {
 
 const Tensor* Model::find_weight(std::string_view name) const {
     const Tensor* t = find_stored_weight(name);
-    if (!t || !t->is_half()) return t;
+    if (!t || t->is_f32_rows()) return t;
     std::lock_guard lk(m_widened->mutex);
     auto it = m_widened->one.find(name);
     if (it == m_widened->one.end()) it = m_widened->one.emplace(std::string(name), to_f32(*t)).first;
@@ -197,7 +215,7 @@ const Tensor* Model::find_stored_weight(std::string_view name) const {
 }
 
 const WeightMap& Model::weights() const {
-    if (!m_has_half) return m_weights;
+    if (m_all_f32_rows) return m_weights;
     std::lock_guard lk(m_widened->mutex);
     if (!m_widened->all) {
         auto all = std::make_unique<WeightMap>();

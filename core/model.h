@@ -52,19 +52,21 @@ public:
     Model(ModelConfig config, WeightMap weights, std::vector<std::string> weight_warnings);
 
     [[nodiscard]] const ModelConfig& config() const { return m_config; }
-    /// Every weight as float32. When some are kept in half precision (loaded from an F16/BF16 checkpoint), the
-    /// first call builds a widened copy of all of them (2x their stored bytes; for writers and trainers).
+    /// Every weight as row-major float32. When some are kept otherwise (half precision from an F16/BF16 checkpoint,
+    /// or float32 panels), the first call builds a row-major copy of all of them (for writers and trainers).
     [[nodiscard]] const WeightMap& weights() const;
-    /// The weights as stored: float32, or half precision (Tensor::is_half) for matrices kept as the checkpoint
-    /// stores them. The forward reads these; core/half.h widens them block by block inside the products.
+    /// The weights as stored: float32 rows; half precision (Tensor::is_half) for matrices kept as the checkpoint
+    /// stores them (core/half.h widens them block by block inside the products); float32 panels (Storage::F32Panels,
+    /// core/gemm.h) for the attention and FFN matrices of a float32 model, packed when the model is built. The
+    /// forward reads these; weight() / weights() give every one as row-major float32.
     [[nodiscard]] const WeightMap& stored_weights() const { return m_weights; }
     [[nodiscard]] const Tensor& stored_weight(std::string_view name) const;
     [[nodiscard]] const Tensor* find_stored_weight(std::string_view name) const;
     [[nodiscard]] bool has_half_weights() const { return m_has_half; }
     /// Set by load_model_dir / load_hf_model; empty for models built in memory.
     [[nodiscard]] const std::vector<std::string>& weight_warnings() const { return m_weight_warnings; }
-    /// A weight as float32. Throws std::out_of_range naming the weight when absent. A half-precision weight is
-    /// widened on first use and the copy kept (thread-safe); hot paths use stored_weight.
+    /// A weight as row-major float32. Throws std::out_of_range naming the weight when absent. A half-precision or
+    /// panel-ordered weight is converted on first use and the copy kept (thread-safe); hot paths use stored_weight.
     [[nodiscard]] const Tensor& weight(std::string_view name) const;
     [[nodiscard]] const Tensor* find_weight(std::string_view name) const;
 
@@ -74,6 +76,7 @@ private:
     WeightMap m_weights;
     std::vector<std::string> m_weight_warnings;
     bool m_has_half = false;
+    bool m_all_f32_rows = true;  ///< no half-precision or panel-ordered weight: weights() is m_weights
     std::shared_ptr<Widened> m_widened;
 };
 

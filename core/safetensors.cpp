@@ -335,7 +335,7 @@ void save_safetensors(const std::filesystem::path& path, const WeightMap& tensor
     for (int i = 0; i < 8; ++i) bytes.push_back(char((hl >> (8 * i)) & 0xff));
     bytes += h;
     for (const auto& [name, t] : tensors) {
-        if (t.is_half()) {  // written as F32 like every tensor
+        if (!t.is_f32_rows()) {  // written as row-major F32 like every tensor
             const Tensor f = to_f32(t);
             bytes.append(reinterpret_cast<const char*>(f.data.data()), f.data.size() * 4);
         } else {

@@ -73,7 +73,8 @@ void convert_folder(const fs::path& src, const fs::path& dst, const std::string&
 
 size_t stored_bytes(const Model& m) {
     size_t b = 0;
-    for (const auto& [name, t] : m.stored_weights()) b += t.is_half() ? t.half.size() * 2 : t.data.size() * 4;
+    for (const auto& [name, t] : m.stored_weights())
+        b += t.is_half() ? t.half.size() * 2 : (t.data.size() + t.panels.size()) * 4;  // float32 rows or panels
     return b;
 }
 

@@ -1,0 +1,41 @@
+// x · Wᵀ for the forward's linear layers, with float32 weights kept in panel order.
+//
+// A torch.nn.Linear weight W (out_features O, in_features I) is stored row-major, so output feature o reads a
+// contiguous row. A product of a few rows of x with W then needs W gathered into column order first: Eigen packs
+// (transposes) every panel of W on every call, and at the sizes a typed sentence has (T = 16-64 tokens) that gather
+// cost as much as the multiply. Panels keep W in the order the product reads it, once, when the model is built:
+// for each block of kPanelRows = 32 output features p, the values W[32p + j][i] are stored at i*32 + j — 32
+// consecutive output features per input feature, one cache line pair. The micro-kernel multiplies a panel with up
+// to 12 rows of x in registers (24 accumulators of 16 floats, AVX-512), summing the inner dimension in blocks of
+// kPanelDepth, so each row of the result is computed in the same order whatever the number of rows (an
+// incremental one-row forward equals the full forward's row bit for bit) and whatever the thread count (threads
+// take whole panels). Same memory as the row-major weight (the last panel is zero-padded to 32 rows).
+#pragma once
+
+#include "core/tensor.h"
+
+namespace ts {
+
+/// Output features per panel.
+inline constexpr int64_t kPanelRows = 32;
+/// Inner-dimension block: each 256-long block of a dot product is summed in registers, then added to the result.
+inline constexpr int64_t kPanelDepth = 256;
+
+/// The panel-ordered copy of a float32 rank-2 weight (O, I): storage Storage::F32Panels, values in `panels`
+/// (ceil(O / 32) * 32 * I floats), `data` empty, `shape` unchanged. Throws std::invalid_argument for another rank
+/// or storage.
+[[nodiscard]] Tensor pack_panels(const Tensor& w);
+/// The row-major float32 weight back from its panels (exact: a permutation).
+[[nodiscard]] Tensor unpack_panels(const Tensor& p);
+
+/// out (N, O) = x (N, I) · Wᵀ for W (O, I) in panels, on `n_threads` threads (each a range of panels); out is
+/// resized and must not alias x. Equals torch.nn.functional.linear(x, W) up to float rounding (the inner sum runs
+/// in 256-long blocks, each in the order i = 0, 1, ...). Throws std::invalid_argument when x has not I columns.
+void matmul_panels(const MatrixRM& x, const Tensor& w, MatrixRM& out, int n_threads);
+
+namespace detail {
+/// The portable kernel (plain C++ loops), used when the build has no AVX-512; exposed so tests compare both.
+void matmul_panels_portable(const MatrixRM& x, const Tensor& w, MatrixRM& out);
+}  // namespace detail
+
+}  // namespace ts
