@@ -150,22 +150,30 @@ void mask_scores(float* scores, const uint8_t* allowed, int H, int T, int S) {
         }
 }
 
-// Row-wise softmax(x / temperature) in place, as softmax_rows_inplace (core/ops.h) on a block of rows: divide (not
-// multiply by 1/T) to round like torch; a fully masked row becomes zeros. temperature already checked.
-void softmax_block_inplace(MapRM x, float temperature) {
+// One query row of a head, in place and in one pass while the row is in cache: raw scores -> · scale, + bias, -inf
+// where the mask forbids, softmax(· / temperature) (divide, not multiply by 1/T, to round like torch). Only the first
+// `end` keys are read; the rest of the row (keys after the row's last allowed one, whose probability is exactly 0) is
+// set to 0. A fully masked row becomes zeros. The element operations are those of record_score_views and
+// softmax_rows_inplace (core/ops.h), so scores_masked and probs agree with them. temperature already checked.
+void probs_row_inplace(float* row, int S, int end, float scale, const float* bias, const uint8_t* ok,
+                       float temperature) {
     constexpr float kInf = std::numeric_limits<float>::infinity();
-    if (temperature != 1.0f) x.array() /= temperature;
-    for (Eigen::Index r = 0; r < x.rows(); ++r) {
-        auto row = x.row(r);
-        if (row.size() == 0) continue;
-        const float mx = row.maxCoeff();
-        if (mx == -kInf) {
-            row.setZero();
-            continue;
-        }
-        row.array() = (row.array() - mx).exp();
-        row /= row.sum();
+    Eigen::Map<RowVectorF> r(row, end);
+    if (scale != 1.0f) r *= scale;
+    if (bias) r += Eigen::Map<const RowVectorF>(bias, end);
+    if (ok)
+        for (int s = 0; s < end; ++s)
+            if (!ok[s]) row[s] = -kInf;
+    std::fill(row + end, row + S, 0.0f);
+    if (end == 0) return;
+    if (temperature != 1.0f) r.array() /= temperature;
+    const float mx = r.maxCoeff();
+    if (mx == -kInf) {
+        r.setZero();
+        return;
     }
+    r.array() = (r.array() - mx).exp();
+    r /= r.sum();
 }
 
 }  // namespace
@@ -261,6 +269,20 @@ void attention_forward(const AttnWeights& w, const AttnParams& p, const MatrixRM
                                     std::to_string(bias->cols()) + "), expected (H*T, S) = (" +
                                     std::to_string(int64_t(H) * T) + ", " + std::to_string(S) + ")");
     if (bias) sink.rec("position_bias", {H, T, S}, bias->data());
+    // Per query row, one past its last allowed key (0 when it has none). Later keys are masked, their probability is
+    // exactly 0: the softmax and probs V stop there (a causal mask halves both), and without recorded raw scores
+    // Q K^T too. Shared by the heads.
+    ws.row_end.resize(size_t(T));
+    for (int t = 0; t < T; ++t) {
+        int e = S;
+        if (allowed)
+            while (e > 0 && !allowed[size_t(t) * S + size_t(e - 1)]) --e;
+        ws.row_end[size_t(t)] = e;
+    }
+    constexpr int kRowBlock = 64;  // rows of a block that shares one key extent (its last row's, for a causal mask)
+    const auto block_end = [&](int r0, int n) {
+        return *std::max_element(ws.row_end.begin() + r0, ws.row_end.begin() + r0 + n);
+    };
     const int n_threads = compute_threads();
 #pragma omp parallel for num_threads(n_threads) if (n_threads > 1 && H > 1) schedule(static)
     for (int h = 0; h < H; ++h) {
@@ -269,18 +291,28 @@ void attention_forward(const AttnWeights& w, const AttnParams& p, const MatrixRM
         const ConstMapRM Vg(vbase + size_t(g) * stride * D, S, D);
         const ConstMapRM Qh(ws.qh.data() + size_t(h) * T * D, T, D);
         MapRM Ph(ws.probs.data() + size_t(h) * T * S, T, S);
-        if (keep_scores) {
+        if (keep_scores) {  // the trace shows every raw score, masked ones included
             MapRM Sh(ws.scores.data() + size_t(h) * T * S, T, S);
             Sh.noalias() = Qh * Kg.transpose();
             Ph = Sh;
         } else {
-            Ph.noalias() = Qh * Kg.transpose();
+            for (int r0 = 0; r0 < T; r0 += kRowBlock) {
+                const int n = std::min(kRowBlock, T - r0), e = block_end(r0, n);
+                if (e > 0) Ph.block(r0, 0, n, e).noalias() = Qh.middleRows(r0, n) * Kg.topRows(e).transpose();
+            }
         }
-        if (p.scale) Ph *= scale;
-        if (bias) Ph += bias->middleRows(int64_t(h) * T, T);
-        if (allowed) mask_scores(Ph.data(), allowed, 1, T, S);
-        softmax_block_inplace(Ph, p.temperature);  // fully masked rows -> zeros
-        ws.head_out.middleRows(h * T, T).noalias() = Ph * Vg;
+        for (int t = 0; t < T; ++t)
+            probs_row_inplace(Ph.data() + size_t(t) * S, S, ws.row_end[size_t(t)], scale,
+                              bias ? bias->data() + (size_t(h) * T + size_t(t)) * S : nullptr,
+                              allowed ? allowed + size_t(t) * S : nullptr, p.temperature);
+        for (int r0 = 0; r0 < T; r0 += kRowBlock) {
+            const int n = std::min(kRowBlock, T - r0), e = block_end(r0, n);
+            auto out = ws.head_out.middleRows(int64_t(h) * T + r0, n);
+            if (e == 0)
+                out.setZero();
+            else
+                out.noalias() = Ph.block(r0, 0, n, e) * Vg.topRows(e);
+        }
     }
     if (keep_scores) {
         sink.rec("scores", {H, T, S}, ws.scores.data());

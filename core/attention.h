@@ -69,6 +69,7 @@ struct AttnWorkspace {
     MatrixRM concat;           ///< (T, H*D)
     MatrixRM out;              ///< (T, d_model)
     std::vector<float> gather; ///< only used when capturing cached keys/values
+    std::vector<int> row_end;  ///< (T) per query row, one past its last allowed key
 };
 
 struct AttnParams {

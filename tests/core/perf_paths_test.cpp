@@ -198,6 +198,70 @@ TEST(Trace, AFilterWithoutRawScoresStillRecordsScaledAndMaskedScores) {
         EXPECT_TRUE(close_values(some.trace->at(n), all.trace->at(n), 0.0f, 0.0f)) << n;
 }
 
+// Keys after a query row's last allowed one have probability exactly 0, so the softmax and probs V stop at that key
+// (and Q K^T too when raw scores are not recorded), in blocks of 64 rows. T = 150 spans three blocks; every mask kind
+// that leaves a masked tail: causal, sliding window, key padding on the last keys, a custom band, a fully masked row.
+TEST(Trace, RowsStopAtTheirLastAllowedKeyWithTheValuesOfWholeRows) {
+    ModelConfig c = gpt_config();
+    c.max_seq_len = 160;
+    const Model m = random_model(c, 8);
+    const int T = 150, H = c.n_heads;
+    const std::vector<int> ids = ids_of(T, c.vocab_size, 5);
+    std::vector<MaskSpec> masks(4);
+    masks[1].kind = MaskKind::SlidingWindow;
+    masks[1].window = 5;
+    masks[2].kind = MaskKind::None;
+    masks[2].key_padding.assign(T, 0);
+    for (int s = T - 20; s < T; ++s) masks[2].key_padding[size_t(s)] = 1;
+    masks[3].kind = MaskKind::Custom;
+    masks[3].custom.assign(size_t(T) * T, 0);
+    for (int t = 1; t < T; ++t)  // row 0 allows nothing; row t: keys t/2 .. min(T - 1, t + 3)
+        for (int s = t / 2; s <= std::min(T - 1, t + 3); ++s) masks[3].custom[size_t(t) * T + size_t(s)] = 1;
+    for (size_t k = 0; k < masks.size(); ++k) {
+        ForwardOptions opt = capture_all();
+        opt.temperature = 0.8f;
+        opt.self_mask = masks[k];
+        const ForwardResult full = forward(m, ids, opt);
+        for (int l = 0; l < c.n_layers; ++l) {
+            const std::string b = "dec." + std::to_string(l) + ".attn.";
+            const Tensor& masked = full.trace->at(b + "scores_masked");
+            const Tensor& probs = full.trace->at(b + "probs");
+            double worst = 0;
+            for (int h = 0; h < H; ++h)
+                for (int t = 0; t < T; ++t) {
+                    const float* sm = masked.data.data() + (size_t(h) * T + size_t(t)) * T;
+                    const float* pr = probs.data.data() + (size_t(h) * T + size_t(t)) * T;
+                    double mx = -INFINITY, z = 0;
+                    for (int s = 0; s < T; ++s) mx = std::max(mx, double(sm[s]) / 0.8);
+                    for (int s = 0; s < T; ++s) z += std::isinf(mx) ? 0.0 : std::exp(double(sm[s]) / 0.8 - mx);
+                    for (int s = 0; s < T; ++s) {
+                        const double want = z > 0 ? std::exp(double(sm[s]) / 0.8 - mx) / z : 0.0;
+                        if (std::isinf(sm[s])) {
+                            ASSERT_EQ(pr[s], 0.0f) << k << " " << b << " h" << h << " t" << t;
+                        }
+                        worst = std::max(worst, std::abs(double(pr[s]) - want));
+                    }
+                }
+            EXPECT_LT(worst, 1e-6) << "mask " << k << " " << b;
+        }
+        if (k == 3) {  // the fully masked row 0 attends to nothing: zeros, not NaN
+            const Tensor& ho = full.trace->at("dec.0.attn.head_out");
+            for (int h = 0; h < H; ++h)
+                for (int d = 0; d < c.d_head(); ++d) EXPECT_EQ(ho.data[size_t(h) * T * c.d_head() + size_t(d)], 0.0f);
+        }
+        // Without raw scores recorded, Q K^T also stops at each block's last allowed key: same probs and logits.
+        ForwardOptions some = opt;
+        some.capture = CaptureFilter::prefixes({"dec.1.attn.probs"});
+        const ForwardResult part = forward(m, ids, some);
+        EXPECT_TRUE(equal_to_rounding(part.trace->at("dec.1.attn.probs"), full.trace->at("dec.1.attn.probs"), 1e-6))
+            << "mask " << k;
+        some.capture = CaptureFilter::none();
+        const MatrixRM logits = forward(m, ids, some).logits;
+        EXPECT_LE((logits - full.logits).cwiseAbs().maxCoeff(), 1e-6f * std::max(1.0f, full.logits.cwiseAbs().maxCoeff()))
+            << "mask " << k;
+    }
+}
+
 // --- threads ----------------------------------------------------------------------------------------------------
 
 TEST(Threads, TwoThreadsGiveTheSingleThreadedTraceWithinTheFamilyTolerance) {
