@@ -1,6 +1,7 @@
 // The two ends of the forward pass: token embeddings plus additive positions (with the embed.out edits), and the
 // LM head over the final hidden states. Internal to core (declared in core/attention.h).
 #include "core/attention.h"
+#include "core/gemm.h"
 #include "core/half.h"
 #include "core/ops.h"
 
@@ -18,7 +19,8 @@ MatrixRM embed(const Model& m, const std::vector<int>& ids, int start_pos, Trace
     const ModelConfig& c = m.config();
     if (ids.empty()) throw std::invalid_argument("forward: empty token ids (need at least one token)");
     const int T = static_cast<int>(ids.size());
-    const Tensor& emb = m.stored_weight("tok_emb.weight");  // rows widened one at a time when half precision
+    // As stored: half-precision rows are widened one at a time; a tied head's panels give a row with a stride.
+    const Tensor& emb = m.stored_weight("tok_emb.weight");
     const bool cap = trace.filter().captures_anything();
     MatrixRM x(T, c.d_model);
     const float scale = c.scale_embeddings ? std::sqrt(static_cast<float>(c.d_model)) : 1.0f;
@@ -30,6 +32,9 @@ MatrixRM embed(const Model& m, const std::vector<int>& ids, int start_pos, Trace
                                         std::to_string(c.vocab_size) + ")");
         if (emb.is_half()) {
             widen_half(emb.half.data() + size_t(id) * c.d_model, emb.storage, x.row(t).data(), size_t(c.d_model));
+            x.row(t) *= scale;
+        } else if (emb.storage == Storage::F32Panels) {
+            panel_row(emb, id, x.row(t).data());
             x.row(t) *= scale;
         } else {
             x.row(t) = Eigen::Map<const RowVectorF>(emb.data.data() + size_t(id) * c.d_model, c.d_model) * scale;

@@ -171,12 +171,18 @@ Tensor unpack_panels(const Tensor& p) {
         throw std::invalid_argument("unpack_panels: the tensor is not in panels");
     const int64_t O = p.shape[0], I = p.shape[1];
     Tensor w(p.shape);
-    for (int64_t o = 0; o < O; ++o) {
-        const float* src = p.panels.data() + (o / kP) * kP * I + (o % kP);
-        float* dst = w.data.data() + o * I;
-        for (int64_t i = 0; i < I; ++i) dst[i] = src[i * kP];
-    }
+    for (int64_t o = 0; o < O; ++o) panel_row(p, o, w.data.data() + o * I);
     return w;
+}
+
+void panel_row(const Tensor& p, int64_t o, float* dst) {
+    if (p.storage != Storage::F32Panels || p.shape.size() != 2)
+        throw std::invalid_argument("panel_row: the tensor is not in panels");
+    const int64_t O = p.shape[0], I = p.shape[1];
+    if (o < 0 || o >= O)
+        throw std::invalid_argument("panel_row: row " + std::to_string(o) + " outside [0, " + std::to_string(O) + ")");
+    const float* src = p.panels.data() + (o / kP) * kP * I + (o % kP);
+    for (int64_t i = 0; i < I; ++i) dst[i] = src[i * kP];
 }
 
 void matmul_panels(const MatrixRM& x, const Tensor& w, MatrixRM& out, int n_threads) {

@@ -27,6 +27,9 @@ inline constexpr int64_t kPanelDepth = 256;
 [[nodiscard]] Tensor pack_panels(const Tensor& w);
 /// The row-major float32 weight back from its panels (exact: a permutation).
 [[nodiscard]] Tensor unpack_panels(const Tensor& p);
+/// Row o of a panel-ordered weight (O, I) into dst[0, I): one value every 32 floats (an embedding lookup in a tied
+/// LM head's panels). Throws std::invalid_argument when p is not in panels or o is outside [0, O).
+void panel_row(const Tensor& p, int64_t o, float* dst);
 
 /// out (N, O) = x (N, I) · Wᵀ for W (O, I) in panels, on `n_threads` threads (each a range of panels); out is
 /// resized and must not alias x. Equals torch.nn.functional.linear(x, W) up to float rounding (the inner sum runs

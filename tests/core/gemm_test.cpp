@@ -47,7 +47,7 @@ TEST(Panels, PackingIsAPermutationThatUnpacksExactly) {
 }
 
 TEST(Panels, ProductEqualsEigenOnRaggedShapes) {
-    for (const auto [N, O, I] : {std::tuple<int64_t, int64_t, int64_t>{1, 1, 1}, {3, 31, 7}, {13, 33, 257},
+    for (const auto& [N, O, I] : {std::tuple<int64_t, int64_t, int64_t>{1, 1, 1}, {3, 31, 7}, {13, 33, 257},
                                  {25, 100, 600}, {40, 64, 256}, {7, 96, 1000}}) {
         const Tensor w = random_weight(O, I, uint32_t(N + O));
         const MatrixRM x = random_rows(N, I, uint32_t(I));
@@ -114,10 +114,41 @@ TEST(Panels, TheModelPacksItsLinearMatricesAndGivesThemBackRowMajor) {
     const Model m(c, w);
     EXPECT_EQ(m.stored_weight("dec.0.attn.wq").storage, Storage::F32Panels);
     EXPECT_EQ(m.stored_weight("dec.0.ffn.w_down").storage, Storage::F32Panels);
-    EXPECT_TRUE(m.stored_weight("tok_emb.weight").is_f32_rows());  // rows are looked up: kept row-major
+    EXPECT_EQ(m.stored_weight("tok_emb.weight").storage, Storage::F32Panels);  // tied: the LM head reads it
     EXPECT_FALSE(m.has_half_weights());
     EXPECT_EQ(m.weight("dec.0.attn.wq").data, w.at("dec.0.attn.wq").data);
     for (const auto& [name, t] : m.weights()) EXPECT_EQ(t.data, w.at(name).data) << name;
+
+    // Lookups in the tied head's panels give the embedding rows exactly; an untied model keeps its embeddings
+    // row-major and packs lm_head.weight.
+    const std::vector<int> ids = {0, 31, 32, 49, 7};
+    ForwardOptions opt;
+    opt.capture = CaptureFilter::prefixes({"tok_emb.out"});
+    const ForwardResult fr = forward(m, ids, opt);
+    const Tensor& looked_up = fr.trace->at("tok_emb.out");
+    const Tensor& emb = w.at("tok_emb.weight");
+    for (size_t t = 0; t < ids.size(); ++t)
+        for (int i = 0; i < c.d_model; ++i)
+            EXPECT_EQ(looked_up.data[t * size_t(c.d_model) + size_t(i)], emb.data[size_t(ids[t] * c.d_model + i)])
+                << "id " << ids[t] << " feature " << i;
+    std::vector<float> row(size_t(c.d_model));
+    EXPECT_THROW(panel_row(m.stored_weight("tok_emb.weight"), c.vocab_size, row.data()), std::invalid_argument);
+    EXPECT_THROW(panel_row(emb, 0, row.data()), std::invalid_argument);
+
+    c.tie_embeddings = false;
+    const WeightMap wu = init_weights(c, 12);
+    const Model untied(c, wu);
+    EXPECT_TRUE(untied.stored_weight("tok_emb.weight").is_f32_rows());  // only looked up
+    EXPECT_EQ(untied.stored_weight("lm_head.weight").storage, Storage::F32Panels);
+    EXPECT_EQ(untied.weight("lm_head.weight").data, wu.at("lm_head.weight").data);
+    const MatrixRM logits = forward(untied, ids, ForwardOptions{}).logits;
+    const ForwardResult r = forward(untied, ids, [] {
+        ForwardOptions o;
+        o.capture = CaptureFilter::prefixes({"final_norm.out"});
+        return o;
+    }());
+    const MatrixRM want = r.trace->at("final_norm.out").mat() * wu.at("lm_head.weight").mat().transpose();
+    EXPECT_LE((logits - want).cwiseAbs().maxCoeff(), 1e-5f * std::max(1.0f, want.cwiseAbs().maxCoeff()));
 }
 
 }  // namespace
