@@ -13,6 +13,10 @@
 #if defined(__AVX512F__)
 #include <immintrin.h>
 #endif
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 
 namespace ts {
 
@@ -150,19 +154,53 @@ void product_wt(const MatrixRM& x, const Weight& W, Out&& out) {
 
 }  // namespace
 
-Tensor pack_panels(const Tensor& w) {
+namespace {
+
+// Hands the whole pages of [begin, end) back to the kernel; they are not read again (the weight is being moved into
+// panels and freed after). Keeps the load's peak memory at about one copy of the weight. Linux only; elsewhere a no-op.
+void release_pages(const float* begin, const float* end) {
+#if defined(__linux__)
+    const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+    const uintptr_t b = (reinterpret_cast<uintptr_t>(begin) + page - 1) / page * page;
+    const uintptr_t e = reinterpret_cast<uintptr_t>(end) / page * page;
+    if (e > b) madvise(reinterpret_cast<void*>(b), e - b, MADV_DONTNEED);
+#else
+    (void)begin;
+    (void)end;
+#endif
+}
+
+// Panels appended one at a time to reserved (untouched) memory, so the result's pages are touched only as they are
+// filled; with `release`, the rows a panel consumed are released from w as it goes.
+Tensor pack(const Tensor& w, bool release) {
     if (!w.is_f32_rows() || w.shape.size() != 2)
         throw std::invalid_argument("pack_panels: needs a float32 rank-2 weight, got shape " + w.shape_str());
     const int64_t O = w.shape[0], I = w.shape[1];
     Tensor p;
     p.shape = w.shape;
     p.storage = Storage::F32Panels;
-    p.panels.assign(size_t(n_panels(O) * kP * I), 0.0f);
-    for (int64_t o = 0; o < O; ++o) {
-        float* dst = p.panels.data() + (o / kP) * kP * I + (o % kP);
-        const float* src = w.data.data() + o * I;
-        for (int64_t i = 0; i < I; ++i) dst[i * kP] = src[i];
+    p.panels.reserve(size_t(n_panels(O) * kP * I));
+    std::vector<float> block(size_t(kP * I));
+    for (int64_t p0 = 0; p0 < O; p0 += kP) {
+        const int64_t rows = std::min(kP, O - p0);
+        std::fill(block.begin(), block.end(), 0.0f);  // the last panel's rows past O stay 0
+        for (int64_t j = 0; j < rows; ++j) {
+            const float* src = w.data.data() + (p0 + j) * I;
+            for (int64_t i = 0; i < I; ++i) block[size_t(i * kP + j)] = src[i];
+        }
+        p.panels.insert(p.panels.end(), block.begin(), block.end());
+        if (release) release_pages(w.data.data() + p0 * I, w.data.data() + (p0 + rows) * I);
     }
+    return p;
+}
+
+}  // namespace
+
+Tensor pack_panels(const Tensor& w) { return pack(w, false); }
+
+Tensor pack_panels(Tensor&& w) {
+    Tensor p = pack(w, true);
+    w = Tensor();  // its released pages are never read
     return p;
 }
 

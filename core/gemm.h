@@ -25,6 +25,9 @@ inline constexpr int64_t kPanelDepth = 256;
 /// (ceil(O / 32) * 32 * I floats), `data` empty, `shape` unchanged. Throws std::invalid_argument for another rank
 /// or storage.
 [[nodiscard]] Tensor pack_panels(const Tensor& w);
+/// The same, consuming w: the pages of rows already packed are handed back to the system as packing goes, so a
+/// model's load peaks at about one copy of the weight, not two (w is left empty).
+[[nodiscard]] Tensor pack_panels(Tensor&& w);
 /// The row-major float32 weight back from its panels (exact: a permutation).
 [[nodiscard]] Tensor unpack_panels(const Tensor& p);
 /// Row o of a panel-ordered weight (O, I) into dst[0, I): one value every 32 floats (an embedding lookup in a tied

@@ -178,7 +178,7 @@ Model::Model(ModelConfig config, WeightMap weights) : m_config(std::move(config)
     for (auto& [name, t] : m_weights)
         if (t.is_f32_rows() && t.rank() == 2 &&
             (is_linear_weight(name) || name == "lm_head.weight" || (tied_head && name == "tok_emb.weight")))
-            t = pack_panels(t);
+            t = pack_panels(std::move(t));
     m_all_f32_rows = std::all_of(m_weights.begin(), m_weights.end(), [](const auto& kv) { return kv.second.is_f32_rows(); });
     m_widened = std::make_shared<Widened>();
 }

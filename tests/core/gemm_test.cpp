@@ -44,6 +44,14 @@ TEST(Panels, PackingIsAPermutationThatUnpacksExactly) {
     EXPECT_EQ(back.shape, w.shape);
     EXPECT_EQ(back.data, w.data);
     EXPECT_EQ(to_f32(p).data, w.data);
+
+    // Consuming the weight (its pages released as it is packed) gives the same panels; big enough to span pages.
+    const Tensor big = random_weight(300, 1000, 2);
+    Tensor consumed = big;
+    const Tensor q = pack_panels(std::move(consumed));
+    EXPECT_TRUE(consumed.data.empty());
+    EXPECT_EQ(q.panels, pack_panels(big).panels);
+    EXPECT_EQ(unpack_panels(q).data, big.data);
 }
 
 TEST(Panels, ProductEqualsEigenOnRaggedShapes) {
