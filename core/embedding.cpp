@@ -30,11 +30,11 @@ MatrixRM embed(const Model& m, const std::vector<int>& ids, int start_pos, Trace
             throw std::invalid_argument("forward: token id " + std::to_string(id) + " at position " +
                                         std::to_string(t) + " is outside [0, vocab_size = " +
                                         std::to_string(c.vocab_size) + ")");
-        if (emb.is_half()) {
-            widen_half(emb.half.data() + size_t(id) * c.d_model, emb.storage, x.row(t).data(), size_t(c.d_model));
-            x.row(t) *= scale;
-        } else if (emb.storage == Storage::F32Panels) {
+        if (emb.in_panels()) {
             panel_row(emb, id, x.row(t).data());
+            x.row(t) *= scale;
+        } else if (emb.is_half()) {
+            widen_half(emb.half.data() + size_t(id) * c.d_model, emb.storage, x.row(t).data(), size_t(c.d_model));
             x.row(t) *= scale;
         } else {
             x.row(t) = Eigen::Map<const RowVectorF>(emb.data.data() + size_t(id) * c.d_model, c.d_model) * scale;

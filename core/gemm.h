@@ -21,21 +21,22 @@ inline constexpr int64_t kPanelRows = 32;
 /// Inner-dimension block: each 256-long block of a dot product is summed in registers, then added to the result.
 inline constexpr int64_t kPanelDepth = 256;
 
-/// The panel-ordered copy of a float32 rank-2 weight (O, I): storage Storage::F32Panels, values in `panels`
-/// (ceil(O / 32) * 32 * I floats), `data` empty, `shape` unchanged. Throws std::invalid_argument for another rank
-/// or storage.
+/// The panel-ordered copy of a row-major rank-2 weight (O, I): float32 -> Storage::F32Panels, values in `panels`
+/// (ceil(O / 32) * 32 * I floats), `data` empty; F16 / BF16 -> F16Panels / BF16Panels, the bits in that order in
+/// `half` (the product widens them as it loads them, exactly). `shape` unchanged. Throws std::invalid_argument for
+/// another rank or storage.
 [[nodiscard]] Tensor pack_panels(const Tensor& w);
 /// The same, consuming w: the pages of rows already packed are handed back to the system as packing goes, so a
 /// model's load peaks at about one copy of the weight, not two (w is left empty).
 [[nodiscard]] Tensor pack_panels(Tensor&& w);
-/// The row-major float32 weight back from its panels (exact: a permutation).
+/// The row-major float32 weight back from its panels (exact: a permutation, half precision widened).
 [[nodiscard]] Tensor unpack_panels(const Tensor& p);
 /// Row o of a panel-ordered weight (O, I) into dst[0, I): one value every 32 floats (an embedding lookup in a tied
 /// LM head's panels). Throws std::invalid_argument when p is not in panels or o is outside [0, O).
 void panel_row(const Tensor& p, int64_t o, float* dst);
 
-/// out (N, O) = x (N, I) · Wᵀ for W (O, I) in panels, on `n_threads` threads (each a range of panels); out is
-/// resized and must not alias x. Equals torch.nn.functional.linear(x, W) up to float rounding (the inner sum runs
+/// out (N, O) = x (N, I) · Wᵀ for W (O, I) in panels (float32 or half precision, computed in float32), on
+/// `n_threads` threads (each a range of panels); out is resized and must not alias x. Equals torch.nn.functional.linear(x, W) up to float rounding (the inner sum runs
 /// in 256-long blocks, each in the order i = 0, 1, ...). Throws std::invalid_argument when x has not I columns.
 void matmul_panels(const MatrixRM& x, const Tensor& w, MatrixRM& out, int n_threads);
 

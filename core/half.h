@@ -46,10 +46,10 @@ namespace ts {
     return out;
 }
 
-/// dst[i] = widen(src[i]) for i < n; kind F16 or BF16.
+/// dst[i] = widen(src[i]) for i < n; kind F16 or BF16 (or their panel kinds: the same bits).
 inline void widen_half(const uint16_t* src, Storage kind, float* dst, size_t n) {
     size_t i = 0;
-    if (kind == Storage::BF16) {
+    if (kind == Storage::BF16 || kind == Storage::BF16Panels) {
         for (; i < n; ++i) {  // a shift: GCC vectorizes this loop
             const uint32_t bits = uint32_t(src[i]) << 16;
             std::memcpy(dst + i, &bits, 4);
@@ -66,7 +66,7 @@ inline void widen_half(const uint16_t* src, Storage kind, float* dst, size_t n) 
 /// A row-major float32 copy of `t` (itself when already so; panels are put back in rows).
 [[nodiscard]] inline Tensor to_f32(const Tensor& t) {
     if (t.is_f32_rows()) return t;
-    if (t.storage == Storage::F32Panels) return unpack_panels(t);
+    if (t.in_panels()) return unpack_panels(t);
     Tensor out;
     out.shape = t.shape;
     out.data.resize(t.half.size());

@@ -32,17 +32,19 @@ using ConstMapRM = Eigen::Map<const MatrixRM>;
 
 /// How a Tensor's values are stored: float32 in `data`, IEEE half / bfloat16 bits in `half` (model weights kept
 /// as a checkpoint stores them; core/half.h widens them block by block inside the matrix products), or float32 in
-/// `panels`, the order of the forward's matrix product (F32Panels: a model's linear-layer weights; core/gemm.h).
-enum class Storage : uint8_t { F32, F16, BF16, F32Panels };
+/// `panels`, the order of the forward's matrix product (F32Panels: a model's linear-layer weights; core/gemm.h), or
+/// half-precision bits in that order in `half` (F16Panels, BF16Panels: the same weights of a half-precision model).
+enum class Storage : uint8_t { F32, F16, BF16, F32Panels, F16Panels, BF16Panels };
 
 /// Row-major float tensor. shape {} is a scalar holding one value. A half-precision tensor (storage F16/BF16) keeps
 /// its values in `half` and `data` is empty: read it through core/half.h (widen_half, to_f32), not mat()/data.
-/// So does a panel-ordered one (F32Panels, values in `panels`): to_f32 gives the row-major copy.
+/// So does a panel-ordered one (F32Panels, values in `panels`; F16Panels / BF16Panels, bits in `half`): to_f32
+/// gives the row-major float32 copy.
 struct Tensor {
     std::vector<int64_t> shape;
     std::vector<float> data;
     Storage storage = Storage::F32;
-    std::vector<uint16_t> half;  ///< F16 / BF16 bits when storage is F16 / BF16
+    std::vector<uint16_t> half;  ///< F16 / BF16 bits (row-major, or panel order for F16Panels / BF16Panels)
     std::vector<float, Eigen::aligned_allocator<float>> panels;  ///< F32Panels: 32-row panels (core/gemm.h)
 
     Tensor() = default;
@@ -57,11 +59,18 @@ struct Tensor {
         return std::accumulate(s.begin(), s.end(), int64_t{1}, std::multiplies<>());
     }
     [[nodiscard]] int64_t numel() const {
-        if (storage == Storage::F32Panels) return count(shape);
+        if (in_panels()) return count(shape);
         return static_cast<int64_t>(storage == Storage::F32 ? data.size() : half.size());
     }
-    /// F16 or BF16 bits in `half`.
-    [[nodiscard]] bool is_half() const { return storage == Storage::F16 || storage == Storage::BF16; }
+    /// F16 or BF16 bits in `half`, row-major or in panels.
+    [[nodiscard]] bool is_half() const {
+        return storage == Storage::F16 || storage == Storage::BF16 || storage == Storage::F16Panels ||
+               storage == Storage::BF16Panels;
+    }
+    /// In the panel order of the forward's product (core/gemm.h), float32 or half precision.
+    [[nodiscard]] bool in_panels() const {
+        return storage == Storage::F32Panels || storage == Storage::F16Panels || storage == Storage::BF16Panels;
+    }
     /// Row-major float32 in `data`: mat() and data are valid (otherwise read the tensor through to_f32).
     [[nodiscard]] bool is_f32_rows() const { return storage == Storage::F32; }
     [[nodiscard]] int64_t dim(size_t i) const { return shape.at(i); }

@@ -91,6 +91,7 @@ TEST_P(HalfWeights, KeptAsStoredGiveTheTraceOfWidenedWeights) {
     EXPECT_FALSE(f32->has_half_weights());
     ASSERT_TRUE(half->has_half_weights());
     EXPECT_TRUE(half->stored_weight("dec.0.attn.wq").is_half());
+    EXPECT_TRUE(half->stored_weight("dec.0.attn.wq").in_panels());  // multiplied without a widened copy
     EXPECT_TRUE(half->stored_weight("tok_emb.weight").is_half());
     EXPECT_FALSE(half->stored_weight("dec.0.attn_norm.weight").is_half());  // vectors are widened at load
     // Matrices in 16 bits: the model holds a little over half of the float32 model's bytes.
@@ -145,6 +146,49 @@ TEST(HalfWeights, PanelProductEqualsTheWidenedProductAcrossPanelEdgesAndThreads)
         EXPECT_TRUE(test::allclose(out, expected, 1e-5f, 1e-5f)) << threads << " threads";
     }
     set_compute_threads(1);
+}
+
+// Half-precision panels (the model's storage for half-precision matrices) widen exactly as they are loaded, so the
+// product equals the float32 panels of the widened weight bit for bit: native and portable kernels, 1 and 2
+// threads, panel edges (O = 70: two full panels and 6 rows), inner sums past one 256-deep block (I = 300).
+TEST(HalfWeights, HalfPanelsMultiplyLikeTheFloat32PanelsOfTheWidenedWeight) {
+    const int O = 70, I = 300;
+    for (const Storage kind : {Storage::BF16, Storage::F16}) {
+        Tensor w;
+        w.shape = {O, I};
+        w.storage = kind;
+        for (int i = 0; i < O * I; ++i) {
+            const float v = std::sin(0.37f * float(i)) * 0.5f;
+            w.half.push_back(kind == Storage::BF16 ? to_bf16(v) : to_f16(v));
+        }
+        const Tensor wf = to_f32(w);
+        const Tensor hp = pack_panels(w), fp = pack_panels(wf);
+        ASSERT_EQ(hp.storage, kind == Storage::BF16 ? Storage::BF16Panels : Storage::F16Panels);
+        EXPECT_TRUE(hp.is_half());
+        EXPECT_EQ(hp.numel(), O * I);
+        EXPECT_EQ(hp.half.size(), size_t(96 * I));  // 16 bits a value, the last panel padded to 32 rows
+        EXPECT_EQ(to_f32(hp).data, wf.data);
+        std::vector<float> row(static_cast<size_t>(I));
+        panel_row(hp, 69, row.data());
+        EXPECT_EQ(row, std::vector<float>(wf.data.begin() + 69 * I, wf.data.end()));
+        for (int N : {1, 5, 13, 40}) {
+            MatrixRM x(N, I);
+            for (int i = 0; i < N * I; ++i) x.data()[i] = std::cos(0.11f * float(i));
+            MatrixRM want, portable, half_portable;
+            matmul_panels(x, fp, want, 1);
+            detail::matmul_panels_portable(x, fp, portable);
+            detail::matmul_panels_portable(x, hp, half_portable);
+            EXPECT_TRUE(test::allclose(half_portable, portable, 0.0f, 0.0f)) << N;
+            for (int threads : {1, 2}) {
+                MatrixRM out;
+                matmul_panels(x, hp, out, threads);
+                ASSERT_EQ(out.rows(), N);
+                EXPECT_TRUE(test::allclose(out, want, 0.0f, 0.0f)) << N << " rows, " << threads << " threads";
+            }
+            const MatrixRM expected = x * wf.mat().transpose();
+            EXPECT_TRUE(test::allclose(want, expected, 1e-5f, 1e-5f)) << N;
+        }
+    }
 }
 
 TEST(HalfWeights, WidenHalfMatchesTheScalarConversions) {
