@@ -1,4 +1,5 @@
-// x · Wᵀ for the forward's linear layers, with float32 weights kept in panel order.
+// x · Wᵀ for the forward's linear layers and LM head, with the weights (float32, or half precision as stored) kept in
+// panel order.
 //
 // A torch.nn.Linear weight W (out_features O, in_features I) is stored row-major, so output feature o reads a
 // contiguous row. A product of a few rows of x with W then needs W gathered into column order first: Eigen packs
@@ -9,7 +10,9 @@
 // to 12 rows of x in registers (24 accumulators of 16 floats, AVX-512), summing the inner dimension in blocks of
 // kPanelDepth, so each row of the result is computed in the same order whatever the number of rows (an
 // incremental one-row forward equals the full forward's row bit for bit) and whatever the thread count (threads
-// take whole panels). Same memory as the row-major weight (the last panel is zero-padded to 32 rows).
+// take whole panels). Same memory as the row-major weight (the last panel is zero-padded to 32 rows). Half-precision
+// panels hold the 16-bit values in the same order; the kernel widens each panel row as it loads it (exact), so
+// their product equals that of the float32 panels of the widened weight bit for bit.
 #pragma once
 
 #include "core/tensor.h"
