@@ -201,10 +201,6 @@ void product_wt(const MatrixRM& x, const Weight& W, Out&& out) {
     }
 }
 
-}  // namespace
-
-namespace {
-
 // Hands the whole pages of [begin, end) back to the kernel; they are not read again (the weight is being moved into
 // panels and freed after). Keeps the load's peak memory at about one copy of the weight. Linux only; elsewhere a no-op.
 void release_pages(const void* begin, const void* end) {
