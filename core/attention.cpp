@@ -73,6 +73,9 @@ MaskTable build_mask(const MaskSpec& spec, int T, int S, int q_start, int k_star
             if (!spec.key_padding.empty() && spec.key_padding[s]) ok = false;
             row[s] = ok ? 1 : 0;
         }
+        int end = S;
+        while (end > 0 && !row[end - 1]) --end;
+        mt.row_end.push_back(end);
     }
     mt.allowed = std::move(allowed);
     return mt;
@@ -161,9 +164,7 @@ void probs_row_inplace(float* row, int S, int end, float scale, const float* bia
     Eigen::Map<RowVectorF> r(row, end);
     if (scale != 1.0f) r *= scale;
     if (bias) r += Eigen::Map<const RowVectorF>(bias, end);
-    if (ok)
-        for (int s = 0; s < end; ++s)
-            if (!ok[s]) row[s] = -kInf;
+    if (ok) mask_scores(row, ok, 1, 1, end);
     std::fill(row + end, row + S, 0.0f);
     if (end == 0) return;
     if (temperature != 1.0f) r.array() /= temperature;
@@ -269,19 +270,14 @@ void attention_forward(const AttnWeights& w, const AttnParams& p, const MatrixRM
                                     std::to_string(bias->cols()) + "), expected (H*T, S) = (" +
                                     std::to_string(int64_t(H) * T) + ", " + std::to_string(S) + ")");
     if (bias) sink.rec("position_bias", {H, T, S}, bias->data());
-    // Per query row, one past its last allowed key (0 when it has none). Later keys are masked, their probability is
-    // exactly 0: the softmax and probs V stop there (a causal mask halves both), and without recorded raw scores
-    // Q K^T too. Shared by the heads.
-    ws.row_end.resize(size_t(T));
-    for (int t = 0; t < T; ++t) {
-        int e = S;
-        if (allowed)
-            while (e > 0 && !allowed[size_t(t) * S + size_t(e - 1)]) --e;
-        ws.row_end[size_t(t)] = e;
-    }
+    // Keys past a row's last allowed one (mask.row_end) have probability exactly 0: the softmax and probs V stop
+    // there (a causal mask halves both), and without recorded raw scores Q K^T too.
+    const auto row_end = [&](int t) { return mask.row_end.empty() ? S : mask.row_end[size_t(t)]; };
     constexpr int kRowBlock = 64;  // rows of a block that shares one key extent (its last row's, for a causal mask)
     const auto block_end = [&](int r0, int n) {
-        return *std::max_element(ws.row_end.begin() + r0, ws.row_end.begin() + r0 + n);
+        int e = 0;
+        for (int t = r0; t < r0 + n; ++t) e = std::max(e, row_end(t));
+        return e;
     };
     const int n_threads = compute_threads();
 #pragma omp parallel for num_threads(n_threads) if (n_threads > 1 && H > 1) schedule(static)
@@ -302,7 +298,7 @@ void attention_forward(const AttnWeights& w, const AttnParams& p, const MatrixRM
             }
         }
         for (int t = 0; t < T; ++t)
-            probs_row_inplace(Ph.data() + size_t(t) * S, S, ws.row_end[size_t(t)], scale,
+            probs_row_inplace(Ph.data() + size_t(t) * S, S, row_end(t), scale,
                               bias ? bias->data() + (size_t(h) * T + size_t(t)) * S : nullptr,
                               allowed ? allowed + size_t(t) * S : nullptr, p.temperature);
         for (int r0 = 0; r0 < T; r0 += kRowBlock) {

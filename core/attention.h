@@ -53,6 +53,9 @@ struct AttnWeights {
 struct MaskTable {
     /// (T, S) row-major; null = everything allowed. Shared so derived trace entries (scores_masked) can keep it.
     std::shared_ptr<const std::vector<uint8_t>> allowed;
+    /// (T) per query row, one past its last allowed key (0 when it has none); empty when nothing is masked (every row
+    /// ends at S). Keys past it have probability exactly 0, so attention stops there.
+    std::vector<int> row_end;
     int T = 0, S = 0;
 };
 /// q_start / k_start: absolute positions of the first query row and first key column. Throws
@@ -69,7 +72,6 @@ struct AttnWorkspace {
     MatrixRM concat;           ///< (T, H*D)
     MatrixRM out;              ///< (T, d_model)
     std::vector<float> gather; ///< only used when capturing cached keys/values
-    std::vector<int> row_end;  ///< (T) per query row, one past its last allowed key
 };
 
 struct AttnParams {

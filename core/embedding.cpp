@@ -5,6 +5,7 @@
 #include "core/half.h"
 #include "core/ops.h"
 
+#include <algorithm>
 #include <cmath>
 #include <span>
 #include <stdexcept>
@@ -30,16 +31,15 @@ MatrixRM embed(const Model& m, const std::vector<int>& ids, int start_pos, Trace
             throw std::invalid_argument("forward: token id " + std::to_string(id) + " at position " +
                                         std::to_string(t) + " is outside [0, vocab_size = " +
                                         std::to_string(c.vocab_size) + ")");
-        if (emb.in_panels()) {
-            panel_row(emb, id, x.row(t).data());
-            x.row(t) *= scale;
-        } else if (emb.is_half()) {
-            widen_half(emb.half.data() + size_t(id) * c.d_model, emb.storage, x.row(t).data(), size_t(c.d_model));
-            x.row(t) *= scale;
-        } else {
-            x.row(t) = Eigen::Map<const RowVectorF>(emb.data.data() + size_t(id) * c.d_model, c.d_model) * scale;
-        }
+        float* row = x.row(t).data();
+        if (emb.in_panels())
+            panel_row(emb, id, row);
+        else if (emb.is_half())
+            widen_half(emb.half.data() + size_t(id) * c.d_model, emb.storage, row, size_t(c.d_model));
+        else
+            std::copy_n(emb.data.data() + size_t(id) * c.d_model, c.d_model, row);
     }
+    if (scale != 1.0f) x *= scale;
     if (cap) trace.record(prefix + "tok_emb.out", x);
     // The stack these embeddings feed: forward_seq2seq embeds the source with prefix "enc."; an encoder-only model's
     // single stack is "enc" too.

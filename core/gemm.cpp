@@ -46,21 +46,23 @@ struct F16 {
 };
 
 #if defined(__AVX512F__)
-// One row of a panel slice (32 values) as two vectors of 16 floats.
-inline void load_row(const float* p, __m512& lo, __m512& hi) {
-    lo = _mm512_load_ps(p);
-    hi = _mm512_load_ps(p + 16);
-}
+// One row of a panel slice (32 values) as two vectors of 16 floats, half precision widened exactly.
 template <class E>
-inline void load_row(const uint16_t* p, __m512& lo, __m512& hi) {
-    const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
-    const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 16));
-    if constexpr (std::is_same_v<E, BF16>) {  // bfloat16: the upper 16 bits of a float
-        lo = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(a), 16));
-        hi = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(b), 16));
+inline void load_row(const typename E::T* p, __m512& lo, __m512& hi) {
+    if constexpr (std::is_same_v<E, F32>) {
+        lo = _mm512_load_ps(p);
+        hi = _mm512_load_ps(p + 16);
+        return;
     } else {
-        lo = _mm512_cvtph_ps(a);
-        hi = _mm512_cvtph_ps(b);
+        const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+        const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 16));
+        if constexpr (std::is_same_v<E, BF16>) {  // bfloat16: the upper 16 bits of a float
+            lo = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(a), 16));
+            hi = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(b), 16));
+        } else {
+            lo = _mm512_cvtph_ps(a);
+            hi = _mm512_cvtph_ps(b);
+        }
     }
 }
 
@@ -79,10 +81,7 @@ void kernel(const typename E::T* P, const float* x, int64_t ldx, int64_t depth, 
     }
     for (int64_t i = 0; i < depth; ++i) {
         __m512 p0, p1;
-        if constexpr (std::is_same_v<E, F32>)
-            load_row(P + i * kP, p0, p1);
-        else
-            load_row<E>(P + i * kP, p0, p1);
+        load_row<E>(P + i * kP, p0, p1);
         for (int c = 0; c < C; ++c) {
             const __m512 b = _mm512_set1_ps(x[c * ldx + i]);
             a0[c] = _mm512_fmadd_ps(p0, b, a0[c]);
@@ -232,7 +231,7 @@ void pack_values(const T* src, int64_t O, int64_t I, Vec& dst, bool release) {
 }
 
 Tensor pack(const Tensor& w, bool release) {
-    if ((!w.is_f32_rows() && !(w.is_half() && !w.in_panels())) || w.shape.size() != 2)
+    if (w.in_panels() || w.shape.size() != 2)
         throw std::invalid_argument("pack_panels: needs a row-major float32 or half-precision rank-2 weight, got " +
                                     w.shape_str());
     const int64_t O = w.shape[0], I = w.shape[1];
@@ -267,7 +266,8 @@ Tensor pack_panels(Tensor&& w) {
 }
 
 Tensor unpack_panels(const Tensor& p) {
-    if (!p.in_panels() || p.shape.size() != 2) throw std::invalid_argument("unpack_panels: the tensor is not in panels");
+    if (!p.in_panels() || p.shape.size() != 2)
+        throw std::invalid_argument("unpack_panels: the tensor is not in panels");
     const int64_t O = p.shape[0], I = p.shape[1];
     Tensor w(p.shape);
     for (int64_t o = 0; o < O; ++o) panel_row(p, o, w.data.data() + o * I);

@@ -39,8 +39,9 @@ inline constexpr int64_t kPanelDepth = 256;
 void panel_row(const Tensor& p, int64_t o, float* dst);
 
 /// out (N, O) = x (N, I) · Wᵀ for W (O, I) in panels (float32 or half precision, computed in float32), on
-/// `n_threads` threads (each a range of panels); out is resized and must not alias x. Equals torch.nn.functional.linear(x, W) up to float rounding (the inner sum runs
-/// in 256-long blocks, each in the order i = 0, 1, ...). Throws std::invalid_argument when x has not I columns.
+/// `n_threads` threads (each a range of panels); out is resized and must not alias x. Equals
+/// torch.nn.functional.linear(x, W) up to float rounding (the inner sum runs in 256-long blocks, each in the order
+/// i = 0, 1, ...). Throws std::invalid_argument when x has not I columns.
 void matmul_panels(const MatrixRM& x, const Tensor& w, MatrixRM& out, int n_threads);
 
 namespace detail {

@@ -257,7 +257,8 @@ TEST(Trace, RowsStopAtTheirLastAllowedKeyWithTheValuesOfWholeRows) {
             << "mask " << k;
         some.capture = CaptureFilter::none();
         const MatrixRM logits = forward(m, ids, some).logits;
-        EXPECT_LE((logits - full.logits).cwiseAbs().maxCoeff(), 1e-6f * std::max(1.0f, full.logits.cwiseAbs().maxCoeff()))
+        EXPECT_LE((logits - full.logits).cwiseAbs().maxCoeff(),
+                  1e-6f * std::max(1.0f, full.logits.cwiseAbs().maxCoeff()))
             << "mask " << k;
     }
 }
