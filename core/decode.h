@@ -31,6 +31,9 @@ struct TranslationSpec {
 /// bad JSON, unknown format or direction, a key missing, a token not in the vocabulary).
 /// Implemented in core/tokenizer/translation_spec.cpp (library ts_tokenizer, since it needs the Tokenizer).
 [[nodiscard]] TranslationSpec load_translation_spec(const std::filesystem::path& model_dir, const Tokenizer& tok);
+/// The text of a translation.json, as load_translation_spec; `where` names it in errors.
+[[nodiscard]] TranslationSpec parse_translation_spec(std::string_view text, const Tokenizer& tok,
+                                                     const std::string& where);
 
 /// "en" or "zh": the language to translate into when the user did not say: "en" when `text` (UTF-8) holds any CJK
 /// character (ideographs and their extensions, CJK punctuation, full-width forms, kana, bopomofo, hangul), else "zh".

@@ -147,6 +147,16 @@ void run_layers(const Model& m, const std::string& stack, int n_layers, MatrixRM
 
     // Keys of this call sit at positions start_pos.., cached keys at 0..n_past-1 (then start_pos == n_past).
     const MaskTable self_table = detail::build_mask(self_mask, T, S, start_pos, start_pos - n_past);
+    // The model's own sliding window (Mistral, Qwen2) narrows its causal mask in the layers that use it; a mask the
+    // caller chose (none, a custom band, another window) is left as asked.
+    const bool slides = c.sliding_window > 0 && self_mask.kind == MaskKind::Causal && stack == "dec";
+    MaskTable window_table;
+    if (slides) {
+        MaskSpec w = self_mask;
+        w.kind = MaskKind::SlidingWindow;
+        w.window = c.sliding_window;
+        window_table = detail::build_mask(w, T, S, start_pos, start_pos - n_past);
+    }
     MaskTable cross_table;
     if (memory) {
         MaskSpec pad;
@@ -223,6 +233,7 @@ void run_layers(const Model& m, const std::string& stack, int n_layers, MatrixRM
         CacheSlot slot;
         if (cache) slot = CacheSlot{&cache->k[i], &cache->v[i], n_past, cache->capacity};
         const detail::AttnEdits self_edits{ed.at(i, EditSite::AttnHeadOut), ed.at(i, EditSite::AttnOut), start_pos};
+        const MaskTable& layer_mask = slides && i >= c.sliding_window_from_layer ? window_table : self_table;
         const auto edit_resid = [&](EditSite site) {
             if (const EditList e = ed.at(i, site); !e.empty()) detail::apply_row_edits(e, start_pos, x);
         };
@@ -231,7 +242,7 @@ void run_layers(const Model& m, const std::string& stack, int n_layers, MatrixRM
         if (c.parallel_residual) {
             xn = norm(c, x, w.attn_norm);
             sink.rec("attn_norm.out", xn);
-            detail::attention_forward(w.attn, ap, xn, xn, self_table, cache ? &slot : nullptr, self_ws, attn_sink,
+            detail::attention_forward(w.attn, ap, xn, xn, layer_mask, cache ? &slot : nullptr, self_ws, attn_sink,
                                       self_edits);
             xn = norm(c, x, w.ffn_norm);
             sink.rec("ffn_norm.out", xn);
@@ -250,11 +261,11 @@ void run_layers(const Model& m, const std::string& stack, int n_layers, MatrixRM
         if (pre) {
             xn = norm(c, x, w.attn_norm);
             sink.rec("attn_norm.out", xn);
-            detail::attention_forward(w.attn, ap, xn, xn, self_table, cache ? &slot : nullptr, self_ws, attn_sink,
+            detail::attention_forward(w.attn, ap, xn, xn, layer_mask, cache ? &slot : nullptr, self_ws, attn_sink,
                                       self_edits);
             x += self_ws.out;
         } else {
-            detail::attention_forward(w.attn, ap, x, x, self_table, cache ? &slot : nullptr, self_ws, attn_sink,
+            detail::attention_forward(w.attn, ap, x, x, layer_mask, cache ? &slot : nullptr, self_ws, attn_sink,
                                       self_edits);
             x += self_ws.out;
             x = norm(c, x, w.attn_norm);

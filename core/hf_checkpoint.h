@@ -22,9 +22,8 @@ namespace ts {
 struct HfConfig {
     ModelConfig config;
     std::string model_type;  ///< "gpt2", "llama", "mistral", "qwen2", "bert", "gpt_neox", "gemma"
-    /// Mistral/Qwen2 sliding-window attention width (0 = none). ModelConfig has no such field: forward() uses a
-    /// plain causal mask, which is identical while the text is no longer than the window (4096 for Mistral 7B);
-    /// for longer texts pass ForwardOptions::self_mask = {MaskKind::SlidingWindow, sliding_window}.
+    /// Mistral/Qwen2 sliding-window attention width (0 = none), also in config.sliding_window (and, for Qwen2,
+    /// config.sliding_window_from_layer = max_window_layers), which forward() applies.
     int sliding_window = 0;
     /// Special token ids from config.json (-1 when absent or null). Encoder–decoders start the decoder with
     /// decoder_start_token_id (T5, Marian: pad; BART: eos) and end both sequences with eos.

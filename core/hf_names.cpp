@@ -4,6 +4,7 @@
 // GemmaForCausalLM. Only facts of the file formats are used here.
 #include "core/hf_checkpoint.h"
 #include "core/hf_names.h"
+#include "core/util/json.h"
 
 #include <nlohmann/json.hpp>
 
@@ -113,8 +114,13 @@ HfConfig llama_config(const json& j, const std::string& what, const std::string&
     c.rope_layout = RopeLayout::HalfSplit;
     c.rope_theta = get_float(j, "rope_theta", what, 10000.0f);
     c.tie_embeddings = get_bool(j, "tie_word_embeddings", what, false);
-    if (type == "mistral" || (type == "qwen2" && get_bool(j, "use_sliding_window", what, false)))
+    if (type == "mistral" || (type == "qwen2" && get_bool(j, "use_sliding_window", what, false))) {
         h.sliding_window = has(j, "sliding_window") ? get_int(j, "sliding_window", what, type) : 0;
+        c.sliding_window = h.sliding_window;
+        // Qwen2: layers from max_window_layers on slide (transformers' layer_types); Mistral: every layer.
+        if (type == "qwen2" && has(j, "max_window_layers"))
+            c.sliding_window_from_layer = std::min(get_int(j, "max_window_layers", what, type), c.n_layers);
+    }
     return h;
 }
 
@@ -308,16 +314,7 @@ HfConfig parse_hf_config(std::string_view json_text, const std::string& what) {
 
 namespace detail {
 
-json hf_parse_json(std::string_view text, const std::string& what) {
-    try {
-        return json::parse(text.begin(), text.end(), [&](int depth, json::parse_event_t, json&) {
-            if (depth > 64) fail(what, "JSON nested deeper than 64 levels");
-            return true;
-        });
-    } catch (const json::exception& e) {
-        fail(what, std::string("invalid JSON: ") + e.what());
-    }
-}
+json hf_parse_json(std::string_view text, const std::string& what) { return parse_json(text, what); }
 
 HfTable hf_tensor_table(const std::string& model_type, const ModelConfig& c) {
     const int64_t D = c.d_model, F = c.d_ff, V = c.vocab_size, Dh = c.d_head();

@@ -23,6 +23,8 @@ std::string why_not_incremental(const ModelConfig& c, const ForwardOptions& opt)
         return c.arch == Arch::EncoderOnly ? "encoder: every position attends to every other"
                                            : "encoder-decoder: the decoder attends to the whole source";
     if (c.relative_attention_bias) return "relative position bias";
+    // The spliced score views use one mask for every layer; a window differs per layer (Qwen2), so recompute.
+    if (c.sliding_window > 0) return "sliding-window attention";
     if (opt.self_mask.kind != MaskKind::Causal) return "the mask is not causal";
     if (!opt.self_mask.key_padding.empty()) return "key padding";
     if (!opt.edits.empty()) return "activation edits";

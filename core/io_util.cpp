@@ -12,7 +12,7 @@
 namespace ts::detail {
 
 namespace {
-constexpr int kMaxJsonDepth = 16;
+constexpr int kMaxHeaderDepth = 16;  // a safetensors header is two levels deep
 }  // namespace
 
 nlohmann::json parse_json_limited(const char* begin, const char* end, const std::string& what,
@@ -21,8 +21,8 @@ nlohmann::json parse_json_limited(const char* begin, const char* end, const std:
     try {
         return nlohmann::json::parse(begin, end, [&](int depth, nlohmann::json::parse_event_t event,
                                                      nlohmann::json& parsed) {
-            if (depth > kMaxJsonDepth)
-                throw std::runtime_error(what + ": JSON nested deeper than " + std::to_string(kMaxJsonDepth) +
+            if (depth > kMaxHeaderDepth)
+                throw std::runtime_error(what + ": JSON nested deeper than " + std::to_string(kMaxHeaderDepth) +
                                          " levels");
             if (unique_tensor_keys && depth == 1 && event == nlohmann::json::parse_event_t::key &&
                 !keys.insert(parsed.get<std::string>()).second)

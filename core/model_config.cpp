@@ -180,6 +180,11 @@ void ModelConfig::validate() const {
     }
     require(rotary_dim >= 0 && rotary_dim <= d_head() && rotary_dim % 2 == 0,
             "rotary_dim (" + num(rotary_dim) + ") must be even and in [0, d_head = " + num(d_head()) + "]");
+    require(sliding_window >= 0 && sliding_window <= (1 << 24),
+            "sliding_window (" + num(sliding_window) + ") must be in [0, 16777216] (0 = none)");
+    require(sliding_window_from_layer >= 0 && sliding_window_from_layer <= n_layers,
+            "sliding_window_from_layer (" + num(sliding_window_from_layer) + ") must be in [0, n_layers = " +
+                num(n_layers) + "]");
     require(rotary_dim == 0 || position == PositionKind::RoPE,
             "rotary_dim (" + num(rotary_dim) + ") needs position = rope, found " + to_string(position));
     require(!parallel_residual || (norm_placement == NormPlacement::Pre && arch != Arch::EncoderDecoder),
@@ -290,6 +295,10 @@ void to_json(nlohmann::json& j, const ModelConfig& c) {
     if (c.scale_lm_head) j["scale_lm_head"] = true;
     if (c.head_dim > 0) j["head_dim"] = c.head_dim;
     if (c.rotary_dim > 0) j["rotary_dim"] = c.rotary_dim;
+    if (c.sliding_window > 0) {
+        j["sliding_window"] = c.sliding_window;
+        if (c.sliding_window_from_layer > 0) j["sliding_window_from_layer"] = c.sliding_window_from_layer;
+    }
     if (c.parallel_residual) j["parallel_residual"] = true;
     if (c.type_vocab_size > 0) j["type_vocab_size"] = c.type_vocab_size;
     if (c.mlm_head) j["mlm_head"] = true;
@@ -336,6 +345,8 @@ void from_json(const nlohmann::json& j, ModelConfig& c) {
     read_field(j, "scale_lm_head", c.scale_lm_head);
     read_field(j, "head_dim", c.head_dim);
     read_field(j, "rotary_dim", c.rotary_dim);
+    read_field(j, "sliding_window", c.sliding_window);
+    read_field(j, "sliding_window_from_layer", c.sliding_window_from_layer);
     read_field(j, "parallel_residual", c.parallel_residual);
     read_field(j, "type_vocab_size", c.type_vocab_size);
     read_field(j, "mlm_head", c.mlm_head);

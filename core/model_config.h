@@ -94,6 +94,13 @@ struct ModelConfig {
                                ///< rotary_dim / d_head); 0 = the whole head. Frequencies use rotary_dim.
     bool parallel_residual = false; ///< x + attn(attn_norm(x)) + ffn(ffn_norm(x)) (GPT-J / GPT-NeoX
                                     ///< use_parallel_residual); pre-norm, decoder-only or encoder-only
+    /// Sliding-window self-attention of the decoder stack (Mistral; Qwen2 with use_sliding_window): a query attends
+    /// to its `sliding_window` most recent keys, itself included (transformers >= 4.42; earlier releases let it see
+    /// w + 1). 0 = plain causal attention. Applied when the forward's self mask is the model's own (causal).
+    int sliding_window = 0;
+    /// The first layer that uses the window: layers [sliding_window_from_layer, n_layers) slide, earlier ones attend
+    /// to every earlier key (Qwen2's max_window_layers); 0 = all layers (Mistral).
+    int sliding_window_from_layer = 0;
     int type_vocab_size = 0;   ///< BERT token-type (segment) embeddings tok_type_emb.weight (type_vocab_size,
                                ///< d_model); forward adds row 0 (all token_type_ids 0, HF's default)
     bool mlm_head = false;     ///< BERT masked-LM head: logits = norm(act(h W_dense^T + b_dense)) tok_emb^T + bias

@@ -190,3 +190,17 @@ ts_cli_test(lessons_check_bad_knob fail CMD ${TS_CLI} lessons check ${CMAKE_CURR
 ts_cli_test(lessons_check_never_crosses fail CMD ${TS_CLI} lessons check ${CMAKE_CURRENT_SOURCE_DIR}/cli/lessons/never_crosses.json
             STDOUT_REGEX "step 1 .*ERROR: question: .*never reaches 1")
 ts_cli_test(lessons_list ok CMD ${TS_CLI} lessons list STDOUT_REGEX "softmax-stability +4 steps")
+# Trust (#27): values the model cannot honour are refused with the model's range, never clamped into a figure that
+# names another layer; sizes are bounded with the window's limits; numbers must be whole values.
+ts_cli_test(render_layer_out_of_range fail CMD ${TS_CLI} render --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2
+            --text abc --view attention --layer 99 --head 0 --out ${TS_CLI_OUT}/x.svg
+            STDERR_REGEX "--layer 99: this model has 2 layers \\(0 to 1\\)")
+ts_cli_test(render_negative_head fail CMD ${TS_CLI} render --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2
+            --text abc --view attention --layer 0 --head -3 --out ${TS_CLI_OUT}/x.svg
+            STDERR_REGEX "--head must be a whole number from 0")
+ts_cli_test(render_ablate_missing_head fail CMD ${TS_CLI} render --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2
+            --text abc --view attention --ablate 99.99 --out ${TS_CLI_OUT}/x.svg STDERR_REGEX "--ablate 99\\.99: no such head")
+ts_cli_test(render_beam_too_wide fail CMD ${TS_CLI} render --view softmax --logits 1,2 --beam 10000
+            --out ${TS_CLI_OUT}/x.csv STDERR_REGEX "--beam: expected a whole number from 1 to 16, got '10000'")
+ts_cli_test(render_width_not_whole fail CMD ${TS_CLI} render --view softmax --logits 1,2 --width 1e3x
+            --out ${TS_CLI_OUT}/x.csv STDERR_REGEX "--width: expected a whole number from 16 to 16384, got '1e3x'")

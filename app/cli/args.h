@@ -2,6 +2,9 @@
 // Unknown options are an error that names them (the CLI then exits non-zero with one line).
 #pragma once
 
+#include "core/util/json.h"
+#include "core/util/number.h"
+
 #include <cstdint>
 #include <cstdio>
 #include <unistd.h>
@@ -63,16 +66,21 @@ public:
         auto it = m_values.find(k);
         return it == m_values.end() ? empty : it->second;
     }
+    /// A finite number (the whole value: "1e3x", "nan" and "inf" are refused). Throws std::invalid_argument.
     [[nodiscard]] double number(const std::string& k, double def) const {
         if (!has(k)) return def;
-        try {
-            size_t pos = 0;
-            double v = std::stod(get(k), &pos);
-            if (pos != get(k).size()) throw std::invalid_argument("");
-            return v;
-        } catch (...) {
-            throw std::invalid_argument("option --" + k + " expects a number, got '" + get(k) + "'");
-        }
+        const std::optional<double> v = parse_real(get(k));
+        if (!v) throw std::invalid_argument("option --" + k + " expects a number, got " + quote_value(get(k)));
+        return *v;
+    }
+    /// A number within [lo, hi] (the same bounds as the window's control where there is one).
+    [[nodiscard]] double real(const std::string& k, double def, double lo, double hi) const {
+        return has(k) ? parse_real_in(get(k), lo, hi, "option --" + k) : def;
+    }
+    /// A whole number within [lo, hi]: "2.5", "1e9" beyond hi and "-3" below lo are refused, never truncated or
+    /// clamped. Throws std::invalid_argument naming the option and the range.
+    [[nodiscard]] int64_t integer(const std::string& k, int64_t def, int64_t lo, int64_t hi) const {
+        return has(k) ? parse_int_in(get(k), lo, hi, "option --" + k) : def;
     }
     [[nodiscard]] const std::vector<std::string>& positional() const { return m_positional; }
 

@@ -10,6 +10,7 @@
 #include "core/threads.h"
 #include "core/model.h"
 #include "core/ops.h"
+#include "core/util/json.h"
 
 #include <nlohmann/json.hpp>
 
@@ -108,8 +109,13 @@ void write_loss_curve(const std::string& model_dir, double unigram_nats, const s
     double last_step = 0;
     std::string line;
     while (std::getline(log, line)) {
-        const auto j = nlohmann::json::parse(line, nullptr, false);
-        if (j.is_discarded() || !j.contains("step")) continue;
+        nlohmann::json j;
+        try {
+            j = parse_json(line, "train_log.jsonl");
+        } catch (const std::runtime_error&) {
+            continue;  // a torn last line of a running or interrupted training
+        }
+        if (!j.is_object() || !j.contains("step") || !j["step"].is_number()) continue;
         const double step = j["step"].get<double>();
         const int row_stage = j.value("stage", 1);
         if (stage >= 0 && row_stage != stage)

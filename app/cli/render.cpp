@@ -12,6 +12,7 @@
 #include "app/plot/writers.h"
 #include "app/figures/views.h"
 #include "core/threads.h"
+#include "app/session/limits.h"
 
 #include <algorithm>
 #include <chrono>
@@ -80,8 +81,7 @@ int run_render(int argc, char** argv) {
             throw std::invalid_argument("--to expects en, zh or auto, got '" + st.translate_to + "'");
     }
     if (args.has("beam")) {
-        st.decode_beam = int(args.number("beam", 1));
-        if (st.decode_beam < 1 || st.decode_beam > 16) throw std::invalid_argument("--beam expects 1..16");
+        st.decode_beam = int(args.integer("beam", 1, 1, ui::kMaxBeam));
     }
     if (args.has("model")) st.model_path = args.get("model");
     std::string view = args.get("view");
@@ -109,15 +109,14 @@ int run_render(int argc, char** argv) {
     const plot::ExportFormat format = plot::export_format_from_path(out);
     plot::ExportOptions eo;
     const bool from_session = args.has("session");
-    eo.width = int(args.number("width", from_session ? st.export_width : 0));
-    eo.height = int(args.number("height", from_session ? st.export_height : 0));
-    eo.scale = float(args.number("scale", from_session ? st.export_scale : 1.0));
+    eo.width = int(args.integer("width", from_session ? st.export_width : 0, 16, ui::kMaxExportPixels));
+    eo.height = int(args.integer("height", from_session ? st.export_height : 0, 16, ui::kMaxExportPixels));
+    eo.scale = float(args.real("scale", from_session ? st.export_scale : 1.0, ui::kMinExportScale, ui::kMaxExportScale));
     const std::string theme = args.get("theme", from_session && !st.export_light ? "dark" : "light");
     if (theme != "light" && theme != "dark") throw std::invalid_argument("--theme expects light or dark, got '" + theme + "'");
     eo.dark = theme == "dark";
     eo.transparent = args.flag("transparent") || (from_session && st.export_transparent && !args.has("theme"));
-    eo.columns = int(args.number("columns", 0));
-    if (eo.columns < 0) throw std::invalid_argument("--columns must be >= 0");
+    eo.columns = int(args.integer("columns", 0, 0, 64));
 
     // Model and forward pass (only what the view needs).
     ui::LoadedModel model;
@@ -127,6 +126,8 @@ int run_render(int argc, char** argv) {
     if (needs_model && !typed_softmax) {
         model = load_model_for(st, argc > 0 ? argv[0] : "", quiet);
         print_warnings("render", model.weight_warnings);
+        if (!model.tokenizer_warning.empty()) print_warnings("render", {model.tokenizer_warning});
+        if (model.model) ui::check_view_knobs(st, view, model.model->config());
         if (info->needs_forward) {
             snap = ui::run_forward_now(st, model, args.flag("translate"), info->panel);
             if (!snap->error.empty()) throw std::runtime_error("the forward pass failed: " + snap->error);
@@ -139,7 +140,7 @@ int run_render(int argc, char** argv) {
     }
     ui::ViewFigures vf = ui::build_view(view, st, snap.get(), model.model ? &model : nullptr);
     if (args.has("figure")) {
-        const int k = int(args.number("figure", 1));
+        const int k = int(args.integer("figure", 1, 1, 1 << 20));
         if (k < 1 || k > int(vf.figures.size()))
             throw std::invalid_argument("--figure must be 1.." + std::to_string(vf.figures.size()) + " for view " + view);
         vf.figures = {vf.figures[size_t(k - 1)]};
@@ -160,7 +161,7 @@ int run_render(int argc, char** argv) {
         std::string why;
         auto gl = gfx::HeadlessGl::create(&why);
         if (!gl) throw std::runtime_error("PNG export needs EGL + OpenGL 3.3 (" + why + "); SVG and CSV work without it");
-        const int repeat = std::max(1, int(args.number("repeat", 1)));
+        const int repeat = int(args.integer("repeat", 1, 1, ui::kMaxRepeat));
         try {
             for (int i = 0; i < repeat; ++i) {
                 const auto t1 = std::chrono::steady_clock::now();

@@ -12,6 +12,7 @@
 #include "core/train/pair_data.h"
 #include "core/train/train_init.h"
 #include "core/train/trainer.h"
+#include "core/util/json.h"
 
 #include <nlohmann/json.hpp>
 
@@ -85,8 +86,13 @@ std::vector<int32_t> training_tokens(const Args& args, const fs::path& dir, cons
     if (!tok) throw std::invalid_argument("--data needs --tokenizer tokenizer.json");
     const nlohmann::json sources = token_sources(data, args.get("tokenizer"));
     if (fs::exists(cache) && fs::exists(cache_info)) {
-        const auto info = nlohmann::json::parse(read_file(cache_info.string()), nullptr, false);
-        if (!info.is_discarded() && info.value("sources", nlohmann::json()) == sources) {
+        nlohmann::json info;
+        try {
+            info = parse_json(read_file(cache_info.string()), cache_info.string());
+        } catch (const std::runtime_error&) {
+            // unreadable cache description: rebuild the cache
+        }
+        if (info.is_object() && info.value("sources", nlohmann::json()) == sources) {
             std::fprintf(stderr, "using cached tokens %s\n", cache.string().c_str());
             return train::load_tokens(cache);
         }

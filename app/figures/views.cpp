@@ -7,6 +7,8 @@
 #include "app/plot/writers.h"
 #include "app/figures/figures.h"
 #include "app/session/seq2seq.h"
+#include "core/util/json.h"
+#include "core/util/json.h"
 
 #include <nlohmann/json.hpp>
 
@@ -185,6 +187,13 @@ float in_range(const std::string& option, const std::string& value, double lo, d
                                     "], got " + value);
     return float(v);
 }
+int int_in_range(const std::string& option, const std::string& value, int lo, int hi) {
+    const int v = to_int(option, value);
+    if (v < lo || v > hi)
+        throw std::invalid_argument("option --" + option + " must be a whole number from " + std::to_string(lo) + " to " +
+                                    std::to_string(hi) + ", got " + quote_value(value));
+    return v;
+}
 std::string mask_kind(const std::string& option, const std::string& value) {
     if (value == "none" || value == "causal" || value == "sliding" || value == "padding" || value == "custom") return value;
     throw std::invalid_argument("option --" + option + " expects none, causal, sliding, padding or custom, got '" + value + "'");
@@ -202,9 +211,11 @@ void apply_view_option(UiState& st, const std::string& view, const std::string& 
                                     (opts.empty() ? " (it has no options)" : " (its options:" + opts + ")"));
     }
     const bool softmax = view.rfind("softmax", 0) == 0;
-    if (option == "layer") st.layer = std::max(0, to_int(option, value));
-    else if (option == "head") st.head = std::max(0, to_int(option, value));
-    else if (option == "query") st.query = std::max(-1, to_int(option, value));
+    // Out-of-range values are refused, never clamped: a figure titled "layer 3" must be the layer asked for.
+    // Upper bounds depend on the model: check_view_knobs checks them once it is loaded.
+    if (option == "layer") st.layer = int_in_range(option, value, 0, 1 << 14);
+    else if (option == "head") st.head = int_in_range(option, value, 0, 1 << 14);
+    else if (option == "query") st.query = int_in_range(option, value, -1, 1 << 24);
     else if (option == "attn-temperature") { st.attn_temperature = in_range(option, value, 0.05, 10); st.apply_to_model = true; }
     else if (option == "attn-mask") { st.attn_mask = mask_kind(option, value); st.apply_to_model = true; }
     else if (option == "attn-window") { st.attn_window = std::max(1, to_int(option, value)); st.apply_to_model = true; }
@@ -271,7 +282,7 @@ void apply_view_option(UiState& st, const std::string& view, const std::string& 
             int l = -1, h = -1;
             char dot = 0, extra = 0;
             if (std::sscanf(item.c_str(), " %d %c %d %c", &l, &dot, &h, &extra) != 3 || dot != '.' || l < 0 || h < 0)
-                throw std::invalid_argument("--ablate expects LAYER.HEAD[,LAYER.HEAD...], got '" + item + "'");
+                throw std::invalid_argument("--ablate expects LAYER.HEAD[,LAYER.HEAD...], got " + quote_value(item));
             st.ablated_heads.push_back({l, h});
         }
     } else if (option == "ablate-mode") {
@@ -293,8 +304,8 @@ void set_state_field(UiState& st, const std::string& assignment) {
     if (!j.contains(key) || key == "version") throw std::invalid_argument("--set: unknown key '" + key + "' (the keys of a session file)");
     nlohmann::json v;
     try {
-        v = nlohmann::json::parse(value);
-    } catch (const nlohmann::json::exception&) {
+        v = parse_json(value, "--set " + key);
+    } catch (const std::runtime_error&) {
         v = value;
     }
     if (j[key].is_string() && !v.is_string()) v = value;
@@ -322,6 +333,29 @@ MaskSpec attention_mask_for(const UiState& st, const ModelConfig& c, int T) {
         if (T > 1) m.key_padding.back() = 1;
     } else m.kind = MaskKind::Causal;
     return m;
+}
+
+void check_view_knobs(const UiState& st, const std::string& view, const ModelConfig& c) {
+    const ViewInfo* v = find_view(view);
+    const auto reads = [&](const char* option) {
+        return v && std::find(v->options.begin(), v->options.end(), option) != v->options.end();
+    };
+    const bool encoder = c.arch == Arch::EncoderDecoder && st.attn_source == "encoder";
+    const int layers = encoder ? c.n_enc_layers : c.n_layers;
+    const std::string stack =
+        c.arch == Arch::EncoderDecoder ? (encoder ? "this model's encoder" : "this model's decoder") : "this model";
+    if (reads("layer") && (st.layer < 0 || st.layer >= layers))
+        throw std::invalid_argument("--layer " + std::to_string(st.layer) + ": " + stack + " has " +
+                                    std::to_string(layers) + " layers (0 to " + std::to_string(layers - 1) + ")");
+    if (reads("head") && (st.head < 0 || st.head >= c.n_heads))
+        throw std::invalid_argument("--head " + std::to_string(st.head) + ": this model has " +
+                                    std::to_string(c.n_heads) + " heads per layer (0 to " +
+                                    std::to_string(c.n_heads - 1) + ")");
+    for (const auto& h : st.ablated_heads)
+        if (h[0] < 0 || h[0] >= c.n_layers || h[1] < 0 || h[1] >= c.n_heads)
+            throw std::invalid_argument("--ablate " + std::to_string(h[0]) + "." + std::to_string(h[1]) +
+                                        ": no such head (this model has " + std::to_string(c.n_layers) +
+                                        " layers of " + std::to_string(c.n_heads) + " heads)");
 }
 
 std::vector<interp::HeadRef> ablated_heads_for(const UiState& st, const ModelConfig& c) {
@@ -560,16 +594,7 @@ UiState load_session(const std::filesystem::path& file) {
     if (!in) throw std::runtime_error("cannot read session file " + file.string());
     std::stringstream buf;
     buf << in.rdbuf();
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(buf.str());
-    } catch (const std::exception& e) {
-        throw std::runtime_error("session file " + file.string() + " is not valid JSON: " + e.what());
-    }
-    if (!j.is_object()) throw std::runtime_error("session file " + file.string() + " is not a JSON object");
-    UiState st;
-    from_json(j, st);
-    return st;
+    return parse_state_text(buf.str(), "session file " + file.string());
 }
 
 void save_session(const std::filesystem::path& file, const UiState& st) {

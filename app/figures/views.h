@@ -59,6 +59,10 @@ void set_state_field(UiState& st, const std::string& assignment);
 /// The ablated heads of the state that exist in this model (none for encoder–decoder models), and the activation
 /// edits that ablate them with st.ablate_mode (core/interp/ablation.h).
 [[nodiscard]] std::vector<interp::HeadRef> ablated_heads_for(const UiState& st, const ModelConfig& c);
+/// Refuses knobs the model cannot honour, before a figure silently clamps them: `layer` / `head` (when the view
+/// reads them) outside the stack `attn_source` selects, and ablated heads outside the model. Throws
+/// std::invalid_argument naming the option, the value and the model's range.
+void check_view_knobs(const UiState& st, const std::string& view, const ModelConfig& c);
 [[nodiscard]] std::vector<ActivationEdit> ablation_edits_for(const UiState& st, const ModelConfig& c);
 /// The forward request the app submits for this state (temperature and mask only with apply_to_model).
 [[nodiscard]] ForwardRequest make_forward_request(const UiState& st, const LoadedModel& m,

@@ -4,6 +4,7 @@
 
 #include "app/figures/views.h"
 #include "app/session/lesson_check.h"
+#include "core/util/json.h"
 
 #include <algorithm>
 #include <cmath>
@@ -135,6 +136,8 @@ LessonQuestion parse_question(const nlohmann::json& q, const Where& w) {
     r.integer = get_bool(q, "integer", w, p, int_field);
     if (int_field && !r.integer) w.fail(p + "integer", "'" + r.knob + "' is an integer setting");
     r.log_scale = get_bool(q, "log", w, p, false);
+    // An integer knob's answer is found by trying every whole value of its range: keep that a short scan.
+    constexpr double kMaxIntegerScan = 4096;
 
     const bool auto_range = r.knob == "layer" || r.knob == "head" || r.knob == "query";
     if (const nlohmann::json* rg = find(q, "range")) {
@@ -143,6 +146,7 @@ LessonQuestion parse_question(const nlohmann::json& q, const Where& w) {
         r.knob_min = (*rg)[0].get<double>();
         r.knob_max = (*rg)[1].get<double>();
         if (!(r.knob_min < r.knob_max)) w.fail(p + "range", "min must be below max");
+        if (std::abs(r.knob_min) > 1e9 || std::abs(r.knob_max) > 1e9) w.fail(p + "range", "beyond ±1e9");
     } else if (auto_range) {
         r.knob_min = 0;
         r.knob_max = 1e9;  // clamped to the model / text by knob_range()
@@ -150,6 +154,8 @@ LessonQuestion parse_question(const nlohmann::json& q, const Where& w) {
         w.fail(p + "range", "missing ([min, max] of the knob's slider)");
     }
     if (r.log_scale && r.knob_min <= 0) w.fail(p + "log", "a log-scale knob needs range min > 0");
+    if (r.integer && !auto_range && r.knob_max - r.knob_min > kMaxIntegerScan)
+        w.fail(p + "range", "an integer knob's range spans at most 4096 values (the checker tries each)");
     r.start = get_number(q, "start", w, p, false, NAN);
     if (std::isfinite(r.start) && (r.start < r.knob_min || r.start > r.knob_max))
         w.fail(p + "start", "outside the range");
@@ -172,6 +178,8 @@ LessonQuestion parse_question(const nlohmann::json& q, const Where& w) {
             }
             if (!it->is_number() && !it->is_string() && !it->is_boolean())
                 w.fail(p + "params." + it.key(), "expected a number, string or boolean");
+            if (it->is_number() && std::abs(it->get<double>()) > 1e9)
+                w.fail(p + "params." + it.key(), "beyond ±1e9");
         }
         r.params = *pj;
     }
@@ -266,7 +274,9 @@ Lesson parse_lesson(const nlohmann::json& j, const std::string& file) {
             return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
         }))
         w.fail("id", "'" + l.id + "' must be non-empty lower-case letters, digits, - or _");
-    l.order = int(get_number(j, "order", w, "", false, 1000));
+    const double order = get_number(j, "order", w, "", false, 1000);
+    if (!(std::abs(order) <= 1e6)) w.fail("order", "expected a number from -1e6 to 1e6");
+    l.order = int(order);
     l.title = get_text(j, "title", w, "", true);
     l.summary = get_text(j, "summary", w, "", false);
     l.model = get_string(j, "model", w, "", false);
@@ -286,16 +296,9 @@ Lesson load_lesson_file(const fs::path& file) {
     ss << in.rdbuf();
     nlohmann::json j;
     try {
-        j = nlohmann::json::parse(ss.str());
-    } catch (const nlohmann::json::parse_error& e) {
-        // e.byte is the offset of the error: turn it into a line number a teacher can find.
-        const std::string text = ss.str();
-        const size_t upto = std::min(text.size(), size_t(e.byte));
-        const long line = 1 + std::count(text.begin(), text.begin() + long(upto), '\n');
-        std::string what = e.what();
-        const size_t colon = what.find("parse error");
-        throw LessonError(file.string() + ": line " + std::to_string(line) + ": not valid JSON (" +
-                          (colon == std::string::npos ? what : what.substr(colon)) + ")");
+        j = parse_json(ss.str(), file.string());  // names the file and line; bounded nesting
+    } catch (const std::runtime_error& e) {
+        throw LessonError(e.what());
     }
     return parse_lesson(j, file.string());
 }

@@ -26,6 +26,14 @@ double num_param(const Params& p, const char* key, double def) {
     if (it->is_boolean()) return it->get<bool>() ? 1.0 : 0.0;
     throw std::runtime_error(std::string("parameter '") + key + "' must be a number");
 }
+/// A whole-number parameter within [lo, hi]: a lesson cannot ask for a 2e7-row table or 2e9 steps to read one value.
+int int_param(const Params& p, const char* key, int def, int lo, int hi) {
+    const double v = num_param(p, key, def);
+    if (!(v >= lo && v <= hi) || v != std::floor(v))
+        throw std::runtime_error(std::string("parameter '") + key + "' must be a whole number from " + std::to_string(lo) +
+                                 " to " + std::to_string(hi));
+    return int(v);
+}
 std::string str_param(const Params& p, const char* key, const std::string& def) {
     auto it = p.find(key);
     if (it == p.end()) return def;
@@ -47,7 +55,7 @@ const Model& need_model(const Snapshot* s, const Model* m) {
 /// Layer from params["layer"] (negative counts from the end), else the state's layer; checked against n.
 int pick_layer(const Params& p, const UiState& st, int n_layers) {
     if (!p.contains("layer")) return std::clamp(st.layer, 0, std::max(0, n_layers - 1));  // as the figures clamp it
-    int l = int(num_param(p, "layer", 0));
+    int l = int_param(p, "layer", 0, -(1 << 14), 1 << 14);
     if (l < 0) l += n_layers;
     if (l < 0 || l >= n_layers)
         throw std::runtime_error(trf("layer %d does not exist (the model has %d)", l, n_layers));
@@ -98,7 +106,7 @@ int kv_heads_param(const Params& p, const ModelConfig& c) {
 double logsumexp_at(const Params& p, const Snapshot* s) {
     const Snapshot& sn = need_snap(s);
     const int T = sn.logits_positions();
-    int pos = int(num_param(p, "position", -1));
+    int pos = int_param(p, "position", -1, -(1 << 24), 1 << 24);
     if (pos < 0) pos += T;
     const std::span<const float> row = sn.logits_row(pos);  // empty when out of range or no head
     if (row.empty()) throw std::runtime_error(tr("no logits at that position"));
@@ -283,7 +291,7 @@ const std::vector<MeasureDef>& measure_defs() {
              const NormCurves& c = prepost_curves();
              if (!c.error.empty()) throw std::runtime_error(c.error);
              const std::vector<double>& v = str_param(p, "placement", "pre") == "post" ? c.post : c.pre;
-             int i = int(num_param(p, "sublayer", -1));
+             int i = int_param(p, "sublayer", -1, -(1 << 16), 1 << 16);
              if (i < 0) i += int(v.size());
              if (i < 0 || i >= int(v.size())) throw std::runtime_error(tr("no such sub-layer"));
              return v[size_t(i)];
@@ -291,7 +299,8 @@ const std::vector<MeasureDef>& measure_defs() {
         {{"sinusoidal_pe", false, {"pos", "dim"},
           "PE(pos, dim) of the sinusoidal table at the Positions panel's d_model and base"},
          [](const Params& p, const UiState& st, const Snapshot*, const Model*) {
-             const int pos = int(num_param(p, "pos", 1)), dim = int(num_param(p, "dim", 0));
+             // The Positions panel shows at most 4096 positions; the table is built up to `pos` only.
+             const int pos = int_param(p, "pos", 1, 0, 8191), dim = int_param(p, "dim", 0, 0, 1 << 16);
              if (pos < 0 || dim < 0 || dim >= st.pe_d_model) throw std::runtime_error(tr("pos/dim outside the table"));
              const MatrixRM t = sinusoidal_table(pos + 1, st.pe_d_model, st.pe_base);
              return double(t(pos, dim));
@@ -301,7 +310,7 @@ const std::vector<MeasureDef>& measure_defs() {
           "(pair −1 = the slowest)"},
          [](const Params& p, const UiState& st, const Snapshot*, const Model*) {
              const int half = st.pe_d_model / 2;
-             int i = int(num_param(p, "pair", 0));
+             int i = int_param(p, "pair", 0, -(1 << 16), 1 << 16);
              if (i < 0) i += half;
              if (i < 0 || i >= half) throw std::runtime_error(tr("no such RoPE pair"));
              return 2.0 * M_PI * std::pow(double(st.rope_theta), 2.0 * i / double(st.pe_d_model));
@@ -328,7 +337,7 @@ const std::vector<MeasureDef>& measure_defs() {
          [](const Params& p, const UiState&, const Snapshot*, const Model*) {
              double w = num_param(p, "w", 1.0);
              const double lr = num_param(p, "lr", 0.01), lam = num_param(p, "lambda", 0.1), g = num_param(p, "grad", 0.0);
-             const int n = int(num_param(p, "steps", 1));
+             const int n = int_param(p, "steps", 1, 0, 1'000'000);
              for (int i = 0; i < n; ++i) w -= lr * (g + lam * w);
              return w;
          }},

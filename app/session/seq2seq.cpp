@@ -100,15 +100,27 @@ std::shared_ptr<const TokenizedText> decoded_target_tokens(const TextCodec& code
 }
 
 std::vector<ExamplePair> read_example_pairs(const std::filesystem::path& model_dir) {
-    std::vector<ExamplePair> out;
     std::ifstream f(model_dir / "examples.tsv", std::ios::binary);
-    std::string line;
-    while (f && std::getline(f, line)) {
+    if (!f) return {};
+    // A held-out list is a few kilobytes; read at most 4 MB so a stray huge file cannot stall the app.
+    std::string text(size_t(4) << 20, '\0');
+    f.read(text.data(), std::streamsize(text.size()));
+    text.resize(size_t(f.gcount()));
+    return parse_example_pairs(text);
+}
+
+std::vector<ExamplePair> parse_example_pairs(std::string_view text) {
+    std::vector<ExamplePair> out;
+    for (size_t pos = 0; pos < text.size();) {
+        size_t nl = text.find('\n', pos);
+        if (nl == std::string_view::npos) nl = text.size();
+        std::string line(text.substr(pos, nl - pos));
+        pos = nl + 1;
         if (!line.empty() && line.back() == '\r') line.pop_back();
         const size_t tab = line.find('\t');
         if (tab == std::string::npos || line.find('\t', tab + 1) != std::string::npos) continue;
         ExamplePair p{line.substr(0, tab), line.substr(tab + 1)};
-        if (!p.en.empty() && !p.zh.empty()) out.push_back(std::move(p));
+        if (!p.en.empty() && !p.zh.empty() && is_valid_utf8(p.en) && is_valid_utf8(p.zh)) out.push_back(std::move(p));
     }
     return out;
 }

@@ -50,5 +50,7 @@ struct ExamplePair {
 /// examples.tsv of a model folder ("English<TAB>Chinese" per line); empty when the file is absent. Lines without
 /// exactly one tab are skipped.
 [[nodiscard]] std::vector<ExamplePair> read_example_pairs(const std::filesystem::path& model_dir);
+/// The text of an examples.tsv, as read_example_pairs. Pairs whose sides are not valid UTF-8 are skipped too.
+[[nodiscard]] std::vector<ExamplePair> parse_example_pairs(std::string_view text);
 
 }  // namespace ts::ui

@@ -1,5 +1,6 @@
 // UiState JSON mapping and atomic persistence.
 #include "app/session/state.h"
+#include "core/util/json.h"
 
 #include <nlohmann/json.hpp>
 
@@ -25,7 +26,8 @@ void UiState::clamp() {
     layer = std::max(0, layer);
     head = std::max(0, head);
     query = std::max(-1, query);
-    ui_scale = std::clamp(ui_scale, 0.0f, 4.0f);
+    // 0 = the monitor's scale; anything else within what ImGui can lay out (a scale of 0.01 aborts it).
+    ui_scale = ui_scale > 0.0f ? std::clamp(ui_scale, kMinUiScale, kMaxUiScale) : 0.0f;
     attn_temperature = std::clamp(attn_temperature, 0.05f, 10.0f);
     attn_window = std::clamp(attn_window, 1, 4096);
     sm_temperature = std::clamp(sm_temperature, 0.05f, 10.0f);
@@ -82,21 +84,23 @@ void to_json(nlohmann::json& j, const UiState& s) {
 
 namespace {
 template <typename T>
-void get_if(const nlohmann::json& j, const char* key, T& out) {
+void get_if(const nlohmann::json& j, const char* key, T& out, std::vector<std::string>* ignored) {
     auto it = j.find(key);
     if (it == j.end()) return;
     try {
         T v = it->template get<T>();
         out = std::move(v);
     } catch (const nlohmann::json::exception&) {
-        // wrong type: keep the default
+        if (ignored) ignored->push_back(key);  // wrong type: keep the default
     }
 }
 }  // namespace
 
-void from_json(const nlohmann::json& j, UiState& s) {
+void from_json(const nlohmann::json& j, UiState& s) { read_state_fields(j, s, nullptr); }
+
+void read_state_fields(const nlohmann::json& j, UiState& s, std::vector<std::string>* ignored) {
     if (!j.is_object()) return;
-#define TS_GET(f) get_if(j, #f, s.f);
+#define TS_GET(f) get_if(j, #f, s.f, ignored);
     TS_STATE_FIELDS(TS_GET)
 #undef TS_GET
     s.clamp();
@@ -120,16 +124,29 @@ UiState load_state(const std::filesystem::path& file, std::string* warning) {
         return s;
     }
     try {
-        const nlohmann::json j = nlohmann::json::parse(buf.str());
-        from_json(j, s);
+        return parse_state_text(buf.str(), file.string(), warning);
     } catch (const std::exception& e) {
         std::filesystem::path broken = file;
         broken += ".broken";
         std::filesystem::copy_file(file, broken, std::filesystem::copy_options::overwrite_existing, ec);
         if (warning)
-            *warning = "settings file " + file.string() + " is not valid JSON (" + e.what() +
-                       "); using defaults (old file kept as " + broken.filename().string() + ")";
+            *warning = "settings file cannot be used (" + std::string(e.what()) + "); using defaults (old file kept as " +
+                       broken.filename().string() + ")";
         return UiState{};
+    }
+}
+
+UiState parse_state_text(std::string_view text, const std::string& what, std::string* warning) {
+    const nlohmann::json j = parse_json(text, what);
+    if (!j.is_object())
+        throw std::runtime_error(what + ": expected a JSON object of settings, found " + std::string(j.type_name()));
+    UiState s;
+    std::vector<std::string> ignored;
+    read_state_fields(j, s, &ignored);
+    if (warning && !ignored.empty()) {
+        std::string keys;
+        for (const std::string& k : ignored) keys += (keys.empty() ? "" : ", ") + k;
+        *warning = what + ": ignored settings of the wrong type (kept their defaults): " + keys;
     }
     return s;
 }

@@ -7,9 +7,9 @@
 
 #include <array>
 #include <cstdint>
-#include <array>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ts::ui {
@@ -114,9 +114,17 @@ struct UiState {
     void clamp();
 };
 
+/// The window's UI scale range (the `ui_scale` setting and the sidebar's control; 0 = the monitor's scale).
+inline constexpr float kMinUiScale = 0.5f, kMaxUiScale = 4.0f;
+
 void to_json(nlohmann::json& j, const UiState& s);
 /// Missing keys keep their defaults; keys of the wrong type are ignored (a hand-edited file never fails a start).
 void from_json(const nlohmann::json& j, UiState& s);
+/// from_json that also lists the keys it ignored because their value had the wrong type (null: don't list).
+void read_state_fields(const nlohmann::json& j, UiState& s, std::vector<std::string>* ignored);
+/// The text of a state or session file: throws std::runtime_error naming `what` when it is not JSON or not an
+/// object; fields of the wrong type keep their defaults and are named in `*warning`. Knobs are clamped.
+[[nodiscard]] UiState parse_state_text(std::string_view text, const std::string& what, std::string* warning = nullptr);
 
 /// $XDG_CONFIG_HOME/transformer-studio, else $HOME/.config/transformer-studio, else ./.transformer-studio.
 [[nodiscard]] std::filesystem::path config_dir();

@@ -1,5 +1,6 @@
 // Cross-attention arg-max vs reference alignment counts (see alignment_hits.h).
 #include "core/eval/alignment_hits.h"
+#include "core/util/json.h"
 
 #include <nlohmann/json.hpp>
 
@@ -117,8 +118,13 @@ AlignmentFile load_alignment_file(const std::filesystem::path& path) {
     while (std::getline(in, line)) {
         ++no;
         if (line.empty()) continue;
-        const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
-        if (j.is_discarded() || !j.is_object()) throw bad("not a JSON object");
+        nlohmann::json j;
+        try {
+            j = parse_json(line, "line");
+        } catch (const std::runtime_error& e) {
+            throw bad(e.what());
+        }
+        if (!j.is_object()) throw bad("not a JSON object");
         try {
             if (no == 1) {
                 if (j.value("format", std::string()) != "ts-ibm1-alignments-1")

@@ -6,6 +6,7 @@
 #include "core/tokenizer/byte_level.h"
 #include "core/tokenizer/text_tokenizer_detail.h"
 #include "core/tokenizer/tokenizer_io.h"
+#include "core/util/json.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
@@ -38,11 +39,7 @@ inline constexpr char32_t kInvalid = 0xFFFFFFFF;  // an invalid UTF-8 byte, kept
     throw std::runtime_error(name + ": " + field + ": " + what);
 }
 
-inline std::string describe(const json& j) {
-    std::string d = j.dump(-1, ' ', false, json::error_handler_t::replace);
-    if (d.size() > 60) d = d.substr(0, 60) + "...";
-    return std::string(j.type_name()) + " " + d;
-}
+inline std::string describe(const json& j) { return std::string(j.type_name()) + " " + json_excerpt(j); }
 
 inline char32_t decode_char(std::string_view s, size_t pos, size_t len) {
     const auto b = (unsigned char)s[pos];
@@ -198,10 +195,18 @@ inline void unicode_normalize(NormText& t, const icu::Normalizer2& n) {
     t = std::move(r);
 }
 
+// PCRE2's backtracking budget for one match call of a tokenizer.json Split / Replace pattern. Real patterns need a
+// few hundred steps per match; a catastrophic one (e.g. (a+)+$ on a long run) hits this and is reported, not run
+// for minutes. The interpreter's heap is bounded by PCRE2's own default (20 MB).
+inline constexpr uint32_t kPatternMatchLimit = 10'000'000;
+
 // Replaces every match of a literal or PCRE2 pattern; the replacement is aligned to the matched bytes.
+// Regexes are compiled with PCRE2_MATCH_INVALID_UTF, so any bytes (invalid UTF-8 included) are a valid subject:
+// a match never starts or ends inside an invalid sequence.
 struct Pattern {
     std::string literal;
     std::shared_ptr<pcre2_code> re;
+    std::string source;  // the regex, for messages
     // matches in s: [begin, end) pairs, non-empty, left to right
     [[nodiscard]] std::vector<std::pair<size_t, size_t>> find_all(std::string_view s) const {
         std::vector<std::pair<size_t, size_t>> out;
@@ -213,11 +218,27 @@ struct Pattern {
         }
         std::unique_ptr<pcre2_match_data, decltype(&pcre2_match_data_free)> md(
             pcre2_match_data_create_from_pattern(re.get(), nullptr), &pcre2_match_data_free);
+        std::unique_ptr<pcre2_match_context, decltype(&pcre2_match_context_free)> mctx(
+            pcre2_match_context_create(nullptr), &pcre2_match_context_free);
+        if (!md || !mctx) throw std::runtime_error("tokenizer regex: out of memory for PCRE2 match data");
+        pcre2_set_match_limit(mctx.get(), kPatternMatchLimit);
         size_t start = 0;
+        uint32_t options = 0;
         while (start <= s.size()) {
-            const int rc = pcre2_match(re.get(), reinterpret_cast<PCRE2_SPTR>(s.data()), s.size(), start,
-                                       PCRE2_NO_UTF_CHECK, md.get(), nullptr);
-            if (rc < 0) break;
+            const int rc = pcre2_match(re.get(), reinterpret_cast<PCRE2_SPTR>(s.data()), s.size(), start, options,
+                                       md.get(), mctx.get());
+            if (rc == PCRE2_ERROR_JIT_STACKLIMIT && options == 0) {
+                options = PCRE2_NO_JIT;  // the interpreter keeps its backtracking on the (bounded) heap
+                continue;
+            }
+            if (rc == PCRE2_ERROR_NOMATCH) break;
+            if (rc < 0) {
+                PCRE2_UCHAR msg[256];
+                pcre2_get_error_message(rc, msg, sizeof msg);
+                throw std::runtime_error("tokenizer regex " + quote_value(source) + " cannot be matched on this text (" +
+                                         reinterpret_cast<const char*>(msg) + ", at byte " + std::to_string(start) +
+                                         " of " + std::to_string(s.size()) + ")");
+            }
             const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md.get());
             if (ov[1] > ov[0]) {
                 out.emplace_back(ov[0], ov[1]);
@@ -240,15 +261,17 @@ inline Pattern parse_pattern(const json& j, const std::string& name, const std::
         const std::string rx = j["Regex"].get<std::string>();
         int err = 0;
         PCRE2_SIZE off = 0;
-        pcre2_code* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(rx.data()), rx.size(), PCRE2_UTF | PCRE2_UCP,
-                                         &err, &off, nullptr);
+        pcre2_code* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(rx.data()), rx.size(),
+                                         PCRE2_UTF | PCRE2_UCP | PCRE2_MATCH_INVALID_UTF, &err, &off, nullptr);
         if (!code) {
             PCRE2_UCHAR msg[256];
             pcre2_get_error_message(err, msg, sizeof msg);
             fail(name, field, "regex does not compile at offset " + std::to_string(off) + ": " +
                                   reinterpret_cast<const char*>(msg));
         }
+        (void)pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);  // the interpreter runs it when JIT is unavailable
         p.re.reset(code, &pcre2_code_free);
+        p.source = rx;
         return p;
     }
     fail(name, field, "expected {\"String\": ...} or {\"Regex\": ...}, found " + describe(j));

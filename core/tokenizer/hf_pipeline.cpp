@@ -273,13 +273,7 @@ std::shared_ptr<const TextTokenizer> detail::with_post_processor(std::shared_ptr
 }
 
 std::shared_ptr<const TextTokenizer> parse_hf_tokenizer_json(std::string_view text, const std::string& name) {
-    json root;
-    try {
-        root = json::parse(text.begin(), text.end());
-    } catch (const json::exception&) {
-        (void)parse_tokenizer_json(text, name);  // reports the syntax error with its line and column
-        throw std::runtime_error(name + ": JSON cannot be read");
-    }
+    const json root = parse_json(text, name);  // bounded nesting: the pipeline parsers below recurse
     // byte-level BPE: the established ts::Tokenizer (GPT-2 parity-tested), plus the post-processor
     bool byte_level = false;
     if (root.is_object() && root.contains("pre_tokenizer")) {
@@ -325,7 +319,10 @@ std::shared_ptr<const TextTokenizer> detail::hf_tokenizer_from_json(const nlohma
         fail(name, "pipeline", std::string("unexpected content (") + e.what() + ")");
     }
     for (const auto& v : {p->post.before, p->post.after})
-        for (const auto& [id, tok] : v) {
+        for (const auto& entry : v) {
+            // Named copies, not a structured binding: clang before 16 cannot capture a binding in the lambda below.
+            const int32_t id = entry.first;
+            const std::string& tok = entry.second;
             const bool in_vocab = id >= 0 && size_t(id) < p->model->id_to_token.size() && !p->model->id_to_token[size_t(id)].empty();
             const bool added = std::any_of(p->added.begin(), p->added.end(), [&](const Added& a) { return a.id == id; });
             if (!in_vocab && !added)
@@ -349,7 +346,12 @@ std::shared_ptr<const TextTokenizer> parse_wordpiece_vocab_txt(std::string_view 
         if (tok.empty() && nl < text.size())
             throw std::runtime_error(name + ": line " + std::to_string(line + 1) + ": empty token (one token per line expected)");
         if (!tok.empty()) {
-            if (m->find(tok)) throw std::runtime_error(name + ": line " + std::to_string(line + 1) + ": token \"" + tok + "\" appears twice");
+            if (line >= (size_t(1) << 22))
+                throw std::runtime_error(name + ": line " + std::to_string(line + 1) +
+                                         ": more than 4194304 tokens (one token per line; is this a vocab.txt?)");
+            if (m->find(tok))
+                throw std::runtime_error(name + ": line " + std::to_string(line + 1) + ": token " + quote_value(tok) +
+                                         " appears twice");
             m->add(tok, int32_t(line));
         }
         pos = nl + 1;

@@ -3,6 +3,7 @@
 // ImmutableSentencePieceText (begin/end byte offsets of each piece's surface in the input).
 #include "core/tokenizer/text_tokenizer.h"
 #include "core/tokenizer/text_tokenizer_detail.h"
+#include "core/util/json.h"
 
 #include <nlohmann/json.hpp>
 #include <sentencepiece_processor.h>
@@ -92,12 +93,7 @@ class MarianSide final : public TextTokenizer {
 public:
     MarianSide(std::string_view proto, const std::string& vocab_json, std::string spm_name, const std::string& vocab_name)
         : m_sp(load_spm(proto, spm_name)), m_name(std::move(spm_name)) {
-        nlohmann::json j;
-        try {
-            j = nlohmann::json::parse(vocab_json);
-        } catch (const nlohmann::json::exception& e) {
-            throw std::runtime_error(vocab_name + ": JSON cannot be read (" + e.what() + ")");
-        }
+        const nlohmann::json j = parse_json(vocab_json, vocab_name);
         if (!j.is_object() || j.empty()) throw std::runtime_error(vocab_name + ": expected a JSON object {piece: id}");
         for (auto it = j.begin(); it != j.end(); ++it) {
             if (!it.value().is_number_integer() || it.value().get<int64_t>() < 0 || it.value().get<int64_t>() > (1 << 22))

@@ -4,6 +4,7 @@
 #include "core/tokenizer/byte_level.h"
 #include "core/tokenizer/text_tokenizer_detail.h"
 #include "core/tokenizer/tokenizer_io.h"
+#include "core/util/json.h"
 
 #include <nlohmann/json.hpp>
 
@@ -114,12 +115,7 @@ FolderConfig read_folder_config(const fs::path& dir) {
         const fs::path p = dir / file;
         std::error_code ec;
         if (!fs::is_regular_file(p, ec)) continue;
-        json j;
-        try {
-            j = json::parse(detail::read_file(p.string()));
-        } catch (const json::exception& e) {
-            throw std::runtime_error(p.string() + ": JSON cannot be read (" + e.what() + ")");
-        }
+        const json j = ts::parse_json(detail::read_file(p.string()), p.string());
         if (!j.is_object()) throw std::runtime_error(p.string() + ": expected a JSON object at the top level");
         for (const char* role : {"bos", "eos", "unk", "pad", "mask", "cls", "sep"}) {
             auto it = j.find(std::string(role) + "_token");

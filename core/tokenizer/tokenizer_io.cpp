@@ -3,6 +3,7 @@
 #include "core/tokenizer/tokenizer_io.h"
 
 #include "core/tokenizer/byte_level.h"
+#include "core/util/json.h"
 
 #include <nlohmann/json.hpp>
 
@@ -31,29 +32,7 @@ std::string quote(std::string_view s) {
     return out;
 }
 
-std::string describe(const json& j) {
-    std::string d = j.dump(-1, ' ', false, json::error_handler_t::replace);
-    if (d.size() > 60) d = d.substr(0, 60) + "...";
-    return std::string(j.type_name()) + " " + d;
-}
-
-json parse_json(std::string_view text, const std::string& name) {
-    try {
-        return json::parse(text.begin(), text.end());
-    } catch (const json::parse_error& e) {
-        size_t line = 1, col = 1;
-        const size_t upto = std::min<size_t>(e.byte > 0 ? e.byte - 1 : 0, text.size());
-        for (size_t i = 0; i < upto; ++i) {
-            if (text[i] == '\n') { ++line; col = 1; } else { ++col; }
-        }
-        const std::string what = e.what();
-        const size_t cut = what.find("syntax error");
-        fail(name, "line " + std::to_string(line) + ", column " + std::to_string(col),
-             "JSON syntax error (" + (cut == std::string::npos ? what : what.substr(cut)) + ")");
-    } catch (const json::exception& e) {  // e.g. out_of_range 406: a number too large for a double
-        fail(name, "JSON", std::string("cannot be read: ") + e.what());
-    }
-}
+std::string describe(const json& j) { return std::string(j.type_name()) + " " + json_excerpt(j); }
 
 int32_t get_id(const json& v, const std::string& name, const std::string& field) {
     if (!v.is_number_integer()) fail(name, field, "expected an integer token id, found " + describe(v));

@@ -2,7 +2,7 @@
 // resolved to ids of the folder's tokenizer. Declared in core/decode.h; lives in ts_tokenizer because it needs the
 // Tokenizer, while the decoding itself (core/decode.cpp) needs only the model.
 #include "core/decode.h"
-#include "core/io_util.h"
+#include "core/util/json.h"
 #include "core/tokenizer/bpe.h"
 
 #include <nlohmann/json.hpp>
@@ -39,8 +39,12 @@ TranslationSpec load_translation_spec(const std::filesystem::path& model_dir, co
     }
     std::stringstream ss;
     ss << in.rdbuf();
-    const std::string text = ss.str();
-    const nlohmann::json j = detail::parse_json_limited(text.data(), text.data() + text.size(), where);
+    return parse_translation_spec(ss.str(), tok, where);
+}
+
+TranslationSpec parse_translation_spec(std::string_view text, const Tokenizer& tok, const std::string& where) {
+    const auto fail = [&](const std::string& msg) { fail_at(where, msg); };
+    const nlohmann::json j = parse_json(text, where);
     if (!j.is_object()) fail("expected a JSON object, found " + std::string(j.type_name()));
 
     const auto str = [&](const nlohmann::json& obj, const char* key, const std::string& field) -> std::string {
@@ -51,16 +55,16 @@ TranslationSpec load_translation_spec(const std::filesystem::path& model_dir, co
     };
     const auto id_of = [&](const std::string& token, const std::string& field) -> int {
         const std::optional<int32_t> id = tok.token_id(token);
-        if (!id) fail("\"" + field + "\": token \"" + token + "\" is not in the model's tokenizer");
+        if (!id) fail("\"" + field + "\": token " + quote_value(token) + " is not in the model's tokenizer");
         return *id;
     };
 
     const std::string format = str(j, "format", "format");
-    if (format != kFormat) fail("unknown format \"" + format + "\" (expected \"" + kFormat + "\")");
+    if (format != kFormat) fail("unknown format " + quote_value(format) + " (expected \"" + kFormat + "\")");
     TranslationSpec spec;
     spec.direction = str(j, "direction", "direction");
     if (spec.direction != "both" && spec.direction != "en-zh" && spec.direction != "zh-en")
-        fail("\"direction\": expected \"both\", \"en-zh\" or \"zh-en\", found \"" + spec.direction + "\"");
+        fail("\"direction\": expected \"both\", \"en-zh\" or \"zh-en\", found " + quote_value(spec.direction));
     spec.source_end_id = id_of(str(j, "source_end", "source_end"), "source_end");
     spec.decoder_start_id = id_of(str(j, "decoder_start", "decoder_start"), "decoder_start");
     spec.target_end_id = id_of(str(j, "target_end", "target_end"), "target_end");

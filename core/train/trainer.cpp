@@ -3,6 +3,8 @@
 #include "core/train/trainer.h"
 
 #include "core/safetensors.h"
+#include "core/util/json.h"
+#include "core/util/number.h"
 
 #include <nlohmann/json.hpp>
 
@@ -336,7 +338,22 @@ bool Trainer::resume() {
     if (need("format") != kCheckpointFormat)
         throw std::runtime_error(path.string() + ": checkpoint format '" + need("format") + "', expected '" +
                                  kCheckpointFormat + "'");
-    if (nlohmann::json::parse(need("config")) != nlohmann::json(m_config))
+    // Metadata values are checked strictly: a corrupt checkpoint is refused with the key named, never half-read.
+    const auto meta_json = [&](const char* k) {
+        try {
+            return parse_json(need(k), path.string() + ": metadata '" + k + "'");
+        } catch (const std::runtime_error& e) {
+            throw std::runtime_error(std::string(e.what()) + " (a corrupt checkpoint?)");
+        }
+    };
+    const auto meta_count = [&](const char* k) {
+        try {
+            return parse_int_in(need(k), 0, int64_t(1) << 53, path.string() + ": metadata '" + k + "'");
+        } catch (const std::invalid_argument& e) {
+            throw std::runtime_error(e.what());
+        }
+    };
+    if (meta_json("config") != nlohmann::json(m_config))
         throw std::runtime_error(path.string() + ": checkpoint was made for a different model config");
     if (need("seed") != std::to_string(m_opt.seed))
         throw std::runtime_error(path.string() + ": checkpoint seed " + need("seed") + " differs from --seed " +
@@ -344,7 +361,12 @@ bool Trainer::resume() {
     if (need("data_fingerprint") != std::to_string(data_fingerprint()))
         throw std::runtime_error(path.string() + ": checkpoint was made on different training data (" +
                                  need("data_tokens") + " tokens; now " + std::to_string(data_size()) + ")");
-    const TrainOptions saved = nlohmann::json::parse(need("options")).get<TrainOptions>();
+    TrainOptions saved;
+    try {
+        saved = meta_json("options").get<TrainOptions>();
+    } catch (const nlohmann::json::exception& e) {
+        throw std::runtime_error(path.string() + ": metadata 'options' cannot be read (" + e.what() + ")");
+    }
     if (m_log && nlohmann::json(saved) != nlohmann::json(m_opt))
         *m_log << "resume: training options differ from the checkpoint's; continuing with the new ones\n";
 
@@ -360,9 +382,13 @@ bool Trainer::resume() {
     restore("param.", m_model->params());
     restore("adam_m.", m_adam->exp_avg());
     restore("adam_v.", m_adam->exp_avg_sq());
-    m_adam->set_t(std::stoll(need("adam_t")));
-    m_step = std::stoll(need("step"));
-    m_elapsed_prev = std::stod(need("elapsed_s"));
+    m_adam->set_t(meta_count("adam_t"));
+    m_step = meta_count("step");
+    try {
+        m_elapsed_prev = parse_real_in(need("elapsed_s"), 0.0, 1e12, path.string() + ": metadata 'elapsed_s'");
+    } catch (const std::invalid_argument& e) {
+        throw std::runtime_error(e.what());
+    }
 
     // Keep the log consistent with the checkpoint: drop records after its step.
     m_history.clear();
@@ -372,8 +398,15 @@ bool Trainer::resume() {
         std::string line;
         while (std::getline(in, line)) {
             if (line.empty()) continue;
-            const auto j = nlohmann::json::parse(line, nullptr, false);
-            if (j.is_discarded() || !j.contains("step") || j["step"].get<int64_t>() > m_step) continue;
+            nlohmann::json j;
+            try {
+                j = parse_json(line, log_path.string());
+            } catch (const std::runtime_error&) {
+                continue;  // a torn line of an interrupted run
+            }
+            if (!j.is_object() || !j.contains("step") || !j["step"].is_number_integer() ||
+                j["step"].get<int64_t>() > m_step)
+                continue;
             kept.push_back(line);
             const auto num = [&j](const char* k) {
                 return j[k].is_number() ? j[k].get<double>() : std::numeric_limits<double>::quiet_NaN();

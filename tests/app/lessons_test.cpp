@@ -282,6 +282,43 @@ TEST(LessonFormat, ErrorsNameFileStepAndField) {
     }
 }
 
+// Trust (#27): nesting, overflowing numbers and parameters that would allocate gigabytes are refused when the
+// file is read, naming the file and the field.
+TEST(LessonFormat, HostileFilesAreRefusedWithTheFileNamed) {
+    const fs::path dir = fs::temp_directory_path() / ("ts_lessons_hostile_" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    std::ofstream(dir / "deep.json") << "{\"steps\": " << std::string(100000, '[') << std::string(100000, ']') << "}";
+    std::ofstream(dir / "overflow.json") << "{\"order\": 1e999}";
+    const auto error_of_file = [&](const char* name) {
+        try {
+            (void)load_lesson_file(dir / name);
+        } catch (const LessonError& e) {
+            return std::string(e.what());
+        }
+        return std::string("(no error)");
+    };
+    EXPECT_NE(error_of_file("deep.json").find("deep.json: JSON nested deeper than 64 levels"), std::string::npos)
+        << error_of_file("deep.json");
+    EXPECT_NE(error_of_file("overflow.json").find("overflow.json: a number overflows"), std::string::npos)
+        << error_of_file("overflow.json");
+    fs::remove_all(dir);
+
+    nlohmann::json big_range = minimal_lesson();
+    big_range["steps"][0]["question"]["knob"] = "pe_positions";
+    big_range["steps"][0]["question"]["log"] = false;
+    big_range["steps"][0]["question"]["range"] = {2, 2e7};
+    EXPECT_NE(error_of(big_range).find("at most 4096 values"), std::string::npos) << error_of(big_range);
+
+    // A position of 2e7 would build a 5 GB table to read one value: the measure refuses it.
+    nlohmann::json far = minimal_lesson();
+    far["steps"][0]["question"]["measure"] = "sinusoidal_pe";
+    far["steps"][0]["question"]["params"] = {{"pos", 2e7}, {"dim", 0}};
+    const Lesson l = parse_lesson(far, "far.json");
+    UiState st;
+    EXPECT_THROW((void)evaluate_measure(*l.steps[0].question, st, nullptr, nullptr), std::runtime_error);
+}
+
 TEST(LessonFormat, FilesThatAreNotJsonNameTheLine) {
     const fs::path dir = fs::temp_directory_path() / ("ts_lessons_" + std::to_string(::getpid()));
     fs::remove_all(dir);
@@ -290,7 +327,7 @@ TEST(LessonFormat, FilesThatAreNotJsonNameTheLine) {
     std::ofstream(dir / "b_good.json") << minimal_lesson().dump(2);
     const LessonLibrary lib = load_lesson_library({dir, dir / "missing"});
     ASSERT_EQ(lib.errors.size(), 1u);
-    EXPECT_NE(lib.errors[0].find("a_broken.json: line 3: not valid JSON"), std::string::npos) << lib.errors[0];
+    EXPECT_NE(lib.errors[0].find("a_broken.json: line 3, column 12: not valid JSON"), std::string::npos) << lib.errors[0];
     ASSERT_EQ(lib.lessons.size(), 1u);  // the good file still loads
     EXPECT_EQ(lib.lessons[0].id, "mine");
     EXPECT_THROW((void)load_lesson_file(dir / "nope.json"), LessonError);

@@ -84,6 +84,31 @@ TEST(State, BrokenJsonGivesDefaultsWarningAndBackup) {
     fs::remove_all(dir);
 }
 
+// A state.json that is valid JSON but not an object (an array) is kept as .broken, never silently overwritten; a
+// ui_scale ImGui cannot lay out (0.01 aborted it at every start) is clamped; wrong-type fields are named.
+TEST(State, NonObjectIsKeptAsBrokenAndBadFieldsAreNamed) {
+    const fs::path dir = temp_dir("array");
+    std::ofstream(dir / "state.json") << "[1, 2, 3]";
+    std::string warning;
+    const UiState r = load_state(dir / "state.json", &warning);
+    EXPECT_NE(warning.find("expected a JSON object"), std::string::npos) << warning;
+    EXPECT_TRUE(fs::exists(dir / "state.json.broken"));
+    EXPECT_EQ(r.text, UiState{}.text);
+
+    std::ofstream(dir / "state.json", std::ios::trunc) << R"({"ui_scale": 0.01, "layer": "three", "text": "hi"})";
+    warning.clear();
+    const UiState s = load_state(dir / "state.json", &warning);
+    EXPECT_FLOAT_EQ(s.ui_scale, kMinUiScale);
+    EXPECT_EQ(s.text, "hi");
+    EXPECT_NE(warning.find("wrong type"), std::string::npos) << warning;
+    EXPECT_NE(warning.find("layer"), std::string::npos) << warning;
+    EXPECT_FLOAT_EQ(parse_state_text(R"({"ui_scale": 0})", "s").ui_scale, 0.0f);  // 0 = the monitor's scale
+    EXPECT_FLOAT_EQ(parse_state_text(R"({"ui_scale": 99})", "s").ui_scale, kMaxUiScale);
+    // 100k levels of nesting: refused with the file named, not a stack overflow at every start.
+    EXPECT_THROW((void)parse_state_text("{\"recent\": " + std::string(100000, '[') + "}", "s"), std::runtime_error);
+    fs::remove_all(dir);
+}
+
 TEST(State, WrongTypesAndOutOfRangeValuesAreRepaired) {
     nlohmann::json j = {{"layer", "three"}, {"head", -5}, {"attn_temperature", 1e9}, {"text", 42}, {"top_k", 7}};
     UiState s;

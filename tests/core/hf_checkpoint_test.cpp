@@ -82,7 +82,52 @@ TEST_P(HfGolden, LogitsAndEveryHeadsProbsMatchTorch) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Families, HfGolden, ::testing::Values("hf_gpt2", "hf_llama", "hf_qwen2", "hf_mistral"));
+INSTANTIATE_TEST_SUITE_P(Families, HfGolden, ::testing::Values("hf_gpt2", "hf_llama", "hf_qwen2", "hf_mistral",
+                                                               "hf_mistral_window", "hf_qwen2_window"));
+
+// Mistral's sliding_window (4 < 7 tokens) and Qwen2's (3, from max_window_layers = 1) are applied: a windowed
+// layer gives exactly zero weight to keys older than the window, and token-by-token decoding through the KV cache
+// gives the full forward's logits.
+TEST(HfSlidingWindow, AppliedPerLayerAndThroughTheKvCache) {
+    struct Case {
+        const char* name;
+        int window, from_layer;
+    };
+    for (const Case& k : {Case{"hf_mistral_window", 4, 0}, Case{"hf_qwen2_window", 3, 1}}) {
+        SCOPED_TRACE(k.name);
+        const auto model = load_hf_model(fixture(k.name));
+        const ModelConfig& c = model->config();
+        EXPECT_EQ(c.sliding_window, k.window);
+        EXPECT_EQ(c.sliding_window_from_layer, k.from_layer);
+        const std::vector<int> ids = {1, 17, 254, 3, 99, 42, 7};
+        ForwardOptions fo;
+        fo.capture = CaptureFilter::prefixes({"dec.0.attn.probs", "dec.1.attn.probs"});
+        const ForwardResult full = forward(*model, ids, fo);
+        const int T = int(ids.size());
+        for (int layer = 0; layer < c.n_layers; ++layer) {
+            const Tensor& p = full.trace->at("dec." + std::to_string(layer) + ".attn.probs");
+            const bool slides = layer >= k.from_layer;
+            float outside = 0, inside_old = 0;
+            for (int h = 0; h < c.n_heads; ++h)
+                for (int t = 0; t < T; ++t)
+                    for (int s = 0; s <= t - k.window; ++s) {
+                        const float v = p.data[(size_t(h) * T + t) * T + s];
+                        (slides ? outside : inside_old) += v;
+                    }
+            if (slides) EXPECT_EQ(outside, 0.0f) << "layer " << layer;
+            else EXPECT_GT(inside_old, 0.0f) << "layer " << layer << " should see every earlier key";
+        }
+        KVCache cache;
+        ForwardOptions step;
+        step.all_logits = false;
+        for (int t = 0; t < T; ++t) {
+            const ForwardResult r = forward(*model, {ids[size_t(t)]}, step, &cache);
+            ASSERT_EQ(r.logits.rows(), 1);
+            for (int v = 0; v < c.vocab_size; ++v)
+                ASSERT_NEAR(r.logits(0, v), full.logits(t, v), 2e-4f) << "position " << t << " token " << v;
+        }
+    }
+}
 
 TEST(HfConfigMapping, FixturesMapOntoModelConfig) {
     const auto gpt2 = load_hf_model(fixture("hf_gpt2"));

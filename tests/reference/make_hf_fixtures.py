@@ -178,10 +178,18 @@ def llama_forward(cfg, W, ids):
     emb = torch.cat((freqs, freqs), dim=-1)
     cos, sin = emb.cos(), emb.sin()  # (T, Dh)
     causal = torch.tril(torch.ones(T, T, dtype=torch.bool))
+    # Sliding window as current transformers define it (MistralAttention / Qwen2's layer_types): query t sees keys
+    # t - w + 1 .. t (w keys, itself included; releases before 4.42 let it see w + 1). Mistral: every layer; Qwen2
+    # with use_sliding_window: layers i >= max_window_layers.
+    window = cfg.get("sliding_window") if (cfg["model_type"] == "mistral" or cfg.get("use_sliding_window")) else None
+    pos = torch.arange(T)
+    in_window = (pos[:, None] - pos[None, :]) < (window or T + 1)
     x = W["model.embed_tokens.weight"][ids]
     out = {}
     for i in range(cfg["num_hidden_layers"]):
         p = f"model.layers.{i}."
+        slides = window is not None and (cfg["model_type"] == "mistral" or i >= cfg.get("max_window_layers", 0))
+        allowed = causal & in_window if slides else causal
         h = rms_norm(x, W[p + "input_layernorm.weight"], eps)
         q = F.linear(h, W[p + "self_attn.q_proj.weight"], W.get(p + "self_attn.q_proj.bias"))
         k = F.linear(h, W[p + "self_attn.k_proj.weight"], W.get(p + "self_attn.k_proj.bias"))
@@ -193,7 +201,7 @@ def llama_forward(cfg, W, ids):
         k = k[:, None].expand(K, H // K, T, Dh).reshape(H, T, Dh)  # repeat_kv
         v = v[:, None].expand(K, H // K, T, Dh).reshape(H, T, Dh)
         w = (q @ k.transpose(-1, -2)) / math.sqrt(Dh)
-        w = w.masked_fill(~causal, float("-inf"))
+        w = w.masked_fill(~allowed, float("-inf"))
         probs = torch.softmax(w, dim=-1)
         out[f"dec.{i}.attn.probs"] = probs
         a = (probs @ v).transpose(0, 1).reshape(T, H * Dh)
@@ -276,6 +284,13 @@ def main():
                "rope_theta": 10000.0, "sliding_window": 4096, "tie_word_embeddings": False,
                "torch_dtype": "float16", "transformers_version": "4.35.0", "use_cache": True, "vocab_size": 256}
     make_llama_family("hf_mistral", mistral, torch.Generator().manual_seed(4), "F16")
+
+    # Windows shorter than the text (7 tokens): Mistral slides in every layer, Qwen2 only from max_window_layers on.
+    mistral_window = dict(mistral, sliding_window=4, torch_dtype="float32")
+    make_llama_family("hf_mistral_window", mistral_window, torch.Generator().manual_seed(5), "F32")
+    qwen2_window = dict(qwen2, use_sliding_window=True, sliding_window=3, max_window_layers=1,
+                        torch_dtype="float32", num_hidden_layers=2)
+    make_llama_family("hf_qwen2_window", qwen2_window, torch.Generator().manual_seed(6), "F32")
 
 
 if __name__ == "__main__":

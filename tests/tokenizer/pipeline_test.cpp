@@ -351,3 +351,43 @@ TEST(PipelineByteLevel, RobertaProcessingAddsBosAndEos) {
 
 }  // namespace
 }  // namespace ts
+
+namespace ts {
+namespace {
+
+// Trust (#27): a Split / Replace regex runs on any bytes (invalid UTF-8 included: it was undefined behaviour
+// inside pcre2_match), a catastrophic pattern says so instead of silently stopping, and 100k levels of nested
+// Sequence normalizers are refused when the file is read instead of overflowing the stack.
+TEST(PipelineTrust, RegexOnInvalidUtf8AndHostilePatternsAndNesting) {
+    nlohmann::json j = llama_style_json();
+    j["normalizer"] = {{"type", "Replace"}, {"pattern", {{"Regex", "\\s+"}}}, {"content", kMeta}};
+    j["pre_tokenizer"] = {{"type", "Split"}, {"pattern", {{"Regex", "\\p{L}+"}}}, {"behavior", "Isolated"},
+                          {"invert", false}};
+    const auto tok = parse_hf_tokenizer_json(j.dump());
+    for (const std::string text : {std::string("hi \xff\xfe hi"), std::string("\xe4\xb8 hi\x80"), std::string("\xc3")}) {
+        const TextEncoding e = tok->encode(text);
+        size_t prev = 0;
+        for (const auto& s : e.spans) {
+            EXPECT_GE(s.byte_begin, prev);
+            EXPECT_LE(s.byte_end, text.size());
+            prev = s.byte_end;
+        }
+        EXPECT_FALSE(e.ids.empty());
+    }
+
+    nlohmann::json slow = llama_style_json();
+    slow["pre_tokenizer"] = {{"type", "Split"}, {"pattern", {{"Regex", "(h+)+$"}}}, {"behavior", "Isolated"},
+                             {"invert", false}};
+    const auto slow_tok = parse_hf_tokenizer_json(slow.dump());
+    const std::string msg = error_of([&] { (void)slow_tok->encode(std::string(5000, 'h') + "!"); });
+    EXPECT_NE(msg.find("cannot be matched on this text"), std::string::npos) << msg;
+
+    std::string deep = R"({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []}, "normalizer": )";
+    for (int i = 0; i < 100000; ++i) deep += R"({"type": "Sequence", "normalizers": [)";
+    const std::string err = error_of([&] { (void)parse_hf_tokenizer_json(deep, "deep.json"); });
+    EXPECT_NE(err.find("deep.json"), std::string::npos) << err;
+    EXPECT_NE(err.find("nested deeper than 64 levels"), std::string::npos) << err;
+}
+
+}  // namespace
+}  // namespace ts

@@ -121,7 +121,7 @@ TEST(TokenizerIo, MalformedMergesNameFileAndLine) {
 
 TEST(TokenizerIo, MalformedVocabNamesFileAndField) {
     EXPECT_EQ(error_of([] { (void)parse_gpt2_tokenizer("{\"a\": 0,\n \"b\": }", "", "v.json"); })
-                  .rfind("v.json: line 2, column 7: JSON syntax error", 0),
+                  .rfind("v.json: line 2, column 7: not valid JSON (syntax error", 0),
               0u);
     EXPECT_EQ(error_of([] { (void)parse_gpt2_tokenizer(R"({"a": "zero"})", "", "v.json"); }),
               "v.json: entry \"a\": expected an integer token id, found string \"zero\"");

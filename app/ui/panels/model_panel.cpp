@@ -62,6 +62,9 @@ void draw_model_panel(PanelContext& ctx) {
             row(tr("relative position bias"), trf("%d buckets, max distance %d tokens, one table per stack (T5)",
                                                   c.relative_attention_num_buckets, c.relative_attention_max_distance));
         row(tr("score scaling"), c.scale_attn ? "1/sqrt(d_head)" : tr("none (T5)"));
+        if (c.sliding_window > 0)
+            row("sliding_window", trf("each query sees its %d most recent tokens (itself included), in layers %d to %d",
+                                      c.sliding_window, c.sliding_window_from_layer, c.n_layers - 1));
         if (c.position == PositionKind::RoPE && c.rotary_dim > 0)
             row("rotary_dim", std::to_string(c.rotary_dim) + " / " + std::to_string(c.d_head()) + " (rotary_pct " +
                                   plot::format_value(double(c.rotary_dim) / c.d_head()) + "): " +
