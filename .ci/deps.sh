@@ -3,6 +3,7 @@
 # are present. Uses sudo only when not root and sudo exists.
 #   bash .ci/deps.sh            build, run and test
 #   bash .ci/deps.sh --corpus   also WordNet for `transformer-studio corpus build` (it fetches the Austen .deb itself)
+#   bash .ci/deps.sh --fuzz     also clang and its libFuzzer runtime for the `fuzz` preset (.ci/fuzz.sh)
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config ccache
       libeigen3-dev nlohmann-json3-dev libpcre2-dev zlib1g-dev libsentencepiece-dev libicu-dev
@@ -10,6 +11,7 @@ pkgs=(build-essential cmake ninja-build pkg-config ccache
       xvfb xauth xdotool fonts-dejavu-core fonts-wqy-microhei
       libgtest-dev libgmock-dev libbenchmark-dev librsvg2-bin libxml2-utils gettext)
 if [ "${1:-}" = "--corpus" ]; then pkgs+=(wordnet-base); fi
+if [ "${1:-}" = "--fuzz" ]; then pkgs+=(clang libclang-rt-14-dev); fi
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -154,8 +154,7 @@ LessonQuestion parse_question(const nlohmann::json& q, const Where& w) {
         w.fail(p + "range", "missing ([min, max] of the knob's slider)");
     }
     if (r.log_scale && r.knob_min <= 0) w.fail(p + "log", "a log-scale knob needs range min > 0");
-    if (r.integer && !auto_range && r.knob_max - r.knob_min > kMaxIntegerScan)
-        w.fail(p + "range", "an integer knob's range spans at most 4096 values (the checker tries each)");
+
     r.start = get_number(q, "start", w, p, false, NAN);
     if (std::isfinite(r.start) && (r.start < r.knob_min || r.start > r.knob_max))
         w.fail(p + "start", "outside the range");
@@ -191,6 +190,8 @@ LessonQuestion parse_question(const nlohmann::json& q, const Where& w) {
     auto k = kinds.find(check);
     if (k == kinds.end()) w.fail(p + "check", "'" + check + "' is not one of: match, crossing, argmax, argmin, below, above");
     r.check = k->second;
+    if (r.integer && r.check != CheckKind::Crossing && !auto_range && r.knob_max - r.knob_min > kMaxIntegerScan)
+        w.fail(p + "range", "an integer knob's range spans at most 4096 values here (the checker tries each)");
     const bool needs_value = r.check == CheckKind::Crossing || r.check == CheckKind::Below || r.check == CheckKind::Above;
     r.value = get_number(q, "value", w, p, needs_value, 0.0);
     r.direction = get_string(q, "direction", w, p, false);

@@ -121,8 +121,8 @@ AlignmentFile load_alignment_file(const std::filesystem::path& path) {
         nlohmann::json j;
         try {
             j = parse_json(line, "line");
-        } catch (const std::runtime_error& e) {
-            throw bad(e.what());
+        } catch (const std::runtime_error&) {
+            throw bad("not a JSON object");
         }
         if (!j.is_object()) throw bad("not a JSON object");
         try {

@@ -16,6 +16,8 @@ namespace ts {
 namespace {
 
 std::unique_ptr<sentencepiece::SentencePieceProcessor> load_spm(std::string_view proto, const std::string& name) {
+    // libsentencepiece trusts the character map's trie offsets; a corrupt one crashed it while normalising.
+    detail::check_sentencepiece_model(proto, name);
     auto sp = std::make_unique<sentencepiece::SentencePieceProcessor>();
     const auto st = sp->LoadFromSerializedProto(proto);
     if (!st.ok() || sp->GetPieceSize() <= 0)

@@ -30,4 +30,13 @@ void finish_spans(std::string_view text, TextEncoding& enc);
 [[nodiscard]] std::shared_ptr<const TextTokenizer> with_post_processor(std::shared_ptr<const TextTokenizer> tok,
                                                                        const nlohmann::json& root, const std::string& name);
 
+/// Checks a SentencePiece precompiled character map (HF "Precompiled" normalizer, a .model's normalizer_spec):
+/// every trie node reachable from the root, every byte's child read, and every replacement offset stay inside the
+/// blob, as libsentencepiece's normalizer (which does not check) will read them. Throws std::runtime_error
+/// "<name>: precompiled_charsmap is corrupt (...)". An empty map is valid (no normalization).
+void check_precompiled_charsmap(std::string_view blob, const std::string& name);
+/// Finds the character maps of a serialized SentencePiece ModelProto (normalizer_spec and denormalizer_spec) and
+/// checks each as above; also refuses framing that runs past the end. Throws std::runtime_error naming `name`.
+void check_sentencepiece_model(std::string_view proto, const std::string& name);
+
 }  // namespace ts::detail

@@ -55,16 +55,16 @@ TranslationSpec parse_translation_spec(std::string_view text, const Tokenizer& t
     };
     const auto id_of = [&](const std::string& token, const std::string& field) -> int {
         const std::optional<int32_t> id = tok.token_id(token);
-        if (!id) fail("\"" + field + "\": token " + quote_value(token) + " is not in the model's tokenizer");
+        if (!id) fail("\"" + field + "\": token " + json_excerpt(token) + " is not in the model's tokenizer");
         return *id;
     };
 
     const std::string format = str(j, "format", "format");
-    if (format != kFormat) fail("unknown format " + quote_value(format) + " (expected \"" + kFormat + "\")");
+    if (format != kFormat) fail("unknown format " + json_excerpt(format) + " (expected \"" + kFormat + "\")");
     TranslationSpec spec;
     spec.direction = str(j, "direction", "direction");
     if (spec.direction != "both" && spec.direction != "en-zh" && spec.direction != "zh-en")
-        fail("\"direction\": expected \"both\", \"en-zh\" or \"zh-en\", found " + quote_value(spec.direction));
+        fail("\"direction\": expected \"both\", \"en-zh\" or \"zh-en\", found " + json_excerpt(spec.direction));
     spec.source_end_id = id_of(str(j, "source_end", "source_end"), "source_end");
     spec.decoder_start_id = id_of(str(j, "decoder_start", "decoder_start"), "decoder_start");
     spec.target_end_id = id_of(str(j, "target_end", "target_end"), "target_end");

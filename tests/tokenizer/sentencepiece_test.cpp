@@ -3,6 +3,7 @@
 // Marian source.spm/target.spm + vocab.json pair; and our tokenizer.json Unigram (Viterbi) against
 // SentencePiece's own unigram on the same pieces and scores.
 #include "core/tokenizer/text_tokenizer.h"
+#include "core/tokenizer/text_tokenizer_detail.h"
 #include "tests/test_util.h"
 #include "tests/tokenizer/tokenizer_test_util.h"
 
@@ -283,6 +284,39 @@ TEST(SentencePieceModel, MarianSourceTargetAndSharedVocab) {
     } catch (const std::runtime_error& ex) {
         EXPECT_NE(std::string(ex.what()).find("vocab.json: entry \"a\""), std::string::npos) << ex.what();
     }
+}
+
+}  // namespace
+}  // namespace ts
+
+namespace ts {
+namespace {
+
+// Trust (#27): libsentencepiece walks the character map's trie without bounds checks, so a .model whose map is
+// corrupt crashed the app while normalising. The map of every trained model passes our check; the same model with
+// its trie overwritten, or with a replacement offset past the pool, is refused with the file named, before the
+// library sees it.
+TEST(SentencePieceModel, CorruptCharsmapIsRefusedBeforeTheLibraryWalksIt) {
+    const std::string& proto = bpe_nfkc();
+    const std::string charsmap = proto_field(proto_field(proto, 3), 2);
+    ASSERT_GT(charsmap.size(), 1000u);
+    EXPECT_NO_THROW(detail::check_precompiled_charsmap(charsmap, "ok.model"));
+    EXPECT_NO_THROW((void)parse_sentencepiece_model(proto, true, true, "ok.model"));
+    const size_t at = proto.find(charsmap);
+    ASSERT_NE(at, std::string::npos);
+    std::string corrupt = proto;
+    for (size_t i = 4; i < 4 + 4096 && i < charsmap.size(); ++i) corrupt[at + i] = char(0xA5 ^ int(i));
+    std::string err = "(no error)";
+    try {
+        (void)parse_sentencepiece_model(corrupt, true, true, "bad.model");
+    } catch (const std::runtime_error& e) {
+        err = e.what();
+    }
+    EXPECT_NE(err.find("bad.model: precompiled_charsmap is corrupt"), std::string::npos) << err;
+    std::string huge_size = charsmap;
+    huge_size[3] = char(0x7F);
+    EXPECT_THROW(detail::check_precompiled_charsmap(huge_size, "m"), std::runtime_error);
+    EXPECT_NO_THROW(detail::check_precompiled_charsmap("", "empty"));
 }
 
 }  // namespace
