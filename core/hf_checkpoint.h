@@ -28,6 +28,9 @@ struct HfConfig {
     /// Special token ids from config.json (-1 when absent or null). Encoder–decoders start the decoder with
     /// decoder_start_token_id (T5, Marian: pad; BART: eos) and end both sequences with eos.
     int bos_token_id = -1, eos_token_id = -1, pad_token_id = -1, decoder_start_token_id = -1;
+    /// What was accepted but ignored (e.g. a special token id outside the vocabulary), one line each; the loaded
+    /// model carries them in weight_warnings().
+    std::vector<std::string> warnings;
 };
 
 /// Model types load_hf_model understands: gpt2, llama, mistral, qwen2 (decoders); t5, marian, bart (encoder–decoders).

@@ -296,8 +296,13 @@ HfConfig parse_hf_config(std::string_view json_text, const std::string& what) {
     const auto token_id = [&](const char* key) -> int {
         if (!has(j, key)) return -1;
         const json& v = j.at(key).is_array() && !j.at(key).empty() ? j.at(key).at(0) : j.at(key);
-        if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() >= h.config.vocab_size)
-            fail(what, "key '" + std::string(key) + "' must be a token id in [0, vocab_size), found " + v.dump());
+        if (!v.is_number_integer()) fail(what, "key '" + std::string(key) + "' must be a token id, found " + json_excerpt(v));
+        if (v.get<int64_t>() < 0 || v.get<int64_t>() >= h.config.vocab_size) {
+            // transformers loads such a config (the id only matters when generation uses it): warn, ignore the id.
+            h.warnings.push_back(what + ": " + key + " " + json_excerpt(v) + " is outside the vocabulary (" +
+                                 std::to_string(h.config.vocab_size) + " tokens); ignored");
+            return -1;
+        }
         return v.get<int>();
     };
     h.bos_token_id = token_id("bos_token_id");

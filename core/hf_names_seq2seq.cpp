@@ -120,7 +120,9 @@ HfConfig bart_like_config(const Keys& k) {
     c.n_layers = k.integer("decoder_layers");
     c.n_heads = c.n_kv_heads = k.same("encoder_attention_heads", "decoder_attention_heads");
     c.d_ff = k.same("encoder_ffn_dim", "decoder_ffn_dim");
-    c.max_seq_len = k.integer("max_position_embeddings", bart ? 1024 : 512);
+    // Defaults of MarianConfig / BartConfig in transformers 4.40-4.42 (both 1024 positions, gelu) for keys a
+    // config.json leaves out.
+    c.max_seq_len = k.integer("max_position_embeddings", 1024);
     c.norm = NormKind::LayerNorm;  // nn.LayerNorm(d_model), eps 1e-5
     c.norm_eps = 1e-5f;
     c.norm_placement = NormPlacement::Post;
@@ -128,7 +130,7 @@ HfConfig bart_like_config(const Keys& k) {
     // Keys of older exports (BartConfig before mBART split off): true would mean a pre-norm mBART-style model.
     k.refuse_true("normalize_before", "pre-norm layers: that is mBART, not this family");
     k.refuse_true("add_final_layer_norm", "a stack-final LayerNorm: that is mBART, not this family");
-    const std::string act = k.string("activation_function", bart ? "gelu" : "swish");
+    const std::string act = k.string("activation_function", "gelu");
     if (act == "gelu") c.activation = Activation::GELU;
     else if (act == "swish" || act == "silu") c.activation = Activation::SiLU;
     else if (act == "relu") c.activation = Activation::ReLU;

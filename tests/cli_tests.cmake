@@ -146,7 +146,7 @@ ts_cli_test(translate_decoder_only_model fail CMD ${TS_CLI} translate --model ${
             --text hi STDERR_REGEX "is decoder-only, not an encoder-decoder translation model")
 ts_cli_test(translate_missing_model fail CMD ${TS_CLI} translate --text hi STDERR_REGEX "missing required option --model")
 ts_cli_test(translate_bad_beam fail CMD ${TS_CLI} translate --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2 --beam 0
-            STDERR_REGEX "--beam expects a whole number >= 1, got '0'")
+            STDERR_REGEX "--beam: expected a whole number from 1 to 16, got '0'")
 ts_cli_test(translate_bad_length_penalty fail CMD ${TS_CLI} translate --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2
             --length-penalty x STDERR_REGEX "--length-penalty expects a number")
 ts_cli_test(trace_source_on_decoder_only fail CMD ${TS_CLI} trace --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2

@@ -11,6 +11,7 @@
 #include "core/model.h"
 #include "core/ops.h"
 #include "core/util/json.h"
+#include "app/session/limits.h"
 
 #include <nlohmann/json.hpp>
 
@@ -190,8 +191,10 @@ int run_eval(int argc, char** argv) {
             throw std::invalid_argument(std::string("--") + o + " needs --pairs and an encoder-decoder model");
     if (c.arch != Arch::DecoderOnly)
         throw std::invalid_argument("eval supports decoder-only and encoder-decoder models");
-    if (lm.codec->ids_only()) throw std::invalid_argument("model folder has no tokenizer.json");
-    const uint64_t seed = uint64_t(args.number("seed", 1));
+    if (lm.codec->ids_only())
+        throw std::invalid_argument(lm.tokenizer_warning.empty() ? std::string("model folder has no tokenizer.json")
+                                                                 : lm.tokenizer_warning);
+    const uint64_t seed = uint64_t(args.integer("seed", 1, 0, int64_t(1) << 53));
     std::mt19937_64 rng(seed);
     nlohmann::json report = {{"model", args.get("model")}, {"parameters", c.parameter_count()}};
 
@@ -204,14 +207,14 @@ int run_eval(int argc, char** argv) {
     std::vector<int> ids;
     std::vector<std::pair<size_t, size_t>> spans;
     lm.codec->encode(ss.str(), ids, spans);
-    const size_t n_val = size_t(double(ids.size()) * args.number("val-fraction", 0.02));
+    const size_t n_val = size_t(double(ids.size()) * args.real("val-fraction", 0.02, 0.0, 0.5));
     const size_t split = ids.size() - n_val;
     std::vector<double> unigram(size_t(c.vocab_size), 1.0);  // add-one smoothing
     for (size_t i = 0; i < split; ++i) unigram[size_t(ids[i])] += 1.0;
     const double total = double(split) + double(c.vocab_size);
 
     const int T = c.max_seq_len;
-    const int max_windows = int(args.number("max-windows", 64));
+    const int max_windows = int(args.integer("max-windows", 64, 1, 1 << 20));
     double loss_sum = 0, uni_sum = 0;
     int64_t n_pred = 0;
     int windows = 0;
@@ -239,7 +242,7 @@ int run_eval(int argc, char** argv) {
     // --- induction: 50 tokens repeated twice ---
     // Three kinds of first halves: uniform random ids over the whole vocabulary (the classic test), random ids among
     // the 2000 most frequent training tokens (ids the model has really learned), and a real held-out passage.
-    const int n_seq = int(args.number("induction-seqs", 20));
+    const int n_seq = int(args.integer("induction-seqs", 20, 0, 100000));
     constexpr int kHalf = 50;
     std::vector<int> by_freq(size_t(c.vocab_size));
     std::iota(by_freq.begin(), by_freq.end(), 0);
@@ -283,9 +286,9 @@ int run_eval(int argc, char** argv) {
     report["induction"] = induction;
 
     // --- samples ---
-    const float temperature = float(args.number("temperature", 0.8));
-    const int n_samples = int(args.number("samples", 5));
-    const int n_tokens = int(args.number("sample-tokens", 40));
+    const float temperature = float(args.real("temperature", 0.8, ui::kMinTemperature, ui::kMaxTemperature));
+    const int n_samples = int(args.integer("samples", 5, 0, 1000));
+    const int n_tokens = int(args.integer("sample-tokens", 40, 1, ui::kMaxGenerateTokens));
     const std::vector<std::string> prompts = {"It is a truth universally acknowledged", "She was",
                                               "The weather", "Mr. Darcy", "He looked at her and"};
     nlohmann::json samples = nlohmann::json::array();

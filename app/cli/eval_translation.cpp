@@ -10,6 +10,7 @@
 #include "core/model.h"
 #include "core/tokenizer/bpe.h"
 #include "core/tokenizer/tokenizer_io.h"
+#include "app/session/limits.h"
 
 #include <nlohmann/json.hpp>
 
@@ -122,14 +123,11 @@ int run_translation_eval(const Args& args, const std::string& model_dir, const M
     const TranslationSpec spec = load_translation_spec(model_dir, *tok);
     const std::string pairs_path = args.required("pairs");
     std::vector<Pair> pairs = read_pairs(pairs_path, "--pairs");
-    const double limit = args.number("limit", 0);
-    if (limit < 0) throw std::invalid_argument("--limit expects N >= 0 (0 = all pairs)");
+    const int64_t limit = args.integer("limit", 0, 0, int64_t(1) << 40);  // 0 = all pairs
     if (limit > 0 && size_t(limit) < pairs.size()) pairs.resize(size_t(limit));
-    const int beam = int(args.number("beam", 4));
-    if (beam < 1) throw std::invalid_argument("--beam expects N >= 1 (1 = greedy only)");
-    const int n_examples = int(args.number("examples", 20));
-    if (n_examples < 0) throw std::invalid_argument("--examples expects N >= 0");
-    const float length_penalty = float(args.number("length-penalty", 1.0));
+    const int beam = int(args.integer("beam", 4, 1, ui::kMaxBeam));  // 1 = greedy only
+    const int n_examples = int(args.integer("examples", 20, 0, 100000));
+    const float length_penalty = float(args.real("length-penalty", 1.0, -10.0, 10.0));
 
     std::optional<eval::AlignmentFile> align;
     if (args.has("alignments")) {

@@ -8,6 +8,7 @@
 #include "app/i18n/tr.h"
 #include "app/ui/app.h"
 #include "core/threads.h"
+#include "app/session/limits.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -56,8 +57,7 @@ int run_gui(int argc, char** argv) {
     o.translate_to = args.get("to");
     if (!o.translate_to.empty() && o.translate_to != "auto" && o.translate_to != "en" && o.translate_to != "zh")
         throw std::invalid_argument("--to expects auto, en or zh, got '" + o.translate_to + "'");
-    o.beam = int(args.number("beam", 0));
-    if (args.has("beam") && (o.beam < 1 || o.beam > 16)) throw std::invalid_argument("--beam expects 1..16");
+    o.beam = int(args.integer("beam", 0, 1, ui::kMaxBeam));  // 0 (absent) = the saved setting
     o.attn_source = args.get("attn-source");
     if (!o.attn_source.empty() && o.attn_source != "decoder" && o.attn_source != "encoder" && o.attn_source != "cross")
         throw std::invalid_argument("--attn-source expects decoder, encoder or cross, got '" + o.attn_source + "'");
@@ -77,12 +77,12 @@ int run_gui(int argc, char** argv) {
         if (o.panel.empty()) o.panel = "lessons";
     }
     o.screenshot_dir = args.get("screenshot-dir");
-    o.frames = int(args.number("frames", 5));
+    o.frames = int(args.integer("frames", 5, 1, 1000000));
     o.persist = !args.flag("no-state");
     o.frame_stats = args.get("frame-stats");
-    o.bench_edits = int(args.number("bench-edits", 0));
-    o.max_frames = int(args.number("max-frames", 0));
-    o.slow_frame_ms = int(args.number("slow-frame-ms", 0));
+    o.bench_edits = int(args.integer("bench-edits", 0, 0, 1000000));
+    o.max_frames = int(args.integer("max-frames", 0, 0, 100000000));
+    o.slow_frame_ms = int(args.integer("slow-frame-ms", 0, 0, 60000));
     if (args.has("analyses")) {
         std::string list = args.get("analyses"), item;
         for (size_t a = 0; a <= list.size();) {

@@ -25,6 +25,10 @@
 #include <stdexcept>
 
 namespace ts::cli {
+
+namespace {
+constexpr int64_t kIntMax = 2147483647;  // options stored as int
+}  // namespace
 namespace {
 
 namespace fs = std::filesystem;
@@ -221,32 +225,32 @@ int run_train(int argc, char** argv) {
         opt.dropout = 0.1f;
     }
     if (args.has("schedule")) opt.schedule = train::lr_schedule_from_string(args.get("schedule"));
-    opt.steps = int(args.number("steps", opt.steps));
-    opt.batch = int(args.number("batch", opt.batch));
-    opt.batch_tokens = int(args.number("batch-tokens", opt.batch_tokens));
-    opt.seq_len = int(args.number("seq-len", config.max_seq_len));
-    opt.lr = float(args.number("lr", opt.lr));
-    opt.min_lr = float(args.number("min-lr", opt.min_lr));
-    opt.lr_factor = float(args.number("lr-factor", opt.lr_factor));
-    opt.warmup = int(args.number("warmup", opt.warmup));
-    opt.weight_decay = float(args.number("weight-decay", opt.weight_decay));
-    opt.beta1 = float(args.number("beta1", opt.beta1));
-    opt.beta2 = float(args.number("beta2", opt.beta2));
-    opt.adam_eps = float(args.number("adam-eps", opt.adam_eps));
-    opt.grad_clip = float(args.number("grad-clip", opt.grad_clip));
-    opt.label_smoothing = float(args.number("label-smoothing", opt.label_smoothing));
-    opt.z_loss = float(args.number("z-loss", opt.z_loss));
-    opt.dropout = float(args.number("dropout", opt.dropout));
-    opt.attn_dropout = float(args.number("attn-dropout", opt.attn_dropout));
-    opt.eval_every = int(args.number("eval-every", opt.eval_every));
-    opt.eval_batches = int(args.number("eval-batches", opt.eval_batches));
-    opt.ckpt_every = int(args.number("ckpt-every", opt.ckpt_every));
-    opt.log_every = int(args.number("log-every", opt.log_every));
-    opt.seed = uint64_t(args.number("seed", double(opt.seed)));
-    opt.val_fraction = args.number("val-fraction", opt.val_fraction);
-    opt.repeat_fraction = args.number("repeat-fraction", opt.repeat_fraction);
-    opt.repeat_period = int(args.number("repeat-period", opt.repeat_period));
-    opt.repeat_random = args.number("repeat-random", opt.repeat_random);
+    opt.steps = int(args.integer("steps", opt.steps, 1, kIntMax));
+    opt.batch = int(args.integer("batch", opt.batch, 1, 1 << 16));
+    opt.batch_tokens = int(args.integer("batch-tokens", opt.batch_tokens, 0, 1 << 24));
+    opt.seq_len = int(args.integer("seq-len", config.max_seq_len, 1, 1 << 20));
+    opt.lr = float(args.real("lr", opt.lr, 0.0, 10.0));
+    opt.min_lr = float(args.real("min-lr", opt.min_lr, 0.0, 10.0));
+    opt.lr_factor = float(args.real("lr-factor", opt.lr_factor, 0.0, 1e6));
+    opt.warmup = int(args.integer("warmup", opt.warmup, 0, kIntMax));
+    opt.weight_decay = float(args.real("weight-decay", opt.weight_decay, 0.0, 10.0));
+    opt.beta1 = float(args.real("beta1", opt.beta1, 0.0, 1.0));
+    opt.beta2 = float(args.real("beta2", opt.beta2, 0.0, 1.0));
+    opt.adam_eps = float(args.real("adam-eps", opt.adam_eps, 0.0, 1.0));
+    opt.grad_clip = float(args.real("grad-clip", opt.grad_clip, 0.0, 1e6));
+    opt.label_smoothing = float(args.real("label-smoothing", opt.label_smoothing, 0.0, 1.0));
+    opt.z_loss = float(args.real("z-loss", opt.z_loss, 0.0, 1.0));
+    opt.dropout = float(args.real("dropout", opt.dropout, 0.0, 0.99));
+    opt.attn_dropout = float(args.real("attn-dropout", opt.attn_dropout, 0.0, 0.99));
+    opt.eval_every = int(args.integer("eval-every", opt.eval_every, 0, kIntMax));
+    opt.eval_batches = int(args.integer("eval-batches", opt.eval_batches, 0, 1 << 20));
+    opt.ckpt_every = int(args.integer("ckpt-every", opt.ckpt_every, 0, kIntMax));
+    opt.log_every = int(args.integer("log-every", opt.log_every, 0, kIntMax));
+    opt.seed = uint64_t(args.integer("seed", int64_t(opt.seed), 0, int64_t(1) << 53));
+    opt.val_fraction = args.real("val-fraction", opt.val_fraction, 0.0, 0.5);
+    opt.repeat_fraction = args.real("repeat-fraction", opt.repeat_fraction, 0.0, 1.0);
+    opt.repeat_period = int(args.integer("repeat-period", opt.repeat_period, 0, 1 << 20));
+    opt.repeat_random = args.real("repeat-random", opt.repeat_random, 0.0, 1.0);
     if (opt.repeat_fraction < 0 || opt.repeat_fraction > 1)
         throw std::invalid_argument("--repeat-fraction must be in [0, 1]");
     opt.decay_embeddings = args.flag("decay-embeddings");

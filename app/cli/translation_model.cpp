@@ -1,5 +1,6 @@
 // Translation model folders for the CLI (see translation_model.h).
 #include "app/cli/translation_model.h"
+#include "app/session/limits.h"
 
 #include <algorithm>
 #include <cmath>
@@ -94,15 +95,9 @@ std::string decode_target(const TranslationModel& tm, const std::vector<int>& id
 
 DecodeOptions decode_options_from(const Args& args) {
     DecodeOptions o;
-    const auto count = [&](const char* key, int def) {
-        const double v = args.number(key, def);
-        if (!(v >= 1 && v <= 1e6) || v != std::floor(v))
-            throw std::invalid_argument(std::string("--") + key + " expects a whole number >= 1, got '" +
-                                        args.get(key) + "'");
-        return int(v);
-    };
-    o.beam = count("beam", 1);
-    o.max_len = count("max-len", 128);
+    // The window's beam limit: --beam 10000 asked for gigabytes of hypotheses.
+    o.beam = int(args.integer("beam", 1, 1, ui::kMaxBeam));
+    o.max_len = int(args.integer("max-len", 128, 1, 1 << 16));
     const double lp = args.number("length-penalty", 1.0);
     if (!std::isfinite(lp)) throw std::invalid_argument("--length-penalty expects a finite number");
     o.length_penalty = float(lp);

@@ -4,12 +4,20 @@
 #include "app/plot/ticks.h"
 #include "app/figures/figures.h"
 #include "core/ops.h"
+#include "core/util/json.h"
+#include "core/util/number.h"
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <optional>
 #include <sstream>
 
 namespace ts::ui {
+
+namespace {
+constexpr size_t kMaxTypedLogits = 1024;  // a (n, n) mask figure of 1024 keys is 4 MB; 20,000 was 3.2 GB
+}  // namespace
 
 std::vector<float> parse_logits(const std::string& s, std::string* error) {
     std::vector<float> out;
@@ -19,15 +27,23 @@ std::vector<float> parse_logits(const std::string& s, std::string* error) {
         const size_t a = tok.find_first_not_of(" \t"), b = tok.find_last_not_of(" \t");
         if (a == std::string::npos) continue;
         tok = tok.substr(a, b - a + 1);
-        try {
-            size_t pos = 0;
-            const float v = std::stof(tok, &pos);
-            if (pos != tok.size()) throw std::invalid_argument("");
-            out.push_back(v);
-        } catch (...) {
-            *error = "'" + tok + "' is not a number";
+        if (out.size() == kMaxTypedLogits) {
+            *error = "at most " + std::to_string(kMaxTypedLogits) + " logits (the figures draw one column each)";
             return {};
         }
+        const std::optional<double> v = parse_real(tok);
+        if (!v) {
+            // A number too large for a double (1e999) is a number that overflows, not "not a number".
+            const bool overflows = tok.find_first_not_of("+-.0123456789eE") == std::string::npos &&
+                                   tok.find_first_of("0123456789") != std::string::npos;
+            *error = quote_value(tok) + (overflows ? " overflows (beyond ±1.8e308)" : " is not a number");
+            return {};
+        }
+        if (std::abs(*v) > double(std::numeric_limits<float>::max())) {
+            *error = quote_value(tok) + " overflows float32 (largest ±3.4e38)";
+            return {};
+        }
+        out.push_back(float(*v));
     }
     if (out.empty()) *error = "type numbers separated by commas, e.g. 2, 1, 0.1";
     return out;

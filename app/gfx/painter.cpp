@@ -5,6 +5,7 @@
 #include "app/gfx/heatmap_texture.h"
 #include "app/plot/ticks.h"
 #include "app/plot/writers.h"
+#include "app/ui/fonts.h"  // glyph requests; moves to gfx with the canvas of the architecture issue (#29)
 
 #include <algorithm>
 #include <cmath>
@@ -107,6 +108,7 @@ void draw_colorbar(ImDrawList* dl, const plot::Heatmap& h, const plot::Rect& C) 
 }
 
 PlotInteraction draw_figure(const Figure& f, ImVec2 size, const PaintOptions& opt, const char* id) {
+    ui::request_glyphs(plot::figure_text(f));  // token labels of model output may hold characters the atlas lacks
     PlotInteraction out;
     ImGui::PushID(id ? id : f.title.c_str());
     const float avail = ImGui::GetContentRegionAvail().x;

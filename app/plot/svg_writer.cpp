@@ -444,7 +444,13 @@ std::string figure_to_svg(const Figure& f, int width, int height) {
 
 std::string figure_text(const std::vector<Figure>& figs) {
     std::string s;
-    for (const auto& f : figs) {
+    for (const auto& f : figs) s += figure_text(f);
+    return s;
+}
+
+std::string figure_text(const Figure& f) {
+    std::string s;
+    {
         s += f.title + f.formula + f.note + f.x.title() + f.y.title();
         for (const auto& c : f.x.categories) s += c;
         for (const auto& c : f.y.categories) s += c;

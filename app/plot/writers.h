@@ -75,6 +75,7 @@ struct GridLayout {
 /// Every string the figures draw (titles, labels, categories, cell text, legend names, notes), concatenated, so
 /// a rasterizer can make sure its font has every glyph.
 [[nodiscard]] std::string figure_text(const std::vector<Figure>& figs);
+[[nodiscard]] std::string figure_text(const Figure& f);
 
 /// RGBA8 image with one pixel per heatmap cell (row 0 at the top), colored like the painters do.
 [[nodiscard]] std::vector<uint8_t> heatmap_rgba(const Heatmap& h);

@@ -6,7 +6,10 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cmath>
 #include <fstream>
+#include <limits>
+#include <type_traits>
 #include <sstream>
 #include <stdexcept>
 #include <system_error>
@@ -87,6 +90,17 @@ template <typename T>
 void get_if(const nlohmann::json& j, const char* key, T& out, std::vector<std::string>* ignored) {
     auto it = j.find(key);
     if (it == j.end()) return;
+    if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
+        // Numbers only (nlohmann would turn true into 1), and within the type's range: casting 1e20 to int is
+        // undefined behaviour, so it is a wrong value, not a clamp.
+        const bool fits = it->is_number() && (!it->is_number_float() || std::is_floating_point_v<T> ||
+                                              (std::abs(it->template get<double>()) <= double(std::numeric_limits<T>::max())));
+        if (!fits || (std::is_floating_point_v<T> && it->is_number_float() &&
+                      std::abs(it->template get<double>()) > double(std::numeric_limits<T>::max()))) {
+            if (ignored) ignored->push_back(key);
+            return;
+        }
+    }
     try {
         T v = it->template get<T>();
         out = std::move(v);

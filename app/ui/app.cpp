@@ -147,6 +147,7 @@ void App::adopt_model(LoadedModel lm) {
     for (const auto& w : m_model.weight_warnings) std::fprintf(stderr, "[warn] %s\n", w.c_str());
     m_key = ForwardKey{};  // force a new forward
     m_examples = m_model.translation ? read_example_pairs(m_model.path) : std::vector<ExamplePair>{};
+    for (const ExamplePair& p : m_examples) request_glyphs(p.en + p.zh);  // in the atlas before the picker opens
     m_translated.reset();
     m_translate_id = 0;
     m_reference.clear();
@@ -271,6 +272,22 @@ void App::main_area() {
                      m_gen, &m_interp, [this] { m_keep_drawing = true; },
                      [this](const std::string& path) { start_load(path); }, &m_bundled};
     set_export_menu_context({&m_state, m_snap.get(), &m_model});
+    // Whatever changes the forward is said above every panel it affects (ablations persist in the saved state, so
+    // after a restart a blank head would otherwise look like a bug).
+    if (m_model.model && !ablated_heads_for(m_state, m_model.model->config()).empty()) {
+        std::string heads;
+        for (const auto& h : ablated_heads_for(m_state, m_model.model->config()))
+            heads += (heads.empty() ? "" : ", ") + std::string("L") + std::to_string(h.layer) + " H" + std::to_string(h.head);
+        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.95f, 0.55f, 0.2f, 1.0f));
+        ImGui::TextWrapped(tr("heads ablated (%s): %s; every panel shows the model with these heads knocked out"),
+                           tr(m_state.ablate_mode == "mean" ? "mean" : "zero"), heads.c_str());
+        ImGui::PopStyleColor();
+        ImGui::SameLine();
+        if (ImGui::SmallButton(tr("clear ablations"))) {
+            m_state.ablated_heads.clear();
+            m_key = ForwardKey{};
+        }
+    }
     if (ImGui::BeginTabBar("panels")) {
         for (const auto& p : all_panels()) {
             ImGuiTabItemFlags flags = 0;
@@ -292,6 +309,38 @@ void App::main_area() {
         ImGui::EndTabBar();
     }
     m_force_panel.clear();
+    on_panel_change(m_state.panel);
+}
+
+// A lesson opens in its own set-up and gives the student's model, text and knobs back when they leave it: entering
+// the Lessons tab keeps a copy of the state and model; leaving it restores them (the lesson and its step are kept,
+// so coming back resumes it). The look of the window (language, theme, size) and exports are never reverted.
+void App::on_panel_change(const std::string& panel) {
+    if (panel == m_prev_panel) return;
+    const bool entering = panel == "Lessons", leaving = m_prev_panel == "Lessons";
+    m_prev_panel = panel;
+    if (entering) {
+        m_before_lesson = m_state;
+        m_before_lesson_model = m_model.path;
+        lessons_panel_entered();
+    } else if (leaving && m_before_lesson) {
+        UiState back = *m_before_lesson;
+        back.panel = panel;
+        back.lesson = m_state.lesson;
+        back.lesson_step = m_state.lesson_step;
+        back.language = m_state.language;
+        back.dark_theme = m_state.dark_theme;
+        back.ui_scale = m_state.ui_scale;
+        back.recent = m_state.recent;
+        back.export_dir = m_state.export_dir;
+        back.export_format = m_state.export_format;
+        const bool changed = back.text != m_state.text || m_before_lesson_model != m_model.path;
+        m_state = back;
+        m_before_lesson.reset();
+        m_key = ForwardKey{};
+        if (!m_before_lesson_model.empty() && m_before_lesson_model != m_model.path) start_load(m_before_lesson_model);
+        if (changed) log_info(tr("left the lesson: your model and text are back"));
+    }
 }
 
 // --bench-edits: every few frames once the first forward is shown, flip the case of one letter of the text (the
@@ -354,7 +403,7 @@ void App::frame() {
     if (m_opt.bench_edits > 0) bench_edit();
     maybe_submit();
     if (m_fonts_dirty) {
-        m_fonts = build_fonts(std::round(16.0f * m_scale), m_state.text + lesson_font_text());
+        m_fonts = build_fonts(std::round(16.0f * m_scale), m_state.text + lesson_font_text() + m_font_extra);
         ImGui_ImplOpenGL3_DestroyFontsTexture();
         ImGui_ImplOpenGL3_CreateFontsTexture();
         m_fonts_dirty = false;
@@ -381,6 +430,12 @@ void App::frame() {
     main_area();
     ImGui::EndChild();
     ImGui::End();
+    // Characters this frame drew that the atlas lacks (model output, token labels, examples): in the atlas from the
+    // next frame on (a dirty atlas asks for that frame at once).
+    if (std::string more = take_glyph_requests(); !more.empty()) {
+        m_font_extra += more;
+        m_fonts_dirty = true;
+    }
 
     ImGui::Render();
     if (!m_opt.frame_stats.empty()) m_stats.build_ms.push_back(ms_between(build_start, Clock::now()));

@@ -15,6 +15,7 @@
 #include "app/ui/soft_wrap.h"
 
 #include <array>
+#include <optional>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -117,6 +118,12 @@ private:
     std::string m_ini_path;
     float m_scale = 1.0f;
     bool m_fonts_dirty = false;
+    // The Lessons tab's own set-up (on_panel_change): what the student had before entering it.
+    std::string m_prev_panel;
+    std::optional<UiState> m_before_lesson;
+    std::string m_before_lesson_model;
+    void on_panel_change(const std::string& panel);
+    std::string m_font_extra;  ///< characters shown since start that the common set lacks (request_glyphs)
     FontStatus m_fonts;
 
     std::unique_ptr<ForwardWorker> m_worker;

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <set>
+#include <string_view>
 
 namespace ts::ui {
 
@@ -91,20 +92,49 @@ FontStatus build_fonts(float pixel_size, const std::string& text, bool cjk_commo
     return st;
 }
 
-bool fonts_need_rebuild(const std::string& text) {
-    if (!g_have_cjk) return false;
+namespace {
+std::string g_requested;         // characters to add at the next rebuild (UTF-8)
+std::set<unsigned> g_requested_set;
+
+// Calls on_missing(codepoint, utf8 bytes) for each character of `text` the atlas lacks but the CJK font could
+// supply, until it returns false. Characters below U+2E80 are always in the atlas's fixed ranges.
+template <typename Fn>
+void for_each_missing_glyph(const std::string& text, Fn&& on_missing) {
+    if (!g_have_cjk || text.empty()) return;
     ImFont* f = ImGui::GetIO().Fonts->Fonts.empty() ? nullptr : ImGui::GetIO().Fonts->Fonts[0];
-    if (!f) return false;
+    if (!f) return;
     const char* p = text.c_str();
     const char* end = p + text.size();
     while (p < end) {
         unsigned int c = 0;
         const int n = ImTextCharFromUtf8(&c, p, end);
         if (n <= 0) break;
+        if (c >= 0x2E80 && c < 0x10000 && c != 0xFFFD && !f->FindGlyphNoFallback(ImWchar(c)) &&
+            !on_missing(c, std::string_view(p, size_t(n))))
+            return;
         p += n;
-        if (c >= 0x2E80 && c < 0x10000 && c != 0xFFFD && !f->FindGlyphNoFallback(ImWchar(c))) return true;
     }
-    return false;
+}
+}  // namespace
+
+void request_glyphs(const std::string& text) {
+    for_each_missing_glyph(text, [](unsigned c, std::string_view bytes) {
+        if (g_requested_set.insert(c).second) g_requested.append(bytes);
+        return true;
+    });
+}
+
+std::string take_glyph_requests() {
+    std::string out;
+    out.swap(g_requested);
+    g_requested_set.clear();
+    return out;
+}
+
+bool fonts_need_rebuild(const std::string& text) {
+    bool missing = false;
+    for_each_missing_glyph(text, [&](unsigned, std::string_view) { return !(missing = true); });
+    return missing;
 }
 
 }  // namespace ts::ui

@@ -19,4 +19,11 @@ FontStatus build_fonts(float pixel_size, const std::string& text, bool cjk_commo
 /// True when some character of `text` is not in the current atlas but the CJK font could supply it.
 [[nodiscard]] bool fonts_need_rebuild(const std::string& text);
 
+/// Asks for every character of `text` (model output, token labels, examples, figure text) to be in the atlas: the
+/// ones missing that the CJK font has are remembered until the App rebuilds the atlas before the next frame, so a
+/// string shows "�" for at most the frame it first appears in. UI thread only; cheap when nothing is missing.
+void request_glyphs(const std::string& text);
+/// The characters requested since the last call, UTF-8 ("" when none); clears the request.
+[[nodiscard]] std::string take_glyph_requests();
+
 }  // namespace ts::ui

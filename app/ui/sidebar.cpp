@@ -12,6 +12,7 @@
 #include <imgui_stdlib.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <string_view>
 
@@ -47,6 +48,23 @@ void App::sidebar() {
         }
         if (!m_opt.frame_stats.empty()) record_rect(std::string("lang:") + code);
     }
+    // Text and control size (classroom projectors at 1024 x 700 up to 4K screens); saved as ui_scale.
+    ImGui::TextDisabled("%s", tr("Text size"));
+    const auto set_scale = [&](float s) {
+        s = std::clamp(std::round(s * 8.0f) / 8.0f, kMinUiScale, kMaxUiScale);
+        if (s == m_scale) return;
+        m_scale = m_state.ui_scale = s;
+        apply_theme(m_state.dark_theme, m_scale);
+        m_fonts_dirty = true;
+    };
+    ImGui::SameLine();
+    if (ImGui::SmallButton("A-")) set_scale(m_scale - 0.125f);
+    ImGui::SameLine();
+    ImGui::Text("%d%%", int(std::lround(m_scale * 100.0f)));
+    ImGui::SameLine();
+    if (ImGui::SmallButton("A+")) set_scale(m_scale + 0.125f);
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("%s", tr("larger or smaller text and controls (50% to 400%); figure exports keep their own scale"));
     ImGui::Separator();
 
     // Model.
@@ -245,6 +263,7 @@ void App::translation_section(float line_h) {
             ImGui::SetTooltip("%s", tr("pairs the model never saw in training; picking one teacher-forces the human translation"));
     }
     ImGui::TextDisabled("%s", tr("TARGET (decoder input)"));
+    request_glyphs(m_state.target_text);  // a translation fills it with characters nobody typed
     text_box("##target", m_state.target_text, m_target_box, line_h, tr("type a translation, or press Translate"));
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip("%s", tr("teacher forcing: the decoder reads <start> + these tokens and predicts each next one"));
@@ -284,6 +303,8 @@ void App::translation_section(float line_h) {
                     ImGui::TableNextColumn();
                     ImGui::Text("%zu", i + 1);
                     ImGui::TableNextColumn();
+                    request_glyphs(m_model.codec->label(stp.id));
+                    for (const auto& cand : stp.top) request_glyphs(m_model.codec->label(cand.first));
                     ImGui::Text("%s %.2f", m_model.codec->label(stp.id).c_str(), stp.prob);
                     ImGui::TableNextColumn();
                     // Flowed across lines at the column's width, never splitting a candidate (a narrow sidebar

@@ -351,7 +351,9 @@ public:
         if (size_t(id) >= id_to_token.size()) id_to_token.resize(size_t(id) + 1);
         id_to_token[size_t(id)] = tok;
         token_to_id.emplace(tok, id);
+        max_token_bytes = std::max(max_token_bytes, tok.size());
     }
+    size_t max_token_bytes = 0;  // the longest token: no match is ever longer
     // byte-fallback tokens for bytes [b, e) of word; false when one is missing
     bool byte_tokens(std::string_view word, size_t b, size_t e, std::vector<ModelToken>& out) const {
         std::vector<ModelToken> tmp;

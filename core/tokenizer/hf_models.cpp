@@ -172,7 +172,11 @@ public:
         std::vector<ModelToken> sub;
         for (size_t si = 0; si + 1 < bounds.size();) {
             std::optional<int32_t> cur;
+            // Longest match first, but never longer than the longest token: O(word x longest token), not O(word^2)
+            // (a file may raise max_input_chars_per_word to anything).
+            const size_t budget = max_token_bytes + bounds[si] - (si > 0 ? std::min(prefix.size(), max_token_bytes) : 0);
             size_t ei = bounds.size() - 1;
+            while (ei > si + 1 && bounds[ei] > budget) --ei;
             for (; ei > si; --ei) {
                 std::string s = si > 0 ? prefix : std::string();
                 s.append(w.substr(bounds[si], bounds[ei] - bounds[si]));

@@ -89,6 +89,10 @@ public:
     std::string name;
     std::vector<Added> added;  // longest first
     std::vector<uint32_t> by_first_byte[256];  // indices into added, longest first
+    // For many added tokens: content -> index of its first (longest-first) entry, and their distinct lengths, longest
+    // first. A position then costs one lookup per distinct length instead of a scan of every token with that byte.
+    std::unordered_map<std::string_view, uint32_t> added_index;
+    std::vector<size_t> added_lengths;
     Normalizer normalizer;
     hf_detail::PreTokenizer pre;
     std::unique_ptr<Model> model;
@@ -118,11 +122,23 @@ public:
         };
         while (pos < text.size()) {
             const Added* hit = nullptr;
-            for (const uint32_t k : by_first_byte[(unsigned char)text[pos]])
-                if (text.compare(pos, added[k].content.size(), added[k].content) == 0) {
-                    hit = &added[k];
-                    break;
+            const std::vector<uint32_t>& candidates = by_first_byte[(unsigned char)text[pos]];
+            if (candidates.size() <= added_lengths.size()) {
+                for (const uint32_t k : candidates)
+                    if (text.compare(pos, added[k].content.size(), added[k].content) == 0) {
+                        hit = &added[k];
+                        break;
+                    }
+            } else {
+                for (const size_t len : added_lengths) {
+                    if (pos + len > text.size()) continue;
+                    const auto it = added_index.find(text.substr(pos, len));
+                    if (it != added_index.end()) {
+                        hit = &added[it->second];
+                        break;
+                    }
                 }
+            }
             if (!hit) {
                 ++pos;
                 continue;
@@ -193,7 +209,12 @@ public:
 
     void finish() {
         std::stable_sort(added.begin(), added.end(), [](const Added& a, const Added& b) { return a.content.size() > b.content.size(); });
-        for (size_t k = 0; k < added.size(); ++k) by_first_byte[(unsigned char)added[k].content[0]].push_back(uint32_t(k));
+        for (size_t k = 0; k < added.size(); ++k) {
+            by_first_byte[(unsigned char)added[k].content[0]].push_back(uint32_t(k));
+            added_index.emplace(std::string_view(added[k].content), uint32_t(k));  // keeps the first
+            if (added_lengths.empty() || added_lengths.back() != added[k].content.size())
+                added_lengths.push_back(added[k].content.size());
+        }
         for (const Added& a : added) added_piece.emplace(a.id, a.content);
         size = model->id_to_token.size();
         for (const Added& a : added) size = std::max(size, size_t(a.id) + 1);

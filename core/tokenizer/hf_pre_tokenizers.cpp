@@ -133,14 +133,14 @@ PreTokenizer parse_pre_tokenizer(const json& j, const std::string& name, const s
         const bool split = j.value("split", true);
         return each_split([rep, scheme, split](const NormText& in, Splits& out) {
             NormText t = in;
-            replace_pattern(t, Pattern{" ", nullptr}, rep);
+            replace_pattern(t, Pattern{" ", nullptr, {}}, rep);
             const bool starts = t.s.compare(0, rep.size(), rep) == 0;
             if (!starts && (scheme == "always" || (scheme == "first" && t.origin_begin == 0))) prepend(t, rep);
             if (!split) {
                 if (!t.s.empty()) out.push_back(std::move(t));
                 return;
             }
-            split_by(t, Pattern{rep, nullptr}.find_all(t.s), Behavior::MergedWithNext, false, out);
+            split_by(t, Pattern{rep, nullptr, {}}.find_all(t.s), Behavior::MergedWithNext, false, out);
         });
     }
     if (type == "WhitespaceSplit")
@@ -189,7 +189,7 @@ PreTokenizer parse_pre_tokenizer(const json& j, const std::string& name, const s
     }
     if (type == "CharDelimiterSplit") {
         const std::string d = j.value("delimiter", std::string(" "));
-        return each_split([d](const NormText& t, Splits& out) { split_by(t, Pattern{d, nullptr}.find_all(t.s), Behavior::Removed, false, out); });
+        return each_split([d](const NormText& t, Splits& out) { split_by(t, Pattern{d, nullptr, {}}.find_all(t.s), Behavior::Removed, false, out); });
     }
     if (type == "UnicodeScripts") fail(name, field + ".type", "pre-tokenizer \"UnicodeScripts\" is not supported");
     if (type == "ByteLevel")

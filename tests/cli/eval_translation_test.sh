@@ -114,7 +114,7 @@ fails "cannot read --pairs .*/missing.tsv" "$ts" eval --model "$out/model" --pai
 fails "cannot read --train" "$ts" eval --model "$out/model" --pairs "$out/test.tsv" --train "$out/missing.tsv"
 fails "cannot read alignment file" "$ts" eval --model "$out/model" --pairs "$out/test.tsv" --alignments "$out/nope"
 fails "encoder-decoder model: evaluate it on pairs with --pairs" "$ts" eval --model "$out/model"
-fails "--beam expects N >= 1" "$ts" eval --model "$out/model" --pairs "$out/test.tsv" --beam 0
+fails "--beam: expected a whole number from 1 to 16" "$ts" eval --model "$out/model" --pairs "$out/test.tsv" --beam 0
 # Alignments made on other tokens (here: another test file) are refused, naming the line.
 tail -n 5 "$data/pairs_tiny.tsv" > "$out/other.tsv"
 fails "line 0 en-zh was aligned on other tokens" "$ts" eval --model "$out/model" --pairs "$out/other.tsv" \

@@ -362,3 +362,61 @@ TEST(HfHubCache, BadRefAndOurOwnFolders) {
 
 }  // namespace
 }  // namespace ts
+
+namespace ts {
+namespace {
+
+// Fidelity (#27): what transformers accepts is accepted here too. A special token id outside a small vocabulary is
+// a warning (transformers loads such configs); Marian keys a config leaves out take MarianConfig's defaults (gelu,
+// 1024 positions), not another family's.
+TEST(HfConfigMapping, OutOfVocabTokenIdsWarnAndMarianDefaultsFollowTransformers) {
+    const HfConfig l = parse_hf_config(R"({"model_type": "llama", "hidden_size": 16, "intermediate_size": 40,
+        "num_hidden_layers": 1, "num_attention_heads": 4, "vocab_size": 10, "bos_token_id": 50000, "eos_token_id": 2})");
+    EXPECT_EQ(l.bos_token_id, -1);
+    EXPECT_EQ(l.eos_token_id, 2);
+    ASSERT_EQ(l.warnings.size(), 1u);
+    EXPECT_NE(l.warnings[0].find("bos_token_id 50000 is outside the vocabulary"), std::string::npos) << l.warnings[0];
+
+    std::ifstream in(fixture("hf_marian") / "config.json");
+    nlohmann::json j = nlohmann::json::parse(in);
+    j.erase("activation_function");
+    j.erase("max_position_embeddings");
+    const HfConfig m = parse_hf_config(j.dump());
+    EXPECT_EQ(m.config.activation, Activation::GELU);
+    EXPECT_EQ(m.config.max_seq_len, 1024);
+}
+
+}  // namespace
+}  // namespace ts
+
+namespace ts {
+namespace {
+
+// Greedy decoding through the KV cache gives the tokens Hugging Face's own generate(max_new_tokens=5,
+// do_sample=False) gives on the same checkpoints (transformers 4.42.3, eager attention, float64; recorded with
+// tests/reference/check_hf_transformers.py). hf_mistral_window decodes past its 4-token window.
+TEST(HfGenerate, GreedyDecodingMatchesTransformersGenerate) {
+    const std::vector<int> prompt = {1, 17, 254, 3, 99, 42, 7};
+    const std::vector<std::pair<const char*, std::vector<int>>> cases = {
+        {"hf_mistral_window", {66, 100, 76, 66, 246}}, {"hf_mistral", {45, 3, 187, 158, 40}},
+        {"hf_qwen2", {76, 76, 76, 76, 76}},             {"hf_llama", {244, 221, 244, 221, 163}}};
+    for (const auto& [name, want] : cases) {
+        SCOPED_TRACE(name);
+        const auto model = load_hf_model(fixture(name));
+        KVCache cache;
+        ForwardOptions fo;
+        fo.all_logits = false;
+        std::vector<int> next = prompt, got;
+        for (size_t step = 0; step < want.size(); ++step) {
+            const ForwardResult r = forward(*model, next, fo, &cache);
+            Eigen::Index best = 0;
+            r.logits.row(0).maxCoeff(&best);
+            got.push_back(int(best));
+            next = {int(best)};
+        }
+        EXPECT_EQ(got, want);
+    }
+}
+
+}  // namespace
+}  // namespace ts

@@ -156,6 +156,11 @@ void feedback(const PanelContext& ctx, const LessonQuestion& q, const CheckResul
 
 }  // namespace
 
+void lessons_panel_entered() {
+    ui().applied.clear();
+    ui().asked_with = "\x01";
+}
+
 void draw_lessons_panel(PanelContext& ctx) {
     LessonsUi& u = ui();
     UiState& st = ctx.state;

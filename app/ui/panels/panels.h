@@ -48,6 +48,9 @@ void draw_residual_panel(PanelContext& ctx);
 void draw_model_panel(PanelContext& ctx);
 void draw_causal_panel(PanelContext& ctx);
 void draw_lessons_panel(PanelContext& ctx);
+/// The Lessons tab was (re)entered: its step is set up again and its model asked for again (a student who loaded
+/// another model meanwhile is not left on "loading the lesson's model…").
+void lessons_panel_entered();
 
 // --- helpers shared by panels ---------------------------------------------------------------------------------------
 /// Token labels of the snapshot ("3:cat" style when `with_index`), one per position.
