@@ -7,10 +7,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
-cmake --preset fuzz >/dev/null
-cmake --build --preset fuzz
 targets=()
 for f in tests/fuzz/fuzz_*.cpp; do targets+=("$(basename "$f" .cpp)"); done
+cmake --preset fuzz >/dev/null
+cmake --build --preset fuzz --target "${targets[@]}"  # only what the targets link (not ts_train, ts_eval)
 mkdir -p build/fuzz/artifacts build/fuzz/scratch
 passed=0 failed=0
 run_one() {

@@ -278,15 +278,16 @@ void App::main_area() {
         std::string heads;
         for (const auto& h : ablated_heads_for(m_state, m_model.model->config()))
             heads += (heads.empty() ? "" : ", ") + std::string("L") + std::to_string(h.layer) + " H" + std::to_string(h.head);
-        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.95f, 0.55f, 0.2f, 1.0f));
-        ImGui::TextWrapped(tr("heads ablated (%s): %s; every panel shows the model with these heads knocked out"),
-                           tr(m_state.ablate_mode == "mean" ? "mean" : "zero"), heads.c_str());
-        ImGui::PopStyleColor();
-        ImGui::SameLine();
+        // The button first: at 1024 px a long list of heads would push it off the window.
         if (ImGui::SmallButton(tr("clear ablations"))) {
             m_state.ablated_heads.clear();
             m_key = ForwardKey{};
         }
+        ImGui::SameLine();
+        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.95f, 0.55f, 0.2f, 1.0f));
+        ImGui::TextWrapped(tr("heads ablated (%s): %s; every panel shows the model with these heads knocked out"),
+                           tr(m_state.ablate_mode == "mean" ? "mean" : "zero"), heads.c_str());
+        ImGui::PopStyleColor();
     }
     if (ImGui::BeginTabBar("panels")) {
         for (const auto& p : all_panels()) {
