@@ -200,7 +200,7 @@ SoftmaxLab softmax_lab(const UiState& st, const Snapshot* snap) {
     fp.series.back().point_labels = lab.labels;
     plot::Series d;
     d.kind = plot::SeriesKind::Scatter;
-    d.name = "T = 1";
+    d.name = tr("T = 1 (reference)");  // the bars are "T = 1" too when the slider sits at 1
     d.color = plot::palette(1);
     for (int s = 0; s < S; ++s) {
         d.x.push_back(s);

@@ -2,6 +2,8 @@
 // (Viterbi), WordPiece, and their vocabularies.
 #include "core/tokenizer/hf_components.h"
 
+#include <mutex>
+
 namespace ts::hf_detail {
 
 // --- models --------------------------------------------------------------------------------------------------------
@@ -87,9 +89,52 @@ public:
     }
 };
 
+// A byte trie over a vocabulary: node 0 is the root; each node keeps its children sorted by byte and the id of the
+// piece that ends there (-1: none). Built once, read by any number of threads.
+struct PieceTrie {
+    static constexpr uint32_t kNone = 0xFFFFFFFF;
+    struct Node {
+        std::vector<std::pair<unsigned char, uint32_t>> children;
+        int32_t id = -1;
+    };
+    std::vector<Node> nodes{Node{}};
+    uint32_t child(uint32_t node, unsigned char b) const {
+        const auto& c = nodes[node].children;
+        const auto it = std::lower_bound(c.begin(), c.end(), std::make_pair(b, uint32_t(0)));
+        return it != c.end() && it->first == b ? it->second : kNone;
+    }
+    void insert(std::string_view piece, int32_t id) {
+        uint32_t node = 0;
+        for (const char ch : piece) {
+            const auto b = static_cast<unsigned char>(ch);
+            uint32_t next = child(node, b);
+            if (next == kNone) {
+                next = uint32_t(nodes.size());
+                nodes.emplace_back();
+                auto& c = nodes[node].children;
+                c.insert(std::lower_bound(c.begin(), c.end(), std::make_pair(b, uint32_t(0))), {b, next});
+            }
+            node = next;
+        }
+        if (nodes[node].id < 0) nodes[node].id = id;
+    }
+};
+
 class UnigramModel final : public Model {
 public:
     std::vector<double> scores;
+    mutable std::once_flag trie_once;
+    mutable PieceTrie trie;
+    const PieceTrie& piece_trie() const {
+        std::call_once(trie_once, [this] {
+            for (size_t id = 0; id < id_to_token.size(); ++id)
+                if (!id_to_token[id].empty()) {
+                    const auto found = find(id_to_token[id]);  // the id the hash lookup gives (first of duplicates)
+                    trie.insert(id_to_token[id], found ? *found : int32_t(id));
+                }
+        });
+        return trie;
+    }
     bool byte_fallback = false;
     double min_score = 0;
     size_t max_len = 1;
@@ -108,9 +153,16 @@ public:
             const size_t clen = utf8_char_len(w, pos);
             if (reached[pos]) {
                 bool single = false;
+                // The pieces starting here, from a byte trie of the vocabulary: the walk stops as soon as no piece
+                // continues, so a vocabulary holding one 100k-byte piece no longer costs 100k lookups per position.
+                const PieceTrie& pieces = piece_trie();
+                uint32_t node = 0;
                 for (size_t len = 1; len <= max_len && pos + len <= n; ++len) {
-                    auto id = find(w.substr(pos, len));
-                    if (!id) continue;
+                    node = pieces.child(node, static_cast<unsigned char>(w[pos + len - 1]));
+                    if (node == PieceTrie::kNone) break;
+                    const int32_t tid = pieces.nodes[node].id;
+                    if (tid < 0) continue;
+                    const std::optional<int32_t> id = tid;
                     if (len == clen) single = true;
                     const double cand = best[pos] + scores[size_t(*id)];
                     if (!reached[pos + len] || cand > best[pos + len]) {

@@ -391,3 +391,27 @@ TEST(PipelineTrust, RegexOnInvalidUtf8AndHostilePatternsAndNesting) {
 
 }  // namespace
 }  // namespace ts
+
+namespace ts {
+namespace {
+
+// A vocabulary holding one 100k-byte piece (a hostile or broken file) tokenizes ordinary text exactly as without
+// it, and the piece itself still wins where the text holds it (the Viterbi walks a byte trie of the pieces).
+TEST(PipelineUnigram, AHugePieceChangesNothingElseAndStillMatches) {
+    json j = unigram_json();
+    j["model"]["vocab"].push_back(json::array({std::string(100000, 'x'), -1.0}));  // id 8
+    const std::string longish(2000, 'y');
+    j["model"]["vocab"].push_back(json::array({longish, -1.0}));  // id 9
+    const auto tok = parse_hf_tokenizer_json(j.dump());
+    EXPECT_EQ(tok->encode("ab abc").ids, (Ids{5, 5, 6, 7}));
+    const auto base = parse_hf_tokenizer_json(unigram_json().dump());
+    std::string text;
+    for (int i = 0; i < 2000; ++i) text += "ab abc ";
+    EXPECT_EQ(tok->encode(text).ids, base->encode(text).ids);
+    const TextEncoding e = tok->encode("a" + longish);
+    ASSERT_GE(e.ids.size(), 2u);
+    EXPECT_EQ(e.ids[e.ids.size() - 2], 9);  // the 2000-byte piece, then </s>
+}
+
+}  // namespace
+}  // namespace ts

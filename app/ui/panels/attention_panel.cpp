@@ -14,9 +14,7 @@
 namespace ts::ui {
 
 void draw_attention_panel(PanelContext& ctx) {
-    if (!ctx.snap || !ctx.snap->trace) return empty_message(ctx.snap && !ctx.snap->error.empty()
-                                                                ? ctx.snap->error.c_str()
-                                                                : tr("waiting for the first forward pass..."));
+    if (!ctx.snap || !ctx.snap->trace) return empty_message(no_forward_message(ctx, tr("waiting for the first forward pass...")));
     const Snapshot& s = *ctx.snap;
     const ModelConfig& c = s.model->config();
     const std::string& src = ctx.state.attn_source;

@@ -247,7 +247,7 @@ void draw_causal_panel(PanelContext& ctx) {
         }
         ImGui::EndGroup();
     } else {
-        empty_message(tr("rollout appears after the first forward pass of your text"));
+        empty_message(no_forward_message(ctx, tr("rollout appears after the first forward pass of your text")));
     }
 }
 

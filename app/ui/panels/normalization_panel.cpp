@@ -58,7 +58,7 @@ void draw_normalization_panel(PanelContext& ctx) {
     const int layer = current_layer(ctx);
     std::string caption;
     const std::vector<plot::Figure> real = s ? normalization_model_figures(st, *s, layer, &caption) : std::vector<plot::Figure>{};
-    if (real.empty()) return empty_message(tr("the model's residual stream appears here after the first forward pass"));
+    if (real.empty()) return empty_message(no_forward_message(ctx, tr("the model's residual stream appears here after the first forward pass")));
     const float h2 = std::max(line_h * 12, ImGui::GetContentRegionAvail().y - line_h * 1.5f);
     ImGui::TextDisabled("%s", caption.c_str());
     hist_figure(real[0], ImVec2(avail_w * 0.5f - 4, h2), "real_ln");

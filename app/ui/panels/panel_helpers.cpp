@@ -36,6 +36,12 @@ void empty_message(const char* text) {
     ImGui::TextDisabled("%s", text);
 }
 
+const char* no_forward_message(const PanelContext& ctx, const char* waiting) {
+    if (ctx.state.text.empty()) return tr("type some text to see inside the model");
+    if (ctx.snap && !ctx.snap->error.empty()) return ctx.snap->error.c_str();
+    return waiting;
+}
+
 bool slider_log(const char* label, float* v, float lo, float hi, const char* fmt) {
     return ImGui::SliderFloat(label, v, lo, hi, fmt, ImGuiSliderFlags_Logarithmic);
 }

@@ -63,6 +63,9 @@ void lessons_panel_entered();
 [[nodiscard]] std::vector<float> head_slice(const Tensor* t, int head, int* rows, int* cols);
 /// A centred grey message for panels that have nothing to show yet.
 void empty_message(const char* text);
+/// What a panel without a forward pass should say: "type some text…" when the text is empty (no forward will come),
+/// the forward's error when it failed, else `waiting` (translated by the caller).
+[[nodiscard]] const char* no_forward_message(const PanelContext& ctx, const char* waiting);
 /// Slider for a float on a log scale.
 bool slider_log(const char* label, float* v, float lo, float hi, const char* fmt = "%.3g");
 

@@ -21,7 +21,7 @@ void draw_residual_panel(PanelContext& ctx) {
         const plot::Figure f = residual_norm_figure(*s, current_query(ctx));
         gfx::draw_figure(f, ImVec2(avail_w, top_h), {}, "resid_norm");
     } else {
-        empty_message(tr("the residual stream of your text appears after the first forward pass"));
+        empty_message(no_forward_message(ctx, tr("the residual stream of your text appears after the first forward pass")));
     }
 
     // Pre-norm vs post-norm at random init (computed once, off the UI thread).

@@ -141,7 +141,7 @@ void token_table(const Snapshot& s, const TokenizedText& tt, const char* id, flo
 }  // namespace
 
 void draw_tokens_panel(PanelContext& ctx) {
-    if (!ctx.snap || !ctx.snap->tokens) return empty_message(tr("waiting for the first forward pass..."));
+    if (!ctx.snap || !ctx.snap->tokens) return empty_message(no_forward_message(ctx, tr("waiting for the first forward pass...")));
     const Snapshot& s = *ctx.snap;
     const TokenizedText& tt = *s.tokens;
     const TokenizedText* src = s.source_tokens && s.source_tokens != s.tokens ? s.source_tokens.get() : nullptr;
