@@ -78,7 +78,14 @@ std::vector<plot::Figure> patching_figures(const InterpResult& r) {
     std::vector<plot::Figure> out;
     const interp::PatchingBaseline& b = *r.baseline;
     const std::string metric = "logit(" + r.in.answer_label + ") − logit(" + r.in.wrong_label + ")";
+    // Normalised by (m_clean − m_corrupt): when the two runs barely differ, the ratio amplifies noise into values far
+    // outside ±1 (the IOI example on a small model gave 25 and −33), so say so where the values are shown.
+    const float gap = std::abs(b.clean_metric - b.corrupt_metric);
+    const bool weak = gap < 0.25f || gap < 0.1f * std::max(std::abs(b.clean_metric), std::abs(b.corrupt_metric));
     const std::string note = trf("clean %.3f, corrupted %.3f (logit units)", b.clean_metric, b.corrupt_metric) +
+                             (weak ? " · " + trf("they differ by only %.3f: values far outside ±1 are noise divided by "
+                                                 "that small difference; choose prompts whose answers differ more", gap)
+                                   : std::string()) +
                              (r.in.ablated.empty() ? "" : " · " + ablated_note(r.in));
     const std::string formula = trf("Run the corrupted prompt, paste one activation from the clean run, and measure how "
                                     "much of the clean %s comes back: (m_patched − m_corrupt) / (m_clean − m_corrupt), so "

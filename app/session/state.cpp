@@ -93,10 +93,9 @@ void get_if(const nlohmann::json& j, const char* key, T& out, std::vector<std::s
     if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
         // Numbers only (nlohmann would turn true into 1), and within the type's range: casting 1e20 to int is
         // undefined behaviour, so it is a wrong value, not a clamp.
-        const bool fits = it->is_number() && (!it->is_number_float() || std::is_floating_point_v<T> ||
-                                              (std::abs(it->template get<double>()) <= double(std::numeric_limits<T>::max())));
-        if (!fits || (std::is_floating_point_v<T> && it->is_number_float() &&
-                      std::abs(it->template get<double>()) > double(std::numeric_limits<T>::max()))) {
+        const bool in_range = !it->is_number_float() ||
+                              std::abs(it->template get<double>()) <= double(std::numeric_limits<T>::max());
+        if (!it->is_number() || !in_range) {
             if (ignored) ignored->push_back(key);
             return;
         }

@@ -102,6 +102,12 @@ TEST(State, NonObjectIsKeptAsBrokenAndBadFieldsAreNamed) {
     EXPECT_EQ(s.text, "hi");
     EXPECT_NE(warning.find("wrong type"), std::string::npos) << warning;
     EXPECT_NE(warning.find("layer"), std::string::npos) << warning;
+    std::string w2;
+    const UiState big = parse_state_text(R"({"layer": 1e20, "attn_temperature": 1e300, "head": true})", "s", &w2);
+    EXPECT_EQ(big.layer, UiState{}.layer);  // 1e20 does not fit an int: named, not cast
+    EXPECT_FLOAT_EQ(big.attn_temperature, UiState{}.attn_temperature);
+    EXPECT_EQ(big.head, UiState{}.head);    // true is not a number
+    EXPECT_NE(w2.find("layer, head, attn_temperature"), std::string::npos) << w2;
     EXPECT_FLOAT_EQ(parse_state_text(R"({"ui_scale": 0})", "s").ui_scale, 0.0f);  // 0 = the monitor's scale
     EXPECT_FLOAT_EQ(parse_state_text(R"({"ui_scale": 99})", "s").ui_scale, kMaxUiScale);
     // 100k levels of nesting: refused with the file named, not a stack overflow at every start.

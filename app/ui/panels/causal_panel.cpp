@@ -211,7 +211,11 @@ void draw_causal_panel(PanelContext& ctx) {
             if (i) ImGui::SameLine();
             gfx::draw_figure(figs[i], ImVec2(i == 0 ? avail_w * 0.6f - 4 : avail_w * 0.4f - 4, fig_h), {}, i == 0 ? "patch_resid" : "patch_heads");
         }
-        if (r->error.empty()) ImGui::TextDisabled(tr("%.1f s for %d forwards"), r->seconds, int(c.n_layers * (r->in.ids.size() + size_t(c.n_heads))));
+        const bool cancelled = (r->patch_resid && r->patch_resid->cancelled) || (r->patch_heads && r->patch_heads->cancelled);
+        if (r->error.empty() && cancelled)
+            ImGui::TextDisabled(tr("cancelled after %.1f s: cells not run are left blank"), r->seconds);
+        else if (r->error.empty())
+            ImGui::TextDisabled(tr("%.1f s for %d forwards"), r->seconds, int(c.n_layers * (r->in.ids.size() + size_t(c.n_heads))));
     }
 
     // --- direct logit attribution ---------------------------------------------------------------------------------------
