@@ -87,18 +87,51 @@ void to_json(nlohmann::json& j, const UiState& s) {
 
 namespace {
 template <typename T>
+struct is_std_vector : std::false_type {};
+template <typename E, typename A>
+struct is_std_vector<std::vector<E, A>> : std::true_type {};
+template <typename T>
+struct is_std_array : std::false_type {};
+template <typename E, size_t N>
+struct is_std_array<std::array<E, N>> : std::true_type {};
+
+// True when every number `v` holds fits where nlohmann would convert it: numbers only for arithmetic fields
+// (nlohmann turns true into 1) and within the type's range, element by element for lists. Converting 1e20 to an
+// int (or 1e125 to a byte of sm_paint, as the state fuzzer found) is undefined behaviour, so such a value is a wrong
+// value, not a clamp.
+template <typename T>
+bool numbers_fit(const nlohmann::json& v) {
+    if constexpr (std::is_same_v<T, bool>) {
+        return v.is_boolean();
+    } else if constexpr (std::is_arithmetic_v<T>) {
+        if (!v.is_number()) return false;
+        if (!v.is_number_float()) {
+            if constexpr (std::is_floating_point_v<T>) return true;
+            // nlohmann's integers are int64 / uint64: narrowing them is defined (modular), but say so anyway.
+            return v.is_number_unsigned() ? v.template get<uint64_t>() <= uint64_t(std::numeric_limits<T>::max())
+                                          : v.template get<int64_t>() >= int64_t(std::numeric_limits<T>::lowest()) &&
+                                                v.template get<int64_t>() <= int64_t(std::numeric_limits<T>::max());
+        }
+        const double d = v.template get<double>();
+        return std::abs(d) <= double(std::numeric_limits<T>::max()) &&
+               (std::is_floating_point_v<T> || d >= double(std::numeric_limits<T>::lowest()));
+    } else if constexpr (is_std_vector<T>::value || is_std_array<T>::value) {
+        if (!v.is_array()) return false;
+        for (const auto& e : v)
+            if (!numbers_fit<typename T::value_type>(e)) return false;
+        return true;
+    } else {
+        return true;  // strings and the like: nlohmann's type_error covers them
+    }
+}
+
+template <typename T>
 void get_if(const nlohmann::json& j, const char* key, T& out, std::vector<std::string>* ignored) {
     auto it = j.find(key);
     if (it == j.end()) return;
-    if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
-        // Numbers only (nlohmann would turn true into 1), and within the type's range: casting 1e20 to int is
-        // undefined behaviour, so it is a wrong value, not a clamp.
-        const bool in_range = !it->is_number_float() ||
-                              std::abs(it->template get<double>()) <= double(std::numeric_limits<T>::max());
-        if (!it->is_number() || !in_range) {
-            if (ignored) ignored->push_back(key);
-            return;
-        }
+    if (!numbers_fit<T>(*it)) {
+        if (ignored) ignored->push_back(key);
+        return;
     }
     try {
         T v = it->template get<T>();

@@ -108,6 +108,15 @@ TEST(State, NonObjectIsKeptAsBrokenAndBadFieldsAreNamed) {
     EXPECT_FLOAT_EQ(big.attn_temperature, UiState{}.attn_temperature);
     EXPECT_EQ(big.head, UiState{}.head);    // true is not a number
     EXPECT_NE(w2.find("layer, head, attn_temperature"), std::string::npos) << w2;
+    // Found by fuzz_state: a list element beyond its type (a byte of sm_paint, an int of ablated_heads).
+    std::string w3;
+    const UiState lists = parse_state_text(R"({"sm_paint": [1, 0, 0, 1e125], "sm_paint_n": 2,
+                                               "ablated_heads": [[3e40, 1]], "recent": ["a"]})", "s", &w3);
+    EXPECT_TRUE(lists.sm_paint.empty());
+    EXPECT_TRUE(lists.ablated_heads.empty());
+    EXPECT_EQ(lists.recent, std::vector<std::string>{"a"});
+    EXPECT_NE(w3.find("sm_paint"), std::string::npos) << w3;
+    EXPECT_NE(w3.find("ablated_heads"), std::string::npos) << w3;
     EXPECT_FLOAT_EQ(parse_state_text(R"({"ui_scale": 0})", "s").ui_scale, 0.0f);  // 0 = the monitor's scale
     EXPECT_FLOAT_EQ(parse_state_text(R"({"ui_scale": 99})", "s").ui_scale, kMaxUiScale);
     // 100k levels of nesting: refused with the file named, not a stack overflow at every start.
