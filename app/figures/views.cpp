@@ -2,6 +2,7 @@
 // files (see views.h).
 #include "app/i18n/tr.h"
 #include "app/figures/views.h"
+#include "app/session/limits.h"
 
 #include "app/plot/ticks.h"
 #include "app/plot/writers.h"
@@ -216,7 +217,7 @@ void apply_view_option(UiState& st, const std::string& view, const std::string& 
     if (option == "layer") st.layer = int_in_range(option, value, 0, 1 << 14);
     else if (option == "head") st.head = int_in_range(option, value, 0, 1 << 14);
     else if (option == "query") st.query = int_in_range(option, value, -1, 1 << 24);
-    else if (option == "attn-temperature") { st.attn_temperature = in_range(option, value, 0.05, 10); st.apply_to_model = true; }
+    else if (option == "attn-temperature") { st.attn_temperature = in_range(option, value, kMinTemperature, kMaxTemperature); st.apply_to_model = true; }
     else if (option == "attn-mask") { st.attn_mask = mask_kind(option, value); st.apply_to_model = true; }
     else if (option == "attn-window") { st.attn_window = std::max(1, to_int(option, value)); st.apply_to_model = true; }
     else if (option == "attn-source") {
@@ -225,8 +226,8 @@ void apply_view_option(UiState& st, const std::string& view, const std::string& 
         st.attn_source = value;
     } else if (option == "unit-scale") st.attn_unit_scale = true;
     else if (option == "no-annotate") st.attn_annotate = false;
-    else if (option == "temperature" && softmax) st.sm_temperature = in_range(option, value, 0.05, 10);
-    else if (option == "temperature") st.sample_temperature = in_range(option, value, 0.05, 10);
+    else if (option == "temperature" && softmax) st.sm_temperature = in_range(option, value, kMinTemperature, kMaxTemperature);
+    else if (option == "temperature") st.sample_temperature = in_range(option, value, kMinTemperature, kMaxTemperature);
     else if (option == "mask") st.sm_mask = mask_kind(option, value);
     else if (option == "window") st.sm_window = std::max(1, to_int(option, value));
     else if (option == "padding") st.sm_padding = std::max(0, to_int(option, value));

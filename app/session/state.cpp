@@ -1,5 +1,6 @@
 // UiState JSON mapping and atomic persistence.
 #include "app/session/state.h"
+#include "app/session/limits.h"
 #include "core/util/json.h"
 
 #include <nlohmann/json.hpp>
@@ -31,14 +32,14 @@ void UiState::clamp() {
     query = std::max(-1, query);
     // 0 = the monitor's scale; anything else within what ImGui can lay out (a scale of 0.01 aborts it).
     ui_scale = ui_scale > 0.0f ? std::clamp(ui_scale, kMinUiScale, kMaxUiScale) : 0.0f;
-    attn_temperature = std::clamp(attn_temperature, 0.05f, 10.0f);
+    attn_temperature = std::clamp(attn_temperature, kMinTemperature, kMaxTemperature);
     attn_window = std::clamp(attn_window, 1, 4096);
-    sm_temperature = std::clamp(sm_temperature, 0.05f, 10.0f);
+    sm_temperature = std::clamp(sm_temperature, kMinTemperature, kMaxTemperature);
     sm_window = std::clamp(sm_window, 1, 4096);
     sm_padding = std::clamp(sm_padding, 0, 4096);
     if (attn_source != "decoder" && attn_source != "encoder" && attn_source != "cross") attn_source = "decoder";
     if (translate_to != "auto" && translate_to != "en" && translate_to != "zh") translate_to = "auto";
-    decode_beam = std::clamp(decode_beam, 1, 16);
+    decode_beam = std::clamp(decode_beam, 1, kMaxBeam);
     sm_paint_n = std::clamp(sm_paint_n, 0, 4096);
     if (sm_paint.size() != size_t(sm_paint_n) * size_t(sm_paint_n)) { sm_paint.clear(); sm_paint_n = 0; }
     for (auto& c : sm_paint) c = c ? 1 : 0;
@@ -51,15 +52,15 @@ void UiState::clamp() {
     pe_base = std::clamp(pe_base, 2.0f, 1e7f);
     pe_positions = std::clamp(pe_positions, 2, 4096);
     rope_theta = std::clamp(rope_theta, 2.0f, 1e7f);
-    sample_temperature = std::clamp(sample_temperature, 0.05f, 10.0f);
+    sample_temperature = std::clamp(sample_temperature, kMinTemperature, kMaxTemperature);
     top_k = std::clamp(top_k, 0, 100000);
     top_p = std::clamp(top_p, 0.01f, 1.0f);
-    generate_tokens = std::clamp(generate_tokens, 1, 512);
+    generate_tokens = std::clamp(generate_tokens, 1, kMaxGenerateTokens);
     kv_context = std::clamp(kv_context, 1, 1 << 22);
     lesson_step = std::max(0, lesson_step);
-    export_width = std::clamp(export_width, 16, 16384);
-    export_height = std::clamp(export_height, 16, 16384);
-    export_scale = std::clamp(export_scale, 0.25f, 8.0f);
+    export_width = std::clamp(export_width, 16, kMaxExportPixels);
+    export_height = std::clamp(export_height, 16, kMaxExportPixels);
+    export_scale = std::clamp(export_scale, kMinExportScale, kMaxExportScale);
     if (language != "en" && language != "zh") language.clear();
     if (export_format != "png" && export_format != "svg" && export_format != "csv") export_format = "png";
     if (recent.size() > kMaxRecent) recent.resize(kMaxRecent);

@@ -274,9 +274,11 @@ void App::main_area() {
     set_export_menu_context({&m_state, m_snap.get(), &m_model});
     // Whatever changes the forward is said above every panel it affects (ablations persist in the saved state, so
     // after a restart a blank head would otherwise look like a bug).
-    if (m_model.model && !ablated_heads_for(m_state, m_model.model->config()).empty()) {
+    const std::vector<interp::HeadRef> ablated =
+        m_model.model ? ablated_heads_for(m_state, m_model.model->config()) : std::vector<interp::HeadRef>{};
+    if (!ablated.empty()) {
         std::string heads;
-        for (const auto& h : ablated_heads_for(m_state, m_model.model->config()))
+        for (const auto& h : ablated)
             heads += (heads.empty() ? "" : ", ") + std::string("L") + std::to_string(h.layer) + " H" + std::to_string(h.head);
         // The button first: at 1024 px a long list of heads would push it off the window.
         if (ImGui::SmallButton(tr("clear ablations"))) {
