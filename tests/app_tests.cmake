@@ -57,6 +57,10 @@ if(TS_XDOTOOL)
            COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/app/window/input_test.sh $<TARGET_FILE:transformer-studio>
                    ${CMAKE_BINARY_DIR}/screenshots/input)
   set_tests_properties(app_window_input_slow_frames_and_idle PROPERTIES TIMEOUT 300 RUN_SERIAL TRUE)
+  add_test(NAME app_window_lesson_return
+           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/app/window/lesson_return_test.sh $<TARGET_FILE:transformer-studio>
+                   ${CMAKE_BINARY_DIR}/screenshots/lesson_return)
+  set_tests_properties(app_window_lesson_return PROPERTIES TIMEOUT 300 RUN_SERIAL TRUE)
   # The logit lens only for the Predictions panel; a click on its tab brings it (issue #14).
   add_test(NAME app_window_lens_on_demand
            COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/app/window/lens_on_demand_test.sh $<TARGET_FILE:transformer-studio>

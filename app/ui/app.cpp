@@ -303,6 +303,8 @@ void App::main_area() {
             if (!m_opt.frame_stats.empty()) record_rect("tab:" + std::string(p.name));
             if (open) {
                 if (m_force_panel.empty() || m_force_panel == p.name) m_state.panel = p.name;
+                // Before the panel draws: a lesson sets its text up when drawn, so the student's must be kept first.
+                on_panel_change(m_state.panel);
                 ImGui::BeginChild("panel_body", ImVec2(0, 0), false);
                 p.draw(ctx);
                 ImGui::EndChild();
@@ -312,7 +314,6 @@ void App::main_area() {
         ImGui::EndTabBar();
     }
     m_force_panel.clear();
-    on_panel_change(m_state.panel);
 }
 
 // A lesson opens in its own set-up and gives the student's model, text and knobs back when they leave it: entering
