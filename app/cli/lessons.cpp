@@ -5,6 +5,7 @@
 #include "app/cli/cli.h"
 #include "app/session/lesson_run.h"
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 
@@ -35,6 +36,7 @@ int check_lessons(const std::vector<ui::Lesson>& lessons, std::vector<std::strin
             std::string line = "  step " + std::to_string(r.step + 1) + " [" + s.view + " on " +
                                (r.model.empty() ? std::string("?") : r.model) + "]";
             if (r.model_missing) line += " (lesson model missing: fallback)";
+            std::vector<std::string> step_problems;
             if (!r.error.empty()) {
                 line += " ERROR: " + r.error;
                 problems.push_back(l.file + ": step " + std::to_string(r.step + 1) + ": " + r.error);
@@ -48,9 +50,28 @@ int check_lessons(const std::vector<ui::Lesson>& lessons, std::vector<std::strin
                     const ui::LessonQuestion& q = *s.question;
                     line += std::string("; ") + ui::check_kind_name(q.check) + " " + q.measure + ": " + q.knob + " = " +
                             fmt(r.check.expected) + " expected";
+                    if (std::isfinite(r.runner_up_gap)) {
+                        line += " (next best " + fmt(r.runner_up_gap) + " away)";
+                        if (r.runner_up_gap < ui::kMinArgmaxGap * std::fabs(r.check.best_measure))
+                            step_problems.push_back("question: the best " + q.knob + " (" + fmt(r.check.best_measure) +
+                                                    ") is within " + fmt(r.runner_up_gap) +
+                                                    " of a wrong one: too close to tell apart by eye");
+                    }
+                    for (const std::string& p : r.answer_problems) step_problems.push_back("question: " + p);
                 }
             }
             std::printf("%s\n", line.c_str());
+            for (size_t c = 0; c < r.claims.size() && c < s.claims.size(); ++c) {
+                const ui::ClaimResult& cr = r.claims[c];
+                const std::string verdict = !cr.error.empty() ? "ERROR: " + cr.error : cr.holds ? "holds" : "FALSE";
+                std::printf("    claim \"%s\": %s = %s (%s): %s\n", s.claims[c].about.c_str(), s.claims[c].measure.c_str(),
+                            fmt(cr.value).c_str(), ui::claim_bounds(s.claims[c]).c_str(), verdict.c_str());
+                if (!cr.holds) step_problems.push_back("claim \"" + s.claims[c].about + "\" " + verdict);
+            }
+            for (const std::string& p : step_problems) {
+                std::printf("    PROBLEM: %s\n", p.c_str());
+                problems.push_back(l.file + ": step " + std::to_string(r.step + 1) + ": " + p);
+            }
         }
     }
     if (problems.empty()) return 0;

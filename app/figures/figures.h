@@ -10,6 +10,7 @@
 
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -154,6 +155,29 @@ bool overlay_ffn_pre_activations(plot::Figure& curves, const Snapshot& s, int la
 [[nodiscard]] std::vector<plot::Figure> fill_mask_figures(const Snapshot& s, int top = 10);
 /// Logit lens heatmap (layers × last ≤ 48 positions); nullopt when not computed.
 [[nodiscard]] std::optional<plot::Figure> logit_lens_figure(const Snapshot& s);
+
+// --- training (Training panel) ---------------------------------------------------------------------------------------
+/// Learning rate at `step` (≥ 1) of Vaswani et al. 2017, eq. 3: d_model^-0.5 · min(step^-0.5, step · warmup^-1.5);
+/// warmup 0 = no warm-up (inverse square root from the first step). Throws std::invalid_argument for step < 1.
+[[nodiscard]] double noam_lr(double step, double d_model, double warmup);
+/// A weight after `steps` SGD updates with L2 weight decay: w ← w − lr · (grad + λ · w).
+[[nodiscard]] double weight_after_decay(double w, double lr, double lambda, double grad, int steps);
+/// Cross-entropy (nats) of `target` under softmax(logits) with label smoothing ε, as PyTorch's
+/// CrossEntropyLoss(label_smoothing=ε): (1 − ε) · (−log p_y) + ε · mean over all V classes of (−log p_j).
+/// Throws std::invalid_argument for a target outside the logits or ε outside [0, 1].
+[[nodiscard]] double smoothed_cross_entropy(std::span<const float> logits, int target, double eps);
+/// Keep (1) / drop (0) flags for n units, each dropped with probability p; deterministic in `seed`.
+[[nodiscard]] std::vector<uint8_t> dropout_mask(size_t n, double p, uint64_t seed);
+/// The warm-up schedule at the state's train_d_model / train_warmup, against the same without warm-up (log axes).
+[[nodiscard]] plot::Figure lr_schedule_figure(const UiState& st);
+/// Inverted dropout (p = train_dropout) on the query token's residual vector after the state's layer: before/after
+/// bars of its first features, and the mean over 1000 masks against x (on the diagonal: E[y] = x).
+[[nodiscard]] std::vector<plot::Figure> dropout_figures(const UiState& st, const Snapshot& s);
+/// One weight over steps with decay λ = train_weight_decay, learning rate train_lr, gradient 0 and train_grad.
+[[nodiscard]] plot::Figure weight_decay_figure(const UiState& st);
+/// Label smoothing (ε = train_label_smoothing) on a 10-token vocabulary: the target distribution, and the loss
+/// against the correct token's probability (minimum at 1 − ε + ε/V instead of 1).
+[[nodiscard]] std::vector<plot::Figure> label_smoothing_figures(const UiState& st);
 
 // --- residual stream --------------------------------------------------------------------------------------------------
 [[nodiscard]] plot::Figure residual_norm_figure(const Snapshot& s, int q);

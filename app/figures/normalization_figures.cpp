@@ -57,6 +57,7 @@ MatrixRM normalization_synthetic_batch(const UiState& st) {
     std::normal_distribution<float> nd(0.0f, 1.0f);
     for (int i = 0; i < N; ++i)
         for (int j = 0; j < D; ++j) x(i, j) = st.norm_mean + st.norm_std * nd(rng);
+    x.row(0).array() += st.norm_outlier;  // one example unlike the others: BatchNorm's output for the rest moves
     return x;
 }
 
@@ -70,7 +71,7 @@ std::vector<plot::Figure> normalization_synthetic_figures(const UiState& st) {
     bs.running_mean = RowVectorF::Zero(D);
     bs.running_var = RowVectorF::Ones(D);
     const MatrixRM bn = batch_norm(x, gamma, beta, st.norm_eps, bs, true);
-    return {hist_figure(TS_N_("LayerNorm (per row, over features)"),
+    std::vector<plot::Figure> out = {hist_figure(TS_N_("LayerNorm (per row, over features)"),
                         TS_N_("y = (x − mean_row) / √(var_row + ε) · γ + β  (torch.nn.LayerNorm); statistics over the 128 features of each row"),
                         x, ln),
             hist_figure(TS_N_("RMSNorm (per row, no centering)"),
@@ -79,6 +80,16 @@ std::vector<plot::Figure> normalization_synthetic_figures(const UiState& st) {
             hist_figure(TS_N_("BatchNorm (per feature, over the batch)"),
                         TS_N_("y = (x − mean_batch) / √(var_batch + ε) · γ + β  (torch.nn.BatchNorm1d, training mode): statistics over the 64 rows"),
                         x, bn)};
+    if (st.norm_outlier != 0.0f) {
+        // The batch dependence: rows 1..63 are the same data as before, yet BatchNorm maps them elsewhere.
+        const int N = int(x.rows());
+        for (size_t k = 0; k < 3; ++k) {
+            const MatrixRM& y = k == 0 ? ln : k == 1 ? rms : bn;
+            const Stats so = stats(MatrixRM(y.bottomRows(N - 1)));
+            out[k].note += trf("\nthe other %d rows after: mean %.3f  var %.3f", N - 1, so.mean, so.var);
+        }
+    }
+    return out;
 }
 
 std::vector<plot::Figure> normalization_model_figures(const UiState& st, const Snapshot& s, int layer, std::string* caption) {

@@ -100,6 +100,15 @@ NormCurves random_init_curves() {
 
 std::vector<plot::Figure> prepost_norm_figures(const NormCurves& nc) {
     std::vector<plot::Figure> out;
+    // One y range for both panels, side by side: different axes would make a four-fold growth and a flat line look
+    // alike. Log scale: the pre-norm stream's growth stays visible below the post-norm's √d_model.
+    double top = 0, bottom = INFINITY;
+    for (const auto* v : {&nc.pre, &nc.post})
+        for (double y : *v)
+            if (y > 0) {
+                top = std::max(top, y);
+                bottom = std::min(bottom, y);
+            }
     for (int v = 0; v < 2; ++v) {
         plot::Figure f;
         f.title = v == 0 ? tr("Pre-norm, random init (16 layers)") : tr("Post-norm, random init (16 layers)");
@@ -122,7 +131,13 @@ std::vector<plot::Figure> prepost_norm_figures(const NormCurves& nc) {
         f.series.push_back(sr);
         f.legend = false;
         f.view = "prepost-norm";
-        f.y.min = 0;
+        if (top > 0) {
+            f.y.log = true;
+            f.y.min = bottom / 1.3;
+            f.y.max = top * 1.3;
+        } else {
+            f.y.min = 0;
+        }
         out.push_back(std::move(f));
     }
     return out;

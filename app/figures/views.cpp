@@ -87,6 +87,11 @@ const std::vector<ViewInfo>& all_views() {
         {"prepost-norm", "Residual", "pre-norm vs post-norm residual norm at random init (16 layers)", {}, false},
         {"parameters", "Model", "parameters per component of the model", {}, false},
         {"kv-cache", "Model", "KV-cache bytes against context length for MHA / GQA / MQA", {"context"}, false},
+        {"lr-schedule", "Training", "learning rate with warm-up (Vaswani et al. 2017) against the same without", {}, false},
+        {"dropout", "Training", "inverted dropout on one token's residual vector, and the mean over many masks",
+         with_knobs({"layer", "query"}), true},
+        {"weight-decay", "Training", "one weight over training steps under weight decay", {}, false},
+        {"label-smoothing", "Training", "label smoothing: the target distribution and the loss against p(correct)", {}, false},
         {"ablation-sweep", "Causal", "change of log p(target) when each head alone is ablated (layer × head)",
          with_knobs({"target"}), true},
         {"patching-resid", "Causal", "activation patching, residual stream: restored logit difference (layer × position)",
@@ -115,7 +120,7 @@ std::string default_view_for_panel(const std::string& panel) {
         {"Tokens", "tokens"},         {"Attention", "attention"},     {"Softmax", "softmax-lab"},
         {"Activations", "activations"}, {"Normalization", "normalization"}, {"Positions", "positions-table"},
         {"Predictions", "predictions"}, {"Residual", "residual"},      {"Model", "parameters"},
-        {"Causal", "ablation-sweep"}};
+        {"Causal", "ablation-sweep"}, {"Training", "lr-schedule"}};
     for (const auto& [p, v] : map)
         if (panel == p) return v;
     return "";
@@ -579,6 +584,20 @@ ViewFigures build_view(const std::string& view, const UiState& st, const Snapsho
         add(parameter_figure(need_model()), "parameters");
     } else if (view == "kv-cache") {
         add(kv_cache_figure(need_model(), st.kv_context), "kv_cache");
+    } else if (view == "lr-schedule") {
+        add(lr_schedule_figure(st), "lr_schedule");
+    } else if (view == "dropout") {
+        auto figs = dropout_figures(st, need_snap());
+        add(std::move(figs[0]), "dropout");
+        add(std::move(figs[1]), "dropout_mean");
+        out.columns = 2;
+    } else if (view == "weight-decay") {
+        add(weight_decay_figure(st), "weight_decay");
+    } else if (view == "label-smoothing") {
+        auto figs = label_smoothing_figures(st);
+        add(std::move(figs[0]), "label_target");
+        add(std::move(figs[1]), "label_loss");
+        out.columns = 2;
     } else {
         throw std::invalid_argument("view '" + view + "' has no builder");
     }

@@ -4,6 +4,7 @@
 
 #include "app/figures/views.h"
 #include "app/session/lesson_check.h"
+#include "app/i18n/tr.h"
 #include "core/util/json.h"
 
 #include <algorithm>
@@ -99,7 +100,57 @@ LocalText get_text(const nlohmann::json& obj, const char* key, const Where& w, c
         w.fail(field, "expected a text (a string or {\"en\": ..., \"zh\": ...}), found " + type_name(*v));
     }
     if (t.en.empty()) w.fail(field + ".en", "is empty");
+    for (const auto& [lang, text] : {std::pair{"en", &t.en}, std::pair{"zh", &t.zh}}) {
+        try {
+            (void)ui_placeholders(*text);
+        } catch (const std::exception& e) {
+            w.fail(field + (v->is_object() ? std::string(".") + lang : std::string()), e.what());
+        }
+    }
     return t;
+}
+
+/// A measure name and its params (shared by questions and claims); `p` is the field prefix ("question.").
+const MeasureInfo& parse_measure(const nlohmann::json& obj, const Where& w, const std::string& p, std::string* name,
+                                 nlohmann::json* params) {
+    *name = get_string(obj, "measure", w, p, true);
+    const MeasureInfo* mi = find_measure(*name);
+    if (!mi) {
+        std::string list;
+        for (const auto& m : lesson_measures()) list += (list.empty() ? "" : ", ") + m.name;
+        w.fail(p + "measure", "unknown measure '" + *name + "' (one of: " + list + ")");
+    }
+    if (const nlohmann::json* pj = find(obj, "params")) {
+        if (!pj->is_object()) w.fail(p + "params", "expected an object, found " + type_name(*pj));
+        for (auto it = pj->begin(); it != pj->end(); ++it) {
+            if (std::find(mi->params.begin(), mi->params.end(), it.key()) == mi->params.end()) {
+                std::string list;
+                for (const auto& a : mi->params) list += (list.empty() ? "" : ", ") + a;
+                w.fail(p + "params." + it.key(), "not a parameter of measure '" + *name + "' (" +
+                                                     (list.empty() ? std::string("it takes none") : "it takes: " + list) + ")");
+            }
+            if (!it->is_number() && !it->is_string() && !it->is_boolean())
+                w.fail(p + "params." + it.key(), "expected a number, string or boolean");
+            if (it->is_number() && std::abs(it->get<double>()) > 1e9)
+                w.fail(p + "params." + it.key(), "beyond ±1e9");
+        }
+        *params = *pj;
+    }
+    return *mi;
+}
+
+/// A list of finite numbers (question.accepts / rejects).
+std::vector<double> get_number_list(const nlohmann::json& obj, const char* key, const Where& w, const std::string& prefix) {
+    std::vector<double> out;
+    const nlohmann::json* v = find(obj, key);
+    if (!v) return out;
+    if (!v->is_array() || v->size() > 64) w.fail(prefix + key, "expected a list of at most 64 numbers");
+    for (const auto& x : *v) {
+        if (!x.is_number() || !std::isfinite(x.get<double>()) || std::abs(x.get<double>()) > 1e12)
+            w.fail(prefix + key, "expected finite numbers, found " + x.dump());
+        out.push_back(x.get<double>());
+    }
+    return out;
 }
 
 const nlohmann::json& default_state_json() {
@@ -111,7 +162,7 @@ LessonQuestion parse_question(const nlohmann::json& q, const Where& w) {
     const std::string p = "question.";
     if (!q.is_object()) w.fail("question", "expected an object, found " + type_name(q));
     check_keys(q, {"prompt", "hint", "label", "unit", "knob", "range", "log", "integer", "start", "measure", "params",
-                   "check", "value", "direction", "tolerance", "relative"},
+                   "check", "value", "direction", "tolerance", "relative", "accept_within", "accepts", "rejects"},
                w, p);
     LessonQuestion r;
     r.prompt = get_text(q, "prompt", w, p, true);
@@ -159,29 +210,7 @@ LessonQuestion parse_question(const nlohmann::json& q, const Where& w) {
     if (std::isfinite(r.start) && (r.start < r.knob_min || r.start > r.knob_max))
         w.fail(p + "start", "outside the range");
 
-    r.measure = get_string(q, "measure", w, p, true);
-    const MeasureInfo* mi = find_measure(r.measure);
-    if (!mi) {
-        std::string list;
-        for (const auto& m : lesson_measures()) list += (list.empty() ? "" : ", ") + m.name;
-        w.fail(p + "measure", "unknown measure '" + r.measure + "' (one of: " + list + ")");
-    }
-    if (const nlohmann::json* pj = find(q, "params")) {
-        if (!pj->is_object()) w.fail(p + "params", "expected an object, found " + type_name(*pj));
-        for (auto it = pj->begin(); it != pj->end(); ++it) {
-            if (std::find(mi->params.begin(), mi->params.end(), it.key()) == mi->params.end()) {
-                std::string list;
-                for (const auto& a : mi->params) list += (list.empty() ? "" : ", ") + a;
-                w.fail(p + "params." + it.key(), "not a parameter of measure '" + r.measure + "' (" +
-                                                     (list.empty() ? std::string("it takes none") : "it takes: " + list) + ")");
-            }
-            if (!it->is_number() && !it->is_string() && !it->is_boolean())
-                w.fail(p + "params." + it.key(), "expected a number, string or boolean");
-            if (it->is_number() && std::abs(it->get<double>()) > 1e9)
-                w.fail(p + "params." + it.key(), "beyond ±1e9");
-        }
-        r.params = *pj;
-    }
+    (void)parse_measure(q, w, p, &r.measure, &r.params);
 
     static const std::map<std::string, CheckKind> kinds = {
         {"match", CheckKind::Match},   {"crossing", CheckKind::Crossing}, {"argmax", CheckKind::Argmax},
@@ -208,12 +237,46 @@ LessonQuestion parse_question(const nlohmann::json& q, const Where& w) {
     }
     if ((r.check == CheckKind::Argmax || r.check == CheckKind::Argmin) && !r.integer)
         w.fail(p + "knob", "an " + check + " question needs an integer knob (layer, head, query, …)");
+    r.accept_within = get_number(q, "accept_within", w, p, false, 0.0);
+    if (!(r.accept_within >= 0)) w.fail(p + "accept_within", "must be ≥ 0");
+    if (r.accept_within > 0 && r.check != CheckKind::Argmax && r.check != CheckKind::Argmin)
+        w.fail(p + "accept_within", "only argmax / argmin questions accept a margin (match uses tolerance)");
+    r.accepts = get_number_list(q, "accepts", w, p);
+    r.rejects = get_number_list(q, "rejects", w, p);
+    for (const char* key : {"accepts", "rejects"})
+        for (double v : key[0] == 'a' ? r.accepts : r.rejects)
+            if (v < r.knob_min || v > r.knob_max) w.fail(p + key, "a value outside the knob's range: " + std::to_string(v));
+    return r;
+}
+
+LessonClaim parse_claim(const nlohmann::json& c, const Where& w, const std::string& p) {
+    if (!c.is_object()) w.fail(p.substr(0, p.size() - 1), "expected an object, found " + type_name(c));
+    check_keys(c, {"about", "measure", "params", "set", "min", "max"}, w, p);
+    LessonClaim r;
+    r.about = get_string(c, "about", w, p, true);
+    if (r.about.empty()) w.fail(p + "about", "is empty (say what the figure shows)");
+    (void)parse_measure(c, w, p, &r.measure, &r.params);
+    if (const nlohmann::json* set = find(c, "set")) {
+        if (!set->is_object()) w.fail(p + "set", "expected an object of settings, found " + type_name(*set));
+        const nlohmann::json& sj = default_state_json();
+        for (auto it = set->begin(); it != set->end(); ++it) {
+            if (!sj.contains(it.key()) || !sj[it.key()].is_number() || !is_scannable_knob(it.key()) || !it->is_number())
+                w.fail(p + "set." + it.key(), "a claim may only change a numeric setting that needs no new forward pass "
+                                              "(layer, head, query, the panels' own knobs)");
+            if (std::abs(it->get<double>()) > 1e9) w.fail(p + "set." + it.key(), "beyond ±1e9");
+        }
+        r.set = *set;
+    }
+    r.min = get_number(c, "min", w, p, false, -INFINITY);
+    r.max = get_number(c, "max", w, p, false, INFINITY);
+    if (!find(c, "min") && !find(c, "max")) w.fail(p + "min", "a claim needs a bound: min, max or both");
+    if (r.min > r.max) w.fail(p + "max", "below min");
     return r;
 }
 
 LessonStep parse_step(const nlohmann::json& s, const Where& w) {
     if (!s.is_object()) w.fail("", "expected an object, found " + type_name(s));
-    check_keys(s, {"title", "body", "formula", "model", "text", "target", "view", "set", "requires", "question"}, w, "");
+    check_keys(s, {"title", "body", "formula", "model", "text", "target", "view", "set", "requires", "question", "claims"}, w, "");
     LessonStep st;
     st.title = get_text(s, "title", w, "", true);
     st.body = get_text(s, "body", w, "", true);
@@ -245,10 +308,55 @@ LessonStep parse_step(const nlohmann::json& s, const Where& w) {
     if (!st.requires_arch.empty() && st.requires_arch != "encoder_decoder")
         w.fail("requires", "expected \"encoder_decoder\"");
     if (const nlohmann::json* q = find(s, "question")) st.question = parse_question(*q, w);
+    if (const nlohmann::json* cl = find(s, "claims")) {
+        if (!cl->is_array() || cl->size() > 32) w.fail("claims", "expected a list of at most 32 claims");
+        for (size_t i = 0; i < cl->size(); ++i)
+            st.claims.push_back(parse_claim((*cl)[i], w, "claims[" + std::to_string(i) + "]."));
+    }
     return st;
 }
 
 }  // namespace
+
+std::vector<std::string> ui_placeholders(const std::string& text) {
+    std::vector<std::string> out;
+    static const std::string open = "{ui:";
+    for (size_t at = text.find(open); at != std::string::npos; at = text.find(open, at)) {
+        const size_t close = text.find('}', at);
+        if (close == std::string::npos) throw std::invalid_argument("a {ui:…} placeholder is not closed");
+        std::string id = text.substr(at + open.size(), close - at - open.size());
+        if (id.empty() || id.find('{') != std::string::npos)
+            throw std::invalid_argument("a {ui:…} placeholder needs an interface string, e.g. {ui:head}");
+        out.push_back(std::move(id));
+        at = close + 1;
+    }
+    return out;
+}
+
+std::string fill_ui_placeholders(const std::string& text) {
+    static const std::string open = "{ui:";
+    if (text.find(open) == std::string::npos) return text;
+    std::string out;
+    size_t from = 0;
+    for (size_t at = text.find(open); at != std::string::npos; at = text.find(open, from)) {
+        const size_t close = text.find('}', at);
+        if (close == std::string::npos) throw std::invalid_argument("a {ui:…} placeholder is not closed");
+        out.append(text, from, at - from);
+        out += tr(text.substr(at + open.size(), close - at - open.size()).c_str());
+        from = close + 1;
+    }
+    out.append(text, from, std::string::npos);
+    return out;
+}
+
+std::string LocalText::in(const std::string& lang) const {
+    const std::string& t = lang == "zh" && !zh.empty() ? zh : en;
+    try {
+        return fill_ui_placeholders(t);
+    } catch (const std::invalid_argument&) {
+        return t;  // a validated lesson cannot get here
+    }
+}
 
 const char* check_kind_name(CheckKind k) {
     switch (k) {

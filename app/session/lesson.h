@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <filesystem>
 #include <optional>
 #include <stdexcept>
@@ -16,12 +17,22 @@
 namespace ts::ui {
 
 /// A text in both interface languages. `zh` may be empty (then the English text is shown).
+/// Texts may name the interface's own labels with placeholders, `{ui:head}`, `{ui:Model}`, `{ui:context length T}`:
+/// the braces hold an English interface string (a msgid of po/), shown as the interface shows it (tr()), so a
+/// lesson's Chinese says 头 where the slider says 头. Other braces are literal.
 struct LocalText {
     std::string en, zh;
-    /// The text in `lang` ("en" | "zh"), falling back to English.
-    [[nodiscard]] const std::string& in(const std::string& lang) const { return lang == "zh" && !zh.empty() ? zh : en; }
+    /// The text in `lang` ("en" | "zh"), falling back to English, placeholders filled in by tr() (the current
+    /// interface language, which is the one shown).
+    [[nodiscard]] std::string in(const std::string& lang) const;
     [[nodiscard]] bool empty() const { return en.empty(); }
 };
+
+/// Fills the `{ui:…}` placeholders of a lesson text with tr(msgid). Throws std::invalid_argument on an unclosed or
+/// empty placeholder (the loader reports it with the field).
+[[nodiscard]] std::string fill_ui_placeholders(const std::string& text);
+/// The msgids named by the `{ui:…}` placeholders of a text, in order (for tests and `lessons check`).
+[[nodiscard]] std::vector<std::string> ui_placeholders(const std::string& text);
 
 /// How a question is checked against the measure (see lesson_check.h):
 ///   match    — the knob must equal the measure (the student reads a number off the model and sets it);
@@ -48,6 +59,22 @@ struct LessonQuestion {
     std::string direction = "below";  ///< crossing: "below" (the measure falls below value) | "above"
     double tolerance = 0.05; ///< match: |knob − measure| ≤ tolerance (· |measure| when `relative`); crossing: on the knob
     bool relative = true;
+    /// argmax / argmin: a knob whose measure is within this (absolute, in the measure's unit) of the best one is right
+    /// too — two heads of 0.848 and 0.875 that both do the job (default 0: ties only).
+    double accept_within = 0;
+    std::vector<double> accepts;  ///< knob values a student may give that must count as right (checked by tests)
+    std::vector<double> rejects;  ///< plausible wrong answers that must be refused (e.g. a count without biases)
+};
+
+/// A statement a step's text makes about the model or its figure, as a number with bounds: "head 3 of cross
+/// layer 0 is sharp" = attention_sharpness at {layer 0, head 3} ≥ 0.45. Checked by `lessons check` and the tests,
+/// so a retrained model that breaks a lesson's story fails a test instead of misleading a class.
+struct LessonClaim {
+    std::string about;       ///< the statement, in English (for the teacher's check output)
+    std::string measure;     ///< as LessonQuestion::measure
+    nlohmann::json params = nlohmann::json::object();
+    nlohmann::json set = nlohmann::json::object();  ///< knobs changed for this claim only (no new forward pass)
+    double min = -INFINITY, max = INFINITY;  ///< the claim holds when min ≤ measure ≤ max
 };
 
 struct LessonStep {
@@ -60,6 +87,7 @@ struct LessonStep {
     nlohmann::json set = nlohmann::json::object();  ///< UiState fields to set (session-file keys)
     std::string requires_arch;  ///< "encoder_decoder": the step needs such a model (skipped otherwise)
     std::optional<LessonQuestion> question;
+    std::vector<LessonClaim> claims;
 };
 
 struct Lesson {

@@ -204,8 +204,9 @@ CheckResult check_question(const LessonQuestion& q, const UiState& st, const Sna
     } else {
         r.expected = cache.best_knob;
         r.best_measure = cache.best_measure;
-        // Ties count: any knob whose measure equals the best one is right.
-        const double tol = 1e-9 * std::max(1.0, std::fabs(cache.best_measure));
+        // Ties count: any knob whose measure equals the best one is right, and with accept_within any knob that
+        // close to it (two heads that both do the job).
+        const double tol = 1e-9 * std::max(1.0, std::fabs(cache.best_measure)) + q.accept_within;
         r.status = std::fabs(r.measured - cache.best_measure) <= tol ? CheckResult::Status::Correct : CheckResult::Status::NotYet;
         r.too_high = r.knob > r.expected;
     }

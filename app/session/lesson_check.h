@@ -34,6 +34,19 @@ void set_knob(UiState& st, const std::string& knob, double v);
 /// Throws std::runtime_error naming what is missing (no forward yet, tensor not recorded, no such layer…).
 [[nodiscard]] double evaluate_measure(const LessonQuestion& q, const UiState& st, const Snapshot* snap,
                                       const Model* model);
+/// A measure by name with its parameters (what evaluate_measure does for a question). Throws as evaluate_measure.
+[[nodiscard]] double evaluate_named_measure(const std::string& measure, const nlohmann::json& params, const UiState& st,
+                                            const Snapshot* snap, const Model* model);
+
+struct ClaimResult {
+    bool holds = false;
+    double value = 0;        ///< the measure (NaN when it could not be computed)
+    std::string error;       ///< why the measure could not be computed ("" = it was)
+};
+/// Evaluates a step's claim at the step's state `st` with the claim's own `set` knobs applied.
+[[nodiscard]] ClaimResult evaluate_claim(const LessonClaim& c, const UiState& st, const Snapshot* snap, const Model* model);
+/// "0.45 ≤ x", "x ≤ 0.1", "0.2 ≤ x ≤ 0.3": a claim's bounds, for messages.
+[[nodiscard]] std::string claim_bounds(const LessonClaim& c);
 
 struct CheckResult {
     enum class Status { Correct, NotYet, Unavailable };

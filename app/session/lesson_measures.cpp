@@ -169,6 +169,31 @@ const std::vector<MeasureDef>& measure_defs() {
              for (int t = 0; t < R; ++t) sum += entropy_nats(std::span<const float>(a.data() + size_t(t) * size_t(C), size_t(C)));
              return sum / R;
          }},
+        {{"first_token_attention", true, {"layer"},
+          "mean attention weight on the first key over the query rows after the first (an attention sink; the state's "
+          "head and attention source)"},
+         [](const Params& p, const UiState& st, const Snapshot* s, const Model*) {
+             const Snapshot& sn = need_snap(s);
+             int R = 0, C = 0;
+             const std::vector<float> a = head_probs(sn, st, p, &R, &C);
+             if (R < 2 || C < 1) throw std::runtime_error(tr("the text needs at least two tokens"));
+             double sum = 0;
+             for (int t = 1; t < R; ++t) sum += a[size_t(t) * size_t(C)];
+             return sum / double(R - 1);
+         }},
+        {{"future_attention", true, {"layer"},
+          "mean over query rows of the attention weight on keys after the query (0 under a causal mask; the state's "
+          "head and attention source)"},
+         [](const Params& p, const UiState& st, const Snapshot* s, const Model*) {
+             const Snapshot& sn = need_snap(s);
+             int R = 0, C = 0;
+             const std::vector<float> a = head_probs(sn, st, p, &R, &C);
+             if (R < 1 || C < 1) throw std::runtime_error(tr("no attention weights"));
+             double sum = 0;
+             for (int t = 0; t < R; ++t)
+                 for (int j = t + 1; j < C; ++j) sum += a[size_t(t) * size_t(C) + size_t(j)];
+             return sum / R;
+         }},
         {{"max_abs_score", true, {"layer"},
           "largest |q·k/√d_head| among the attended (unmasked) scores of the state's head at a layer"},
          [](const Params& p, const UiState& st, const Snapshot* s, const Model*) {
@@ -214,9 +239,50 @@ const std::vector<MeasureDef>& measure_defs() {
              const double lz = logsumexp_at(p, s);
              return num_param(p, "coef", 1e-4) * lz * lz;
          }},
+        {{"token_count", true, {}, "tokens of the text (the encoder's input on an encoder–decoder model)"},
+         [](const Params&, const UiState&, const Snapshot* s, const Model*) {
+             const Snapshot& sn = need_snap(s);
+             const auto& t = sn.source_tokens ? sn.source_tokens : sn.tokens;
+             if (!t) throw std::runtime_error(tr("no tokens yet"));
+             return double(t->ids.size());
+         }},
+        {{"target_tokens", true, {}, "tokens the decoder reads (the teacher-forced target on an encoder–decoder model)"},
+         [](const Params&, const UiState&, const Snapshot* s, const Model*) {
+             const Snapshot& sn = need_snap(s);
+             if (!sn.tokens) throw std::runtime_error(tr("no tokens yet"));
+             return double(sn.tokens->ids.size());
+         }},
+        {{"target_loss", true, {"eps"},
+          "mean cross-entropy (nats) of each next token of the decoder's input (teacher forcing), with label smoothing "
+          "eps as PyTorch's CrossEntropyLoss(label_smoothing=eps)"},
+         [](const Params& p, const UiState&, const Snapshot* s, const Model*) {
+             const Snapshot& sn = need_snap(s);
+             const double eps = num_param(p, "eps", 0.0);
+             if (!(eps >= 0 && eps <= 1)) throw std::runtime_error("eps must be in [0, 1]");
+             if (!sn.tokens || sn.tokens->ids.size() < 2) throw std::runtime_error(tr("the text needs at least two tokens"));
+             const int T = std::min(sn.logits_positions(), int(sn.tokens->ids.size()));
+             if (T < 2) throw std::runtime_error(tr("no logits at that position"));
+             double sum = 0;
+             for (int t = 0; t + 1 < T; ++t) sum += smoothed_cross_entropy(sn.logits_row(t), sn.tokens->ids[size_t(t) + 1], eps);
+             return sum / double(T - 1);
+         }},
+        {{"param_count", false, {"part"},
+          "parameters of the whole model, or of one kind summed over its layers: part embedding (token and position "
+          "tables), attention (self and cross), ffn, norm, lm_head (untied), total"},
+         [](const Params& p, const UiState&, const Snapshot* s, const Model* m) {
+             const ParameterCounts pc = parameter_counts(need_model(s, m));
+             const std::string part = str_param(p, "part", "total");
+             if (part == "total") return pc.total;
+             if (part == "embedding") return pc.get("token embedding") + pc.get("position embedding") + pc.get("token-type embedding");
+             if (part == "attention") return pc.get("attention") + pc.get("cross-attention");
+             if (part == "ffn") return pc.get("FFN");
+             if (part == "norm") return pc.get("norms");
+             if (part == "lm_head") return pc.get("LM head");
+             throw std::runtime_error("part must be embedding, attention, ffn, norm, lm_head or total");
+         }},
         {{"config", false, {"field"},
           "a number of the model's configuration: d_model, n_heads, n_kv_heads, d_head, d_ff, n_layers, vocab_size, "
-          "queries_per_kv, d_ff_ratio"},
+          "queries_per_kv, d_ff_ratio, embed_scale (√d_model when embeddings are scaled, else 1), n_enc_layers"},
          [](const Params& p, const UiState&, const Snapshot* s, const Model* m) {
              const ModelConfig& c = need_model(s, m).config();
              const std::string f = str_param(p, "field", "d_model");
@@ -229,6 +295,8 @@ const std::vector<MeasureDef>& measure_defs() {
              if (f == "vocab_size") return double(c.vocab_size);
              if (f == "queries_per_kv") return double(c.n_heads) / double(c.n_kv_heads);
              if (f == "d_ff_ratio") return double(c.d_ff) / double(c.d_model);
+             if (f == "embed_scale") return c.scale_embeddings ? std::sqrt(double(c.d_model)) : 1.0;
+             if (f == "n_enc_layers") return double(c.n_enc_layers);
              throw std::runtime_error("unknown config field '" + f + "'");
          }},
         {{"attention_params", false, {}, "weights of one attention layer: W_q, W_k, W_v, W_o and their biases"},
@@ -261,8 +329,9 @@ const std::vector<MeasureDef>& measure_defs() {
              const double ctx = num_param(p, "context", st.kv_context);
              return 2.0 * c.n_layers * kv_heads_param(p, c) * c.d_head() * ctx * 2.0;
          }},
-        {{"norm_output", false, {"norm", "stat"},
-          "mean, std or rms of LayerNorm / RMSNorm / BatchNorm applied to the Normalization panel's synthetic batch"},
+        {{"norm_output", false, {"norm", "stat", "rows"},
+          "mean, std or rms of LayerNorm / RMSNorm / BatchNorm applied to the Normalization panel's synthetic batch "
+          "(rows \"all\", or \"others\": every row but the shifted row 0)"},
          [](const Params& p, const UiState& st, const Snapshot*, const Model*) {
              const MatrixRM x = normalization_synthetic_batch(st);
              const std::string norm = str_param(p, "norm", "layernorm"), stat = str_param(p, "stat", "std");
@@ -278,6 +347,9 @@ const std::vector<MeasureDef>& measure_defs() {
                  y = batch_norm(x, gamma, beta, st.norm_eps, bs, true);
              } else if (norm == "none") y = x;
              else throw std::runtime_error("norm must be layernorm, rmsnorm, batchnorm or none");
+             const std::string rows = str_param(p, "rows", "all");
+             if (rows == "others") y = MatrixRM(y.bottomRows(y.rows() - 1));
+             else if (rows != "all") throw std::runtime_error("rows must be all or others");
              const double n = double(y.size()), mean = double(y.sum()) / n;
              if (stat == "mean") return mean;
              if (stat == "rms") return std::sqrt(double(y.array().square().sum()) / n);
@@ -305,6 +377,14 @@ const std::vector<MeasureDef>& measure_defs() {
              const MatrixRM t = sinusoidal_table(pos + 1, st.pe_d_model, st.pe_base);
              return double(t(pos, dim));
          }},
+        {{"sinusoidal_dot", false, {"pos", "offset"},
+          "PE(pos) · PE(pos + offset) of the sinusoidal table at the Positions panel's d_model and base"},
+         [](const Params& p, const UiState& st, const Snapshot*, const Model*) {
+             const int pos = int_param(p, "pos", 0, 0, 8191), off = int_param(p, "offset", 1, -8191, 8191);
+             if (pos + off < 0 || pos + off > 8191) throw std::runtime_error(tr("pos/dim outside the table"));
+             const MatrixRM t = sinusoidal_table(std::max(pos, pos + off) + 1, st.pe_d_model, st.pe_base);
+             return double(t.row(pos).dot(t.row(pos + off)));
+         }},
         {{"rope_wavelength", false, {"pair"},
           "positions RoPE pair i takes to turn once: 2π · θ^(2i/d) at the Positions panel's d_model and rope_theta "
           "(pair −1 = the slowest)"},
@@ -326,6 +406,13 @@ const std::vector<MeasureDef>& measure_defs() {
                  if (fn == keys[i]) return double(defs[i].f(float(num_param(p, "x", 0))));
              throw std::runtime_error("unknown activation '" + fn + "'");
          }},
+        {{"lr_schedule", false, {"step"},
+          "learning rate at a step of the warm-up schedule (Vaswani et al. 2017) at the Training panel's d_model and "
+          "warm-up"},
+         [](const Params& p, const UiState& st, const Snapshot*, const Model*) {
+             const int step = int_param(p, "step", 1, 1, 100'000'000);
+             return noam_lr(step, st.train_d_model, st.train_warmup);
+         }},
         {{"dropout_scale", false, {"p"}, "inverted dropout's factor on kept activations during training: 1/(1 − p)"},
          [](const Params& p, const UiState&, const Snapshot*, const Model*) {
              const double pr = num_param(p, "p", 0.1);
@@ -338,8 +425,7 @@ const std::vector<MeasureDef>& measure_defs() {
              double w = num_param(p, "w", 1.0);
              const double lr = num_param(p, "lr", 0.01), lam = num_param(p, "lambda", 0.1), g = num_param(p, "grad", 0.0);
              const int n = int_param(p, "steps", 1, 0, 1'000'000);
-             for (int i = 0; i < n; ++i) w -= lr * (g + lam * w);
-             return w;
+             return weight_after_decay(w, lr, lam, g, n);
          }},
     };
     return defs;
@@ -363,15 +449,47 @@ const MeasureInfo* find_measure(const std::string& name) {
     return nullptr;
 }
 
-double evaluate_measure(const LessonQuestion& q, const UiState& st, const Snapshot* snap, const Model* model) {
+double evaluate_named_measure(const std::string& measure, const nlohmann::json& params, const UiState& st,
+                              const Snapshot* snap, const Model* model) {
     for (const auto& d : measure_defs())
-        if (d.info.name == q.measure) {
+        if (d.info.name == measure) {
             if (d.info.needs_snapshot) need_snap(snap);
-            const double v = d.fn(q.params, st, snap, model);
+            const double v = d.fn(params, st, snap, model);
             if (!std::isfinite(v)) throw std::runtime_error(tr("the measure is not a finite number here"));
             return v;
         }
-    throw std::runtime_error("unknown measure '" + q.measure + "'");
+    throw std::runtime_error("unknown measure '" + measure + "'");
+}
+
+double evaluate_measure(const LessonQuestion& q, const UiState& st, const Snapshot* snap, const Model* model) {
+    return evaluate_named_measure(q.measure, q.params, st, snap, model);
+}
+
+ClaimResult evaluate_claim(const LessonClaim& c, const UiState& st, const Snapshot* snap, const Model* model) {
+    ClaimResult r;
+    r.value = NAN;
+    try {
+        UiState at = st;
+        for (auto it = c.set.begin(); it != c.set.end(); ++it) set_knob(at, it.key(), it->get<double>());
+        r.value = evaluate_named_measure(c.measure, c.params, at, snap, model);
+        r.holds = r.value >= c.min && r.value <= c.max;
+    } catch (const std::exception& e) {
+        r.error = e.what();
+    }
+    return r;
+}
+
+std::string claim_bounds(const LessonClaim& c) {
+    auto f = [](double v) {
+        char b[32];
+        std::snprintf(b, sizeof b, "%.4g", v);
+        return std::string(b);
+    };
+    std::string s;
+    if (std::isfinite(c.min)) s += f(c.min) + " ≤ ";
+    s += c.measure;
+    if (std::isfinite(c.max)) s += " ≤ " + f(c.max);
+    return s;
 }
 
 }  // namespace ts::ui

@@ -22,7 +22,16 @@ struct StepRun {
     std::string error;           ///< set-up, forward, view or check failure ("" = fine)
     bool has_question = false;
     CheckResult check;           ///< the check at the question's start; check.expected is the answer
+    /// argmax / argmin: how far the best wrong knob's measure is from the best one (NaN: every knob is right). A
+    /// question a class can answer by looking needs a visible gap (the tests ask for 10 % of the best).
+    double runner_up_gap = NAN;
+    std::vector<std::string> answer_problems;  ///< a listed `accepts` value refused or a `rejects` value accepted
+    std::vector<ClaimResult> claims;           ///< one per step claim, in order
 };
+
+/// An argmax / argmin question's best knob must beat every wrong one by this share of its measure (10 %): a class
+/// cannot tell 0.327 from 0.297 on a heatmap.
+inline constexpr double kMinArgmaxGap = 0.10;
 
 /// Models loaded by folder, kept for the next lesson.
 using ModelCache = std::map<std::string, std::shared_ptr<LoadedModel>>;

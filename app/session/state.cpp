@@ -48,6 +48,7 @@ void UiState::clamp() {
     act_range = std::clamp(act_range, 0.5f, 20.0f);
     norm_std = std::clamp(norm_std, 0.01f, 100.0f);
     norm_eps = std::clamp(norm_eps, 1e-12f, 1.0f);
+    norm_outlier = std::clamp(norm_outlier, -100.0f, 100.0f);
     pe_d_model = std::clamp(pe_d_model / 2 * 2, 2, 1024);
     pe_base = std::clamp(pe_base, 2.0f, 1e7f);
     pe_positions = std::clamp(pe_positions, 2, 4096);
@@ -57,6 +58,14 @@ void UiState::clamp() {
     top_p = std::clamp(top_p, 0.01f, 1.0f);
     generate_tokens = std::clamp(generate_tokens, 1, kMaxGenerateTokens);
     kv_context = std::clamp(kv_context, 1, 1 << 22);
+    train_warmup = std::clamp(train_warmup, 0, 1000000);
+    train_d_model = std::clamp(train_d_model, 8, 65536);
+    train_dropout = std::clamp(train_dropout, 0.0f, 0.95f);
+    train_seed = std::clamp(train_seed, 0, 1 << 30);
+    train_lr = std::clamp(train_lr, 1e-6f, 1.0f);
+    train_weight_decay = std::clamp(train_weight_decay, 0.0f, 10.0f);
+    train_grad = std::clamp(train_grad, -10.0f, 10.0f);
+    train_label_smoothing = std::clamp(train_label_smoothing, 0.0f, 0.99f);
     lesson_step = std::max(0, lesson_step);
     export_width = std::clamp(export_width, 16, kMaxExportPixels);
     export_height = std::clamp(export_height, 16, kMaxExportPixels);
@@ -70,13 +79,14 @@ void UiState::clamp() {
     X(model_path) X(recent) X(text) X(panel) X(layer) X(head) X(query) X(dark_theme) X(ui_scale)                  \
     X(apply_to_model) X(attn_temperature) X(attn_mask) X(attn_window) X(sm_temperature) X(sm_mask) X(sm_window)   \
     X(sm_padding) X(sm_use_typed) X(sm_typed_logits) X(act_leaky_alpha) X(act_swish_beta) X(act_range)            \
-    X(act_show_grad) X(act_overlay) X(norm_mean) X(norm_std) X(norm_gamma) X(norm_beta) X(norm_eps) X(pe_d_model) X(pe_base)     \
+    X(act_show_grad) X(act_overlay) X(norm_mean) X(norm_std) X(norm_gamma) X(norm_beta) X(norm_eps) X(norm_outlier) X(pe_d_model) X(pe_base)     \
     X(pe_positions) X(rope_theta) X(rope_interleaved) X(sample_temperature) X(top_k) X(top_p) X(generate_tokens)  \
     X(kv_context) X(attn_unit_scale) X(attn_annotate) X(attn_source) X(sm_paint) X(sm_paint_n) X(act_shown) X(view) X(export_dir) X(export_format)        \
     X(export_width) X(export_height) X(export_scale) X(export_light) X(export_transparent) X(ablated_heads)       \
     X(ablate_mode) X(interp_target) X(interp_minus) X(interp_corrupt) X(interp_answer) X(interp_wrong)           \
     X(target_text) X(translate_to) X(decode_beam) X(language)                                                    \
-    X(lesson) X(lesson_step)
+    X(lesson) X(lesson_step) X(train_warmup) X(train_d_model) X(train_dropout) X(train_seed) X(train_lr)         \
+    X(train_weight_decay) X(train_grad) X(train_label_smoothing)
 
 void to_json(nlohmann::json& j, const UiState& s) {
     j = nlohmann::json::object();

@@ -68,6 +68,7 @@ struct UiState {
     // Normalization.
     float norm_mean = 5.0f, norm_std = 2.0f;
     float norm_gamma = 1.0f, norm_beta = 0.0f, norm_eps = 1e-5f;
+    float norm_outlier = 0.0f;           ///< added to every feature of row 0 of the batch (one unusual example)
 
     // Positions.
     int pe_d_model = 64;
@@ -84,6 +85,16 @@ struct UiState {
 
     // Model panel.
     int kv_context = 2048;
+
+    // Training panel (formulas of training, and dropout on the model's own activations).
+    int train_warmup = 4000;             ///< warm-up steps of the learning-rate schedule (0 = none)
+    int train_d_model = 512;             ///< d_model of that schedule (the original Transformer's)
+    float train_dropout = 0.1f;          ///< dropout probability p
+    int train_seed = 1;                  ///< seed of the dropout mask shown
+    float train_lr = 0.01f;              ///< learning rate η of the weight-decay figure
+    float train_weight_decay = 0.1f;     ///< weight decay λ
+    float train_grad = 0.0f;             ///< a constant loss gradient on that weight (0: the loss ignores it)
+    float train_label_smoothing = 0.1f;  ///< label smoothing ε
 
     // Causal panel (interventions, core/interp): heads ablated in every forward the app runs, and the analyses'
     // inputs. Token fields hold text; its first token is used ("" = the clean run's top prediction).

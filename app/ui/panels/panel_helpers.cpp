@@ -16,7 +16,8 @@ const std::vector<PanelInfo>& all_panels() {
         {TS_N_("Softmax"), draw_softmax_panel},         {TS_N_("Activations"), draw_activations_panel},
         {TS_N_("Normalization"), draw_normalization_panel}, {TS_N_("Positions"), draw_positions_panel},
         {TS_N_("Predictions"), draw_predictions_panel}, {TS_N_("Residual"), draw_residual_panel},
-        {TS_N_("Model"), draw_model_panel},             {TS_N_("Causal"), draw_causal_panel},
+        {TS_N_("Model"), draw_model_panel},             {TS_N_("Training"), draw_training_panel},
+        {TS_N_("Causal"), draw_causal_panel},
         {TS_N_("Lessons"), draw_lessons_panel}};
     return p;
 }

@@ -46,6 +46,7 @@ void draw_positions_panel(PanelContext& ctx);
 void draw_predictions_panel(PanelContext& ctx);
 void draw_residual_panel(PanelContext& ctx);
 void draw_model_panel(PanelContext& ctx);
+void draw_training_panel(PanelContext& ctx);
 void draw_causal_panel(PanelContext& ctx);
 void draw_lessons_panel(PanelContext& ctx);
 /// The Lessons tab was (re)entered: its step is set up again and its model asked for again (a student who loaded
