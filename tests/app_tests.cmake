@@ -10,7 +10,7 @@ if(NOT TS_XVFB_RUN)
   return()
 endif()
 
-set(TS_APP_PANELS tokens attention softmax activations normalization positions predictions residual model causal)
+set(TS_APP_PANELS tokens attention softmax activations normalization positions predictions residual model training causal)
 add_test(NAME app_window_all_panels
          COMMAND ${CMAKE_COMMAND} -DAPP=$<TARGET_FILE:transformer-studio> -DCHECK=$<TARGET_FILE:ts_png_check>
                  -DOUT=${CMAKE_BINARY_DIR}/screenshots/all -DPANEL=all "-DPANELS=${TS_APP_PANELS}"

@@ -5,6 +5,7 @@
 #include "app/i18n/tr.h"
 #include "app/plot/colormap.h"
 #include "app/plot/ticks.h"
+#include "core/ops.h"
 
 #include <algorithm>
 #include <cmath>
@@ -26,18 +27,12 @@ double weight_after_decay(double w, double lr, double lambda, double grad, int s
 }
 
 double smoothed_cross_entropy(std::span<const float> logits, int target, double eps) {
-    const size_t V = logits.size();
-    if (V == 0 || target < 0 || size_t(target) >= V) throw std::invalid_argument("smoothed_cross_entropy: target outside the logits");
+    if (logits.empty() || target < 0 || size_t(target) >= logits.size())
+        throw std::invalid_argument("smoothed_cross_entropy: target outside the logits");
     if (!(eps >= 0 && eps <= 1)) throw std::invalid_argument("smoothed_cross_entropy: eps must be in [0, 1]");
-    double mx = -INFINITY;
-    for (float z : logits) mx = std::max(mx, double(z));
-    double sum = 0;
-    for (float z : logits) sum += std::exp(double(z) - mx);
-    const double log_z = mx + std::log(sum);
-    double mean_nll = 0;  // mean over every class of −log p_j
-    for (float z : logits) mean_nll += log_z - double(z);
-    mean_nll /= double(V);
-    return (1 - eps) * (log_z - double(logits[size_t(target)])) + eps * mean_nll;
+    const MatrixRM row = Eigen::Map<const MatrixRM>(logits.data(), 1, Eigen::Index(logits.size()));
+    const int t[1] = {target};
+    return double(cross_entropy(row, t, float(eps)));  // the trainer's loss (checked against torch in ops_golden_test)
 }
 
 std::vector<uint8_t> dropout_mask(size_t n, double p, uint64_t seed) {
@@ -51,7 +46,8 @@ plot::Figure lr_schedule_figure(const UiState& st) {
     const double d = st.train_d_model, w = st.train_warmup;
     plot::Figure f;
     f.view = "lr-schedule";
-    f.title = trf("Learning rate with warm-up (d_model = %d, warmup = %d steps)", st.train_d_model, st.train_warmup);
+    f.title = trf("Warm-up schedule, d_model = %d", st.train_d_model);
+    f.legend_location = plot::LegendLocation::SouthEast;
     f.formula = "lr = d_model^-0.5 · min(step^-0.5, step · warmup^-1.5)   (Vaswani et al. 2017, eq. 3)";
     f.x.label = tr("training step");
     f.x.log = true;
@@ -74,7 +70,7 @@ plot::Figure lr_schedule_figure(const UiState& st) {
     f.series.push_back(std::move(without));
     f.series.push_back(std::move(with));
     if (w >= 1) {
-        f.ref_lines.push_back({true, w, trf("peak at step %d", st.train_warmup), plot::Rgba{0.9f, 0.3f, 0.3f, 1}});
+        f.ref_lines.push_back({true, w, tr("peak"), plot::Rgba{0.9f, 0.3f, 0.3f, 1}});
         f.note = trf("peak learning rate %s at step %d; the same schedule without warm-up starts %s times higher",
                      plot::format_value(noam_lr(w, d, w)).c_str(), st.train_warmup,
                      plot::format_value(noam_lr(1, d, 0) / noam_lr(1, d, w)).c_str());
@@ -98,8 +94,7 @@ std::vector<plot::Figure> dropout_figures(const UiState& st, const Snapshot& s) 
 
     plot::Figure f;
     f.view = "dropout";
-    f.title = trf("Inverted dropout on token '%s', layer %d output (first %d of %d features), p = %s", tok.c_str(), layer,
-                  n, int(x.cols()), plot::format_value(p).c_str());
+    f.title = trf("Dropout on one token's features, p = %s", plot::format_value(p).c_str());
     f.formula = "training: y = m ⊙ x / (1 − p),  m_k ~ Bernoulli(1 − p);   inference: y = x";
     f.x.label = tr("feature");
     f.y.label = tr("activation");
@@ -122,16 +117,17 @@ std::vector<plot::Figure> dropout_figures(const UiState& st, const Snapshot& s) 
     }
     f.series.push_back(std::move(before));
     f.series.push_back(std::move(after));
-    f.note = trf("kept %d of %d features (expected %s); mask seed %d", kept, n, plot::format_value(n * (1 - p)).c_str(),
-                 st.train_seed);
+    f.note = trf("token '%s' after layer %d, its first %d of %d features: kept %d (expected %s); mask seed %d", tok.c_str(),
+                 layer, n, int(x.cols()), kept, plot::format_value(n * (1 - p)).c_str(), st.train_seed);
 
     // The expectation: the mean of many masks gives x back, feature by feature.
     plot::Figure g;
     g.view = "dropout";
-    g.title = trf("Mean of y over %d dropout masks against x (p = %s)", 1000, plot::format_value(p).c_str());
+    g.title = trf("Mean of %d masks", 1000);
+    g.legend_location = plot::LegendLocation::NorthWest;
     g.formula = "E[y_k] = (1 − p) · x_k / (1 − p) = x_k";
     g.x.label = tr("x (the activation without dropout)");
-    g.y.label = tr("mean of y over the masks");
+    g.y.label = tr("mean of y");
     plot::Series pts, diag;
     pts.kind = plot::SeriesKind::Scatter;
     pts.name = tr("features of this token");
@@ -168,7 +164,7 @@ plot::Figure weight_decay_figure(const UiState& st) {
     const int steps = rate > 0 ? int(std::clamp(std::ceil(5.0 / rate), 10.0, 100000.0)) : 1000;
     plot::Figure f;
     f.view = "weight-decay";
-    f.title = trf("One weight under weight decay (η = %s, λ = %s)", plot::format_value(lr).c_str(), plot::format_value(lam).c_str());
+    f.title = trf("Weight decay, η = %s, λ = %s", plot::format_value(lr).c_str(), plot::format_value(lam).c_str());
     f.formula = "w ← w − η (∂L/∂w + λ w);   gradient 0: w_n = w_0 (1 − ηλ)^n;   constant gradient g: w → −g / λ";
     f.x.label = tr("step");
     f.y.label = tr("weight w");
@@ -212,12 +208,13 @@ std::vector<plot::Figure> label_smoothing_figures(const UiState& st) {
     constexpr int V = 10;  // a toy vocabulary a class can read; the real one has thousands of entries
     plot::Figure t;
     t.view = "label-smoothing";
-    t.title = trf("Training target for the correct token 3 of %d (ε = %s)", V, plot::format_value(eps).c_str());
+    t.title = trf("Target, ε = %s", plot::format_value(eps).c_str());
+    t.legend_location = plot::LegendLocation::NorthEast;
     t.formula = "q_j = (1 − ε) · [j = y] + ε / V";
-    t.x.label = tr("token id");
+    t.x.label = tr("token id (a 10-token vocabulary)");
     t.y.label = tr("target probability");
     t.y.min = 0;
-    t.y.max = 1.05;
+    t.y.max = 1.4;  // room for the legend above the bars
     plot::Series hard, soft;
     hard.kind = soft.kind = plot::SeriesKind::Bars;
     hard.name = tr("one-hot (ε = 0)");
@@ -239,7 +236,8 @@ std::vector<plot::Figure> label_smoothing_figures(const UiState& st) {
     // The loss when the model gives the correct token probability p and spreads 1 − p evenly over the rest.
     plot::Figure l;
     l.view = "label-smoothing";
-    l.title = trf("Loss against the correct token's probability (%d tokens)", V);
+    l.title = trf("Loss against p(correct), %d tokens", V);
+    l.legend_location = plot::LegendLocation::SouthWest;
     l.formula = "L = (1 − ε) · (−log p_y) + ε · mean_j(−log p_j)   (PyTorch CrossEntropyLoss(label_smoothing = ε))";
     l.x.label = tr("probability of the correct token p_y");
     l.y.label = tr("loss");
@@ -265,7 +263,7 @@ std::vector<plot::Figure> label_smoothing_figures(const UiState& st) {
     l.series.push_back(std::move(ce));
     l.series.push_back(std::move(ls));
     if (eps > 0) {
-        l.ref_lines.push_back({true, 1 - eps + eps / V, trf("1 − ε + ε/V = %s", plot::format_value(1 - eps + eps / V).c_str()),
+        l.ref_lines.push_back({true, 1 - eps + eps / V, "1−ε+ε/V",
                                plot::Rgba{0.9f, 0.3f, 0.3f, 1}});
         l.note = trf("with smoothing the loss is smallest at p_y ≈ %s, not at 1: the model is not pushed to certainty",
                      plot::format_value(best_p).c_str());

@@ -505,6 +505,7 @@ std::string step_panel(const LessonStep& step) {
 }
 
 void apply_step_setup(const LessonStep& step, UiState& st) {
+    if (step_panel(step) == "Training") st.train_topic = step.view;  // the panel shows one topic at a time
     if (step.text) st.text = *step.text;
     if (step.target_text) st.target_text = *step.target_text;
     for (auto it = step.set.begin(); it != step.set.end(); ++it)

@@ -58,6 +58,9 @@ void UiState::clamp() {
     top_p = std::clamp(top_p, 0.01f, 1.0f);
     generate_tokens = std::clamp(generate_tokens, 1, kMaxGenerateTokens);
     kv_context = std::clamp(kv_context, 1, 1 << 22);
+    if (train_topic != "lr-schedule" && train_topic != "dropout" && train_topic != "weight-decay" &&
+        train_topic != "label-smoothing")
+        train_topic = "lr-schedule";
     train_warmup = std::clamp(train_warmup, 0, 1000000);
     train_d_model = std::clamp(train_d_model, 8, 65536);
     train_dropout = std::clamp(train_dropout, 0.0f, 0.95f);
@@ -85,7 +88,7 @@ void UiState::clamp() {
     X(export_width) X(export_height) X(export_scale) X(export_light) X(export_transparent) X(ablated_heads)       \
     X(ablate_mode) X(interp_target) X(interp_minus) X(interp_corrupt) X(interp_answer) X(interp_wrong)           \
     X(target_text) X(translate_to) X(decode_beam) X(language)                                                    \
-    X(lesson) X(lesson_step) X(train_warmup) X(train_d_model) X(train_dropout) X(train_seed) X(train_lr)         \
+    X(lesson) X(lesson_step) X(train_topic) X(train_warmup) X(train_d_model) X(train_dropout) X(train_seed) X(train_lr)         \
     X(train_weight_decay) X(train_grad) X(train_label_smoothing)
 
 void to_json(nlohmann::json& j, const UiState& s) {

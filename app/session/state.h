@@ -87,6 +87,7 @@ struct UiState {
     int kv_context = 2048;
 
     // Training panel (formulas of training, and dropout on the model's own activations).
+    std::string train_topic = "lr-schedule";  ///< the view it shows: lr-schedule | dropout | weight-decay | label-smoothing
     int train_warmup = 4000;             ///< warm-up steps of the learning-rate schedule (0 = none)
     int train_d_model = 512;             ///< d_model of that schedule (the original Transformer's)
     float train_dropout = 0.1f;          ///< dropout probability p
