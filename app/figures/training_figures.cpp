@@ -97,7 +97,7 @@ std::vector<plot::Figure> dropout_figures(const UiState& st, const Snapshot& s) 
     f.title = trf("Dropout on one token's features, p = %s", plot::format_value(p).c_str());
     f.formula = "training: y = m ⊙ x / (1 − p),  m_k ~ Bernoulli(1 − p);   inference: y = x";
     f.x.label = tr("feature");
-    f.y.label = tr("activation");
+    f.y.label = tr("activation value");
     plot::Series before, after;
     before.kind = after.kind = plot::SeriesKind::Bars;
     before.name = tr("x (inference: unchanged)");

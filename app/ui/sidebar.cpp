@@ -12,6 +12,7 @@
 #include <imgui_stdlib.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <string>
 #include <string_view>
@@ -345,10 +346,12 @@ void App::text_box(const char* id, std::string& text, WrapBox& box, float line_h
     const float wrap_w = std::max(line_h, ImGui::GetContentRegionAvail().x - 2 * st.FramePadding.x - st.ScrollbarSize - 2);
     const float scale = ImGui::GetFontSize() / font->FontSize;
     box.text = &text;
-    box.breaker = [font, wrap_w, scale](std::string_view line, size_t begin) {
-        const char* end = font->CalcWordWrapPositionA(scale, line.data() + begin, line.data() + line.size(), wrap_w);
-        return size_t(end - line.data());
-    };
+    // Breaks between CJK characters too (ImFont::CalcWordWrapPositionA breaks only at spaces: typed Chinese ran on).
+    box.breaker = cjk_line_breaker(
+        [font, scale](std::string_view s) {
+            return font->CalcTextSizeA(font->FontSize * scale, FLT_MAX, 0.0f, s.data(), s.data() + s.size()).x;
+        },
+        wrap_w);
     if (box.src != text || box.width != wrap_w) {
         box.wrap = soft_wrap(text, box.breaker);
         box.src = text;

@@ -54,6 +54,73 @@ struct Wrapped {
     return w;
 }
 
+
+/// A code point that Chinese text may break before or after (CJK ideographs, kana, Hangul, CJK and full-width
+/// punctuation): such text has no spaces, so a breaker that only breaks at spaces moves a whole CJK sentence to
+/// the next line (Dear ImGui 1.86's TextWrapped does).
+[[nodiscard]] inline bool is_cjk_breakable(char32_t c) {
+    return (c >= 0x2E80 && c <= 0x9FFF) || (c >= 0xAC00 && c <= 0xD7AF) || (c >= 0xF900 && c <= 0xFAFF) ||
+           (c >= 0xFE30 && c <= 0xFE4F) || (c >= 0xFF00 && c <= 0xFFEF) || (c >= 0x20000 && c <= 0x3FFFF);
+}
+/// CJK punctuation that must not start a line (，。、：；！？）」』》 and their kin): it stays with the character
+/// before it.
+[[nodiscard]] inline bool is_cjk_closing(char32_t c) {
+    switch (c) {
+        case 0x3001: case 0x3002: case 0xFF0C: case 0xFF0E: case 0xFF1A: case 0xFF1B: case 0xFF01: case 0xFF1F:
+        case 0xFF09: case 0x300D: case 0x300F: case 0x300B: case 0x3011: case 0x201D: case 0x2019: case 0x3009:
+            return true;
+        default:
+            return false;
+    }
+}
+
+/// A LineBreaker for mixed Chinese and Latin text: breaks at spaces and between CJK characters (never before CJK
+/// closing punctuation), keeping a line within `width` as measured by `text_width` (ImGui::CalcTextSize in the
+/// window). A Latin word longer than the line is left to soft_wrap's one-character progress rule.
+[[nodiscard]] inline LineBreaker cjk_line_breaker(std::function<float(std::string_view)> text_width, float width) {
+    return [text_width = std::move(text_width), width](std::string_view line, size_t begin) -> size_t {
+        auto decode = [&](size_t i, size_t* len) -> char32_t {
+            const auto b = static_cast<unsigned char>(line[i]);
+            const int n = b < 0x80 ? 1 : (b >> 5) == 6 ? 2 : (b >> 4) == 14 ? 3 : (b >> 3) == 30 ? 4 : 1;
+            *len = std::min<size_t>(size_t(n), line.size() - i);
+            if (n == 1) return b;
+            char32_t c = b & (0x7F >> n);
+            for (size_t k = 1; k < *len; ++k) c = (c << 6) | (static_cast<unsigned char>(line[i + k]) & 0x3F);
+            return c;
+        };
+        // A word wider than the whole line (a URL) breaks at the last character that fits.
+        auto mid_word = [&]() {
+            size_t fit = begin, k = begin;
+            while (k < line.size()) {
+                size_t len = 1;
+                (void)decode(k, &len);
+                if (k > begin && text_width(line.substr(begin, k + len - begin)) > width) break;
+                k += len;
+                fit = k;
+            }
+            return fit;
+        };
+        size_t best = begin;  // the last allowed break that fits
+        size_t i = begin;
+        char32_t prev = 0;
+        while (i < line.size()) {
+            size_t len = 1;
+            const char32_t c = decode(i, &len);
+            // A break is allowed before i after a space, or between two characters one of which is CJK.
+            const bool allowed = i > begin && !is_cjk_closing(c) &&
+                                 (prev == U' ' || (c != U' ' && (is_cjk_breakable(c) || is_cjk_breakable(prev))));
+            if (allowed) {
+                if (text_width(line.substr(begin, i - begin)) > width) return best > begin ? best : mid_word();
+                best = i;
+            }
+            prev = c;
+            i += len;
+        }
+        if (text_width(line.substr(begin)) <= width) return line.size();
+        return best > begin ? best : mid_word();
+    };
+}
+
 /// Real-text byte offset of display offset `pos` (soft breaks before it do not count).
 [[nodiscard]] inline size_t soft_to_real(const std::vector<size_t>& soft, size_t pos) {
     return pos - size_t(std::lower_bound(soft.begin(), soft.end(), pos) - soft.begin());

@@ -145,5 +145,46 @@ TEST(SoftWrap, CursorMappingRoundTrips) {
     for (size_t r = 0; r <= 23; ++r) EXPECT_EQ(soft_to_real(w.soft, real_to_soft(w.soft, r)), r) << r;
 }
 
+// Chinese has no spaces (#28, #35): a lesson's mixed text breaks between CJK characters, not only at spaces, and
+// never puts a closing mark such as ，or 。at the start of a line.
+TEST(SoftWrap, ChineseBreaksBetweenCharactersAndKeepsPunctuationWithTheWordBefore) {
+    // Width in columns: ASCII 1, anything else 2 (a CJK character is twice as wide).
+    auto cols = [](std::string_view s) {
+        float w = 0;
+        for (size_t i = 0; i < s.size(); ++i) {
+            const auto b = static_cast<unsigned char>(s[i]);
+            if ((b & 0xC0) == 0x80) continue;
+            w += b < 0x80 ? 1.0f : 2.0f;
+        }
+        return w;
+    };
+    const LineBreaker brk = cjk_line_breaker(cols, 12);
+    // With a space-only breaker the whole run 在把子层输出加到残差之后 would move to the second line.
+    const Wrapped w = soft_wrap("原始 Transformer 在把子层输出加到残差之后。再做归一化", brk);
+    std::vector<std::string> lines;
+    size_t from = 0;
+    for (size_t s : w.soft) {
+        lines.push_back(w.display.substr(from, s - from));
+        from = s + 1;
+    }
+    lines.push_back(w.display.substr(from));
+    ASSERT_GE(lines.size(), 4u);
+    for (const auto& l : lines) {
+        EXPECT_LE(cols(l), 12.0f) << l;
+        EXPECT_NE(l.rfind("。", 0), 0u) << "a line starts with 。: " << l;
+    }
+    EXPECT_EQ(lines[0], "原始 ");
+    EXPECT_EQ(lines[1], "Transformer ");
+    EXPECT_EQ(lines[2], "在把子层输出");  // 6 characters = 12 columns, broken between two of them
+    EXPECT_EQ(soft_unwrap(w, w.display), "原始 Transformer 在把子层输出加到残差之后。再做归一化");
+    // A word longer than the line breaks inside it, on a character boundary, instead of running off to the right.
+    const Wrapped url = soft_wrap("see https://example.org/a/very/long/path", brk);
+    EXPECT_EQ(url.display, "see \nhttps://exam\nple.org/a/ve\nry/long/path");
+    // 后。 stays together: the character before the 。 moves down to keep it company.
+    bool found = false;
+    for (const auto& l : lines) found = found || l.find("后。") != std::string::npos;
+    EXPECT_TRUE(found);
+}
+
 }  // namespace
 }  // namespace ts::ui

@@ -54,7 +54,10 @@ std::string knob_label(const std::string& knob) {
         {"pe_d_model", TS_N_("d_model")},          {"pe_base", TS_N_("base")},
         {"kv_context", TS_N_("context length")},   {"layer", TS_N_("layer")},
         {"head", TS_N_("head")},                   {"query", TS_N_("query")},
-        {"sample_temperature", TS_N_("sampling temperature")}};
+        {"sample_temperature", TS_N_("sampling temperature")}, {"norm_outlier", TS_N_("shift of row 0")},
+        {"train_warmup", TS_N_("warm-up steps")},  {"train_dropout", TS_N_("dropout p")},
+        {"train_lr", TS_N_("learning rate η")},    {"train_weight_decay", TS_N_("weight decay λ")},
+        {"train_grad", TS_N_("gradient g")},       {"train_label_smoothing", TS_N_("label smoothing ε")}};
     auto it = names.find(knob);
     return it == names.end() ? knob : tr(it->second);
 }
@@ -148,9 +151,9 @@ void feedback(const PanelContext& ctx, const LessonQuestion& q, const CheckResul
                              (fmt_num(q.value) + unit).c_str());
             break;
     }
-    ImGui::TextWrapped("%s", line.c_str());
+    text_wrapped(line);
     if (r.status == CheckResult::Status::NotYet && !q.hint.empty())
-        ImGui::TextWrapped("%s %s", tr("Hint:"), q.hint.in(lang).c_str());
+        text_wrapped(std::string(tr("Hint:")) + " " + q.hint.in(lang));
     (void)ctx;
 }
 
@@ -267,15 +270,15 @@ void draw_lessons_panel(PanelContext& ctx) {
         const std::string note = trf("This lesson is made for the model '%s', which is not installed (assets/models/%s).",
                                      rm.wanted.c_str(), rm.wanted.c_str());
         ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.95f, 0.6f, 0.25f, 1));
-        ImGui::TextWrapped("%s", note.c_str());
+        text_wrapped(note);
         ImGui::PopStyleColor();
-        if (!lesson.missing_model.empty()) ImGui::TextWrapped("%s", lesson.missing_model.in(lang).c_str());
+        if (!lesson.missing_model.empty()) text_wrapped(lesson.missing_model.in(lang));
     }
     const bool skipped = step.requires_arch == "encoder_decoder" && model_ready && !is_encoder_decoder(ctx);
-    ImGui::TextWrapped("%s", step.body.in(lang).c_str());
+    text_wrapped(step.body.in(lang));
     if (!step.formula.empty()) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.85f, 0.5f, 1));
-        ImGui::TextWrapped("%s", step.formula.c_str());
+        text_wrapped(step.formula);
         ImGui::PopStyleColor();
     }
     if (skipped) {
@@ -285,7 +288,9 @@ void draw_lessons_panel(PanelContext& ctx) {
     } else if (step.question) {
         const LessonQuestion& q = *step.question;
         ImGui::Separator();
-        ImGui::TextColored(ImVec4(0.8f, 0.8f, 1.0f, 1), "%s %s", tr("Question:"), q.prompt.in(lang).c_str());
+        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.8f, 0.8f, 1.0f, 1));
+        text_wrapped(std::string(tr("Question:")) + " " + q.prompt.in(lang));
+        ImGui::PopStyleColor();
         double& answer = u.answers[step_key];
         knob_control(ctx, q, answer);
         const bool fresh = ctx.snap && ctx.model && ctx.snap->model == ctx.model->model;

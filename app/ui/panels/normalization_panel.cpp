@@ -41,13 +41,14 @@ void draw_normalization_panel(PanelContext& ctx) {
     ImGui::SameLine();
     ImGui::SetNextItemWidth(line_h * 8);
     ImGui::SliderFloat("ε", &st.norm_eps, 1e-8f, 1.0f, "%.1e", ImGuiSliderFlags_Logarithmic);
-    ImGui::SameLine();
     ImGui::SetNextItemWidth(line_h * 8);
     ImGui::SliderFloat(tr("shift of row 0"), &st.norm_outlier, -30.0f, 30.0f, "%.1f");
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip("%s", tr("Adds this to every feature of one example of the batch. LayerNorm and RMSNorm treat each row "
                                    "alone, so the other 63 rows come out the same; BatchNorm's statistics pool the batch, "
                                    "so their output moves."));
+    ImGui::SameLine();
+    ImGui::TextDisabled("%s", tr("(one unusual example: only BatchNorm's output for the other rows changes)"));
 
     const std::vector<plot::Figure> syn = normalization_synthetic_figures(st);
     const float avail_w = ImGui::GetContentRegionAvail().x;

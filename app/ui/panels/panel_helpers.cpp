@@ -1,5 +1,6 @@
 // Helpers shared by panels, and the panel registry (tab order).
 #include "app/ui/panels/panels.h"
+#include "app/ui/soft_wrap.h"
 
 #include "app/figures/figures.h"
 #include "app/i18n/tr.h"
@@ -34,7 +35,19 @@ std::vector<float> head_slice(const Tensor* t, int head, int* rows, int* cols) {
 
 void empty_message(const char* text) {
     ImGui::Dummy(ImVec2(0, ImGui::GetTextLineHeight() * 2));
-    ImGui::TextDisabled("%s", text);
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    text_wrapped(text);
+    ImGui::PopStyleColor();
+}
+
+void text_wrapped(const std::string& text) {
+    const float width = std::max(ImGui::GetTextLineHeight() * 4, ImGui::GetContentRegionAvail().x);
+    const Wrapped w = soft_wrap(text, cjk_line_breaker(
+                                          [](std::string_view s) {
+                                              return ImGui::CalcTextSize(s.data(), s.data() + s.size()).x;
+                                          },
+                                          width));
+    ImGui::TextUnformatted(w.display.c_str(), w.display.c_str() + w.display.size());
 }
 
 const char* no_forward_message(const PanelContext& ctx, const char* waiting) {

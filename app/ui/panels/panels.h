@@ -64,6 +64,9 @@ void lessons_panel_entered();
 [[nodiscard]] std::vector<float> head_slice(const Tensor* t, int head, int* rows, int* cols);
 /// A centred grey message for panels that have nothing to show yet.
 void empty_message(const char* text);
+/// Text wrapped at the available width the way mixed Chinese and English is set: between CJK characters as well as
+/// at spaces (ImGui 1.86's TextWrapped breaks only at spaces, so a Chinese sentence jumped whole to the next line).
+void text_wrapped(const std::string& text);
 /// What a panel without a forward pass should say: "type some text…" when the text is empty (no forward will come),
 /// the forward's error when it failed, else `waiting` (translated by the caller).
 [[nodiscard]] const char* no_forward_message(const PanelContext& ctx, const char* waiting);
