@@ -34,6 +34,10 @@ int main(int argc, char** argv) {
     const std::string cmd = argc > 1 ? argv[1] : "";
     try {
         if (cmd == "help") { std::fputs(ts::cli::kAppUsage, stdout); return 0; }
+        if (cmd == "--version" || cmd == "version") {
+            std::printf("transformer-studio %s\n", TS_VERSION);
+            return 0;
+        }
         if (cmd == "trace") return ts::cli::run_trace(argc, argv);
         if (cmd == "tokenizer") return ts::cli::run_tokenizer(argc, argv);
         if (cmd == "train") return ts::cli::run_train(argc, argv);

@@ -440,17 +440,17 @@ LessonLibrary load_lesson_library(const std::vector<fs::path>& dirs) {
 
 std::vector<fs::path> lesson_dirs() {
     std::vector<fs::path> out;
-    std::vector<fs::path> candidates;
-#ifdef TS_ASSETS_DIR
-    candidates.emplace_back(fs::path(TS_ASSETS_DIR) / "lessons");
-#endif
+    std::vector<fs::path> candidates;  // beside the executable first (an installed copy uses its own), then the source tree
     std::error_code ec;
     const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
     if (!ec) {
         const fs::path d = exe.parent_path();
-        for (const char* rel : {"assets", "../assets", "../../assets", "../share/transformer-studio/assets"})
+        for (const char* rel : {"../share/transformer-studio/assets", "assets", "../assets", "../../assets", "../../../assets"})
             candidates.push_back(d / rel / "lessons");
     }
+#ifdef TS_ASSETS_DIR
+    candidates.emplace_back(fs::path(TS_ASSETS_DIR) / "lessons");
+#endif
     std::set<std::string> seen;
     bool have_bundled = false;
     for (const auto& c : candidates) {

@@ -448,22 +448,27 @@ LoadedModel make_demo_model() {
 
 namespace {
 
+/// Where bundled models are looked for, first match wins: beside the executable (a build tree inside the source
+/// tree: ../../assets; installed: ../share/transformer-studio/assets), then the source tree this binary was built
+/// from (a build tree elsewhere). The executable's own place comes first so that an installed copy uses its own
+/// data even on the machine that built it.
 std::vector<std::filesystem::path> asset_roots(const std::string& exe_path) {
     namespace fs = std::filesystem;
     std::vector<fs::path> roots;
-#ifdef TS_ASSETS_DIR
-    roots.emplace_back(TS_ASSETS_DIR);
-#endif
     std::error_code ec;
-    fs::path exe = exe_path.empty() ? fs::path() : fs::weakly_canonical(fs::path(exe_path), ec);
+    fs::path exe = exe_path.empty() ? fs::read_symlink("/proc/self/exe", ec) : fs::weakly_canonical(fs::path(exe_path), ec);
+    if (ec) exe.clear();
     if (!exe.empty()) {
         const fs::path d = exe.parent_path();
+        roots.push_back(d / ".." / "share" / "transformer-studio" / "assets");
         roots.push_back(d / "assets");
         roots.push_back(d / ".." / "assets");
         roots.push_back(d / ".." / ".." / "assets");
         roots.push_back(d / ".." / ".." / ".." / "assets");
-        roots.push_back(d / ".." / "share" / "transformer-studio" / "assets");
     }
+#ifdef TS_ASSETS_DIR
+    roots.emplace_back(TS_ASSETS_DIR);
+#endif
     return roots;
 }
 
