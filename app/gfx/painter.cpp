@@ -141,11 +141,27 @@ PlotInteraction draw_figure(const Figure& f, ImVec2 size, const PaintOptions& op
     // Title, formula tooltip, export button.
     if (!opt.compact && !f.title.empty()) {
         const plot::Rect tr = off(L.title);
-        const ImVec2 ts = ImGui::CalcTextSize(f.title.c_str());
         const float reserve = (opt.export_button ? ImGui::CalcTextSize(ts::tr("Export")).x + line_h : 0.0f) +
                               (f.formula.empty() || !opt.export_button ? 0.0f : ImGui::CalcTextSize("(?)").x + line_h * 0.4f);
+        // A title wider than the room left of the Export button is cut with "…" (whole UTF-8 characters) instead of
+        // running under the button; the whole title is in the hover tooltip.
+        std::string title = f.title;
+        const float room = std::max(line_h, tr.w() - reserve);
+        const bool elided = ImGui::CalcTextSize(title.c_str()).x > room;
+        if (elided) {
+            const float dots = ImGui::CalcTextSize("…").x;
+            size_t cut = title.size();
+            while (cut > 0 && ImGui::CalcTextSize(title.c_str(), title.c_str() + cut).x + dots > room) {
+                --cut;
+                while (cut > 0 && (static_cast<unsigned char>(title[cut]) & 0xC0) == 0x80) --cut;
+            }
+            title = title.substr(0, cut) + "…";
+        }
+        const ImVec2 ts = ImGui::CalcTextSize(title.c_str());
         const float tx = std::max(tr.x0, std::min((tr.x0 + tr.x1) * 0.5f - ts.x * 0.5f, tr.x1 - reserve - ts.x));
-        dl->AddText(ImVec2(tx, tr.y0 + (tr.h() - ts.y) * 0.5f), text_col, f.title.c_str());
+        dl->AddText(ImVec2(tx, tr.y0 + (tr.h() - ts.y) * 0.5f), text_col, title.c_str());
+        if (elided && ImGui::IsMouseHoveringRect(ImVec2(tx, tr.y0), ImVec2(tx + ts.x, tr.y1)) && ImGui::IsWindowHovered())
+            ImGui::SetTooltip("%s", f.title.c_str());
         if (!f.formula.empty() && opt.export_button) {  // the hover hint only on screen
             const char* mark = "(?)";
             const ImVec2 ms = ImGui::CalcTextSize(mark);

@@ -8,6 +8,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cstring>
 
 namespace ts::ui {
 
@@ -40,14 +41,28 @@ void empty_message(const char* text) {
     ImGui::PopStyleColor();
 }
 
-void text_wrapped(const std::string& text) {
-    const float width = std::max(ImGui::GetTextLineHeight() * 4, ImGui::GetContentRegionAvail().x);
-    const Wrapped w = soft_wrap(text, cjk_line_breaker(
-                                          [](std::string_view s) {
-                                              return ImGui::CalcTextSize(s.data(), s.data() + s.size()).x;
-                                          },
-                                          width));
-    ImGui::TextUnformatted(w.display.c_str(), w.display.c_str() + w.display.size());
+void same_line_if_fits(float width) {
+    const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+    const float x = ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x;
+    if (x + width <= right) ImGui::SameLine();
+}
+
+float labeled_width(const char* label, float item_w) {
+    const char* end = std::strstr(label, "##");
+    return item_w + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label, end).x;
+}
+
+std::string wrap_for_width(const std::string& text, float width) {
+    width = std::max(ImGui::GetTextLineHeight() * 4, width);
+    return soft_wrap(text, cjk_line_breaker(
+                               [](std::string_view s) { return ImGui::CalcTextSize(s.data(), s.data() + s.size()).x; },
+                               width))
+        .display;
+}
+
+void text_wrapped(const std::string& text, float width) {
+    const std::string d = wrap_for_width(text, width > 0 ? width : ImGui::GetContentRegionAvail().x);
+    ImGui::TextUnformatted(d.c_str(), d.c_str() + d.size());
 }
 
 const char* no_forward_message(const PanelContext& ctx, const char* waiting) {

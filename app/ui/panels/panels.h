@@ -66,7 +66,14 @@ void lessons_panel_entered();
 void empty_message(const char* text);
 /// Text wrapped at the available width the way mixed Chinese and English is set: between CJK characters as well as
 /// at spaces (ImGui 1.86's TextWrapped breaks only at spaces, so a Chinese sentence jumped whole to the next line).
-void text_wrapped(const std::string& text);
+void text_wrapped(const std::string& text, float width = 0);  ///< width 0: the available width
+/// `text` with '\n' inserted where text_wrapped would break it at `width` pixels.
+[[nodiscard]] std::string wrap_for_width(const std::string& text, float width);
+/// ImGui::SameLine() when an item `width` pixels wide still fits on the current row, else nothing (a new row): knob
+/// rows wrap on a 1024-pixel window instead of running off its right edge.
+void same_line_if_fits(float width);
+/// Width of a labelled widget: the item, the inner spacing and its label (up to "##").
+[[nodiscard]] float labeled_width(const char* label, float item_w);
 /// What a panel without a forward pass should say: "type some text…" when the text is empty (no forward will come),
 /// the forward's error when it failed, else `waiting` (translated by the caller).
 [[nodiscard]] const char* no_forward_message(const PanelContext& ctx, const char* waiting);

@@ -63,15 +63,17 @@ void draw_predictions_panel(PanelContext& ctx) {
     const int T = s->logits_positions(), V = int(s->logits.cols());
     const int q = std::min(current_query(ctx), T - 1);
 
-    ImGui::SetNextItemWidth(line_h * 9);
+    const float knob_w = line_h * 8;
+    ImGui::SetNextItemWidth(knob_w);
     slider_log(tr("temperature"), &st.sample_temperature, 0.05f, 10.0f, "%.3g");
-    ImGui::SameLine();
-    ImGui::SetNextItemWidth(line_h * 9);
+    same_line_if_fits(labeled_width(tr("top-k (0 = all)"), knob_w));
+    ImGui::SetNextItemWidth(knob_w);
     ImGui::SliderInt(tr("top-k (0 = all)"), &st.top_k, 0, std::min(V, 200));
-    ImGui::SameLine();
-    ImGui::SetNextItemWidth(line_h * 9);
+    same_line_if_fits(labeled_width(tr("top-p"), knob_w));
+    ImGui::SetNextItemWidth(knob_w);
     ImGui::SliderFloat(tr("top-p"), &st.top_p, 0.05f, 1.0f, "%.2f");
-    ImGui::SameLine();
+    // The generate controls stay together: wrapped as one group when the row is full.
+    same_line_if_fits(labeled_width(tr("tokens"), line_h * 7) + ImGui::CalcTextSize(tr("Generate")).x + line_h * 2);
     ImGui::SetNextItemWidth(line_h * 7);
     ImGui::SliderInt(tr("tokens"), &st.generate_tokens, 1, 100);
     ImGui::SameLine();

@@ -41,10 +41,10 @@ void draw_training_panel(PanelContext& ctx) {
     if (st.train_topic == "dropout") {
         ImGui::SetNextItemWidth(knob_w);
         ImGui::SliderFloat(tr("dropout p"), &st.train_dropout, 0.0f, 0.9f, "%.2f");
-        ImGui::SameLine();
+        same_line_if_fits(labeled_width(tr("mask seed"), knob_w));
         ImGui::SetNextItemWidth(knob_w);
         ImGui::SliderInt(tr("mask seed"), &st.train_seed, 1, 100);
-        ImGui::SameLine();
+        same_line_if_fits(ImGui::CalcTextSize(tr("(token and layer: the query and layer knobs on the left)")).x);
         ImGui::TextDisabled("%s", tr("(token and layer: the query and layer knobs on the left)"));
         st.clamp();
         const Snapshot* s = ctx.snap;
@@ -58,10 +58,10 @@ void draw_training_panel(PanelContext& ctx) {
     } else if (st.train_topic == "weight-decay") {
         ImGui::SetNextItemWidth(knob_w);
         slider_log(tr("learning rate η"), &st.train_lr, 1e-4f, 0.1f, "%.4g");
-        ImGui::SameLine();
+        same_line_if_fits(labeled_width(tr("weight decay λ"), knob_w));
         ImGui::SetNextItemWidth(knob_w);
         ImGui::SliderFloat(tr("weight decay λ"), &st.train_weight_decay, 0.0f, 1.0f, "%.3f");
-        ImGui::SameLine();
+        same_line_if_fits(labeled_width(tr("gradient g"), knob_w));
         ImGui::SetNextItemWidth(knob_w);
         ImGui::SliderFloat(tr("gradient g"), &st.train_grad, -1.0f, 1.0f, "%.2f");
         st.clamp();
