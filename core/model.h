@@ -1,5 +1,5 @@
 // Model = ModelConfig + named weights; forward() runs encoder, decoder or encoder-decoder stacks and records a
-// Trace. Weight names (torch.nn.Linear layout: (out_features, in_features)) are documented in README.
+// Trace. Weight names (torch.nn.Linear layout: (out_features, in_features)) are documented in docs/models.md.
 #pragma once
 
 #include "core/intervention.h"

@@ -1,5 +1,5 @@
 // ModelConfig: one description for every architecture the course covers (encoder, decoder, encoder-decoder;
-// norms, activations, positions, head groupings). Read/written as our config.json (see README "Model folders").
+// norms, activations, positions, head groupings). Read/written as our config.json (see docs/models.md, "Model folders").
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>

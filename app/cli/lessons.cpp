@@ -16,7 +16,7 @@ namespace {
 const char* const kUsage =
     "usage: transformer-studio lessons list                 the lessons the app shows (bundled + your own folder)\n"
     "       transformer-studio lessons check FILE.json...   validate lesson files and run every step headless\n"
-    "  Lesson files: README \"Lessons\". Your own: ~/.config/transformer-studio/lessons/*.json\n";
+    "  Lesson files: docs/lessons.md. Your own: ~/.config/transformer-studio/lessons/*.json\n";
 
 std::string fmt(double v) {
     char b[48];

@@ -187,7 +187,7 @@ int run_trace(int argc, char** argv) {
         "usage: transformer-studio trace --model DIR (--text T | --ids 1,2,3) --out FILE.safetensors\n"
         "         [--temperature X] [--filter PREFIX] [--last-logits-only] [--threads N]\n"
         "         [--ablate L.H[,L.H...] [--ablate-mode zero|mean]] [--patch-from TRACE.safetensors --patch POINT[@POS]...]\n"
-        "  Runs one forward pass and writes every recorded intermediate (README: Trace names) plus input_ids to\n"
+        "  Runs one forward pass and writes every recorded intermediate (docs/models.md: Trace names) plus input_ids to\n"
         "  one safetensors file. --temperature scales the attention softmax; --filter keeps names starting with\n"
         "  PREFIX (e.g. dec.1.attn.); --last-logits-only computes logits for the last position only; --threads N\n"
         "  runs matrix products and heads on N threads (default 1).\n"

@@ -150,7 +150,7 @@ std::shared_ptr<const train::PairDataset> pair_dataset(const Args& args, const T
     return data;
 }
 
-// DIR/translation.json: how the model's inputs are laid out, for decoding (see README "Model folders").
+// DIR/translation.json: how the model's inputs are laid out, for decoding (see docs/models.md, "Model folders").
 void write_translation_json(const fs::path& dir, train::PairDirection d) {
     nlohmann::json j{{"format", "ts-translation-1"},
                      {"direction", train::to_string(d)},

@@ -1,6 +1,6 @@
 // Guided lessons: the lesson file format (JSON, one lesson per file, English and Chinese text side by side), its
 // loader with validation that names the file, the step and the field at fault, and the step set-up applied to the
-// UI state. GL-free: the Lessons panel and the tests share it. The format is documented in README ("Lessons").
+// UI state. GL-free: the Lessons panel and the tests share it. The format is documented in docs/lessons.md.
 #pragma once
 
 #include "app/session/state.h"
