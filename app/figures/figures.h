@@ -28,6 +28,13 @@ namespace ts::ui {
 [[nodiscard]] int clamp_head(const UiState& st, const Model* m);
 [[nodiscard]] int resolve_query(const UiState& st, int T);
 
+// --- names shown for configuration values ---------------------------------------------------------------------------
+/// The architecture as the interface names it, translated ("encoder–decoder", 中文 "编码器–解码器"); config.json keeps
+/// its own spelling (to_string).
+[[nodiscard]] const char* arch_label(Arch a);
+/// The position encoding as the interface names it, translated ("sinusoidal" → 正弦).
+[[nodiscard]] const char* position_label(PositionKind p);
+
 // --- tokens -----------------------------------------------------------------------------------------------------------
 /// Bytes per token (bars) with the tokens as categories; hover/CSV label "id N". source: the encoder input of an
 /// encoder–decoder snapshot.

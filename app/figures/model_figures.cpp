@@ -25,6 +25,25 @@ std::string component_of(const std::string& name) {
 }
 }  // namespace
 
+const char* arch_label(Arch a) {
+    switch (a) {
+        case Arch::EncoderOnly: return tr("encoder-only");
+        case Arch::DecoderOnly: return tr("decoder-only");
+        case Arch::EncoderDecoder: return tr("encoder–decoder");
+    }
+    return "?";
+}
+
+const char* position_label(PositionKind p) {
+    switch (p) {
+        case PositionKind::None: return tr("no position encoding");
+        case PositionKind::Sinusoidal: return tr("sinusoidal");
+        case PositionKind::Learned: return tr("learned");
+        case PositionKind::RoPE: return tr("RoPE");
+    }
+    return "?";
+}
+
 double ParameterCounts::get(const std::string& component) const {
     for (const auto& [k, v] : by_component)
         if (k == component) return v;

@@ -78,6 +78,23 @@ void UiState::clamp() {
     if (recent.size() > kMaxRecent) recent.resize(kMaxRecent);
 }
 
+void link_attention_knobs(UiState& st, std::optional<AttentionKnobs>& last) {
+    if (!st.apply_to_model) {
+        last.reset();
+        return;
+    }
+    const AttentionKnobs lab{st.sm_temperature, st.sm_mask, st.sm_window};
+    const AttentionKnobs model{st.attn_temperature, st.attn_mask, st.attn_window};
+    AttentionKnobs now = lab;                          // just switched on: the lab's values go to the model
+    if (last && model != *last) now = model;           // the sidebar (or a session) moved the model's knobs
+    else if (last && lab != *last) now = lab;          // the lab moved
+    else if (last) now = model;                        // nothing moved
+    st.sm_temperature = st.attn_temperature = now.temperature;
+    st.sm_mask = st.attn_mask = now.mask;
+    st.sm_window = st.attn_window = now.window;
+    last = now;
+}
+
 #define TS_STATE_FIELDS(X)                                                                                        \
     X(model_path) X(recent) X(text) X(panel) X(layer) X(head) X(query) X(dark_theme) X(ui_scale)                  \
     X(apply_to_model) X(attn_temperature) X(attn_mask) X(attn_window) X(sm_temperature) X(sm_mask) X(sm_window)   \

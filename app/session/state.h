@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -125,6 +126,19 @@ struct UiState {
     /// Clamps every knob into its valid range (after loading a hand-edited file).
     void clamp();
 };
+
+/// The attention knobs the Softmax lab and the model's forward share while "apply to the model" is on.
+struct AttentionKnobs {
+    float temperature = 1.0f;
+    std::string mask = "causal";
+    int window = 4;
+    bool operator==(const AttentionKnobs&) const = default;
+};
+/// One knob, one value (#28): while `apply_to_model` is on, the Softmax lab's temperature / mask / window and the
+/// model's (the sidebar's) are the same setting. Called once per frame: whichever side changed since the last call
+/// (`last`) is copied to the other; on switching it on, the lab's values are applied to the model. Off: `last` is
+/// cleared and the two are independent.
+void link_attention_knobs(UiState& st, std::optional<AttentionKnobs>& last);
 
 /// The window's UI scale range (the `ui_scale` setting and the sidebar's control; 0 = the monitor's scale).
 inline constexpr float kMinUiScale = 0.5f, kMaxUiScale = 4.0f;

@@ -291,6 +291,7 @@ void App::main_area() {
                            tr(m_state.ablate_mode == "mean" ? "mean" : "zero"), heads.c_str());
         ImGui::PopStyleColor();
     }
+    link_attention_knobs(m_state, m_attn_link);  // one knob, one value: the sidebar's and the Softmax lab's
     if (ImGui::BeginTabBar("panels")) {
         for (const auto& p : all_panels()) {
             ImGuiTabItemFlags flags = 0;

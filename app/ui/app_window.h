@@ -15,7 +15,6 @@
 #include "app/ui/soft_wrap.h"
 
 #include <array>
-#include <optional>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -114,6 +113,7 @@ private:
     AppOptions m_opt;
     GLFWwindow* m_window = nullptr;
     UiState m_state;
+    std::optional<AttentionKnobs> m_attn_link;  ///< link_attention_knobs' memory (apply to the model)
     std::filesystem::path m_state_file;
     std::string m_ini_path;
     float m_scale = 1.0f;

@@ -6,6 +6,7 @@
 #include "app/i18n/tr.h"
 #include "app/ui/export_menu.h"
 #include "app/ui/panels/panels.h"
+#include "app/figures/figures.h"
 #include "app/ui/theme.h"
 
 #include <imgui.h>
@@ -74,7 +75,7 @@ void App::sidebar() {
     if (m_model.model) {
         const ModelConfig& c = m_model.model->config();
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
-        ImGui::TextWrapped(tr("%s · %d layers · d_model %d · %d heads (%d KV) · vocab %d · max_seq_len %d"), to_string(c.arch),
+        ImGui::TextWrapped(tr("%s · %d layers · d_model %d · %d heads (%d KV) · vocab %d · max_seq_len %d"), arch_label(c.arch),
                            c.n_layers, c.d_model, c.n_heads, c.n_kv_heads, c.vocab_size, c.max_seq_len);
         ImGui::PopStyleColor();
     }

@@ -7,6 +7,8 @@
 #include "tests/test_util.h"
 
 #include <gtest/gtest.h>
+
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include <atomic>
@@ -407,4 +409,40 @@ TEST(Models, NonfiniteWeightsOpenWithWarningsNamingTheTensor) {
     EXPECT_EQ(lm.weight_warnings, lm.model->weight_warnings());
     EXPECT_TRUE(make_demo_model().weight_warnings.empty());
     EXPECT_TRUE(load_model_folder((fs::path(TS_GOLDEN_DIR) / "hf_gpt2").string()).weight_warnings.empty());
+}
+
+// One knob, one value (#28): with "apply to the model" on, the sidebar's attention knobs and the Softmax lab's are
+// the same setting. Before, the lab copied its values over the sidebar's every frame, so the sidebar temperature
+// could not be dragged and a value set elsewhere was reset on returning to the Softmax tab.
+TEST(State, ApplyToModelLinksTheSidebarAndTheSoftmaxLab) {
+    ts::ui::UiState st;
+    std::optional<ts::ui::AttentionKnobs> link;
+    st.sm_temperature = 3.38f;
+    st.sm_mask = "none";
+    st.attn_temperature = 0.746f;
+    ts::ui::link_attention_knobs(st, link);  // off: independent
+    EXPECT_FLOAT_EQ(st.attn_temperature, 0.746f);
+    EXPECT_FALSE(link);
+    st.apply_to_model = true;
+    ts::ui::link_attention_knobs(st, link);  // switched on: the lab's values go to the model
+    EXPECT_FLOAT_EQ(st.attn_temperature, 3.38f);
+    EXPECT_EQ(st.attn_mask, "none");
+    st.attn_temperature = 0.5f;  // the sidebar slider moves
+    st.attn_mask = "causal";
+    ts::ui::link_attention_knobs(st, link);
+    EXPECT_FLOAT_EQ(st.attn_temperature, 0.5f);  // it stays where the student put it
+    EXPECT_FLOAT_EQ(st.sm_temperature, 0.5f);    // and the lab follows
+    EXPECT_EQ(st.sm_mask, "causal");
+    ts::ui::link_attention_knobs(st, link);      // the next frame changes nothing
+    EXPECT_FLOAT_EQ(st.attn_temperature, 0.5f);
+    st.sm_temperature = 2.0f;  // the lab's slider moves
+    st.sm_window = 9;
+    ts::ui::link_attention_knobs(st, link);
+    EXPECT_FLOAT_EQ(st.attn_temperature, 2.0f);
+    EXPECT_EQ(st.attn_window, 9);
+    st.apply_to_model = false;  // off again: the lab can explore without touching the model
+    ts::ui::link_attention_knobs(st, link);
+    st.sm_temperature = 7.0f;
+    ts::ui::link_attention_knobs(st, link);
+    EXPECT_FLOAT_EQ(st.attn_temperature, 2.0f);
 }

@@ -39,7 +39,7 @@ void draw_model_panel(PanelContext& ctx) {
             ImGui::TableNextColumn();
             ImGui::TextWrapped("%s", v.c_str());
         };
-        row(tr("architecture"), to_string(c.arch));
+        row(tr("architecture"), arch_label(c.arch));
         row("n_layers", std::to_string(c.n_layers) + (c.n_enc_layers ? " (+" + std::to_string(c.n_enc_layers) + " enc)" : ""));
         row("d_model", std::to_string(c.d_model));
         row("n_heads / n_kv_heads", std::to_string(c.n_heads) + " / " + std::to_string(c.n_kv_heads) +
@@ -54,7 +54,7 @@ void draw_model_panel(PanelContext& ctx) {
         row("max_seq_len", std::to_string(c.max_seq_len));
         row(tr("norm"), std::string(to_string(c.norm)) + ", " + to_string(c.norm_placement) + "-norm, eps " + plot::format_value(c.norm_eps));
         row(tr("activation"), to_string(c.activation));
-        row(tr("position encoding"), std::string(to_string(c.position)) +
+        row(tr("position encoding"), std::string(position_label(c.position)) +
                              (c.position == PositionKind::RoPE ? ", theta " + plot::format_value(c.rope_theta) + ", " + to_string(c.rope_layout) : "") +
                              (c.position == PositionKind::Sinusoidal ? std::string(", ") + to_string(c.sinusoidal_layout) : "") +
                              (c.enc_pos_emb ? tr(", encoder has its own table") : ""));

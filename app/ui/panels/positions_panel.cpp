@@ -39,7 +39,7 @@ void draw_positions_panel(PanelContext& ctx) {
     if (ctx.model && ctx.model->model) {
         const ModelConfig& c = ctx.model->model->config();
         if (c.relative_attention_bias) ImGui::TextDisabled("%s", tr("This model adds a relative position bias to the scores (T5)."));
-        else ImGui::TextDisabled(tr("This model uses %s positions%s."), to_string(c.position),
+        else ImGui::TextDisabled(tr("This model uses %s positions%s."), position_label(c.position),
                             c.position == PositionKind::RoPE ? (std::string(", rope_theta ") + std::to_string(int(c.rope_theta)) + ", " + to_string(c.rope_layout)).c_str() : "");
     }
 

@@ -91,11 +91,7 @@ void draw_softmax_panel(PanelContext& ctx) {
     if (ImGui::Checkbox(tr("apply to the model"), &apply)) st.apply_to_model = apply;
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip("%s", tr("Re-run the forward pass with this temperature and mask in every attention layer."));
-    if (st.apply_to_model) {
-        st.attn_temperature = st.sm_temperature;
-        st.attn_mask = st.sm_mask;
-        st.attn_window = st.sm_window;
-    }
+    // With "apply to the model" on, these knobs and the sidebar's are one setting (link_attention_knobs, each frame).
 
     // --- softmax with mask and temperature (recomputed after the knobs moved) ---
     lab = softmax_lab(st, snap);
