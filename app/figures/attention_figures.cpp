@@ -143,7 +143,8 @@ plot::Figure attention_head_figure(const Snapshot& s, int layer, int head, const
     big.heatmap->annotate = st.attn_annotate;
     big.view = "attention";
     big.formula = tr("A = softmax(Q Kᵀ / √d_head + M) — row t holds how much query token t reads from each key token; "
-                  "each row sums to 1. M is the mask (−∞ where attending is forbidden, shown grey).");
+                  "each row sums to 1. M is the mask (−∞ where attending is forbidden): those weights are exactly 0 here; the step "
+                  "view's \"3. + mask\" shows the masked cells grey.");
     const AxisNames ax = axis_names(s, src, false);
     big.x.label = ax.cols;
     big.y.label = ax.rows;
@@ -161,6 +162,11 @@ plot::Figure attention_thumb_figure(const Snapshot& s, int layer, int head, bool
     plot::Figure f = head_figure(s, probs_name(s, layer, source), head, "", plot::Colormap::Viridis, tr("attention weight"), true);
     if (f.heatmap && unit_scale) f.heatmap->vmax = 1.0f;
     f.view = "attention";
+    if (f.heatmap) {  // hovering a thumbnail names the tokens, not only their positions
+        const AxisLabels labels = attention_labels(s, source);
+        if (int(labels.cols.size()) == f.heatmap->cols) f.x.categories = labels.cols;
+        if (int(labels.rows.size()) == f.heatmap->rows) f.y.categories = labels.rows;
+    }
     return f;
 }
 
@@ -181,9 +187,11 @@ std::vector<plot::Figure> attention_head_grid(const Snapshot& s, int layer, bool
             f.formula = tr("A = softmax(Q Kᵀ / √d_head + M); rows: query tokens, columns: key tokens");
             f.square_cells = true;
             if (int(labels.rows.size()) == f.heatmap->rows) f.y.categories = labels.rows;
-            if (grid_all) {
-                // Many small cells: query tokens down the side, key positions (numbers) along the bottom, so the
-                // heatmaps keep their size.
+            size_t longest = 0;
+            for (const auto& c : labels.cols) longest = std::max(longest, c.size());
+            if (grid_all && (labels.cols.size() > 12 || longest > 8)) {
+                // Many or long tokens in small cells: key positions (numbers) along the bottom, so the heatmaps keep
+                // their size; short sentences get their tokens, as the single heatmap does.
                 f.x.label = tr("key position");
             } else {
                 f.x.label = ax.cols;
