@@ -141,7 +141,8 @@ PlotInteraction draw_figure(const Figure& f, ImVec2 size, const PaintOptions& op
     // Title, formula tooltip, export button.
     if (!opt.compact && !f.title.empty()) {
         const plot::Rect tr = off(L.title);
-        const float reserve = (opt.export_button ? ImGui::CalcTextSize(ts::tr("Export")).x + line_h : 0.0f) +
+        const bool button = opt.export_button && opt.title_button;
+        const float reserve = (button ? ImGui::CalcTextSize(ts::tr("Export")).x + line_h : 0.0f) +
                               (f.formula.empty() || !opt.export_button ? 0.0f : ImGui::CalcTextSize("(?)").x + line_h * 0.4f);
         // A title wider than the room left of the Export button is cut with "…" (whole UTF-8 characters) instead of
         // running under the button; the whole title is in the hover tooltip.
@@ -177,7 +178,7 @@ PlotInteraction draw_figure(const Figure& f, ImVec2 size, const PaintOptions& op
                 ImGui::EndTooltip();
             }
         }
-        if (opt.export_button) {
+        if (button) {
             const ImVec2 bs = ImGui::CalcTextSize(ts::tr("Export"));
             ImGui::SetCursorScreenPos(ImVec2(tr.x1 - bs.x - ImGui::GetStyle().FramePadding.x * 2, tr.y0));
             if (ImGui::SmallButton(ts::tr("Export"))) ImGui::OpenPopup("export");

@@ -21,6 +21,9 @@ struct PlotInteraction {
 struct PaintOptions {
     bool compact = false;            ///< thumbnail: no title, axes, colorbar or export (hover/click still work)
     bool export_button = true;
+    /// The Export button in the title row (false: narrow figures such as the step view keep the room for their
+    /// title; a right-click on the plot still opens the export menu).
+    bool title_button = true;
     int highlight_row = -1, highlight_col = -1;  ///< outline one heatmap row / column (e.g. the selected query)
     bool selected = false;           ///< thick frame (thumbnail grid selection)
     bool show_note = false;          ///< print Figure::note under the plot (exports; the screen shows it on hover)

@@ -112,7 +112,13 @@ void draw_attention_panel(PanelContext& ctx) {
     ImGui::Text(tr("Step view, layer %d head %d (KV head %d): Q Kᵀ  →  ÷ √d_head (= %.3g)  →  + mask  →  softmax  →  · V"),
                 layer, head, kv, std::sqrt(double(c.d_head())));
     const std::vector<plot::Figure> steps = attention_step_figures(s, layer, head, src);
-    const float sw = (avail_w - 4 * ImGui::GetStyle().ItemSpacing.x) / 5.0f;
+    // Step 1 carries the query labels for the row: it gets their width on top of an equal share, so its heatmap
+    // is as wide as the others' instead of being squeezed by long tokens.
+    float label_w = 0;
+    if (!steps.empty())
+        for (const auto& t : steps[0].y.categories) label_w = std::max(label_w, ImGui::CalcTextSize(t.c_str()).x);
+    label_w = std::min(label_w + line_h * 1.5f, avail_w * 0.2f);
+    const float sw = (avail_w - 4 * ImGui::GetStyle().ItemSpacing.x - label_w) / 5.0f;
     const float sh = std::max(line_h * 8, ImGui::GetContentRegionAvail().y - 4);
     for (size_t k = 0; k < steps.size(); ++k) {
         if (k) ImGui::SameLine();
@@ -128,7 +134,9 @@ void draw_attention_panel(PanelContext& ctx) {
         plot::Figure fig = steps[k];
         if (k > 0) fig.y.show_labels = false;
         ImGui::BeginGroup();
-        gfx::draw_figure(fig, ImVec2(sw, sh), {}, id.c_str());
+        gfx::PaintOptions po;
+        po.title_button = false;  // narrow: the title keeps the room; right-click exports
+        gfx::draw_figure(fig, ImVec2(k == 0 ? sw + label_w : sw, sh), po, id.c_str());
         ImGui::EndGroup();
     }
 }
