@@ -9,8 +9,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <random>
+#include <span>
 #include <stdexcept>
 
 namespace ts::ui {
@@ -87,6 +89,20 @@ std::vector<float> head_probs(const Snapshot& s, const UiState& st, const Params
     return tensor_head_slice(&t, st.head, rows, cols);
 }
 
+/// Mean over the query rows t ≥ `first` of f(row t, t): one head's attention probabilities (the state's head and
+/// attention source; the layer from params or the state). The attention measures below are this with their own f.
+double mean_over_rows(const Params& p, const UiState& st, const Snapshot* s, int first,
+                      const std::function<double(std::span<const float>, int)>& f) {
+    const Snapshot& sn = need_snap(s);
+    int R = 0, C = 0;
+    const std::vector<float> a = head_probs(sn, st, p, &R, &C);
+    if (R <= first || C < 1)
+        throw std::runtime_error(first > 0 ? tr("the text needs at least two tokens") : tr("no attention weights"));
+    double sum = 0;
+    for (int t = first; t < R; ++t) sum += f(std::span<const float>(a.data() + size_t(t) * size_t(C), size_t(C)), t);
+    return sum / double(R - first);
+}
+
 const NormCurves& prepost_curves() {
     static const NormCurves c = random_init_curves();
     return c;
@@ -138,61 +154,37 @@ const std::vector<MeasureDef>& measure_defs() {
         {{"prev_token_attention", true, {"layer"},
           "mean attention weight from each position to the one before it (the state's head; layer from params or the state)"},
          [](const Params& p, const UiState& st, const Snapshot* s, const Model*) {
-             const Snapshot& sn = need_snap(s);
-             int R = 0, C = 0;
-             const std::vector<float> a = head_probs(sn, st, p, &R, &C);
-             if (R < 2 || C < 2) throw std::runtime_error(tr("the text needs at least two tokens"));
-             double sum = 0;
-             for (int t = 1; t < R && t - 1 < C; ++t) sum += a[size_t(t) * size_t(C) + size_t(t - 1)];
-             return sum / double(std::min(R - 1, C));
+             return mean_over_rows(p, st, s, 1, [](std::span<const float> row, int t) {
+                 return size_t(t - 1) < row.size() ? double(row[size_t(t - 1)]) : 0.0;
+             });
          }},
         {{"attention_sharpness", true, {"layer"},
           "mean over query rows of the largest attention weight (the state's head and attention source)"},
          [](const Params& p, const UiState& st, const Snapshot* s, const Model*) {
-             const Snapshot& sn = need_snap(s);
-             int R = 0, C = 0;
-             const std::vector<float> a = head_probs(sn, st, p, &R, &C);
-             if (R < 1 || C < 1) throw std::runtime_error(tr("no attention weights"));
-             double sum = 0;
-             for (int t = 0; t < R; ++t)
-                 sum += *std::max_element(a.begin() + long(t) * C, a.begin() + long(t + 1) * C);
-             return sum / R;
+             return mean_over_rows(p, st, s, 0, [](std::span<const float> row, int) {
+                 return double(*std::max_element(row.begin(), row.end()));
+             });
          }},
         {{"attention_row_entropy", true, {"layer"},
           "mean over query rows of the entropy (nats) of the state's head (attention source of the state)"},
          [](const Params& p, const UiState& st, const Snapshot* s, const Model*) {
-             const Snapshot& sn = need_snap(s);
-             int R = 0, C = 0;
-             const std::vector<float> a = head_probs(sn, st, p, &R, &C);
-             if (R < 1 || C < 1) throw std::runtime_error(tr("no attention weights"));
-             double sum = 0;
-             for (int t = 0; t < R; ++t) sum += entropy_nats(std::span<const float>(a.data() + size_t(t) * size_t(C), size_t(C)));
-             return sum / R;
+             return mean_over_rows(p, st, s, 0, [](std::span<const float> row, int) { return double(entropy_nats(row)); });
          }},
         {{"first_token_attention", true, {"layer"},
           "mean attention weight on the first key over the query rows after the first (an attention sink; the state's "
           "head and attention source)"},
          [](const Params& p, const UiState& st, const Snapshot* s, const Model*) {
-             const Snapshot& sn = need_snap(s);
-             int R = 0, C = 0;
-             const std::vector<float> a = head_probs(sn, st, p, &R, &C);
-             if (R < 2 || C < 1) throw std::runtime_error(tr("the text needs at least two tokens"));
-             double sum = 0;
-             for (int t = 1; t < R; ++t) sum += a[size_t(t) * size_t(C)];
-             return sum / double(R - 1);
+             return mean_over_rows(p, st, s, 1, [](std::span<const float> row, int) { return double(row[0]); });
          }},
         {{"future_attention", true, {"layer"},
           "mean over query rows of the attention weight on keys after the query (0 under a causal mask; the state's "
           "head and attention source)"},
          [](const Params& p, const UiState& st, const Snapshot* s, const Model*) {
-             const Snapshot& sn = need_snap(s);
-             int R = 0, C = 0;
-             const std::vector<float> a = head_probs(sn, st, p, &R, &C);
-             if (R < 1 || C < 1) throw std::runtime_error(tr("no attention weights"));
-             double sum = 0;
-             for (int t = 0; t < R; ++t)
-                 for (int j = t + 1; j < C; ++j) sum += a[size_t(t) * size_t(C) + size_t(j)];
-             return sum / R;
+             return mean_over_rows(p, st, s, 0, [](std::span<const float> row, int t) {
+                 double m = 0;
+                 for (size_t j = size_t(t) + 1; j < row.size(); ++j) m += row[j];
+                 return m;
+             });
          }},
         {{"max_abs_score", true, {"layer"},
           "largest |q·k/√d_head| among the attended (unmasked) scores of the state's head at a layer"},
