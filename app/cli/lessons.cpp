@@ -61,6 +61,8 @@ int check_lessons(const std::vector<ui::Lesson>& lessons, std::vector<std::strin
                 }
             }
             std::printf("%s\n", line.c_str());
+            if (r.model_missing && !s.claims.empty())
+                std::printf("    %zu claim(s) not checked: they are about the lesson's own model\n", s.claims.size());
             for (size_t c = 0; c < r.claims.size() && c < s.claims.size(); ++c) {
                 const ui::ClaimResult& cr = r.claims[c];
                 const std::string verdict = !cr.error.empty() ? "ERROR: " + cr.error : cr.holds ? "holds" : "FALSE";

@@ -81,7 +81,9 @@ std::vector<StepRun> run_lesson_headless(const Lesson& lesson, const std::vector
                     if (r.check.status == CheckResult::Status::Unavailable) r.error = "question: " + r.check.error;
                     else audit_question(q, st, snap.get(), lm->model.get(), r);
                 }
-                for (const LessonClaim& c : step.claims) r.claims.push_back(evaluate_claim(c, st, snap.get(), lm->model.get()));
+                // Claims are about the lesson's own model: on a fallback they are not checked (and not false).
+                if (!r.model_missing)
+                    for (const LessonClaim& c : step.claims) r.claims.push_back(evaluate_claim(c, st, snap.get(), lm->model.get()));
             }
         } catch (const std::exception& e) {
             r.error = e.what();

@@ -26,7 +26,7 @@ struct StepRun {
     /// question a class can answer by looking needs a visible gap (the tests ask for 10 % of the best).
     double runner_up_gap = NAN;
     std::vector<std::string> answer_problems;  ///< a listed `accepts` value refused or a `rejects` value accepted
-    std::vector<ClaimResult> claims;           ///< one per step claim, in order
+    std::vector<ClaimResult> claims;           ///< one per step claim, in order (none on a fallback model)
 };
 
 /// An argmax / argmin question's best knob must beat every wrong one by this share of its measure (10 %): a class

@@ -573,3 +573,24 @@ TEST(LessonCheck, MeasuresRefuseWhatTheModelDoesNotHave) {
     EXPECT_EQ(r.status, CheckResult::Status::Unavailable);
     EXPECT_NE(r.error.find("layer 9 does not exist"), std::string::npos) << r.error;
 }
+
+// A teacher without the translation model: the encoder–decoder lesson falls back to austen-gpt, and its claims (about
+// zh-en-transformer) are not checked there rather than reported false.
+TEST(Lessons, ClaimsAreNotCheckedOnAFallbackModel) {
+    std::vector<std::string> dirs;
+    for (const auto& d : list_bundled_model_dirs(""))
+        if (fs::path(d).filename() != "zh-en-transformer") dirs.push_back(d);
+    const Lesson* l = nullptr;
+    for (const Lesson& x : bundled().lessons)
+        if (x.model == "zh-en-transformer") l = &x;
+    ASSERT_NE(l, nullptr);
+    ModelCache cache;
+    int fallback_steps = 0;
+    for (const StepRun& r : run_lesson_headless(*l, dirs, find_default_model_dir(""), cache)) {
+        EXPECT_TRUE(r.error.empty()) << where(*l, r.step) << ": " << r.error;
+        EXPECT_TRUE(r.model_missing) << where(*l, r.step);
+        EXPECT_TRUE(r.claims.empty()) << where(*l, r.step);
+        fallback_steps += !r.skipped;
+    }
+    EXPECT_GE(fallback_steps, 2);  // the decoder steps still run on austen-gpt
+}
