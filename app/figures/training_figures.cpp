@@ -68,7 +68,7 @@ plot::Figure lr_schedule_figure(const UiState& st) {
         without.y.push_back(noam_lr(s, d, 0));
     }
     f.series.push_back(std::move(without));
-    f.series.push_back(std::move(with));
+    if (w >= 1) f.series.push_back(std::move(with));  // warm-up 0: the schedule is the dashed curve itself
     if (w >= 1) {
         f.ref_lines.push_back({true, w, tr("peak"), plot::Rgba{0.9f, 0.3f, 0.3f, 1}});
         f.note = trf("peak learning rate %s at step %d; the same schedule without warm-up starts %s times higher",

@@ -192,8 +192,8 @@ TEST(Lessons, EncoderDecoderLessonRunsOnAnEncoderDecoderModel) {
     lm.codec = make_byte_codec(c.vocab_size);
     const Lesson* l = nullptr;
     for (const Lesson& x : bundled().lessons)
-        if (x.model == "zh-en-transformer") l = &x;
-    ASSERT_NE(l, nullptr) << "no lesson names zh-en-transformer";
+        if (x.id == "encoder-decoder") l = &x;
+    ASSERT_NE(l, nullptr) << "no encoder-decoder lesson";
     int encdec_steps = 0;
     for (size_t i = 0; i < l->steps.size(); ++i) {
         const Walk w = set_up(*l, i, &lm);
@@ -582,7 +582,7 @@ TEST(Lessons, ClaimsAreNotCheckedOnAFallbackModel) {
         if (fs::path(d).filename() != "zh-en-transformer") dirs.push_back(d);
     const Lesson* l = nullptr;
     for (const Lesson& x : bundled().lessons)
-        if (x.model == "zh-en-transformer") l = &x;
+        if (x.id == "encoder-decoder") l = &x;
     ASSERT_NE(l, nullptr);
     ModelCache cache;
     int fallback_steps = 0;

@@ -32,6 +32,9 @@ TEST(TrainingFigures, WarmupScheduleRisesLinearlyThenDecaysAsInverseSqrt) {
     EXPECT_TRUE(f.x.log && f.y.log);
     ASSERT_EQ(f.ref_lines.size(), 1u);
     EXPECT_DOUBLE_EQ(f.ref_lines[0].pos, 4000);
+    st.train_warmup = 0;  // no warm-up: one curve, not two on top of each other
+    EXPECT_EQ(lr_schedule_figure(st).series.size(), 1u);
+    st.train_warmup = 4000;
     // The measure a lesson reads is the same schedule at the panel's knobs.
     EXPECT_NEAR(evaluate_named_measure("lr_schedule", {{"step", 4000}}, st, nullptr, nullptr), 6.98771e-4, 1e-8);
 }
