@@ -132,13 +132,15 @@ std::vector<plot::Figure> dropout_figures(const UiState& st, const Snapshot& s) 
     pts.kind = plot::SeriesKind::Scatter;
     pts.name = tr("features of this token");
     pts.color = plot::palette(1);
-    std::vector<double> mean(size_t(x.cols()), 0.0);
+    // At most 256 features: 1000 masks × d_model draws run every frame the tab is shown (GPT-2: d_model 768).
+    const Eigen::Index nm = std::min<Eigen::Index>(x.cols(), 256);
+    std::vector<double> mean(size_t(nm), 0.0);
     for (int m = 0; m < 1000; ++m) {
-        const std::vector<uint8_t> km = dropout_mask(size_t(x.cols()), p, uint64_t(st.train_seed) * 1000003u + uint64_t(m) + 1);
-        for (Eigen::Index k = 0; k < x.cols(); ++k) mean[size_t(k)] += km[size_t(k)] ? x(q, k) / (1 - p) : 0.0;
+        const std::vector<uint8_t> km = dropout_mask(size_t(nm), p, uint64_t(st.train_seed) * 1000003u + uint64_t(m) + 1);
+        for (Eigen::Index k = 0; k < nm; ++k) mean[size_t(k)] += km[size_t(k)] ? x(q, k) / (1 - p) : 0.0;
     }
     double lo = 0, hi = 0, worst = 0;
-    for (Eigen::Index k = 0; k < x.cols(); ++k) {
+    for (Eigen::Index k = 0; k < nm; ++k) {
         mean[size_t(k)] /= 1000;
         pts.x.push_back(x(q, k));
         pts.y.push_back(mean[size_t(k)]);
@@ -153,7 +155,7 @@ std::vector<plot::Figure> dropout_figures(const UiState& st, const Snapshot& s) 
     diag.y = {lo, hi};
     g.series.push_back(std::move(diag));
     g.series.push_back(std::move(pts));
-    g.note = trf("all %d features; largest |mean − x| = %s (shrinks like 1/√masks)", int(x.cols()),
+    g.note = trf("%d features; largest |mean − x| = %s (shrinks like 1/√masks)", int(nm),
                  plot::format_value(worst).c_str());
     return {std::move(f), std::move(g)};
 }
@@ -197,7 +199,7 @@ plot::Figure weight_decay_figure(const UiState& st) {
         f.ref_lines.push_back({true, 1.0 / rate, "n = 1/(ηλ)", plot::Rgba{0.9f, 0.3f, 0.3f, 1}});
         f.note = trf("after 1/(ηλ) = %s steps a weight the loss ignores keeps %s of its value (≈ 1/e)",
                      plot::format_value(1.0 / rate).c_str(),
-                     plot::format_value(weight_after_decay(1.0, lr, lam, 0.0, int(std::lround(1.0 / rate)))).c_str());
+                     plot::format_value(std::pow(1.0 - rate, std::round(1.0 / rate))).c_str());  // closed form: 1/rate may be 1e15
         if (g != 0) f.ref_lines.push_back({false, -g / lam, "−g/λ", plot::Rgba{0.3f, 0.6f, 0.3f, 1}});
     }
     return f;

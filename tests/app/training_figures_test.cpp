@@ -94,6 +94,12 @@ TEST(TrainingFigures, WeightDecayShrinksAnIgnoredWeightAndBoundsAPushedOne) {
     ASSERT_EQ(f.series.size(), 3u);
     EXPECT_NEAR(f.series[1].y.back(), std::pow(0.999, f.series[1].x.back()), 1e-9);
     EXPECT_NEAR(f.series[2].y.back(), 5.0, 0.05);
+    // The smallest η and λ the state allows: the figure stays a bounded computation (1/(ηλ) would be 1e15 steps).
+    st.train_lr = 1e-6f;
+    st.train_weight_decay = 1e-9f;
+    const plot::Figure tiny = weight_decay_figure(st);
+    EXPECT_LE(tiny.series[1].x.back(), 100000);
+    EXPECT_NE(tiny.note.find("0.36"), std::string::npos) << tiny.note;  // (1 − r)^(1/r) → 1/e
 }
 
 TEST(TrainingFigures, DropoutKeepsTheExpectedValue) {
