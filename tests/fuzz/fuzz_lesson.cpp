@@ -1,5 +1,5 @@
 // libFuzzer target for lesson files: bytes -> parse_json -> parse_lesson -> every step's set-up applied to a state,
-// and every question checked without a model (measures that need one must say so with std::runtime_error).
+// every claim evaluated and every text shown, and every question checked without a model (measures that need one must say so with std::runtime_error).
 // A malformed lesson must give LessonError / std::runtime_error (or std::invalid_argument from a set-up), nothing
 // else: no crash, no other exception, no unbounded allocation or time.
 #include "app/session/lesson.h"
@@ -28,6 +28,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         } catch (const std::invalid_argument&) {
             continue;
         }
+        // Texts with their {ui:…} placeholders filled, and the claims (they report errors, never throw).
+        (void)lesson.steps[i].body.in("zh");
+        (void)lesson.steps[i].title.in("en");
+        for (const auto& c : lesson.steps[i].claims) (void)ts::ui::evaluate_claim(c, st, nullptr, nullptr);
         const auto& q = lesson.steps[i].question;
         if (!q) continue;
         try {
