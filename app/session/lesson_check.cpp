@@ -81,6 +81,7 @@ void set_knob(UiState& st, const std::string& knob, double v) {
     if (it->is_number_integer()) *it = (long long)std::llround(v);
     else *it = v;
     from_json(j, st);
+    st.clamp();  // a lesson's knob (or claim) value beyond the setting's range, e.g. pe_d_model 1e9, stays in range
 }
 
 bool is_scannable_knob(const std::string& knob) {

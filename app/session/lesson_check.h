@@ -25,7 +25,8 @@ struct MeasureInfo {
 /// The knob's current value in the state (or `answer` for the knob "answer"). Throws std::invalid_argument when
 /// the knob is not a numeric UiState field.
 [[nodiscard]] double knob_value(const UiState& st, const std::string& knob, double answer);
-/// Sets a numeric knob (rounded for integer fields); "answer" is not a state field and is ignored.
+/// Sets a numeric knob (rounded for integer fields, then clamped to the setting's range like a loaded state:
+/// a lesson cannot ask for a 1e9-wide position table); "answer" is not a state field and is ignored.
 void set_knob(UiState& st, const std::string& knob, double v);
 /// True for numeric UiState fields a question may scan without a new forward pass.
 [[nodiscard]] bool is_scannable_knob(const std::string& knob);

@@ -594,3 +594,20 @@ TEST(Lessons, ClaimsAreNotCheckedOnAFallbackModel) {
     }
     EXPECT_GE(fallback_steps, 2);  // the decoder steps still run on austen-gpt
 }
+
+// Trust (#27, #35): a claim or question that sets a panel knob far beyond its range (a 1e9-wide position table)
+// is evaluated at the clamped value instead of allocating gigabytes.
+TEST(LessonCheck, KnobsSetByALessonStayInTheirRange) {
+    UiState st;
+    set_knob(st, "pe_d_model", 1e9);
+    EXPECT_EQ(st.pe_d_model, 1024);
+    LessonClaim c;
+    c.about = "huge";
+    c.measure = "sinusoidal_dot";
+    c.params = {{"pos", 8000}, {"offset", 100}};
+    c.set = {{"pe_d_model", 1e9}};
+    c.min = -1e9;
+    const ClaimResult r = evaluate_claim(c, UiState{}, nullptr, nullptr);
+    EXPECT_TRUE(r.error.empty()) << r.error;
+    EXPECT_TRUE(std::isfinite(r.value));
+}
