@@ -4,6 +4,7 @@
 
 #include "app/figures/figures.h"
 #include "app/i18n/tr.h"
+#include "app/plot/ticks.h"
 #include "core/ops.h"
 
 #include <algorithm>
@@ -472,11 +473,7 @@ ClaimResult evaluate_claim(const LessonClaim& c, const UiState& st, const Snapsh
 }
 
 std::string claim_bounds(const LessonClaim& c) {
-    auto f = [](double v) {
-        char b[32];
-        std::snprintf(b, sizeof b, "%.4g", v);
-        return std::string(b);
-    };
+    const auto f = plot::format_value;  // the readouts' 4 significant digits
     std::string s;
     if (std::isfinite(c.min)) s += f(c.min) + " ≤ ";
     s += c.measure;
