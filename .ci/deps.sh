@@ -2,7 +2,7 @@
 # Installs the Debian 12 packages Transformer Studio builds, runs and tests with. Idempotent: skips apt when all
 # are present. Uses sudo only when not root and sudo exists.
 #   bash .ci/deps.sh            build, run and test
-#   bash .ci/deps.sh --corpus   also WordNet for `transformer-studio corpus build` (it fetches the Austen .deb itself)
+#   bash .ci/deps.sh --corpus   also WordNet and OpenCC for `transformer-studio corpus build` (it fetches the .debs itself)
 #   bash .ci/deps.sh --fuzz     also clang and its libFuzzer runtime for the `fuzz` preset (.ci/fuzz.sh)
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config ccache
@@ -10,7 +10,7 @@ pkgs=(build-essential cmake ninja-build pkg-config ccache
       libimgui-dev libglfw3-dev libstb-dev libegl-dev libgl-dev libgles-dev libgl1-mesa-dri
       xvfb xauth xdotool fonts-dejavu-core fonts-wqy-microhei
       libgtest-dev libgmock-dev libbenchmark-dev librsvg2-bin libxml2-utils gettext dpkg-dev desktop-file-utils)
-if [ "${1:-}" = "--corpus" ]; then pkgs+=(wordnet-base); fi
+if [ "${1:-}" = "--corpus" ]; then pkgs+=(wordnet-base opencc); fi
 if [ "${1:-}" = "--fuzz" ]; then pkgs+=(clang libclang-rt-14-dev); fi
 missing=()
 for p in "${pkgs[@]}"; do

