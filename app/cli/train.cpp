@@ -175,7 +175,7 @@ int run_train(int argc, char** argv) {
                      "batch-tokens", "schedule", "lr-factor", "adam-eps", "threads"},
                     {"resume", "decay-embeddings"}, {"data"});
     const fs::path dir = args.required("out");
-    if (args.has("threads")) set_compute_threads(parse_thread_count(args.get("threads")), /*eigen_gemm=*/true);
+    if (args.has("threads")) set_compute_threads(parse_thread_count(args.get("threads")));
     const ModelConfig config = load_config(args.required("config"));
     const bool pairs = args.has("pairs");
     if (pairs && (args.has("data") || args.has("tokens")))

@@ -43,9 +43,9 @@ void TrainModel::attention_forward(const AttnRefs& p, AttnActs& a, const AttnGeo
     const auto& c = m_config;
     const int B = geo.B, Tq = geo.Tq, Tk = geo.Tk, H = c.n_heads, K = c.n_kv_heads, D = c.d_head();
     const int64_t Nq = int64_t(B) * Tq, Nk = int64_t(B) * Tk, HD = int64_t(H) * D, KD = int64_t(K) * D;
-    a.q.noalias() = xq * cmap(*p.wq).transpose();
-    a.k.noalias() = xkv * cmap(*p.wk).transpose();
-    a.v.noalias() = xkv * cmap(*p.wv).transpose();
+    product(a.q, xq, cmap(*p.wq).transpose(), false);
+    product(a.k, xkv, cmap(*p.wk).transpose(), false);
+    product(a.v, xkv, cmap(*p.wv).transpose(), false);
     if (p.bq) a.q.rowwise() += crow(*p.bq);
     if (p.bk) a.k.rowwise() += crow(*p.bk);
     if (p.bv) a.v.rowwise() += crow(*p.bv);
@@ -71,6 +71,12 @@ void TrainModel::attention_forward(const AttnRefs& p, AttnActs& a, const AttnGeo
     }
     const float scale = c.scale_attn ? 1.0f / std::sqrt(float(D)) : 1.0f;
     constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+    // Sequences are independent: each thread takes whole sequences (its own dropout scratch).
+    const int nt = B >= 2 ? compute_threads() : 1;
+#pragma omp parallel num_threads(nt)
+    {
+    MatrixRM dropped;  // (Tq, Tk) P * mask
+#pragma omp for schedule(static)
     for (int b = 0; b < B; ++b) {
         const uint8_t* pad = geo.key_pad ? geo.key_pad + int64_t(b) * Tk : nullptr;
         for (int h = 0; h < H; ++h) {
@@ -101,14 +107,15 @@ void TrainModel::attention_forward(const AttnRefs& p, AttnActs& a, const AttnGeo
             }
             StridedMap Att = hs.q_mut(a.att.data());
             if (dropout) {
-                scr.scr = P.cwiseProduct(ConstMapRM(a.drop_mask.data() + hs.blk, Tq, Tk));
-                Att.noalias() = scr.scr * Vb;
+                dropped = P.cwiseProduct(ConstMapRM(a.drop_mask.data() + hs.blk, Tq, Tk));
+                Att.noalias() = dropped * Vb;
             } else {
                 Att.noalias() = P * Vb;
             }
         }
     }
-    out.noalias() = a.att * cmap(*p.wo).transpose();
+    }
+    product(out, a.att, cmap(*p.wo).transpose(), false);
     if (p.bo) out.rowwise() += crow(*p.bo);
 }
 
@@ -118,14 +125,21 @@ void TrainModel::attention_backward(const AttnRefs& p, const AttnRefs& g, const 
     const auto& c = m_config;
     const int B = geo.B, Tq = geo.Tq, Tk = geo.Tk, H = c.n_heads, K = c.n_kv_heads, D = c.d_head();
     const int64_t Nq = int64_t(B) * Tq, Nk = int64_t(B) * Tk, HD = int64_t(H) * D, KD = int64_t(K) * D;
-    scr.datt.noalias() = dout * cmap(*p.wo);
-    map(*g.wo).noalias() += dout.transpose() * a.att;
+    product(scr.datt, dout, cmap(*p.wo), false);
+    product(map(*g.wo), dout.transpose(), a.att, true);
     if (g.bo) add_colsum(*g.bo, dout);
 
     scr.dk.setZero();
     scr.dv.setZero();
     const bool dropout = a.drop_mask.size() > 0;
     const float scale = c.scale_attn ? 1.0f / std::sqrt(float(D)) : 1.0f;
+    // Sequences are independent (dK, dV rows of sequence b belong to b alone): each thread takes whole sequences
+    // with its own (Tq, Tk) scratch.
+    const int nt = B >= 2 ? compute_threads() : 1;
+#pragma omp parallel num_threads(nt)
+    {
+    MatrixRM dprobs, dropped;  // (Tq, Tk): d(dropped P), then dScores; P * mask
+#pragma omp for schedule(static)
     for (int b = 0; b < B; ++b) {
         for (int h = 0; h < H; ++h) {
             const HeadSlice hs(b, h, Tq, Tk, H, K, D);
@@ -136,18 +150,18 @@ void TrainModel::attention_backward(const AttnRefs& p, const AttnRefs& g, const 
             // out = Pd V with Pd = P * mask: dV += Pd^T dA, dPd = dA V^T, dP = dPd * mask.
             if (dropout) {
                 const ConstMapRM M(a.drop_mask.data() + hs.blk, Tq, Tk);
-                scr.scr2 = P.cwiseProduct(M);
-                dV.noalias() += scr.scr2.transpose() * dA;
-                scr.scr.noalias() = dA * Vb.transpose();
-                scr.scr.array() *= M.array();
+                dropped = P.cwiseProduct(M);
+                dV.noalias() += dropped.transpose() * dA;
+                dprobs.noalias() = dA * Vb.transpose();
+                dprobs.array() *= M.array();
             } else {
                 dV.noalias() += P.transpose() * dA;
-                scr.scr.noalias() = dA * Vb.transpose();
+                dprobs.noalias() = dA * Vb.transpose();
             }
             // Softmax backward: dS_ij = P_ij (dP_ij - sum_k P_ik dP_ik), times the score scale. Masked and padding
             // keys have P_ij = 0, so their dS_ij is 0 too.
             for (int i = 0; i < Tq; ++i) {
-                float* row = scr.scr.data() + int64_t(i) * Tk;
+                float* row = dprobs.data() + int64_t(i) * Tk;
                 const int n = visible_keys(geo.causal, i, Tk);
                 ArrayMap dp(row, n);
                 const ConstArrayMap pr(P.data() + int64_t(i) * Tk, n);
@@ -155,9 +169,10 @@ void TrainModel::attention_backward(const AttnRefs& p, const AttnRefs& g, const 
                 dp = pr * (dp - dot) * scale;
                 std::fill(row + n, row + Tk, 0.0f);
             }
-            dQ.noalias() = scr.scr * Kb;
-            dK.noalias() += scr.scr.transpose() * Q;
+            dQ.noalias() = dprobs * Kb;
+            dK.noalias() += dprobs.transpose() * Q;
         }
+    }
     }
     if (geo.rope) {
         for (int b = 0; b < B; ++b) {
@@ -171,16 +186,16 @@ void TrainModel::attention_backward(const AttnRefs& p, const AttnRefs& g, const 
         norm_backward(NormKind::RMSNorm, scr.dk.data(), a.k_hat.data(), a.k_rstd.data(), p.k_norm->data.data(),
                       scr.dk.data(), g.k_norm->data.data(), nullptr, Nk * K, D);
     }
-    map(*g.wq).noalias() += scr.dq.transpose() * xq;
-    map(*g.wk).noalias() += scr.dk.transpose() * xkv;
-    map(*g.wv).noalias() += scr.dv.transpose() * xkv;
+    product(map(*g.wq), scr.dq.transpose(), xq, true);
+    product(map(*g.wk), scr.dk.transpose(), xkv, true);
+    product(map(*g.wv), scr.dv.transpose(), xkv, true);
     if (g.bq) add_colsum(*g.bq, scr.dq);
     if (g.bk) add_colsum(*g.bk, scr.dk);
     if (g.bv) add_colsum(*g.bv, scr.dv);
-    dxq.noalias() = scr.dq * cmap(*p.wq);
+    product(dxq, scr.dq, cmap(*p.wq), false);
     MatrixRM& dkv = dxkv ? *dxkv : dxq;  // self-attention: keys and values came from the same input
-    dkv.noalias() += scr.dk * cmap(*p.wk);
-    dkv.noalias() += scr.dv * cmap(*p.wv);
+    product(dkv, scr.dk, cmap(*p.wk), true);
+    product(dkv, scr.dv, cmap(*p.wv), true);
 }
 
 }  // namespace ts::train

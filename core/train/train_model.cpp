@@ -133,8 +133,6 @@ void TrainModel::ensure_stack(Stack& s, int n_layers, int B, int T, int S) {
         scr.dk.resize(Nk, K * D);
         scr.dv.resize(Nk, K * D);
         scr.datt.resize(Nq, H * D);
-        scr.scr.resize(Tq, Tk);
-        scr.scr2.resize(Tq, Tk);
     };
     const auto size_sub = [&](SubActs& sa) {
         sa.in.resize(N, d);
@@ -285,7 +283,7 @@ StepLoss TrainModel::forward(const PairBatch& b, const StepOptions& opt) {
 }
 
 StepLoss TrainModel::finish_forward(const StepOptions& opt) {
-    m_logits.noalias() = m_dec.out * cmap(*m_p.lm_head).transpose();
+    product(m_logits, m_dec.out, cmap(*m_p.lm_head).transpose(), false);
     const LossParts lp = softmax_cross_entropy(m_logits, m_targets, opt.label_smoothing, opt.z_loss, false);
     m_have_forward = true;
     return StepLoss{float(lp.ce + lp.z), float(lp.ce), float(lp.nll), lp.count};
@@ -299,8 +297,8 @@ void TrainModel::backward() {
     for (auto& [name, t] : m_grads) std::fill(t.data.begin(), t.data.end(), 0.0f);
 
     softmax_cross_entropy(m_logits, m_targets, m_opt.label_smoothing, m_opt.z_loss, true);  // -> dlogits
-    map(*m_g.lm_head).noalias() += m_logits.transpose() * m_dec.out;
-    m_dout.noalias() = m_logits * cmap(*m_p.lm_head);
+    product(map(*m_g.lm_head), m_logits.transpose(), m_dec.out, true);
+    product(m_dout, m_logits, cmap(*m_p.lm_head), false);
     if (m_seq2seq) {
         m_dmem.setZero(int64_t(m_enc.B) * m_enc.T, m_config.d_model);
         stack_backward(m_p.dec, m_g.dec, m_dec, m_dout, &m_enc, &m_dmem);

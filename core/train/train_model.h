@@ -123,9 +123,8 @@ private:
         MatrixRM drop_mask;               // (B*H*Tq, Tk) dropout multipliers, empty without attention dropout
         MatrixRM att;                     // (B*Tq, H*D) heads concatenated
     };
-    struct AttnScratch {                  // scratch of one attention kind (backward; scr also forward dropout)
+    struct AttnScratch {                  // backward scratch of one attention kind
         MatrixRM dq, dk, dv, datt;        // (B*Tq, H*D), (B*Tk, K*D), (B*Tk, K*D), (B*Tq, H*D)
-        MatrixRM scr, scr2;               // (Tq, Tk)
     };
     /// One residual sub-layer: pre-norm x += drop(f(norm(x))); post-norm x = norm(x + drop(f(x))).
     struct SubActs {

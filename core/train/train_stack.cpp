@@ -147,24 +147,24 @@ void TrainModel::stack_backward(const StackRefs& p, const StackRefs& g, Stack& s
 
 void TrainModel::ffn_forward(const FfnRefs& p, LayerActs& a, const MatrixRM& in, MatrixRM& out) {
     const Activation act = m_config.activation;
-    a.up.noalias() = in * cmap(*p.w_up).transpose();
+    product(a.up, in, cmap(*p.w_up).transpose(), false);
     if (p.b_up) a.up.rowwise() += crow(*p.b_up);
     if (is_gated(act)) {
-        a.gate.noalias() = in * cmap(*p.w_gate).transpose();
+        product(a.gate, in, cmap(*p.w_gate).transpose(), false);
         activation_forward(act, a.gate.data(), a.act.data(), a.act.size());
         a.act.array() *= a.up.array();
     } else {
         activation_forward(act, a.up.data(), a.act.data(), a.act.size());
     }
-    out.noalias() = a.act * cmap(*p.w_down).transpose();
+    product(out, a.act, cmap(*p.w_down).transpose(), false);
     if (p.b_down) out.rowwise() += crow(*p.b_down);
 }
 
 void TrainModel::ffn_backward(const FfnRefs& p, const FfnRefs& g, const LayerActs& a, Stack& s, const MatrixRM& in,
                               const MatrixRM& dout, MatrixRM& din) {
     const Activation act = m_config.activation;
-    s.dact.noalias() = dout * cmap(*p.w_down);
-    map(*g.w_down).noalias() += dout.transpose() * a.act;
+    product(s.dact, dout, cmap(*p.w_down), false);
+    product(map(*g.w_down), dout.transpose(), a.act, true);
     if (g.b_down) add_colsum(*g.b_down, dout);
     if (is_gated(act)) {
         // act = f(gate) * up: d up = dact * f(gate); d gate = dact * up * f'(gate).
@@ -175,12 +175,12 @@ void TrainModel::ffn_backward(const FfnRefs& p, const FfnRefs& g, const LayerAct
     } else {
         activation_backward(act, a.up.data(), s.dact.data(), s.dup.data(), s.dup.size());
     }
-    map(*g.w_up).noalias() += s.dup.transpose() * in;
+    product(map(*g.w_up), s.dup.transpose(), in, true);
     if (g.b_up) add_colsum(*g.b_up, s.dup);
-    din.noalias() = s.dup * cmap(*p.w_up);
+    product(din, s.dup, cmap(*p.w_up), false);
     if (is_gated(act)) {
-        map(*g.w_gate).noalias() += s.dgate.transpose() * in;
-        din.noalias() += s.dgate * cmap(*p.w_gate);
+        product(map(*g.w_gate), s.dgate.transpose(), in, true);
+        product(din, s.dgate, cmap(*p.w_gate), true);
     }
 }
 
