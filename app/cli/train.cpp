@@ -44,10 +44,12 @@ const char* const kTrainUsage =
         "         [--attn-dropout X] [--eval-every N] [--eval-batches N] [--ckpt-every N] [--log-every N]\n"
         "         [--seed S] [--val-fraction X] [--decay-embeddings] [--resume]\n"
         "         [--repeat-fraction X] [--repeat-period N] [--repeat-random X]\n"
-        "         [--init-from MODEL_DIR] [--threads N]\n"
+        "         [--init-from MODEL_DIR] [--threads N] [--keep-checkpoints N] [--average-last N]\n"
         "  Text files are tokenized once into DIR/tokens.bin (reused while the files and tokenizer are unchanged);\n"
         "  the last --val-fraction (default 0.02) of the stream is held out. --resume continues from\n"
-        "  DIR/checkpoint/ exactly as an uninterrupted run would.\n"
+        "  DIR/checkpoint/ exactly as an uninterrupted run would. --keep-checkpoints N also keeps the weights of the\n"
+        "  last N checkpoints (DIR/checkpoints/step-S.safetensors); --average-last N then makes the final\n"
+        "  DIR/model.safetensors their element-wise mean (paper §6.1), the last weights in DIR/last.safetensors.\n"
         "  Pairs: \"English<TAB>Chinese\" lines (corpus build --parallel zh-en); --direction both trains one model for\n"
         "  both ways with <2en>/<2zh> first in the source. The tokenizer needs the special tokens <|endoftext|>, <pad>\n"
         "  (and <2en>, <2zh> for both). Batches hold pairs of similar length: at most --batch pairs (default 256) and\n"
@@ -172,7 +174,8 @@ int run_train(int argc, char** argv) {
                      "weight-decay", "beta1", "beta2", "grad-clip", "label-smoothing", "z-loss", "dropout",
                      "attn-dropout", "eval-every", "eval-batches", "ckpt-every", "log-every", "seed", "val-fraction",
                      "repeat-fraction", "repeat-period", "repeat-random", "init-from", "pairs", "valid", "direction",
-                     "batch-tokens", "schedule", "lr-factor", "adam-eps", "threads"},
+                     "batch-tokens", "schedule", "lr-factor", "adam-eps", "threads", "keep-checkpoints",
+                     "average-last"},
                     {"resume", "decay-embeddings"}, {"data"});
     const fs::path dir = args.required("out");
     if (args.has("threads")) set_compute_threads(parse_thread_count(args.get("threads")));
@@ -245,6 +248,8 @@ int run_train(int argc, char** argv) {
     opt.eval_every = int(args.integer("eval-every", opt.eval_every, 0, kIntMax));
     opt.eval_batches = int(args.integer("eval-batches", opt.eval_batches, 0, 1 << 20));
     opt.ckpt_every = int(args.integer("ckpt-every", opt.ckpt_every, 0, kIntMax));
+    opt.keep_checkpoints = int(args.integer("keep-checkpoints", opt.keep_checkpoints, 0, 1000));
+    opt.average_last = int(args.integer("average-last", opt.average_last, 0, 1000));
     opt.log_every = int(args.integer("log-every", opt.log_every, 0, kIntMax));
     opt.seed = uint64_t(args.integer("seed", int64_t(opt.seed), 0, int64_t(1) << 53));
     opt.val_fraction = args.real("val-fraction", opt.val_fraction, 0.0, 0.5);

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -42,6 +43,8 @@ void to_json(nlohmann::json& j, const TrainOptions& o) {
                        {"eval_every", o.eval_every},
                        {"eval_batches", o.eval_batches},
                        {"ckpt_every", o.ckpt_every},
+                       {"keep_checkpoints", o.keep_checkpoints},
+                       {"average_last", o.average_last},
                        {"log_every", o.log_every},
                        {"seed", o.seed},
                        {"val_fraction", o.val_fraction},
@@ -76,6 +79,8 @@ void from_json(const nlohmann::json& j, TrainOptions& o) {
     get("eval_every", o.eval_every);
     get("eval_batches", o.eval_batches);
     get("ckpt_every", o.ckpt_every);
+    get("keep_checkpoints", o.keep_checkpoints);
+    get("average_last", o.average_last);
     get("log_every", o.log_every);
     get("seed", o.seed);
     get("val_fraction", o.val_fraction);
@@ -126,6 +131,12 @@ void Trainer::init(WeightMap params) {
     positive("eval_batches", m_opt.eval_batches);
     positive("ckpt_every", m_opt.ckpt_every);
     positive("log_every", m_opt.log_every);
+    if (m_opt.keep_checkpoints < 0 || m_opt.average_last < 0)
+        throw std::invalid_argument("keep_checkpoints and average_last must be >= 0");
+    if (m_opt.average_last > m_opt.keep_checkpoints)
+        throw std::invalid_argument("averaging the last " + std::to_string(m_opt.average_last) +
+                                    " checkpoints needs at least as many kept (keep_checkpoints " +
+                                    std::to_string(m_opt.keep_checkpoints) + ")");
     if (m_opt.schedule == LrScheduleKind::InverseSqrt) positive("warmup (inverse_sqrt schedule)", m_opt.warmup);
     if (m_opt.min_lr < 0) m_opt.min_lr = m_opt.lr / 10.0f;
     if (m_opt.attn_dropout < 0) m_opt.attn_dropout = m_opt.dropout;
@@ -295,6 +306,16 @@ void Trainer::run(int64_t stop_at) {
             window_start = clock::now();  // checkpoint I/O is not training throughput
         }
     }
+    if (m_step == m_opt.steps && m_opt.average_last > 0) {
+        auto kept = kept_checkpoints();
+        if (kept.size() > size_t(m_opt.average_last)) kept.erase(kept.begin(), kept.end() - m_opt.average_last);
+        save_safetensors(m_dir / "last.safetensors", m_model->params());
+        save_model_dir(m_dir, Model(m_config, average_weights(kept)));
+        if (m_log)
+            *m_log << "model.safetensors: the mean of the last " << kept.size() << " checkpoints ("
+                   << kept.front().filename().string() << " ... " << kept.back().filename().string()
+                   << "); the last weights: last.safetensors\n";
+    }
 }
 
 // --- checkpoints --------------------------------------------------------------------------------------------------
@@ -321,6 +342,65 @@ void Trainer::save_checkpoint() {
     };
     std::filesystem::create_directories(m_dir / "checkpoint");
     save_safetensors(m_dir / "checkpoint" / "state.safetensors", all, meta);  // temp file + rename: atomic
+    if (m_opt.keep_checkpoints > 0) {
+        std::filesystem::create_directories(m_dir / "checkpoints");
+        save_safetensors(m_dir / "checkpoints" / ("step-" + std::to_string(m_step) + ".safetensors"),
+                         m_model->params(), {{"step", std::to_string(m_step)}});
+        const auto kept = kept_checkpoints();
+        for (size_t i = 0; i + size_t(m_opt.keep_checkpoints) < kept.size(); ++i) std::filesystem::remove(kept[i]);
+    }
+}
+
+std::vector<std::filesystem::path> Trainer::kept_checkpoints() const {
+    std::vector<std::pair<int64_t, std::filesystem::path>> found;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(m_dir / "checkpoints", ec)) {
+        const std::string name = e.path().filename().string();
+        if (name.rfind("step-", 0) != 0 || e.path().extension() != ".safetensors") continue;
+        const std::string digits = name.substr(5, name.size() - 5 - 12);
+        if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 15)
+            continue;
+        const int64_t step = std::stoll(digits);
+        if (step <= m_step) found.emplace_back(step, e.path());  // a resumed run ignores snapshots from its future
+    }
+    std::sort(found.begin(), found.end());
+    std::vector<std::filesystem::path> out;
+    for (auto& [step, path] : found) out.push_back(std::move(path));
+    return out;
+}
+
+WeightMap average_weights(const std::vector<std::filesystem::path>& files) {
+    if (files.empty()) throw std::invalid_argument("no checkpoint to average");
+    std::map<std::string, std::vector<double>> sum;
+    WeightMap first;
+    for (size_t f = 0; f < files.size(); ++f) {
+        WeightMap w = load_safetensors(files[f]);
+        for (const auto& [name, t] : w)
+            if (t.data.size() != size_t(t.numel()))
+                throw std::invalid_argument(files[f].string() + ": tensor " + name +
+                                            " is not float32 (snapshots written by the trainer are)");
+        if (f == 0) {
+            for (const auto& [name, t] : w) sum[name].assign(t.data.begin(), t.data.end());
+            first = std::move(w);
+            continue;
+        }
+        if (w.size() != first.size())
+            throw std::invalid_argument(files[f].string() + " holds " + std::to_string(w.size()) + " tensors, " +
+                                        files[0].string() + " " + std::to_string(first.size()));
+        for (const auto& [name, t] : w) {
+            const auto it = first.find(name);
+            if (it == first.end() || it->second.shape != t.shape)
+                throw std::invalid_argument(files[f].string() + ": tensor " + name + " is not in " +
+                                            files[0].string() + " with the same shape");
+            std::vector<double>& acc = sum[name];
+            for (size_t i = 0; i < acc.size(); ++i) acc[i] += t.data[i];
+        }
+    }
+    for (auto& [name, t] : first) {
+        const std::vector<double>& acc = sum[name];
+        for (size_t i = 0; i < acc.size(); ++i) t.data[i] = float(acc[i] / double(files.size()));
+    }
+    return first;
 }
 
 void Trainer::save_model() const { save_model_dir(m_dir, Model(m_config, m_model->params())); }

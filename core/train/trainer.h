@@ -41,6 +41,13 @@ struct TrainOptions {
     int eval_every = 100;          ///< held-out evaluation every N steps (and at the end)
     int eval_batches = 8;          ///< batches of held-out windows per evaluation
     int ckpt_every = 500;          ///< checkpoint + model folder every N steps (and at the end)
+    /// Also keep the weights of the last N checkpoints as DIR/checkpoints/step-<step>.safetensors (0: none); older
+    /// ones are deleted as new ones are written.
+    int keep_checkpoints = 0;
+    /// At the end of the run, the model folder holds the element-wise mean of the last N kept snapshots (paper
+    /// §6.1: "averaging the last 5 checkpoints"; fairseq's average_checkpoints.py), the last weights in
+    /// DIR/last.safetensors. 0: the last weights. Needs keep_checkpoints >= N.
+    int average_last = 0;
     int log_every = 10;            ///< progress line every N steps
     uint64_t seed = 1;             ///< initialisation, batches and dropout
     double val_fraction = 0.02;    ///< held-out tail of the token stream
@@ -50,6 +57,11 @@ struct TrainOptions {
 };
 void to_json(nlohmann::json& j, const TrainOptions& o);
 void from_json(const nlohmann::json& j, TrainOptions& o);
+
+/// The element-wise mean of the weight files (safetensors, the same tensor names and shapes), accumulated in double
+/// and rounded to float32 once. Throws std::invalid_argument for no file or files that disagree (the first
+/// differing tensor named), std::runtime_error when a file cannot be read.
+[[nodiscard]] WeightMap average_weights(const std::vector<std::filesystem::path>& files);
 
 /// One held-out evaluation (also a train_log.jsonl line).
 struct EvalRecord {
@@ -89,6 +101,8 @@ public:
     void save_checkpoint();
     /// DIR/config.json + DIR/model.safetensors.
     void save_model() const;
+    /// The kept snapshots (keep_checkpoints), oldest first.
+    [[nodiscard]] std::vector<std::filesystem::path> kept_checkpoints() const;
 
     [[nodiscard]] int64_t step() const { return m_step; }
     [[nodiscard]] const TrainModel& model() const { return *m_model; }

@@ -436,4 +436,60 @@ TEST(Trainer, ResumeFromCheckpointIsBitIdenticalToAnUninterruptedRun) {
     fs::remove_all(split_dir);
 }
 
+TEST(Trainer, KeepsTheLastCheckpointsAndAveragesThem) {
+    const ts::ModelConfig c = tiny_config();
+    TrainOptions o;
+    o.steps = 6;
+    o.batch = 2;
+    o.seq_len = 16;
+    o.lr = 1e-2f;
+    o.warmup = 2;
+    o.eval_every = 3;
+    o.ckpt_every = 1;
+    o.keep_checkpoints = 3;
+    o.average_last = 2;
+    const fs::path dir = temp_dir("average");
+    Trainer tr(c, ts::init_weights(c, 1), repeated_sequence_data(16, 16), o, dir);
+    tr.run();
+    const auto kept = tr.kept_checkpoints();
+    ASSERT_EQ(kept.size(), 3u);  // older ones deleted
+    EXPECT_EQ(kept.front().filename(), "step-4.safetensors");
+    EXPECT_EQ(kept.back().filename(), "step-6.safetensors");
+    const ts::WeightMap s5 = ts::load_safetensors(dir / "checkpoints" / "step-5.safetensors");
+    const ts::WeightMap s6 = ts::load_safetensors(dir / "checkpoints" / "step-6.safetensors");
+    const ts::WeightMap last = ts::load_safetensors(dir / "last.safetensors");
+    const auto m = ts::load_model_dir(dir);
+    int differing = 0;
+    for (const auto& [name, t] : tr.model().params()) {
+        EXPECT_EQ(s6.at(name).data, t.data) << name;
+        EXPECT_EQ(last.at(name).data, t.data) << name;
+        const ts::Tensor& avg = m->weight(name);
+        ASSERT_EQ(avg.data.size(), t.data.size());
+        for (size_t i = 0; i < t.data.size(); ++i) {
+            const double want = (double(s5.at(name).data[i]) + double(s6.at(name).data[i])) / 2.0;
+            EXPECT_EQ(avg.data[i], float(want)) << name << "[" << i << "]";
+            differing += s5.at(name).data[i] != s6.at(name).data[i];
+        }
+    }
+    EXPECT_GT(differing, 100);  // the two snapshots differ, so the mean is not one of them
+    // Files that disagree are refused with the tensor named.
+    ts::WeightMap other = s5;
+    auto matrix = std::find_if(other.begin(), other.end(), [](const auto& kv) { return kv.second.rank() == 2; });
+    ASSERT_NE(matrix, other.end());
+    matrix->second.shape = {int64_t(matrix->second.numel())};
+    ts::save_safetensors(dir / "other.safetensors", other);
+    try {
+        (void)ts::train::average_weights({dir / "checkpoints" / "step-5.safetensors", dir / "other.safetensors"});
+        ADD_FAILURE() << "no error";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find(matrix->first), std::string::npos) << e.what();
+    }
+    EXPECT_THROW((void)ts::train::average_weights({}), std::invalid_argument);
+    // Averaging more checkpoints than are kept is refused up front.
+    TrainOptions bad = o;
+    bad.average_last = 4;
+    EXPECT_THROW(Trainer(c, ts::init_weights(c, 1), repeated_sequence_data(16, 16), bad, dir), std::invalid_argument);
+    fs::remove_all(dir);
+}
+
 }  // namespace
