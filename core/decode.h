@@ -24,6 +24,9 @@ struct TranslationSpec {
     int pad_id = -1, decoder_start_id = -1, source_end_id = -1, target_end_id = -1;
     int source_start_id = -1;  ///< put before the source text when >= 0 (BART's <s>)
     std::map<std::string, int> target_language_ids;  ///< "en" -> id of <2en>, "zh" -> id of <2zh> (both only)
+    /// What the model was trained on, one line per interface language ("en", "zh"), for the app to state; from the
+    /// optional "trained_on" object of translation.json. Empty when absent.
+    std::map<std::string, std::string> trained_on;
 };
 
 /// Reads `model_dir`/translation.json (format "ts-translation-1", written by `transformer-studio train` for pair

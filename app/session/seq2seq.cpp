@@ -118,9 +118,14 @@ std::vector<ExamplePair> parse_example_pairs(std::string_view text) {
         pos = nl + 1;
         if (!line.empty() && line.back() == '\r') line.pop_back();
         const size_t tab = line.find('\t');
-        if (tab == std::string::npos || line.find('\t', tab + 1) != std::string::npos) continue;
-        ExamplePair p{line.substr(0, tab), line.substr(tab + 1)};
-        if (!p.en.empty() && !p.zh.empty() && is_valid_utf8(p.en) && is_valid_utf8(p.zh)) out.push_back(std::move(p));
+        if (tab == std::string::npos) continue;
+        size_t tab2 = line.find('\t', tab + 1);
+        if (tab2 != std::string::npos && line.find('\t', tab2 + 1) != std::string::npos) continue;
+        if (tab2 == std::string::npos) tab2 = line.size();
+        ExamplePair p{line.substr(0, tab), line.substr(tab + 1, tab2 - tab - 1),
+                      tab2 < line.size() ? line.substr(tab2 + 1) : std::string()};
+        if (!p.en.empty() && !p.zh.empty() && is_valid_utf8(p.en) && is_valid_utf8(p.zh) && is_valid_utf8(p.domain))
+            out.push_back(std::move(p));
     }
     return out;
 }

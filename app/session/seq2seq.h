@@ -43,12 +43,13 @@ struct Seq2SeqTokens {
                                                                         const TranslationSpec& spec,
                                                                         const std::vector<int>& ids);
 
-/// One held-out pair of a translation model folder: English and Chinese.
+/// One held-out pair of a translation model folder: English, Chinese, and the domain it was held out from ("ui",
+/// "programs", "manuals", "everyday", ...; empty when the file names none).
 struct ExamplePair {
-    std::string en, zh;
+    std::string en, zh, domain;
 };
-/// examples.tsv of a model folder ("English<TAB>Chinese" per line); empty when the file is absent. Lines without
-/// exactly one tab are skipped.
+/// examples.tsv of a model folder ("English<TAB>Chinese" or "English<TAB>Chinese<TAB>domain" per line); empty when
+/// the file is absent. Other lines are skipped.
 [[nodiscard]] std::vector<ExamplePair> read_example_pairs(const std::filesystem::path& model_dir);
 /// The text of an examples.tsv, as read_example_pairs. Pairs whose sides are not valid UTF-8 are skipped too.
 [[nodiscard]] std::vector<ExamplePair> parse_example_pairs(std::string_view text);

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <numeric>
 #include <random>
 
@@ -72,6 +73,23 @@ int Snapshot::logits_positions() const {
     if (logits.rows() > 0) return logits.rows() > 1 ? int(logits.rows()) : int(tokens->ids.size());
     const int T = int(tokens->ids.size());  // no rows computed: any of them on request, when there is a head
     return model && hidden.rows() == T && has_lm_head(*model) ? T : 0;
+}
+
+std::vector<float> Snapshot::next_token_probs() const {
+    std::vector<float> out;
+    if (!tokens) return out;
+    const int n = std::min<int>(logits_positions(), int(tokens->ids.size()));
+    for (int q = 0; q + 1 < n; ++q) {
+        const std::span<const float> row = logits_row(q);
+        const int id = tokens->ids[size_t(q) + 1];
+        if (row.empty() || id < 0 || size_t(id) >= row.size()) return {};
+        float mx = -std::numeric_limits<float>::infinity();
+        for (float v : row) mx = std::max(mx, v);
+        double z = 0;
+        for (float v : row) z += std::exp(double(v) - mx);
+        out.push_back(float(std::exp(double(row[size_t(id)]) - mx) / z));
+    }
+    return out;
 }
 
 std::span<const float> Snapshot::logits_row(int q) const {

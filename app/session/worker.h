@@ -126,6 +126,11 @@ struct Snapshot {
     /// scale, BART's final_logits_bias), computed on the first request and kept for the snapshot's lifetime.
     /// Thread-safe. Empty span for q out of range.
     [[nodiscard]] std::span<const float> logits_row(int q) const;
+    /// p[i] = softmax(logits_row(i))[tokens->ids[i + 1]] for i in [0, T - 1): how likely the model found each token
+    /// after the first, given the tokens before it (and the source, for an encoder–decoder: the teacher-forced
+    /// target's per-token probabilities). Temperature 1, no masking. Empty without logits. -log p[i] is that
+    /// token's cross-entropy in nats (torch: F.softmax(logits[:-1], -1).gather(-1, ids[1:, None])).
+    [[nodiscard]] std::vector<float> next_token_probs() const;
 
 private:
     struct RowCache {

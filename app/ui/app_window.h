@@ -101,6 +101,8 @@ private:
     /// A soft-wrapped text box editing `text` (3 to 12 lines high, growing with the text); `id` as for ImGui.
     void text_box(const char* id, std::string& text, WrapBox& box, float line_h, const char* hint = nullptr);
     void translation_section(float line_h);
+    /// Under the target box: each target token on a chip coloured by its probability, the value on hover.
+    void target_probability_strip(float line_h);
     void translate_now();
     /// Switches the interface language (ts::i18n::set_language); English with a logged note when that fails.
     void apply_language(const std::string& lang);
@@ -168,6 +170,8 @@ private:
     uint64_t m_translate_id = 0;                  ///< the Translate request in flight (0: none)
     std::shared_ptr<const Snapshot> m_translated; ///< the last Translate result (its steps, while the target is unchanged)
     std::string m_reference;                      ///< the human translation of the picked example pair
+    std::vector<float> m_target_probs;            ///< m_snap's next_token_probs (computed once per snapshot)
+    const Snapshot* m_target_probs_of = nullptr;
 
     InterpJobs m_interp;                 ///< the Causal panel's background analyses
     bool m_keep_drawing = false;         ///< a panel asked for frames this frame (PanelContext::keep_drawing)

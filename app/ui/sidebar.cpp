@@ -3,10 +3,11 @@
 #include "app/ui/app_window.h"
 #include "app/i18n/tr.h"
 
-#include "app/i18n/tr.h"
+#include "app/i18n/language.h"
 #include "app/ui/export_menu.h"
 #include "app/ui/panels/panels.h"
 #include "app/figures/figures.h"
+#include "app/plot/colormap.h"
 #include "app/ui/theme.h"
 
 #include <imgui.h>
@@ -220,6 +221,58 @@ void App::sidebar() {
     if (!m_state_warning.empty()) ImGui::TextWrapped("%s", m_state_warning.c_str());
 }
 
+namespace {
+/// The picker's heading for an examples.tsv domain.
+const char* example_domain_label(const std::string& domain) {
+    if (domain == "ui") return tr("software menus and messages (held out)");
+    if (domain == "programs") return tr("programs and games (held out)");
+    if (domain == "manuals") return tr("manuals (held out)");
+    if (domain == "everyday") return tr("everyday sentences (never trained on)");
+    return tr("held-out pairs");
+}
+}  // namespace
+
+void App::target_probability_strip(float line_h) {
+    const Snapshot* snap = m_snap.get();
+    if (!snap || !snap->tokens || !m_model.codec || snap->tokens->text != m_state.target_text || !snap->error.empty())
+        return;
+    if (m_target_probs_of != snap) {
+        m_target_probs = snap->next_token_probs();
+        m_target_probs_of = snap;
+    }
+    const std::vector<float>& probs = m_target_probs;
+    if (probs.empty()) return;
+    ImGui::TextDisabled("%s", tr("p(token | source, tokens before it):"));
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("%s", tr("how likely the model finds each target token, given the source and the target tokens\n"
+                                  "before it (teacher forcing). Dark: the model is unsure; -log p is that token's loss."));
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const float pad = 3.0f, gap = 3.0f;
+    const float right = ImGui::GetCursorScreenPos().x + ImGui::GetContentRegionAvail().x;
+    const float left = ImGui::GetCursorScreenPos().x;
+    float x = left, y = ImGui::GetCursorScreenPos().y;
+    const auto& pieces = snap->tokens->pieces;
+    for (size_t i = 0; i < probs.size() && i + 1 < pieces.size(); ++i) {
+        const std::string label = m_model.codec->label(pieces[i + 1].id);
+        request_glyphs(label);
+        const ImVec2 ts = ImGui::CalcTextSize(label.c_str());
+        const float w = ts.x + 2 * pad, h = line_h + 2;
+        if (x > left && x + w > right) x = left, y += h + gap;
+        const plot::Rgba c = plot::colormap_sample(plot::Colormap::Viridis, probs[i]);
+        const ImU32 bg = ImGui::ColorConvertFloat4ToU32(ImVec4(c.r, c.g, c.b, 1.0f));
+        const float luma = 0.299f * c.r + 0.587f * c.g + 0.114f * c.b;
+        const ImU32 fg = luma > 0.5f ? IM_COL32(0, 0, 0, 255) : IM_COL32(255, 255, 255, 255);
+        const ImVec2 a(x, y), b(x + w, y + h);
+        dl->AddRectFilled(a, b, bg, 3.0f);
+        dl->AddText(ImVec2(x + pad, y + (h - ts.y) * 0.5f), fg, label.c_str());
+        if (ImGui::IsMouseHoveringRect(a, b))
+            ImGui::SetTooltip(tr("%s  p = %.3f  (loss %.2f nats)"), label.c_str(), probs[i],
+                              -std::log(std::max(probs[i], 1e-30f)));
+        x += w + gap;
+    }
+    ImGui::Dummy(ImVec2(right - left, y + line_h + 2 - ImGui::GetCursorScreenPos().y));
+}
+
 // Encoder–decoder models: target language, held-out example pairs, the target box (teacher forcing), Translate
 // (greedy or beam) and the decoding steps with each step's top candidates.
 void App::translation_section(float line_h) {
@@ -243,14 +296,29 @@ void App::translation_section(float line_h) {
             ImGui::SetTooltip("%s", tr("the target-language token <2en> / <2zh> the encoder reads first (Johnson et al. 2017);\n"
                               "auto: English when the source has a Chinese character, else Chinese"));
     }
+    if (!spec->trained_on.empty()) {
+        // What the model knows, in one line: a student should know a software-menu model before typing a poem.
+        const auto it = spec->trained_on.find(ui_language());
+        const std::string& line = it != spec->trained_on.end() ? it->second : spec->trained_on.begin()->second;
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+        text_wrapped(line);
+        ImGui::PopStyleColor();
+    }
     if (!m_examples.empty()) {
         ImGui::SetNextItemWidth(-1);
         if (ImGui::BeginCombo("##examples", tr("held-out example pairs..."), ImGuiComboFlags_HeightLarge)) {
             const bool to_en = m_state.translate_to == "en";
+            const std::string* group = nullptr;
             for (size_t i = 0; i < m_examples.size(); ++i) {
                 const ExamplePair& p = m_examples[i];
                 const std::string& src = to_en ? p.zh : p.en;
                 const std::string& ref = to_en ? p.en : p.zh;
+                if (!group || *group != p.domain) {  // a heading where the domain changes (the file groups them)
+                    group = &p.domain;
+                    if (i > 0) ImGui::Spacing();
+                    ImGui::TextDisabled("%s", example_domain_label(p.domain));
+                    ImGui::Separator();
+                }
                 ImGui::PushID(int(i));
                 if (ImGui::Selectable((src + "  →  " + ref).c_str())) {
                     m_state.text = src;
@@ -270,6 +338,7 @@ void App::translation_section(float line_h) {
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip("%s", tr("teacher forcing: the decoder reads <start> + these tokens and predicts each next one"));
     if (!m_reference.empty() && m_reference == m_state.target_text) ImGui::TextDisabled("%s", tr("(the human reference translation)"));
+    target_probability_strip(line_h);
     const bool busy = m_translate_id != 0;
     ImGui::BeginDisabled(busy || m_state.text.empty());
     if (ImGui::Button(busy ? tr("Translating...###translate") : tr("Translate###translate"))) translate_now();

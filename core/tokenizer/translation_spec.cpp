@@ -79,6 +79,17 @@ TranslationSpec parse_translation_spec(std::string_view text, const Tokenizer& t
             spec.target_language_ids[lang] = id_of(str(*it, lang, field), field);
         }
     }
+    if (const auto it = j.find("trained_on"); it != j.end()) {
+        if (!it->is_object()) fail("\"trained_on\": expected an object, found " + std::string(it->type_name()));
+        for (const auto& [lang, line] : it->items()) {
+            const std::string field = "trained_on." + lang;
+            if (!line.is_string()) fail("\"" + field + "\": expected a string, found " + std::string(line.type_name()));
+            const std::string& text = line.get_ref<const std::string&>();  // UTF-8: the JSON parser checked it
+            if (text.size() > 1000 || text.find('\n') != std::string::npos)
+                fail("\"" + field + "\": expected one line of at most 1000 bytes");
+            spec.trained_on[lang] = text;
+        }
+    }
     return spec;
 }
 

@@ -262,6 +262,35 @@ TEST(Worker, LogitsRowsOnRequestEqualEveryRowFromTheForward) {
     }
 }
 
+// The target strip's probabilities: p[q] is the softmax of position q's logits at the next token's id (computed here
+// in double from a forward that computed every row), one per token after the first; none without logits.
+TEST(Worker, NextTokenProbsAreEachNextTokensSoftmaxProbability) {
+    const LoadedModel lm = make_demo_model();
+    ForwardRequest r;
+    r.model = lm.model;
+    r.codec = lm.codec;
+    r.logit_lens = false;
+    r.tokens = std::make_shared<const TokenizedText>(tokenize_text("The cat sat on the mat", *lm.codec, 128));
+    r.all_logits = true;
+    const auto every = run_forward_request(r, 1);
+    r.all_logits = false;
+    const auto last_only = run_forward_request(r, 2);
+    ASSERT_TRUE(every->error.empty()) << every->error;
+    const int T = int(r.tokens->ids.size());
+    const std::vector<float> p = last_only->next_token_probs();
+    ASSERT_EQ(int(p.size()), T - 1);
+    for (int q = 0; q + 1 < T; ++q) {
+        const auto row = every->logits.row(q);
+        const double mx = row.maxCoeff();
+        double z = 0;
+        for (Eigen::Index v = 0; v < row.size(); ++v) z += std::exp(double(row(v)) - mx);
+        const double want = std::exp(double(row(r.tokens->ids[size_t(q) + 1])) - mx) / z;
+        EXPECT_NEAR(p[size_t(q)], want, 1e-5 * want + 1e-7) << q;
+    }
+    Snapshot empty;
+    EXPECT_TRUE(empty.next_token_probs().empty());
+}
+
 TEST(Worker, EmptyTextIsNotAnError) {
     const LoadedModel lm = make_demo_model();
     ForwardRequest r;

@@ -146,13 +146,17 @@ TEST(TranslationApp, ExamplePairsSkipMalformedLines) {
     ts::test::TempDir dir("translation_examples");
     {
         std::ofstream f(dir.path / "examples.tsv", std::ios::binary);
-        f << "Open file\t打开文件\r\nno tab here\nthree\tfields\there\n\t空\nSave\t保存\n";
+        f << "Open file\t打开文件\r\nno tab here\nfour\tfields\tare\ttoo many\n\t空\nSave\t保存\n"
+          << "It rains.\t下雨了。\teveryday\n";
     }
     const auto pairs = read_example_pairs(dir.path);
-    ASSERT_EQ(pairs.size(), 2u);
+    ASSERT_EQ(pairs.size(), 3u);
     EXPECT_EQ(pairs[0].en, "Open file");
     EXPECT_EQ(pairs[0].zh, "打开文件");
+    EXPECT_EQ(pairs[0].domain, "");
     EXPECT_EQ(pairs[1].zh, "保存");
+    EXPECT_EQ(pairs[2].zh, "下雨了。");  // a third column names the domain the picker groups by
+    EXPECT_EQ(pairs[2].domain, "everyday");
     EXPECT_TRUE(read_example_pairs(dir.path / "missing").empty());
 }
 

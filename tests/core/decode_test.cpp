@@ -560,6 +560,23 @@ TEST(Decode, LoadTranslationSpec) {
                           R"("decoder_start":"<|endoftext|>","target_end":"<|endoftext|>","pad":"<pad>"})";
     write_file(dir.path / "translation.json", one_way);
     EXPECT_TRUE(load_translation_spec(dir.path, tok).target_language_ids.empty());
+    EXPECT_TRUE(load_translation_spec(dir.path, tok).trained_on.empty());
+    // The optional one-line statement of what the model was trained on, per interface language.
+    std::string trained = good;
+    trained.insert(trained.size() - 1, R"(,"trained_on":{"en":"software strings","zh":"软件界面文字"})");
+    write_file(dir.path / "translation.json", trained);
+    const TranslationSpec t = load_translation_spec(dir.path, tok);
+    EXPECT_EQ(t.trained_on.at("en"), "software strings");
+    EXPECT_EQ(t.trained_on.at("zh"), "软件界面文字");
+    std::string bad_trained = good;
+    bad_trained.insert(bad_trained.size() - 1, R"(,"trained_on":{"en":3})");
+    expect_bad(bad_trained, "\"trained_on.en\": expected a string, found number");
+    bad_trained = good;
+    bad_trained.insert(bad_trained.size() - 1, R"(,"trained_on":{"en":"two\nlines"})");
+    expect_bad(bad_trained, "\"trained_on.en\": expected one line");
+    bad_trained = good;
+    bad_trained.insert(bad_trained.size() - 1, R"(,"trained_on":"everything")");
+    expect_bad(bad_trained, "\"trained_on\": expected an object");
     std::filesystem::remove(dir.path / "translation.json");
     expect_error<std::runtime_error>([&] { (void)load_translation_spec(dir.path, tok); }, "cannot open");
 }
