@@ -81,6 +81,18 @@ MaskTable build_mask(const MaskSpec& spec, int T, int S, int q_start, int k_star
     return mt;
 }
 
+}  // namespace ts::detail
+
+namespace ts {
+std::vector<uint8_t> mask_table(const MaskSpec& spec, int T, int S) {
+    const detail::MaskTable mt = detail::build_mask(spec, std::max(0, T), std::max(0, S), 0, 0);
+    if (!mt.allowed) return std::vector<uint8_t>(size_t(std::max(0, T)) * size_t(std::max(0, S)), 1);
+    return *mt.allowed;
+}
+}  // namespace ts
+
+namespace ts::detail {
+
 // Makes room for `needed` positions in every layer (n_kv_heads * capacity rows per layer), keeping the cached rows.
 void reserve_cache(KVCache& c, int n_layers, int K, int D, int needed) {
     if (static_cast<int>(c.k.size()) != n_layers || static_cast<int>(c.v.size()) != n_layers) {

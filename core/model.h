@@ -91,6 +91,11 @@ struct MaskSpec {
     std::vector<uint8_t> key_padding;   ///< optional, length S: 1 = padding (never attended)
 };
 
+/// Which (query, key) pairs `spec` lets attend, for T queries at positions 0..T-1 and S keys at 0..S-1: (T, S)
+/// row-major, 1 = may attend — the table every forward builds from it (padding keys included). Throws
+/// std::invalid_argument as the forward does (a custom mask not (T, S), key_padding not of length S, window < 1).
+[[nodiscard]] std::vector<uint8_t> mask_table(const MaskSpec& spec, int T, int S);
+
 struct ForwardOptions {
     float temperature = 1.0f;           ///< attention softmax temperature: softmax(scores / temperature)
     MaskSpec self_mask;                 ///< decoder self-attention (default causal); encoder uses `enc_mask`

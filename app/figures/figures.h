@@ -70,9 +70,6 @@ namespace ts::ui {
 // --- softmax lab ------------------------------------------------------------------------------------------------------
 /// "2, 1, 0.1" -> numbers; on error returns {} and sets *error.
 [[nodiscard]] std::vector<float> parse_logits(const std::string& s, std::string* error);
-/// 1 = key may be attended by query q of S keys under mask kind none | causal | sliding | padding ("custom": see
-/// painted_cells; this function treats it as none).
-[[nodiscard]] std::vector<uint8_t> softmax_mask_row(const std::string& kind, int q, int S, int window, int padding);
 
 /// The painted "custom" mask grid for n tokens: st.sm_paint when it was painted for n tokens (sm_paint_n == n),
 /// else causal (row q sees keys 0..q). n × n row-major, 1 = query row may attend key column.

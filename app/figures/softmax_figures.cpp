@@ -3,6 +3,7 @@
 #include "app/i18n/tr.h"
 #include "app/plot/ticks.h"
 #include "app/figures/figures.h"
+#include "app/figures/views.h"
 #include "core/ops.h"
 #include "core/util/json.h"
 #include "core/util/number.h"
@@ -47,16 +48,6 @@ std::vector<float> parse_logits(const std::string& s, std::string* error) {
     }
     if (out.empty()) *error = "type numbers separated by commas, e.g. 2, 1, 0.1";
     return out;
-}
-
-std::vector<uint8_t> softmax_mask_row(const std::string& kind, int q, int S, int window, int padding) {
-    std::vector<uint8_t> m(size_t(std::max(0, S)), 1);
-    for (int s = 0; s < S; ++s) {
-        if (kind == "causal" && s > q) m[size_t(s)] = 0;
-        if (kind == "sliding" && (s > q || s < q - window + 1)) m[size_t(s)] = 0;
-        if (kind == "padding" && s >= S - padding) m[size_t(s)] = 0;
-    }
-    return m;
 }
 
 std::vector<uint8_t> painted_cells(const UiState& st, int n) {
@@ -140,11 +131,16 @@ SoftmaxLab softmax_lab(const UiState& st, const Snapshot* snap) {
     if (lab.typed) lab.qpos = S - 1;
 
     const bool custom = st.sm_mask == "custom";
-    const std::vector<uint8_t> painted = custom ? painted_cells(st, S) : std::vector<uint8_t>{};
+    // The rows come from core's build_mask over the spec the model would run (views.h mask_spec_for): typed logits
+    // and decoder rows get the causal base of "padding", an encoder's rows none.
+    const bool causal_model = lab.typed || !m || m->config().arch != Arch::EncoderOnly;
+    const std::vector<uint8_t> table = mask_table(mask_spec_for(st.sm_mask, st.sm_window, st.sm_padding,
+                                                                custom ? painted_cells(st, S) : std::vector<uint8_t>{},
+                                                                custom ? S : 0, S, causal_model),
+                                                  S, S);
     auto mask_row = [&](int q) {
-        if (!custom) return softmax_mask_row(st.sm_mask, q, S, st.sm_window, st.sm_padding);
-        return std::vector<uint8_t>(painted.begin() + ptrdiff_t(size_t(q) * size_t(S)),
-                                    painted.begin() + ptrdiff_t(size_t(q + 1) * size_t(S)));
+        return std::vector<uint8_t>(table.begin() + ptrdiff_t(size_t(q) * size_t(S)),
+                                    table.begin() + ptrdiff_t(size_t(q + 1) * size_t(S)));
     };
     lab.mask = mask_row(std::clamp(lab.qpos, 0, S - 1));
     MatrixRM row(1, S);

@@ -25,7 +25,8 @@ namespace ts::ui {
 
 namespace {
 
-const std::vector<std::string> kForwardKnobs = {"attn-temperature", "attn-mask", "attn-window", "ablate", "ablate-mode"};
+const std::vector<std::string> kForwardKnobs = {"attn-temperature", "attn-mask", "attn-window", "attn-padding", "ablate",
+                                                "ablate-mode"};
 
 std::vector<std::string> with_knobs(std::vector<std::string> v) {
     v.insert(v.end(), kForwardKnobs.begin(), kForwardKnobs.end());
@@ -225,6 +226,7 @@ void apply_view_option(UiState& st, const std::string& view, const std::string& 
     else if (option == "attn-temperature") { st.attn_temperature = in_range(option, value, kMinTemperature, kMaxTemperature); st.apply_to_model = true; }
     else if (option == "attn-mask") { st.attn_mask = mask_kind(option, value); st.apply_to_model = true; }
     else if (option == "attn-window") { st.attn_window = std::max(1, to_int(option, value)); st.apply_to_model = true; }
+    else if (option == "attn-padding") { st.attn_padding = std::max(0, to_int(option, value)); st.apply_to_model = true; }
     else if (option == "attn-source") {
         if (value != "decoder" && value != "encoder" && value != "cross")
             throw std::invalid_argument("option --attn-source expects decoder, encoder or cross, got '" + value + "'");
@@ -323,22 +325,31 @@ void set_state_field(UiState& st, const std::string& assignment) {
 
 // --- forward ----------------------------------------------------------------------------------------------------------
 
+MaskSpec mask_spec_for(const std::string& kind, int window, int padding, const std::vector<uint8_t>& painted,
+                       int painted_n, int T, bool causal_model) {
+    MaskSpec m;
+    T = std::max(0, T);
+    if (kind == "none") m.kind = MaskKind::None;
+    else if (kind == "sliding") { m.kind = MaskKind::SlidingWindow; m.window = std::max(1, window); }
+    else if (kind == "custom") m = painted_mask_spec(painted, painted_n, T, T);
+    else if (kind == "padding") {
+        m.kind = causal_model ? MaskKind::Causal : MaskKind::None;
+        m.key_padding.assign(size_t(T), 0);
+        const int n = std::clamp(padding, 0, std::max(0, T - 1));
+        for (int s = T - n; s < T; ++s) m.key_padding[size_t(s)] = 1;
+    } else m.kind = MaskKind::Causal;
+    return m;
+}
+
 MaskSpec attention_mask_for(const UiState& st, const ModelConfig& c, int T) {
     MaskSpec m;
     if (!st.apply_to_model) {
         if (c.arch == Arch::EncoderOnly) m.kind = MaskKind::None;
         return m;
     }
-    const std::string& kind = st.attn_mask;
-    if (kind == "none") m.kind = MaskKind::None;
-    else if (kind == "sliding") { m.kind = MaskKind::SlidingWindow; m.window = std::max(1, st.attn_window); }
-    else if (kind == "custom") m = painted_mask_spec(painted_cells(st, T), T, T, T);
-    else if (kind == "padding") {
-        m.kind = MaskKind::Causal;
-        m.key_padding.assign(size_t(std::max(0, T)), 0);
-        if (T > 1) m.key_padding.back() = 1;
-    } else m.kind = MaskKind::Causal;
-    return m;
+    const bool custom = st.attn_mask == "custom";
+    return mask_spec_for(st.attn_mask, st.attn_window, st.attn_padding, custom ? painted_cells(st, T) : std::vector<uint8_t>{},
+                         custom ? T : 0, T, c.arch != Arch::EncoderOnly);
 }
 
 void check_view_knobs(const UiState& st, const std::string& view, const ModelConfig& c) {

@@ -54,7 +54,15 @@ void apply_view_option(UiState& st, const std::string& view, const std::string& 
 /// std::invalid_argument for an unknown key or a value of the wrong type.
 void set_state_field(UiState& st, const std::string& assignment);
 
-/// The attention mask the app applies for the state's attention knobs at T tokens.
+/// The one rule from mask knobs to a ts::MaskSpec over T keys, for the model's forward (attention_mask_for) and the
+/// Softmax lab's rows (softmax_lab builds them with core's build_mask), so the lab shows what the model runs:
+/// "none"; "causal"; "sliding" (a causal band of `window` keys, window >= 1); "padding" (the model's own mask —
+/// causal when `causal_model`, else none — with the last `padding` keys as padding, never attended; at most T - 1 of
+/// them, so a query keeps a key); "custom" (the painted grid, painted_mask_spec). Any other kind acts as causal.
+[[nodiscard]] MaskSpec mask_spec_for(const std::string& kind, int window, int padding,
+                                     const std::vector<uint8_t>& painted, int painted_n, int T, bool causal_model);
+/// The attention mask the app applies for the state's attention knobs at T tokens: the model's own without
+/// apply_to_model, else mask_spec_for(attn_mask, attn_window, attn_padding, the painted grid, ...).
 [[nodiscard]] MaskSpec attention_mask_for(const UiState& st, const ModelConfig& c, int T);
 /// The ablated heads of the state that exist in this model (none for encoder–decoder models), and the activation
 /// edits that ablate them with st.ablate_mode (core/interp/ablation.h).

@@ -34,6 +34,7 @@ void UiState::clamp() {
     ui_scale = ui_scale > 0.0f ? std::clamp(ui_scale, kMinUiScale, kMaxUiScale) : 0.0f;
     attn_temperature = std::clamp(attn_temperature, kMinTemperature, kMaxTemperature);
     attn_window = std::clamp(attn_window, 1, 4096);
+    attn_padding = std::clamp(attn_padding, 0, 4096);
     sm_temperature = std::clamp(sm_temperature, kMinTemperature, kMaxTemperature);
     sm_window = std::clamp(sm_window, 1, 4096);
     sm_padding = std::clamp(sm_padding, 0, 4096);
@@ -83,8 +84,8 @@ void link_attention_knobs(UiState& st, std::optional<AttentionKnobs>& last) {
         last.reset();
         return;
     }
-    const AttentionKnobs lab{st.sm_temperature, st.sm_mask, st.sm_window};
-    const AttentionKnobs model{st.attn_temperature, st.attn_mask, st.attn_window};
+    const AttentionKnobs lab{st.sm_temperature, st.sm_mask, st.sm_window, st.sm_padding};
+    const AttentionKnobs model{st.attn_temperature, st.attn_mask, st.attn_window, st.attn_padding};
     AttentionKnobs now = lab;                          // just switched on: the lab's values go to the model
     if (last && model != *last) now = model;           // the sidebar (or a session) moved the model's knobs
     else if (last && lab != *last) now = lab;          // the lab moved
@@ -92,12 +93,13 @@ void link_attention_knobs(UiState& st, std::optional<AttentionKnobs>& last) {
     st.sm_temperature = st.attn_temperature = now.temperature;
     st.sm_mask = st.attn_mask = now.mask;
     st.sm_window = st.attn_window = now.window;
+    st.sm_padding = st.attn_padding = now.padding;
     last = now;
 }
 
 #define TS_STATE_FIELDS(X)                                                                                        \
     X(model_path) X(recent) X(text) X(panel) X(layer) X(head) X(query) X(dark_theme) X(ui_scale)                  \
-    X(apply_to_model) X(attn_temperature) X(attn_mask) X(attn_window) X(sm_temperature) X(sm_mask) X(sm_window)   \
+    X(apply_to_model) X(attn_temperature) X(attn_mask) X(attn_window) X(attn_padding) X(sm_temperature) X(sm_mask) X(sm_window)   \
     X(sm_padding) X(sm_use_typed) X(sm_typed_logits) X(act_leaky_alpha) X(act_swish_beta) X(act_range)            \
     X(act_show_grad) X(act_overlay) X(norm_mean) X(norm_std) X(norm_gamma) X(norm_beta) X(norm_eps) X(norm_outlier) X(pe_d_model) X(pe_base)     \
     X(pe_positions) X(rope_theta) X(rope_interleaved) X(sample_temperature) X(top_k) X(top_p) X(generate_tokens)  \

@@ -44,6 +44,7 @@ struct UiState {
     float attn_temperature = 1.0f;
     std::string attn_mask = "causal";    ///< none | causal | sliding | padding | custom (sm_paint)
     int attn_window = 4;
+    int attn_padding = 1;                ///< mask "padding": how many trailing keys are padding
 
     // Softmax lab.
     float sm_temperature = 1.0f;
@@ -132,9 +133,10 @@ struct AttentionKnobs {
     float temperature = 1.0f;
     std::string mask = "causal";
     int window = 4;
+    int padding = 1;
     bool operator==(const AttentionKnobs&) const = default;
 };
-/// One knob, one value (#28): while `apply_to_model` is on, the Softmax lab's temperature / mask / window and the
+/// One knob, one value (#28): while `apply_to_model` is on, the Softmax lab's temperature / mask / window / padding and the
 /// model's (the sidebar's) are the same setting. Called once per frame: whichever side changed since the last call
 /// (`last`) is copied to the other; on switching it on, the lab's values are applied to the model. Off: `last` is
 /// cleared and the two are independent.

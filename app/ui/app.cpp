@@ -204,7 +204,7 @@ ForwardKey App::current_key() const {
     const bool enc_dec = m_model.model && m_model.model->config().arch == Arch::EncoderDecoder;
     return ForwardKey{m_model.model.get(), m_state.text, enc_dec ? m_state.target_text : std::string(),
                       enc_dec ? m_state.translate_to : std::string(), m_state.apply_to_model, m_state.attn_temperature,
-                      m_state.attn_mask, m_state.attn_window,
+                      m_state.attn_mask, m_state.attn_window, m_state.attn_padding,
                       m_state.attn_mask == "custom" ? m_state.sm_paint : std::vector<uint8_t>{}, m_state.ablated_heads,
                       m_state.ablate_mode, lens_wanted(), logits_wanted()};
 }

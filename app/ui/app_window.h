@@ -68,7 +68,7 @@ struct ForwardKey {
     bool apply = false;
     float temperature = 1;
     std::string mask;
-    int window = 0;
+    int window = 0, padding = 0;
     std::vector<uint8_t> painted;  ///< the Softmax lab's painted mask (mask "custom")
     std::vector<std::array<int, 2>> ablated;  ///< heads ablated in the forward (Causal panel)
     std::string ablate_mode;

@@ -188,15 +188,11 @@ void App::sidebar() {
         ImGui::SetTooltip("%s", tr("Re-runs the forward pass with softmax(scores / temperature) and this mask in every layer."));
     ImGui::BeginDisabled(!m_state.apply_to_model);
     slider_log(tr("temperature"), &m_state.attn_temperature, 0.05f, 10.0f);
-    const char* masks[] = {"causal", "none", "sliding", "padding", "custom"};
-    int mi = 0;
-    for (int i = 0; i < 5; ++i)
-        if (m_state.attn_mask == masks[i]) mi = i;
-    const char* mask_names[] = {tr("causal"), tr("none"), tr("sliding"), tr("padding"), tr("custom")};
-    if (ImGui::Combo(tr("mask"), &mi, mask_names, 5)) m_state.attn_mask = masks[mi];
+    mask_combo(m_state.attn_mask);
     if (m_state.attn_mask == "custom" && ImGui::IsItemHovered())
         ImGui::SetTooltip("%s", tr("custom: the mask painted in the Softmax lab (click cells of its mask grid)"));
     if (m_state.attn_mask == "sliding") ImGui::SliderInt(tr("window w"), &m_state.attn_window, 1, 64);
+    if (m_state.attn_mask == "padding") ImGui::SliderInt(tr("padded keys"), &m_state.attn_padding, 0, 64);
     ImGui::EndDisabled();
     if (!m_state.apply_to_model && m_model.model && m_model.model->config().arch == Arch::EncoderOnly)
     {

@@ -3,11 +3,13 @@
 // model's forward with the painted mask hides exactly the unpainted keys.
 #include "app/figures/figures.h"
 #include "app/figures/views.h"
+#include "app/session/state.h"
 #include "app/session/worker.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <optional>
 
 namespace {
 
@@ -89,6 +91,51 @@ TEST(SoftmaxPaint, ModelForwardUsesThePaintedMask) {
                 if (!cells[size_t(t * T + k)]) EXPECT_EQ(v, 0.0f) << "h " << h << " t " << t << " k " << k;
                 else EXPECT_GT(v, 0.0f) << "h " << h << " t " << t << " k " << k;
             }
+}
+
+// One mask rule (#29): with "apply to the model" on, every row the Softmax lab shows is the row the model's forward
+// ran, for every mask kind (the lab once hid the last `padding` keys without the causal part while the forward hid
+// one key after a causal mask). Visible = nonzero attention weight in the forward; the lab's knobs are linked to the
+// model's as the app links them each frame.
+TEST(SoftmaxPaint, LabRowsAreTheRowsTheForwardRan) {
+    const LoadedModel lm = make_demo_model();
+    struct Case {
+        const char* kind;
+        int window, padding;
+    };
+    for (const Case k : {Case{"none", 4, 1}, Case{"causal", 4, 1}, Case{"padding", 4, 2}, Case{"padding", 4, 0},
+                         Case{"sliding", 2, 1}, Case{"custom", 4, 1}}) {
+        UiState st;
+        st.text = "abcdef";
+        st.apply_to_model = true;
+        st.sm_mask = k.kind;
+        st.sm_window = k.window;
+        st.sm_padding = k.padding;
+        const int T = 6;
+        if (std::string(k.kind) == "custom") paint_cell(st, T, 4, 5, true), paint_cell(st, T, 5, 0, false);
+        std::optional<AttentionKnobs> last;
+        link_attention_knobs(st, last);  // just switched on: the lab's knobs become the model's
+        ASSERT_EQ(st.attn_mask, k.kind);
+        ASSERT_EQ(st.attn_padding, k.padding);
+        const auto snap = run_forward_now(st, lm);
+        ASSERT_TRUE(snap->error.empty()) << snap->error;
+        ASSERT_EQ(int(snap->tokens->ids.size()), T);
+        const Tensor* p = snap->find("dec.0.attn.probs");
+        ASSERT_NE(p, nullptr);
+        int masked = 0;
+        for (int q = 0; q < T; ++q) {
+            st.query = q;
+            const SoftmaxLab lab = softmax_lab(st, snap.get());
+            ASSERT_TRUE(lab.error.empty()) << lab.error;
+            ASSERT_EQ(int(lab.mask.size()), T);
+            for (int s = 0; s < T; ++s) {
+                const bool visible = p->data[size_t((0 * T + q) * T + s)] > 0.0f;
+                EXPECT_EQ(lab.mask[size_t(s)] != 0, visible) << k.kind << " query " << q << " key " << s;
+                masked += !visible;
+            }
+        }
+        if (std::string(k.kind) != "none" && !(std::string(k.kind) == "padding" && k.padding == 0)) EXPECT_GT(masked, 0);
+    }
 }
 
 }  // namespace

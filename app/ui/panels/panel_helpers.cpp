@@ -60,6 +60,17 @@ std::string wrap_for_width(const std::string& text, float width) {
         .display;
 }
 
+bool mask_combo(std::string& kind) {
+    static const char* const kKinds[] = {"none", "causal", "padding", "sliding", "custom"};
+    const char* names[] = {tr("none"), tr("causal"), tr("padding"), tr("sliding window"), tr("custom (paint)")};
+    int i = 1;
+    for (int k = 0; k < 5; ++k)
+        if (kind == kKinds[k]) i = k;
+    if (!ImGui::Combo(tr("mask"), &i, names, 5)) return false;
+    kind = kKinds[i];
+    return true;
+}
+
 void text_wrapped(const std::string& text, float width) {
     const std::string d = wrap_for_width(text, width > 0 ? width : ImGui::GetContentRegionAvail().x);
     ImGui::TextUnformatted(d.c_str(), d.c_str() + d.size());

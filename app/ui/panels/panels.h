@@ -67,6 +67,9 @@ void empty_message(const char* text);
 /// Text wrapped at the available width the way mixed Chinese and English is set: between CJK characters as well as
 /// at spaces (ImGui 1.86's TextWrapped breaks only at spaces, so a Chinese sentence jumped whole to the next line).
 void text_wrapped(const std::string& text, float width = 0);  ///< width 0: the available width
+/// The attention-mask combo of the Softmax lab and the sidebar: one list of kinds (none, causal, padding, sliding
+/// window, custom) in one order. Returns true when the user picked another.
+bool mask_combo(std::string& kind);
 /// `text` with '\n' inserted where text_wrapped would break it at `width` pixels.
 [[nodiscard]] std::string wrap_for_width(const std::string& text, float width);
 /// ImGui::SameLine() when an item `width` pixels wide still fits on the current row, else nothing (a new row): knob

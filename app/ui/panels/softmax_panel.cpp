@@ -51,13 +51,8 @@ void draw_softmax_panel(PanelContext& ctx) {
     ImGui::SetNextItemWidth(line_h * 14);
     slider_log(tr("temperature T"), &st.sm_temperature, 0.05f, 10.0f, "%.3g");
     ImGui::SameLine();
-    const char* masks[] = {"none", "causal", "padding", "sliding", "custom"};
-    const char* mask_names[] = {tr("none"), tr("causal"), tr("padding"), tr("sliding window"), tr("custom (paint)")};
-    int mi = 0;
-    for (int i = 0; i < 5; ++i)
-        if (st.sm_mask == masks[i]) mi = i;
     ImGui::SetNextItemWidth(line_h * 9);
-    if (ImGui::Combo(tr("mask"), &mi, mask_names, 5)) st.sm_mask = masks[mi];
+    mask_combo(st.sm_mask);
     if (st.sm_mask == "custom") {
         ImGui::SameLine();
         if (ImGui::SmallButton(tr("causal"))) {
@@ -77,16 +72,17 @@ void draw_softmax_panel(PanelContext& ctx) {
         }
     }
     if (st.sm_mask == "sliding") {
-        ImGui::SameLine();
+        same_line_if_fits(labeled_width(tr("window w"), line_h * 8));
         ImGui::SetNextItemWidth(line_h * 8);
         ImGui::SliderInt(tr("window w"), &st.sm_window, 1, std::max(1, S));
     }
     if (st.sm_mask == "padding") {
-        ImGui::SameLine();
+        same_line_if_fits(labeled_width(tr("padded keys"), line_h * 8));
         ImGui::SetNextItemWidth(line_h * 8);
         ImGui::SliderInt(tr("padded keys"), &st.sm_padding, 0, std::max(0, S - 1));
     }
-    ImGui::SameLine();
+    same_line_if_fits(ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x +
+                      ImGui::CalcTextSize(tr("apply to the model")).x);
     bool apply = st.apply_to_model;
     if (ImGui::Checkbox(tr("apply to the model"), &apply)) st.apply_to_model = apply;
     if (ImGui::IsItemHovered())
