@@ -20,6 +20,8 @@ Formats, each with a small parser of its own (standard library only):
 The only program used is OpenCC's `opencc` command (Debian package opencc) to turn GCompris's Traditional Chinese
 (zh_TW) into Simplified Chinese; without it that source yields nothing.
 """
+import gettext
+import io
 import os
 import re
 import shutil
@@ -34,38 +36,22 @@ ZH_CN_DIRS = {"zh_CN", "zh_Hans", "zh_HANS", "zh-CN", "zh_CN.UTF-8", "zh_CN.utf8
 # --- gettext .mo and .po ---
 
 def read_mo(data):
-    """The bytes of a gettext .mo file -> list of (msgid, msgstr). Aligned by msgid; the context prefix
-    ("ctx\\x04") is stripped; plural entries keep the singular msgid and the first msgstr; the header entry
-    (empty msgid) and entries with an empty msgstr are dropped. Text is decoded with the header's charset
-    (UTF-8 when it names none)."""
-    if len(data) < 28:
-        raise ValueError("not a .mo file (too short)")
-    magic = struct.unpack("<I", data[:4])[0]
-    if magic == 0x950412de:
-        end = "<"
-    elif magic == 0xde120495:
-        end = ">"
-    else:
-        raise ValueError("not a .mo file (bad magic)")
-    _, count, orig_off, trans_off = struct.unpack(end + "4I", data[4:20])
-    raw = []
-    for i in range(count):
-        olen, opos = struct.unpack(end + "2I", data[orig_off + 8 * i:orig_off + 8 * i + 8])
-        tlen, tpos = struct.unpack(end + "2I", data[trans_off + 8 * i:trans_off + 8 * i + 8])
-        raw.append((data[opos:opos + olen], data[tpos:tpos + tlen]))
-    charset = "utf-8"
-    for msgid, msgstr in raw:
-        if msgid == b"":
-            m = re.search(rb"charset=([A-Za-z0-9_.:-]+)", msgstr)
-            if m and m.group(1).decode("ascii").upper() not in ("CHARSET",):
-                charset = m.group(1).decode("ascii")
+    """The bytes of a gettext .mo file -> list of (msgid, msgstr), read by Python's gettext module. Aligned by
+    msgid; the context prefix ("ctx\\x04") is stripped; plural entries keep the singular msgid and the first
+    msgstr; the header entry (empty msgid) and entries with an empty msgstr are dropped. Raises ValueError for
+    bytes that are not a .mo file."""
+    try:
+        catalog = gettext.GNUTranslations(io.BytesIO(data))._catalog
+    except (OSError, UnicodeDecodeError) as e:
+        raise ValueError("not a .mo file (%s)" % e)
     out = []
-    for msgid, msgstr in raw:
-        if not msgid or not msgstr:
-            continue
-        en = msgid.split(b"\x00")[0].decode(charset, "replace")
-        zh = msgstr.split(b"\x00")[0].decode(charset, "replace")
-        out.append((en.split("\x04", 1)[-1], zh))
+    for key, value in catalog.items():
+        if isinstance(key, tuple):
+            if key[1] != 0:
+                continue
+            key = key[0]
+        if key and value:
+            out.append((key.split("\x04", 1)[-1], value))
     return out
 
 

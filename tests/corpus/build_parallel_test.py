@@ -19,27 +19,9 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPT = os.path.join(HERE, "..", "..", "assets", "corpus", "build_parallel.py")
 sys.path.insert(0, os.path.dirname(SCRIPT))
+sys.path.insert(0, HERE)
 import build_parallel as bp  # noqa: E402
-
-
-def write_mo(entries):
-    """A GNU .mo file (little-endian, no hash table) from {msgid: msgstr}; keys may hold "\\x04" and "\\x00"."""
-    entries = dict(entries)
-    entries.setdefault("", "Content-Type: text/plain; charset=UTF-8\nPlural-Forms: nplurals=1; plural=0;\n")
-    keys = sorted(entries, key=lambda k: k.encode("utf-8"))
-    ids = [k.encode("utf-8") for k in keys]
-    strs = [entries[k].encode("utf-8") for k in keys]
-    n = len(keys)
-    table_ids, table_strs = 28, 28 + 8 * n
-    data = 28 + 16 * n
-    id_table, str_table, blob = [], [], b""
-    for s, table in [(s, id_table) for s in ids] + [(s, str_table) for s in strs]:
-        table.append((len(s), data + len(blob)))
-        blob += s + b"\0"
-    out = struct.pack("<7I", 0x950412DE, 0, n, table_ids, table_strs, 0, data + len(blob))
-    for length, offset in id_table + str_table:
-        out += struct.pack("<2I", length, offset)
-    return out + blob
+from corpus_fixtures import write_mo  # noqa: E402 (beside this file)
 
 
 def clean(en, zh):

@@ -15,6 +15,8 @@ import zipfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "assets", "corpus"))
 import read_programs as rp  # noqa: E402
+sys.path.insert(0, HERE)
+from corpus_fixtures import write_mo as mo_bytes  # noqa: E402
 
 EN_FTL = """\
 # A comment
@@ -62,25 +64,10 @@ only-zh = 多余
 
 
 def write_mo(path, entries):
-    """A little-endian GNU .mo file from {msgid: msgstr} (msgid may hold "\\x04" and "\\x00")."""
-    entries = dict(entries)
-    entries.setdefault("", "Content-Type: text/plain; charset=UTF-8\n")
-    keys = sorted(entries, key=lambda k: k.encode("utf-8"))
-    ids = [k.encode("utf-8") for k in keys]
-    strs = [entries[k].encode("utf-8") for k in keys]
-    n = len(keys)
-    orig_off, trans_off = 28, 28 + 8 * n
-    pos = 28 + 16 * n
-    otab, ttab, blob = b"", b"", b""
-    for s in ids:
-        otab += struct.pack("<2I", len(s), pos + len(blob))
-        blob += s + b"\0"
-    for s in strs:
-        ttab += struct.pack("<2I", len(s), pos + len(blob))
-        blob += s + b"\0"
+    """Writes corpus_fixtures.write_mo(entries) (a GNU .mo file) to path, creating its folder."""
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "wb") as f:
-        f.write(struct.pack("<7I", 0x950412de, 0, n, orig_off, trans_off, 0, 0) + otab + ttab + blob)
+        f.write(mo_bytes(entries))
 
 
 def qm_field(tag, payload):
