@@ -1,6 +1,6 @@
 // Greedy and beam search (ts::translate_ids) against Hugging Face's own generate() on tiny encoder–decoder checkpoints
 // of four families (tests/golden/hf_gen_{bart,t5,t5_v11,marian}; tests/golden/hf_generate.json, both written by
-// tests/reference/make_hf_generate_fixtures.py with transformers 4.42.3 on torch 1.13): the same target ids for five
+// tests/reference/hf_generate_reference.py with transformers 4.42.3 on torch 1.13): the same target ids for five
 // sources each, with num_beams 1 and 4, length_penalty 1, early_stopping False, max_new_tokens 10, padding never
 // produced; and for beam search HF's sequences_scores equals our score (log p / length).
 #include "core/decode.h"

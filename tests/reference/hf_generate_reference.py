@@ -11,7 +11,7 @@
 # BOS/EOS, min_length 0, max_new_tokens 10, and suppress_tokens = [pad] (translate_ids never produces padding; both
 # take the log-softmax over the whole vocabulary and skip the banned id, without renormalising). float64, eager.
 #
-#     /usr/bin/python3 tests/reference/make_hf_generate_fixtures.py --transformers /tmp/hf/src --hub /tmp/hfhub/src
+#     /usr/bin/python3 tests/reference/hf_generate_reference.py --transformers /tmp/hf/src --hub /tmp/hfhub/src
 # (transformers v4.40–v4.42 and huggingface_hub source trees, as for check_hf_transformers.py)
 import argparse
 import json
