@@ -171,7 +171,7 @@ private:
     std::shared_ptr<const Snapshot> m_translated; ///< the last Translate result (its steps, while the target is unchanged)
     std::string m_reference;                      ///< the human translation of the picked example pair
     std::vector<float> m_target_probs;            ///< m_snap's next_token_probs (computed once per snapshot)
-    const Snapshot* m_target_probs_of = nullptr;
+    uint64_t m_target_probs_of = 0;               ///< Snapshot::id they belong to (0: none; ids start at 1)
 
     InterpJobs m_interp;                 ///< the Causal panel's background analyses
     bool m_keep_drawing = false;         ///< a panel asked for frames this frame (PanelContext::keep_drawing)

@@ -232,9 +232,9 @@ void App::target_probability_strip(float line_h) {
     const Snapshot* snap = m_snap.get();
     if (!snap || !snap->tokens || !m_model.codec || snap->tokens->text != m_state.target_text || !snap->error.empty())
         return;
-    if (m_target_probs_of != snap) {
+    if (m_target_probs_of != snap->id || snap->id == 0) {  // by id: a new snapshot may reuse a freed address
         m_target_probs = snap->next_token_probs();
-        m_target_probs_of = snap;
+        m_target_probs_of = snap->id;
     }
     const std::vector<float>& probs = m_target_probs;
     if (probs.empty()) return;
