@@ -195,10 +195,19 @@ inline void unicode_normalize(NormText& t, const icu::Normalizer2& n) {
     t = std::move(r);
 }
 
-// PCRE2's backtracking budget for one match call of a tokenizer.json Split / Replace pattern. Real patterns need a
-// few hundred steps per match; a catastrophic one (e.g. (a+)+$ on a long run) hits this and is reported, not run
-// for minutes. The interpreter's heap is bounded by PCRE2's own default (20 MB).
+// PCRE2's backtracking budget for one tokenizer.json Split / Replace pattern. Real patterns need a few hundred
+// steps per match; a catastrophic one (e.g. (a+)+$ on a long run) is reported, not run for minutes.
+// Each match call starts with kPatternFirstLimit steps and, when that is not enough, is retried with ten times as
+// many, up to kPatternMatchLimit. Every limit tried is charged to a budget for the whole text,
+// kPatternBudgetPerByte per byte plus kPatternBudgetBase, so the work is linear in the text however many calls a
+// pattern needs: a pattern whose every match looks far ahead (a(?=a*b) on a run of a's, quadratic in the run)
+// exhausts the budget and is reported, as is one call over kPatternMatchLimit. Ordinary patterns are charged
+// kPatternFirstLimit per match, at most one match per byte, which the budget covers twice over.
+// The interpreter's heap is bounded by PCRE2's own default (20 MB).
 inline constexpr uint32_t kPatternMatchLimit = 10'000'000;
+inline constexpr uint32_t kPatternFirstLimit = 1'000;
+inline constexpr uint64_t kPatternBudgetPerByte = 2 * kPatternFirstLimit;
+inline constexpr uint64_t kPatternBudgetBase = 2 * uint64_t{kPatternMatchLimit};
 
 // Replaces every match of a literal or PCRE2 pattern; the replacement is aligned to the matched bytes.
 // Regexes are compiled with PCRE2_MATCH_INVALID_UTF, so any bytes (invalid UTF-8 included) are a valid subject:
@@ -207,7 +216,9 @@ struct Pattern {
     std::string literal;
     std::shared_ptr<pcre2_code> re;
     std::string source;  // the regex, for messages
-    // matches in s: [begin, end) pairs, non-empty, left to right
+    // matches in s: [begin, end) pairs, non-empty, left to right.
+    // Errors: std::runtime_error naming the pattern and the byte reached when one call or the whole text needs
+    // more than the budget above.
     [[nodiscard]] std::vector<std::pair<size_t, size_t>> find_all(std::string_view s) const {
         std::vector<std::pair<size_t, size_t>> out;
         if (!re) {
@@ -221,23 +232,38 @@ struct Pattern {
         std::unique_ptr<pcre2_match_context, decltype(&pcre2_match_context_free)> mctx(
             pcre2_match_context_create(nullptr), &pcre2_match_context_free);
         if (!md || !mctx) throw std::runtime_error("tokenizer regex: out of memory for PCRE2 match data");
-        pcre2_set_match_limit(mctx.get(), kPatternMatchLimit);
+        const uint64_t budget = kPatternBudgetBase + kPatternBudgetPerByte * s.size();
+        uint64_t spent = 0;
+        const auto give_up = [&](size_t start, const std::string& why) {
+            throw std::runtime_error("tokenizer regex " + quote_value(source) + " cannot be matched on this text (" +
+                                     why + ", at byte " + std::to_string(start) + " of " + std::to_string(s.size()) +
+                                     ")");
+        };
         size_t start = 0;
         uint32_t options = 0;
+        uint32_t limit = kPatternFirstLimit;
         while (start <= s.size()) {
+            if (spent + limit > budget)
+                give_up(start, "it needs more than " + std::to_string(budget) + " backtracking steps for " +
+                                   std::to_string(s.size()) + " bytes");
+            spent += limit;
+            pcre2_set_match_limit(mctx.get(), limit);
             const int rc = pcre2_match(re.get(), reinterpret_cast<PCRE2_SPTR>(s.data()), s.size(), start, options,
                                        md.get(), mctx.get());
             if (rc == PCRE2_ERROR_JIT_STACKLIMIT && options == 0) {
                 options = PCRE2_NO_JIT;  // the interpreter keeps its backtracking on the (bounded) heap
                 continue;
             }
+            if (rc == PCRE2_ERROR_MATCHLIMIT && limit < kPatternMatchLimit) {
+                limit = std::min<uint64_t>(uint64_t{limit} * 10, kPatternMatchLimit);
+                continue;
+            }
+            limit = kPatternFirstLimit;
             if (rc == PCRE2_ERROR_NOMATCH) break;
             if (rc < 0) {
                 PCRE2_UCHAR msg[256];
                 pcre2_get_error_message(rc, msg, sizeof msg);
-                throw std::runtime_error("tokenizer regex " + quote_value(source) + " cannot be matched on this text (" +
-                                         reinterpret_cast<const char*>(msg) + ", at byte " + std::to_string(start) +
-                                         " of " + std::to_string(s.size()) + ")");
+                give_up(start, reinterpret_cast<const char*>(msg));
             }
             const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md.get());
             if (ov[1] > ov[0]) {

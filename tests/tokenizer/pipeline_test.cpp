@@ -364,7 +364,7 @@ TEST(PipelineTrust, RegexOnInvalidUtf8AndHostilePatternsAndNesting) {
     j["pre_tokenizer"] = {{"type", "Split"}, {"pattern", {{"Regex", "\\p{L}+"}}}, {"behavior", "Isolated"},
                           {"invert", false}};
     const auto tok = parse_hf_tokenizer_json(j.dump());
-    for (const std::string text : {std::string("hi \xff\xfe hi"), std::string("\xe4\xb8 hi\x80"), std::string("\xc3")}) {
+    for (const std::string& text : {std::string("hi \xff\xfe hi"), std::string("\xe4\xb8 hi\x80"), std::string("\xc3")}) {
         const TextEncoding e = tok->encode(text);
         size_t prev = 0;
         for (const auto& s : e.spans) {
@@ -381,6 +381,25 @@ TEST(PipelineTrust, RegexOnInvalidUtf8AndHostilePatternsAndNesting) {
     const auto slow_tok = parse_hf_tokenizer_json(slow.dump());
     const std::string msg = error_of([&] { (void)slow_tok->encode(std::string(5000, 'h') + "!"); });
     EXPECT_NE(msg.find("cannot be matched on this text"), std::string::npos) << msg;
+
+    // Every match quick but every one looking to the end of the text: quadratic in the text, so the budget for
+    // the whole text runs out (before, each call was within its own limit and 20 KB took minutes).
+    nlohmann::json ahead = llama_style_json();
+    ahead["pre_tokenizer"] = {{"type", "Split"}, {"pattern", {{"Regex", "h(?=(?:h|x)*!)"}}},
+                              {"behavior", "Isolated"}, {"invert", false}};
+    const auto ahead_tok = parse_hf_tokenizer_json(ahead.dump());
+    EXPECT_EQ(ahead_tok->encode("hhh!").pieces.size(), 6u);  // <s>, "▁", three "h" and "!": short texts work
+    const std::string budget_msg = error_of([&] { (void)ahead_tok->encode(std::string(20000, 'h') + "!"); });
+    EXPECT_NE(budget_msg.find("backtracking steps for 20004 bytes"), std::string::npos) << budget_msg;
+    // An ordinary pattern on long runs and on many short matches stays within it.
+    nlohmann::json words = llama_style_json();
+    words["pre_tokenizer"] = {{"type", "Split"},
+                              {"pattern", {{"Regex", " ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+"}}},
+                              {"behavior", "Isolated"}, {"invert", false}};
+    const auto words_tok = parse_hf_tokenizer_json(words.dump());
+    std::string many;
+    for (int i = 0; i < 4000; ++i) many += "a1, ";
+    EXPECT_FALSE(words_tok->encode(std::string(100000, 'h') + many + std::string(20000, ' ')).ids.empty());
 
     std::string deep = R"({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []}, "normalizer": )";
     for (int i = 0; i < 100000; ++i) deep += R"({"type": "Sequence", "normalizers": [)";
