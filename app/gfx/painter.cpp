@@ -5,6 +5,7 @@
 #include "app/gfx/heatmap_texture.h"
 #include "app/plot/ticks.h"
 #include "app/plot/writers.h"
+#include "app/ui/astral.h"
 #include "app/ui/fonts.h"  // glyph requests; moves to gfx with the canvas of the architecture issue (#29)
 
 #include <algorithm>
@@ -107,8 +108,25 @@ void draw_colorbar(ImDrawList* dl, const plot::Heatmap& h, const plot::Rect& C) 
     add_text_vertical(dl, ImVec2(C.x1 + 5 + tw + line_h * 0.7f, (C.y0 + C.y1) / 2), text_col, ct.c_str());
 }
 
+namespace {
+PlotInteraction draw_figure_as(const Figure& f, const Figure& exported, ImVec2 size, const PaintOptions& opt,
+                               const char* id);
+}  // namespace
+
 PlotInteraction draw_figure(const Figure& f, ImVec2 size, const PaintOptions& opt, const char* id) {
-    ui::request_glyphs(plot::figure_text(f));  // token labels of model output may hold characters the atlas lacks
+    const std::string text = plot::figure_text(f);
+    ui::request_glyphs(text);  // token labels of model output may hold characters the atlas lacks
+    if (ui::shown(text) == text) return draw_figure_as(f, f, size, opt, id);
+    // Emoji in a label: ImGui draws their stand-ins (app/ui/astral.h); exports get the real text.
+    Figure g = f;
+    plot::for_each_text(g, [](std::string& t) { t = ui::shown(t); });
+    return draw_figure_as(g, f, size, opt, id ? id : f.title.c_str());
+}
+
+namespace {
+// f as drawn, `exported` as the export menu writes it (the same figure with its real text).
+PlotInteraction draw_figure_as(const Figure& f, const Figure& exported, ImVec2 size, const PaintOptions& opt,
+                               const char* id) {
     PlotInteraction out;
     ImGui::PushID(id ? id : f.title.c_str());
     const float avail = ImGui::GetContentRegionAvail().x;
@@ -184,7 +202,7 @@ PlotInteraction draw_figure(const Figure& f, ImVec2 size, const PaintOptions& op
             if (ImGui::SmallButton(ts::tr("Export"))) ImGui::OpenPopup("export");
         }
     }
-    if (!opt.compact && opt.export_button) export_popup(f);
+    if (!opt.compact && opt.export_button) export_popup(exported);
 
     // Plot background.
     dl->AddRectFilled(ImVec2(P.x0, P.y0), ImVec2(P.x1, P.y1), ImGui::GetColorU32(ImGuiCol_FrameBg));
@@ -479,5 +497,6 @@ PlotInteraction draw_figure(const Figure& f, ImVec2 size, const PaintOptions& op
     ImGui::PopID();
     return out;
 }
+}  // namespace
 
 }  // namespace ts::gfx

@@ -92,6 +92,31 @@ struct Figure {
     std::string view;                    ///< the named view that built it ("attention"; app/figures/views.h)
 };
 
+/// Calls fn(text) on every string of `f` a reader sees: title, formula, note, axis labels, units and categories,
+/// series names, annotations, reference-line labels, and the heatmap's value label, unit, row/column names and
+/// cell text. Fig is Figure or const Figure (fn then gets std::string& or const std::string&).
+template <typename Fig, typename Fn>
+void for_each_text(Fig& f, Fn&& fn) {
+    fn(f.title);
+    fn(f.formula);
+    fn(f.note);
+    for (auto* a : {&f.x, &f.y}) {
+        fn(a->label);
+        fn(a->unit);
+        for (auto& c : a->categories) fn(c);
+    }
+    for (auto& se : f.series) fn(se.name);
+    for (auto& an : f.annotations) fn(an.text);
+    for (auto& r : f.ref_lines) fn(r.label);
+    if (f.heatmap) {
+        fn(f.heatmap->value_label);
+        fn(f.heatmap->value_unit);
+        fn(f.heatmap->row_name);
+        fn(f.heatmap->col_name);
+        for (auto& t : f.heatmap->cell_text) fn(t);
+    }
+}
+
 // --- building helpers -----------------------------------------------------------------------------------------
 
 /// Bars of a histogram of `values` (non-finite values skipped) over [lo, hi] (NaN = data range) in `bins` bins.

@@ -450,18 +450,7 @@ std::string figure_text(const std::vector<Figure>& figs) {
 
 std::string figure_text(const Figure& f) {
     std::string s;
-    {
-        s += f.title + f.formula + f.note + f.x.title() + f.y.title();
-        for (const auto& c : f.x.categories) s += c;
-        for (const auto& c : f.y.categories) s += c;
-        for (const auto& se : f.series) s += se.name;
-        for (const auto& a : f.annotations) s += a.text;
-        for (const auto& r : f.ref_lines) s += r.label;
-        if (f.heatmap) {
-            s += f.heatmap->value_label + f.heatmap->value_unit;
-            for (const auto& t : f.heatmap->cell_text) s += t;
-        }
-    }
+    for_each_text(f, [&](const std::string& t) { s += t; });
     return s;
 }
 

@@ -10,6 +10,7 @@
 #include "app/ui/export_menu.h"
 #include "app/figures/views.h"
 #include "app/session/lesson.h"
+#include "app/ui/astral.h"
 #include "app/ui/fonts.h"
 #include "app/ui/input_queue.h"
 #include "app/ui/panels/panels.h"
@@ -101,6 +102,17 @@ bool App::init_window() {
         a->m_input.push({InputEvent::Kind::Char, int(c), true, 0, 0});
         a->m_input_seen = true;
     });
+    // The clipboard in and out of ImGui goes through the emoji stand-ins (astral.h): pasted "🐱" stays "🐱".
+    io.GetClipboardTextFn = [](void* w) -> const char* {
+        static std::string pasted;
+        const char* s = glfwGetClipboardString(static_cast<GLFWwindow*>(w));
+        pasted = shown(s ? s : "");
+        return pasted.c_str();
+    };
+    io.SetClipboardTextFn = [](void* w, const char* text) {
+        glfwSetClipboardString(static_cast<GLFWwindow*>(w), typed(text ? text : "").c_str());
+    };
+    io.ClipboardUserData = m_window;
     ImGui_ImplOpenGL3_Init("#version 330 core");
     gfx::set_export_menu(draw_export_menu);
     return true;
@@ -441,6 +453,8 @@ void App::frame() {
         m_font_extra += more;
         m_fonts_dirty = true;
     }
+    if (stand_in_glyphs_missing()) m_fonts_dirty = true;  // an emoji shown for the first time
+    clear_typed();                                        // typed emoji no text box took
 
     ImGui::Render();
     if (!m_opt.frame_stats.empty()) m_stats.build_ms.push_back(ms_between(build_start, Clock::now()));

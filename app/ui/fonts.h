@@ -19,6 +19,10 @@ FontStatus build_fonts(float pixel_size, const std::string& text, bool cjk_commo
 /// True when some character of `text` is not in the current atlas but the CJK font could supply it.
 [[nodiscard]] bool fonts_need_rebuild(const std::string& text);
 
+/// True when a stand-in for a character beyond 16-bit ImWchar (astral.h) was allocated after the atlas was built:
+/// rebuild it so the stand-in shows its character's glyph (from fonts-symbola) instead of nothing.
+[[nodiscard]] bool stand_in_glyphs_missing();
+
 /// Asks for every character of `text` (model output, token labels, examples, figure text) to be in the atlas: the
 /// ones missing that the CJK font has are remembered until the App rebuilds the atlas before the next frame, so a
 /// string shows "�" for at most the frame it first appears in. UI thread only; cheap when nothing is missing.

@@ -3,6 +3,8 @@
 // and released within one slow frame was never seen down, so the keystroke was lost. GL-free, so it is unit-tested.
 #pragma once
 
+#include "app/ui/astral.h"
+
 #include <cstddef>
 #include <deque>
 #include <set>
@@ -29,7 +31,9 @@ public:
     /// button or key, which (with everything after it) waits for the next frame, so a press and its release land
     /// in different frames and ImGui sees the button down for at least one frame. A character typed after a key
     /// press also waits: ImGui's text box inserts a frame's characters before it handles its keys, so
-    /// Backspace-then-"b" in one frame would delete the "b".
+    /// Backspace-then-"b" in one frame would delete the "b". A character above U+FFFF or in the Private Use Area
+    /// (an emoji, astral.h) ends the frame's share: the text box's callback inserts it after the frame's other
+    /// characters, so "a🐱b" typed within one frame would come out "ab🐱".
     [[nodiscard]] std::vector<InputEvent> take_frame() {
         std::vector<InputEvent> out;
         std::set<std::pair<int, int>> touched;
@@ -42,8 +46,10 @@ public:
                 break;
             }
             key_pressed = key_pressed || (e.kind == InputEvent::Kind::Key && e.down);
+            const bool late = e.kind == InputEvent::Kind::Char && needs_stand_in(char32_t(e.code));
             out.push_back(e);
             m_events.pop_front();
+            if (late) break;
         }
         return out;
     }

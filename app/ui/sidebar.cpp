@@ -8,6 +8,7 @@
 #include "app/ui/panels/panels.h"
 #include "app/figures/figures.h"
 #include "app/plot/colormap.h"
+#include "app/ui/astral.h"
 #include "app/ui/theme.h"
 
 #include <imgui.h>
@@ -174,7 +175,7 @@ void App::sidebar() {
         if (T > 0) {
             m_state.query = std::clamp(m_state.query, -1, T - 1);
             const int q = m_state.query < 0 ? T - 1 : m_state.query;
-            const std::string lbl = m_tokens->pieces[size_t(q)].label;
+            const std::string lbl = shown(m_tokens->pieces[size_t(q)].label);
             ImGui::SliderInt(tr("query"), &m_state.query, -1, T - 1, m_state.query < 0 ? (tr("last: ") + lbl).c_str() : ("%d: " + lbl).c_str());
             if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("query token for the Softmax lab and Predictions (-1 = last token)"));
         }
@@ -249,7 +250,7 @@ void App::target_probability_strip(float line_h) {
     float x = left, y = ImGui::GetCursorScreenPos().y;
     const auto& pieces = snap->tokens->pieces;
     for (size_t i = 0; i < probs.size() && i + 1 < pieces.size(); ++i) {
-        const std::string label = m_model.codec->label(pieces[i + 1].id);
+        const std::string label = shown(m_model.codec->label(pieces[i + 1].id));
         request_glyphs(label);
         const ImVec2 ts = ImGui::CalcTextSize(label.c_str());
         const float w = ts.x + 2 * pad, h = line_h + 2;
@@ -316,7 +317,7 @@ void App::translation_section(float line_h) {
                     ImGui::Separator();
                 }
                 ImGui::PushID(int(i));
-                if (ImGui::Selectable((src + "  →  " + ref).c_str())) {
+                if (ImGui::Selectable(shown(src + "  →  " + ref).c_str())) {
                     m_state.text = src;
                     m_state.target_text = ref;
                     m_reference = ref;
@@ -372,7 +373,7 @@ void App::translation_section(float line_h) {
                     ImGui::TableNextColumn();
                     request_glyphs(m_model.codec->label(stp.id));
                     for (const auto& cand : stp.top) request_glyphs(m_model.codec->label(cand.first));
-                    ImGui::Text("%s %.2f", m_model.codec->label(stp.id).c_str(), stp.prob);
+                    ImGui::Text("%s %.2f", shown(m_model.codec->label(stp.id)).c_str(), stp.prob);
                     ImGui::TableNextColumn();
                     // Flowed across lines at the column's width, never splitting a candidate (a narrow sidebar
                     // showed only the first two; Chinese has no spaces to wrap at), all of them one per line on hover.
@@ -383,7 +384,7 @@ void App::translation_section(float line_h) {
                         if (id == stp.id) continue;
                         char buf[32];
                         std::snprintf(buf, sizeof buf, " %.2f", p);
-                        const std::string cand = m_model.codec->label(id) + buf;
+                        const std::string cand = shown(m_model.codec->label(id)) + buf;
                         if (!first) {
                             const float gap = line_h * 0.8f;
                             ImGui::SameLine(0, gap);
@@ -418,9 +419,10 @@ void App::text_box(const char* id, std::string& text, WrapBox& box, float line_h
             return font->CalcTextSizeA(font->FontSize * scale, FLT_MAX, 0.0f, s.data(), s.data() + s.size()).x;
         },
         wrap_w);
-    if (box.src != text || box.width != wrap_w) {
-        box.wrap = soft_wrap(text, box.breaker);
-        box.src = text;
+    std::string seen = shown(text);  // emoji as their stand-ins (astral.h); box.src and the wrap hold this form
+    if (box.src != seen || box.width != wrap_w) {
+        box.wrap = soft_wrap(seen, box.breaker);
+        box.src = std::move(seen);
         box.width = wrap_w;
     }
     const int lines = 1 + int(std::count(box.wrap.display.begin(), box.wrap.display.end(), '\n'));
@@ -430,6 +432,12 @@ void App::text_box(const char* id, std::string& text, WrapBox& box, float line_h
     ImGui::InputTextMultiline(id, &buf, ImVec2(-1, h), ImGuiInputTextFlags_CallbackAlways,
                               [](ImGuiInputTextCallbackData* d) {
                                   WrapBox* b = static_cast<WrapBox*>(d->UserData);
+                                  if (const std::string emoji = take_typed(); !emoji.empty()) {  // typed this frame
+                                      if (d->SelectionStart != d->SelectionEnd)  // typing replaces a selection
+                                          d->DeleteChars(std::min(d->SelectionStart, d->SelectionEnd),
+                                                         std::abs(d->SelectionEnd - d->SelectionStart));
+                                      d->InsertChars(d->CursorPos, emoji.data(), emoji.data() + emoji.size());
+                                  }  // (both move the cursor and clear the selection)
                                   const std::string_view cur(d->Buf, size_t(d->BufTextLen));
                                   if (cur == b->wrap.display) return 0;
                                   size_t c = size_t(d->CursorPos), s0 = size_t(d->SelectionStart), s1 = size_t(d->SelectionEnd);
@@ -443,8 +451,8 @@ void App::text_box(const char* id, std::string& text, WrapBox& box, float line_h
                                   d->SelectionStart = int(real_to_soft(w.soft, s0));
                                   d->SelectionEnd = int(real_to_soft(w.soft, s1));
                                   b->wrap = std::move(w);
-                                  b->src = real;
-                                  *b->text = std::move(real);
+                                  *b->text = typed(real);
+                                  b->src = std::move(real);
                                   return 0;
                               },
                               &box);

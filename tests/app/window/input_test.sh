@@ -2,7 +2,8 @@
 # Input under slow frames and an idle window (issue #11), driven with xdotool under Xvfb:
 #   1. a quick click (press + release inside one 250 ms frame) on the "Attention" tab selects it;
 #   2. typing into the text box and a quick Backspace, all inside slow frames, lose no key and keep their order;
-#   3. an idle window draws no frames (it sleeps in glfwWaitEvents) and SIGTERM closes it with its stats written.
+#   3. emoji typed (characters beyond U+FFFF) reach the text intact;
+#   4. an idle window draws no frames (it sleeps in glfwWaitEvents) and SIGTERM closes it with its stats written.
 # usage: input_test.sh APP OUT_DIR
 set -euo pipefail
 APP=$1
@@ -40,6 +41,24 @@ echo "panel after a quick click: $panel"
 echo "text after typing and Backspace: '$text'"
 [ "$panel" = "Attention" ] || { echo "FAIL: the click on the Attention tab was lost"; exit 1; }
 [ "$text" = "The cat sat on the ma" ] || { echo "FAIL: keystrokes lost or reordered"; exit 1; }
+
+# Emoji (#28): typed characters beyond U+FFFF reach the text intact (ImGui 1.86 holds 16-bit characters only;
+# app/ui/astral.h), in order with the characters around them, in normal frames.
+"$APP" --no-state --size 1280x800 --panel tokens --text "I" --frame-stats "$OUT/emoji.json" 2>"$OUT/emoji.log" &
+APP_PID=$!
+wait_window
+sleep 2
+xdotool mousemove $BX $BY click 1
+sleep 1
+xdotool key --delay 20 ctrl+End
+xdotool type --delay 150 " ❤ 🐱 cats 😀"
+sleep 3
+kill -TERM $APP_PID
+wait $APP_PID
+APP_PID=
+text=$(json "$OUT/emoji.json" "j['text']")
+echo "text after typing emoji: '$text'"
+[ "$text" = "I ❤ 🐱 cats 😀" ] || { echo "FAIL: emoji lost or reordered in typing"; exit 1; }
 
 # Idle: once the first forward is shown, no frames are drawn while nothing happens.
 "$APP" --no-state --size 1280x800 --panel attention --frame-stats "$OUT/idle.json" 2>"$OUT/idle.log" &
