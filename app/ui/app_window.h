@@ -40,9 +40,15 @@ struct FrameStats {
     std::vector<double> result_ms;       ///< text edit -> first frame presenting its forward pass
     std::vector<double> input_ms;        ///< key/mouse/char event -> the frame that applied it is on screen
     double first_frame_ms = -1, first_data_ms = -1;  ///< since process start
-    std::map<uint64_t, Clock::time_point> submitted;  ///< request id -> submit time
+    std::vector<double> key_result_ms;   ///< key/char event -> first frame presenting the forward of the text it edited
+    struct Submitted {
+        Clock::time_point at;                     ///< submit time
+        std::optional<Clock::time_point> input;   ///< the input event whose frame changed what is submitted
+    };
+    std::map<uint64_t, Submitted> submitted;      ///< request id -> when, and after which input
+    std::optional<Clock::time_point> applied_input;  ///< oldest input of the last frame that had input
     bool show_pending = false;
-    Clock::time_point show_submit;
+    Submitted show_submit;
     int edits = 0;
     std::map<std::string, std::array<float, 4>> rects;  ///< screen rectangles of tabs and the text box (input tests)
 };

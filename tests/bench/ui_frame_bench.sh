@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# UI performance targets of issue 5, measured (never asserted): (1) knob change -> heatmaps (ts_bench BM_Ui*), (2) CPU
+# UI performance targets of issues 5 and 28, measured (never asserted): (1) knob change -> heatmaps (ts_bench BM_Ui*), (2) CPU
 # time of one ImGui frame with the attention grid (ts_ui_bench, no GL), (3) frame times of the real window under Xvfb
 # while text edits make the worker run a GPT-2-small-sized model (random weights, written to a temp folder), and (4)
-# cold start to the first presented frame on the bundled model (else a random model of the default config).
+# cold start to the first presented frame on the bundled model (else a random model of the default config), and (5)
+# keystroke -> its forward on screen, typed with xdotool at 1600×1000.
 # Usage: tests/bench/ui_frame_bench.sh [BUILD_DIR]   (BUILD_DIR configured with -DTS_BUILD_APP=ON -DTS_BUILD_BENCH=ON;
 #        targets ts_bench ts_ui_bench transformer-studio built). Needs xvfb-run and /usr/bin/python3 (json only).
 # Note: under Xvfb, OpenGL is Mesa's software renderer, so frame_ms includes rasterising the 1600×1000 window on
@@ -67,3 +68,41 @@ for i in 1 2 3; do
     e=$(date +%s%N); echo "  run '"$i"': whole process $(( (e - s) / 1000000 )) ms"' "$APP" "${DEFAULT[@]}" --text "$TEXT32"
   /usr/bin/python3 -c "import json,sys; print('         first frame presented %.0f ms after process start' % json.load(open(sys.argv[1]))['first_frame_ms'])" "$TMP/cold.json"
 done
+
+echo "== (5) keystroke -> its forward on screen, typed with xdotool into the 1600x1000 window (target p90 <= 100 ms) =="
+# Real key events through X and GLFW (not --bench-edits' in-app edits): 24 characters, one every 300 ms.
+keystrokes() {  # keystrokes LABEL MODEL_ARGS...
+  local label=$1; shift
+  local disp=:$((200 + RANDOM % 50))
+  Xvfb $disp -screen 0 1600x1000x24 -nolisten tcp -noreset >/dev/null 2>&1 &
+  local xvfb=$!
+  for i in $(seq 50); do DISPLAY=$disp xdotool getmouselocation >/dev/null 2>&1 && break; sleep 0.2; done
+  DISPLAY=$disp "$APP" --no-state --size 1600x1000 "$@" --panel attention --text "$TEXT32" --max-frames 8 \
+    --frame-stats "$TMP/layout.json" 2>/dev/null
+  read -r BX BY < <(/usr/bin/python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['rects']['text_box']; print(int((r[0]+r[2])/2), int((r[1]+r[3])/2))" "$TMP/layout.json")
+  DISPLAY=$disp "$APP" --no-state --size 1600x1000 "$@" --panel attention --text "$TEXT32" \
+    --frame-stats "$TMP/keys.json" 2>/dev/null &
+  local app=$!
+  sleep 4
+  DISPLAY=$disp xdotool mousemove $BX $BY click 1
+  sleep 1
+  DISPLAY=$disp xdotool key ctrl+End
+  for ch in t h e _ c a t _ s a t _ o n _ t h e _ m a t _ o k; do
+    [ "$ch" = "_" ] && ch=space
+    DISPLAY=$disp xdotool key $ch
+    sleep 0.3
+  done
+  sleep 2
+  kill -TERM $app; wait $app || true
+  kill $xvfb 2>/dev/null || true
+  /usr/bin/python3 - "$TMP/keys.json" "$label" <<'PY'
+import json, statistics as st, sys
+d = json.load(open(sys.argv[1]))
+k = d.get("key_to_result_ms", [])
+q = lambda v, p: sorted(v)[min(len(v) - 1, int(len(v) * p))] if v else float("nan")
+print(f"{sys.argv[2]}: {len(k)} keystrokes shown, key -> forward on screen median {st.median(k) if k else float('nan'):.0f} ms,"
+      f" p90 {q(k, .9):.0f} ms, max {max(k) if k else float('nan'):.0f} ms; frame_ms median {st.median(d['frame_ms']):.1f}")
+PY
+}
+keystrokes "default model" "${DEFAULT[@]}"
+keystrokes "GPT-2 small (random)" --model "$TMP/gpt2"
