@@ -110,6 +110,22 @@ AxisLabels attention_labels(const Snapshot& s, const std::string& source) {
     return a;
 }
 
+// Cells of (head, rows × cols) the mask removed: -inf in the layer's scores_masked (computed from the recorded
+// scores on first use). Empty when nothing is masked or the scores were not recorded.
+std::vector<uint8_t> masked_cells(const Snapshot& s, const std::string& prefix, int head, int rows, int cols) {
+    int r = 0, c = 0;
+    const std::vector<float> m = tensor_head_slice(s.find(prefix + "scores_masked"), head, &r, &c);
+    if (r != rows || c != cols) return {};
+    std::vector<uint8_t> out(m.size(), 0);
+    bool any = false;
+    for (size_t i = 0; i < m.size(); ++i) {
+        out[i] = std::isinf(m[i]) && m[i] < 0 ? 1 : 0;
+        any = any || out[i];
+    }
+    if (!any) out.clear();
+    return out;
+}
+
 plot::Figure head_figure(const Snapshot& s, const std::string& name, int head, const std::string& title,
                          plot::Colormap cmap, const std::string& value_label, bool zero_to_max) {
     plot::Figure f;
@@ -119,6 +135,8 @@ plot::Figure head_figure(const Snapshot& s, const std::string& name, int head, c
     if (rows == 0) return f;
     f.heatmap = plot::make_heatmap(rows, cols, v, cmap, value_label);
     if (zero_to_max) f.heatmap->vmin = 0.0f;
+    if (name.size() > 5 && name.compare(name.size() - 5, 5, "probs") == 0)  // masked weights: gray, not dark purple
+        f.heatmap->masked = masked_cells(s, name.substr(0, name.size() - 5), head, rows, cols);
     f.heatmap->row_name = tr("query");
     f.heatmap->col_name = tr("key");
     return f;
@@ -143,8 +161,8 @@ plot::Figure attention_head_figure(const Snapshot& s, int layer, int head, const
     big.heatmap->annotate = st.attn_annotate;
     big.view = "attention";
     big.formula = tr("A = softmax(Q Kᵀ / √d_head + M) — row t holds how much query token t reads from each key token; "
-                  "each row sums to 1. M is the mask (−∞ where attending is forbidden): those weights are exactly 0 here; the step "
-                  "view's \"3. + mask\" shows the masked cells grey.");
+                  "each row sums to 1. M is the mask (−∞ where attending is forbidden): those weights are exactly 0 and drawn "
+                  "grey, so a masked key and one the head learned to ignore look different.");
     const AxisNames ax = axis_names(s, src, false);
     big.x.label = ax.cols;
     big.y.label = ax.rows;
@@ -155,6 +173,8 @@ plot::Figure attention_head_figure(const Snapshot& s, int layer, int head, const
                       "encoder (source) token; each row sums to 1. No causal mask: every target token sees the whole "
                       "source.");
     if (s.temperature != 1.0f) big.note = trf("temperature %s applied", plot::format_value(s.temperature).c_str());
+    if (!big.heatmap->masked.empty())
+        big.note += (big.note.empty() ? "" : " · ") + std::string(tr("grey: masked (weight exactly 0)"));
     return big;
 }
 

@@ -95,6 +95,7 @@ uint64_t hash_heatmap(const plot::Heatmap& h) {
         for (size_t i = 0; i < n; ++i) x = (x ^ b[i]) * 1099511628211ull;
     };
     mix(h.values.data(), h.values.size() * sizeof(float));
+    mix(h.masked.data(), h.masked.size());
     mix(&h.vmin, sizeof h.vmin);
     mix(&h.vmax, sizeof h.vmax);
     mix(&h.cmap, sizeof h.cmap);
@@ -130,8 +131,8 @@ ImTextureID heatmap_texture(ImGuiID id, const plot::Heatmap& h) {
 
     // Values: non-finite cells become a sentinel the shader paints as masked.
     std::vector<float> vals(h.values);
-    for (float& v : vals)
-        if (!std::isfinite(v)) v = -1e30f;
+    for (size_t i = 0; i < vals.size(); ++i)
+        if (!std::isfinite(vals[i]) || (!h.masked.empty() && h.masked[i])) vals[i] = -1e30f;
     if (!e.values) {
         glGenTextures(1, &e.values);
         glBindTexture(GL_TEXTURE_2D, e.values);

@@ -222,7 +222,7 @@ PlotInteraction draw_figure_as(const Figure& f, const Figure& exported, ImVec2 s
         } else {
             for (int r = 0; r < h.rows; ++r)
                 for (int c = 0; c < h.cols; ++c) {
-                    const Rgba col = plot::colormap_sample(h.cmap, plot::normalize_value(h.at(r, c), h.vmin, h.vmax));
+                    const Rgba col = plot::colormap_sample(h.cmap, h.shade(r, c));
                     const ImVec2 a(P.x0 + c * cw, P.y0 + r * ch), b(P.x0 + (c + 1) * cw, P.y0 + (r + 1) * ch);
                     dl->AddRectFilled(a, b, to_u32(col));
                 }
@@ -234,7 +234,7 @@ PlotInteraction draw_figure_as(const Figure& f, const Figure& exported, ImVec2 s
                     const std::string& t = h.cell_text[size_t(r) * size_t(h.cols) + size_t(c)];
                     const ImVec2 bs = ImGui::CalcTextSize(t.c_str());
                     if (bs.x > cw - 2) continue;
-                    const float tv = plot::normalize_value(h.at(r, c), h.vmin, h.vmax);
+                    const float tv = h.shade(r, c);
                     const bool dark_cell = std::isnan(tv) || tv < 0.6f;
                     dl->AddText(ImVec2(P.x0 + (c + 0.5f) * cw - bs.x / 2, P.y0 + (r + 0.5f) * ch - bs.y / 2),
                                 dark_cell ? IM_COL32(255, 255, 255, 235) : IM_COL32(0, 0, 0, 235), t.c_str());
@@ -439,7 +439,8 @@ PlotInteraction draw_figure_as(const Figure& f, const Figure& exported, ImVec2 s
             ImGui::Text("%s %s (%d)", h.col_name.c_str(), category(f.x, c).c_str(), c);
             if (h.cell_text.size() == size_t(h.rows) * size_t(h.cols))
                 ImGui::Text("%s", h.cell_text[size_t(r) * size_t(h.cols) + size_t(c)].c_str());
-            if (std::isfinite(v)) ImGui::Text("%s = %s %s", h.value_label.c_str(), plot::format_value(v).c_str(), h.value_unit.c_str());
+            if (h.is_masked(r, c)) ImGui::Text(tr("%s = %s (masked: the mask hides this key from this query)"), h.value_label.c_str(), plot::format_value(v).c_str());
+            else if (std::isfinite(v)) ImGui::Text("%s = %s %s", h.value_label.c_str(), plot::format_value(v).c_str(), h.value_unit.c_str());
             else if (std::isnan(v)) ImGui::Text(tr("%s = NaN (not a number: a NaN/Inf weight or input upstream)"), h.value_label.c_str());
             else ImGui::Text(tr("%s = %s (masked)"), h.value_label.c_str(), plot::format_value(v).c_str());
             ImGui::EndTooltip();

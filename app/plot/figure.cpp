@@ -46,6 +46,8 @@ std::string heatmap_cell_label(float v) {
     return buf;
 }
 
+float Heatmap::shade(int r, int c) const { return is_masked(r, c) ? NAN : normalize_value(at(r, c), vmin, vmax); }
+
 bool heatmap_cell_is_dark(const Heatmap& h, float v) {
     const float t = normalize_value(v, h.vmin, h.vmax);
     return h.cmap == Colormap::Diverging ? std::abs(t - 0.5f) > 0.3f : (std::isnan(t) || t < 0.6f);

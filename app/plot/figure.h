@@ -9,6 +9,7 @@
 #include <functional>
 #include <optional>
 #include <span>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -56,7 +57,16 @@ struct Heatmap {
     std::string row_name = "row", col_name = "column";  ///< readout: "query 'cat' (3)"
     bool annotate = false;               ///< print values in cells (when cells are large enough)
     std::vector<std::string> cell_text;  ///< optional rows*cols labels printed in cells / shown on hover (logit lens)
+    /// Optional rows*cols flags, 1 = a mask removed the cell (an attention weight the causal / padding / window
+    /// mask forced to 0). Such a cell keeps its value (0: readouts and CSV say what the model computed) but is
+    /// drawn gray like a -inf cell, so "masked" and "learned to ignore" look different.
+    std::vector<uint8_t> masked;
     [[nodiscard]] float at(int r, int c) const { return values[size_t(r) * size_t(cols) + size_t(c)]; }
+    [[nodiscard]] bool is_masked(int r, int c) const {
+        return !masked.empty() && masked[size_t(r) * size_t(cols) + size_t(c)] != 0;
+    }
+    /// Where cell (r, c) falls on the colormap, in [0, 1]; NaN for a masked or non-finite cell (drawn gray).
+    [[nodiscard]] float shade(int r, int c) const;
 };
 
 struct Annotation {

@@ -173,7 +173,7 @@ void svg_figure(SvgCtx& c, const Figure& f, const Rect& cell) {
             os << "<g shape-rendering=\"crispEdges\">\n";
             for (int r = 0; r < h.rows; ++r)
                 for (int col = 0; col < h.cols; ++col) {
-                    const Rgba cc = colormap_sample(h.cmap, normalize_value(h.at(r, col), h.vmin, h.vmax));
+                    const Rgba cc = colormap_sample(h.cmap, h.shade(r, col));
                     // Overlap neighbours by a hair so anti-aliasing leaves no seams.
                     os << "<rect x=\"" << f2(P.x0 + col * cw) << "\" y=\"" << f2(P.y0 + r * ch) << "\" width=\""
                        << f2(cw + 0.3f) << "\" height=\"" << f2(ch + 0.3f) << "\" fill=\"" << rgb(cc) << "\"/>\n";
@@ -187,7 +187,7 @@ void svg_figure(SvgCtx& c, const Figure& f, const Rect& cell) {
                 for (int col = 0; col < h.cols; ++col) {
                     const std::string& t = h.cell_text[size_t(r) * size_t(h.cols) + size_t(col)];
                     if (measure(t) > cw - 2) continue;
-                    const float tv = normalize_value(h.at(r, col), h.vmin, h.vmax);
+                    const float tv = h.shade(r, col);
                     text(c, P.x0 + (col + 0.5f) * cw, mid(c, P.y0 + (r + 0.5f) * ch), t, "middle",
                          std::isnan(tv) || tv < 0.6f ? white : black);
                 }

@@ -75,7 +75,7 @@ std::vector<uint8_t> heatmap_rgba(const Heatmap& h) {
     std::vector<uint8_t> px(size_t(h.rows) * size_t(h.cols) * 4);
     for (int r = 0; r < h.rows; ++r)
         for (int c = 0; c < h.cols; ++c) {
-            const Rgba col = colormap_sample(h.cmap, normalize_value(h.at(r, c), h.vmin, h.vmax));
+            const Rgba col = colormap_sample(h.cmap, h.shade(r, c));
             uint8_t* p = &px[(size_t(r) * size_t(h.cols) + size_t(c)) * 4];
             p[0] = uint8_t(std::lround(col.r * 255));
             p[1] = uint8_t(std::lround(col.g * 255));

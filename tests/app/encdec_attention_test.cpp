@@ -3,12 +3,15 @@
 // trace's dec.0.cross_attn.probs; `render` options accept --attn-source and reject bad values.
 #include "app/figures/figures.h"
 #include "app/figures/views.h"
+#include "app/plot/colormap.h"
+#include "app/plot/writers.h"
 #include "app/session/text_codec.h"
 #include "app/session/worker.h"
 #include "tests/app/tiny_models.h"
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <memory>
 
 namespace {
@@ -86,6 +89,23 @@ TEST(EncDecAttention, SourceSelectsEncoderAndDecoderSelfAttention) {
             for (int s = t + 1; s < T; ++s) upper += f.heatmap->values[size_t(t * T + s)];
         if (c.causal) EXPECT_EQ(upper, 0.0) << c.source;
         else EXPECT_GT(upper, 0.01) << c.source;
+        // #28: the cells the causal mask removed are flagged (drawn grey), exactly the upper triangle; their value
+        // stays 0 in the data and the CSV, and the picture gives them the masked colour, not the colormap's 0.
+        if (c.causal) {
+            ASSERT_EQ(f.heatmap->masked.size(), size_t(T) * size_t(T)) << c.source;
+            for (int t = 0; t < T; ++t)
+                for (int s = 0; s < T; ++s) EXPECT_EQ(f.heatmap->is_masked(t, s), s > t) << t << " " << s;
+            const std::vector<uint8_t> px = plot::heatmap_rgba(*f.heatmap);
+            const plot::Rgba grey = plot::masked_color();
+            EXPECT_EQ(px[size_t(0 * T + 1) * 4], uint8_t(std::lround(grey.r * 255)));  // (0, 1): masked
+            EXPECT_NE(px[size_t(1 * T + 0) * 4], uint8_t(std::lround(grey.r * 255)));  // (1, 0): a weight
+            EXPECT_TRUE(std::isnan(f.heatmap->shade(0, 1)));
+            EXPECT_EQ(f.heatmap->at(0, 1), 0.0f);
+            EXPECT_EQ(plot::figure_to_csv(f).find("-inf"), std::string::npos);
+            EXPECT_NE(f.note.find("masked"), std::string::npos) << f.note;
+        } else {
+            EXPECT_TRUE(f.heatmap->masked.empty()) << c.source;  // no mask: nothing grey
+        }
         const auto grid = attention_head_grid(*snap, 0, true, c.source);
         EXPECT_EQ(grid.size(), 2u * 4u) << c.source;
         const auto steps = attention_step_figures(*snap, 0, 0, c.source);
