@@ -8,10 +8,15 @@
 #include "app/ui/astral.h"
 #include "app/ui/fonts.h"  // glyph requests; moves to gfx with the canvas of the architecture issue (#29)
 
+#include <imgui_internal.h>  // ImTextCharFromUtf8
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <optional>
+#include <string_view>
+#include <vector>
 
 namespace ts::gfx {
 
@@ -25,10 +30,14 @@ ImU32 to_u32(const Rgba& c) {
 
 Rgba palette(int i) { return plot::palette(i); }
 
-void add_text_vertical(ImDrawList* dl, ImVec2 center, ImU32 col, const char* text) {
-    const ImVec2 sz = ImGui::CalcTextSize(text);
-    // ImGui culls glyphs outside the clip rect before we rotate, so lay the text out horizontally where it fits
-    // inside the clip rect, then rotate it about its own centre and move that centre to `center`.
+namespace {
+// `text` laid out horizontally where it fits inside the clip rect (ImGui culls glyphs outside it before we could
+// rotate them), then turned 90° about its own centre and moved so that centre lands on `center`: counter-clockwise
+// (reads bottom to top) or clockwise (top to bottom, a Latin run inside vertical CJK text).
+void add_text_turned(ImDrawList* dl, ImVec2 center, ImU32 col, std::string_view text, bool clockwise) {
+    const char* b = text.data();
+    const char* e = b + text.size();
+    const ImVec2 sz = ImGui::CalcTextSize(b, e);
     const ImVec4 clip = dl->GetClipRectMin().x <= dl->GetClipRectMax().x
                             ? ImVec4(dl->GetClipRectMin().x, dl->GetClipRectMin().y, dl->GetClipRectMax().x, dl->GetClipRectMax().y)
                             : ImVec4(center.x, center.y, center.x, center.y);
@@ -36,11 +45,59 @@ void add_text_vertical(ImDrawList* dl, ImVec2 center, ImU32 col, const char* tex
     const float y0 = std::max(clip.y, std::min(center.y - sz.y * 0.5f, clip.w - sz.y));
     const ImVec2 c(x0 + sz.x * 0.5f, y0 + sz.y * 0.5f);
     const int start = dl->VtxBuffer.Size;
-    dl->AddText(ImVec2(x0, y0), col, text);
+    dl->AddText(ImVec2(x0, y0), col, b, e);
     for (int i = start; i < dl->VtxBuffer.Size; ++i) {
         ImDrawVert& v = dl->VtxBuffer[i];
         const float dx = v.pos.x - c.x, dy = v.pos.y - c.y;
-        v.pos = ImVec2(center.x + dy, center.y - dx);
+        v.pos = clockwise ? ImVec2(center.x - dy, center.y + dx) : ImVec2(center.x + dy, center.y - dx);
+    }
+}
+
+// Chinese, Japanese and Korean characters (and their punctuation and full-width forms): in vertical text they
+// stand upright, one under the other, as CJK is written vertically. Turned on their side at ~12 px they were
+// illegible (概率, 查询 as axis titles).
+bool upright_in_vertical_text(unsigned c) {
+    return (c >= 0x2E80 && c <= 0x9FFF) || (c >= 0xAC00 && c <= 0xD7AF) || (c >= 0xF900 && c <= 0xFAFF) ||
+           (c >= 0xFF00 && c <= 0xFFEF);
+}
+}  // namespace
+
+void add_text_vertical(ImDrawList* dl, ImVec2 center, ImU32 col, const char* text) {
+    // Runs of upright CJK characters and of other text (turned clockwise, read top to bottom like the CJK).
+    struct Run {
+        std::string_view text;
+        bool upright;
+        float length;  // along the vertical
+    };
+    std::vector<Run> runs;
+    const char* p = text;
+    const char* end = text + std::strlen(text);
+    bool any_upright = false;
+    while (p < end) {
+        unsigned c = 0;
+        const int n = ImTextCharFromUtf8(&c, p, end);
+        if (n <= 0) break;
+        const bool up = upright_in_vertical_text(c);
+        any_upright = any_upright || up;
+        if (up || runs.empty() || runs.back().upright)
+            runs.push_back({std::string_view(p, size_t(n)), up, 0.0f});
+        else
+            runs.back().text = std::string_view(runs.back().text.data(), runs.back().text.size() + size_t(n));
+        p += n;
+    }
+    if (!any_upright) return add_text_turned(dl, center, col, text, false);  // Latin: bottom to top, as matplotlib
+    float total = 0;
+    for (Run& r : runs) {
+        r.length = ImGui::CalcTextSize(r.text.data(), r.text.data() + r.text.size()).x;
+        total += r.length;
+    }
+    const float line_h = ImGui::GetTextLineHeight();
+    float y = center.y - total * 0.5f;
+    for (const Run& r : runs) {
+        if (r.upright) dl->AddText(ImVec2(center.x - r.length * 0.5f, y + (r.length - line_h) * 0.5f), col, r.text.data(),
+                                   r.text.data() + r.text.size());
+        else add_text_turned(dl, ImVec2(center.x, y + r.length * 0.5f), col, r.text, true);
+        y += r.length;
     }
 }
 

@@ -38,7 +38,8 @@ void set_export_menu(ExportMenuFn fn);
 /// window (defaults to the title).
 PlotInteraction draw_figure(const plot::Figure& f, ImVec2 size, const PaintOptions& opt = {}, const char* id = nullptr);
 
-/// Text rotated 90° counter-clockwise (reads bottom to top), centred at `center`.
+/// Vertical text centred at `center`: rotated 90° counter-clockwise (reads bottom to top), except that Chinese,
+/// Japanese and Korean characters stand upright one under another, with any other runs among them turned clockwise.
 void add_text_vertical(ImDrawList* dl, ImVec2 center, ImU32 col, const char* text);
 /// A vertical colorbar for h in the bar rectangle C (screen pixels), ticks and rotated title to its right, in the
 /// current ImGui style's text color (figures draw theirs with it; grid exports draw one shared bar).
