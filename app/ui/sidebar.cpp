@@ -432,12 +432,7 @@ void App::text_box(const char* id, std::string& text, WrapBox& box, float line_h
     ImGui::InputTextMultiline(id, &buf, ImVec2(-1, h), ImGuiInputTextFlags_CallbackAlways,
                               [](ImGuiInputTextCallbackData* d) {
                                   WrapBox* b = static_cast<WrapBox*>(d->UserData);
-                                  if (const std::string emoji = take_typed(); !emoji.empty()) {  // typed this frame
-                                      if (d->SelectionStart != d->SelectionEnd)  // typing replaces a selection
-                                          d->DeleteChars(std::min(d->SelectionStart, d->SelectionEnd),
-                                                         std::abs(d->SelectionEnd - d->SelectionStart));
-                                      d->InsertChars(d->CursorPos, emoji.data(), emoji.data() + emoji.size());
-                                  }  // (both move the cursor and clear the selection)
+                                  insert_typed_emoji(d);  // emoji typed this frame
                                   const std::string_view cur(d->Buf, size_t(d->BufTextLen));
                                   if (cur == b->wrap.display) return 0;
                                   size_t c = size_t(d->CursorPos), s0 = size_t(d->SelectionStart), s1 = size_t(d->SelectionEnd);

@@ -120,7 +120,7 @@ void draw_causal_panel(PanelContext& ctx) {
     if (ImGui::SmallButton(tr("clear all"))) st.ablated_heads.clear();
     ImGui::SameLine();
     ImGui::SetNextItemWidth(line_h * 8);
-    ImGui::InputTextWithHint(tr("target token"), top_label.c_str(), &st.interp_target);
+    text_field(tr("target token"), top_label.c_str(), st.interp_target);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("the token whose log-probability (and logit) is explained; empty = the top prediction"));
     const float cell = std::clamp((avail_w * 0.45f - line_h * 2.5f) / float(std::max(1, c.n_heads)), line_h * 1.2f, line_h * 2.4f);
     ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(2, 2));
@@ -194,12 +194,12 @@ void draw_causal_panel(PanelContext& ctx) {
     section(tr("2. Activation patching: which activations carry the difference between two prompts?"));
     ImGui::TextDisabled("%s", tr("clean prompt = the text in the sidebar; the corrupted prompt needs the same number of tokens"));
     ImGui::SetNextItemWidth(avail_w * 0.6f);
-    ImGui::InputText(tr("corrupted prompt"), &st.interp_corrupt);
+    text_field(tr("corrupted prompt"), "", st.interp_corrupt);
     ImGui::SetNextItemWidth(line_h * 6);
-    ImGui::InputText(tr("answer"), &st.interp_answer);
+    text_field(tr("answer"), "", st.interp_answer);
     ImGui::SameLine();
     ImGui::SetNextItemWidth(line_h * 6);
-    ImGui::InputText(tr("wrong answer"), &st.interp_wrong);
+    text_field(tr("wrong answer"), "", st.interp_wrong);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("metric: logit(answer) − logit(wrong answer) at the last position"));
     ImGui::SameLine();
     if (run_button(ctx, tr("Run patching"), Kind::Patching))
@@ -221,7 +221,7 @@ void draw_causal_panel(PanelContext& ctx) {
     // --- direct logit attribution ---------------------------------------------------------------------------------------
     section(tr("3. Direct logit attribution: which components write the target's logit?"));
     ImGui::SetNextItemWidth(line_h * 8);
-    ImGui::InputTextWithHint(tr("minus token (optional)"), tr("none"), &st.interp_minus);
+    text_field(tr("minus token (optional)"), tr("none"), st.interp_minus);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("attribute logit(target) − logit(this token), e.g. ' Mary' − ' John'"));
     ImGui::SameLine();
     if (run_button(ctx, tr("Attribute"), Kind::Attribution))

@@ -1,13 +1,16 @@
 // Helpers shared by panels, and the panel registry (tab order).
 #include "app/ui/panels/panels.h"
+#include "app/ui/astral.h"
 #include "app/ui/soft_wrap.h"
 
 #include "app/figures/figures.h"
 #include "app/i18n/tr.h"
 
 #include <imgui.h>
+#include <imgui_stdlib.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 namespace ts::ui {
@@ -58,6 +61,27 @@ std::string wrap_for_width(const std::string& text, float width) {
                                [](std::string_view s) { return ImGui::CalcTextSize(s.data(), s.data() + s.size()).x; },
                                width))
         .display;
+}
+
+bool text_field(const char* label, const char* hint, std::string& text) {
+    std::string seen = shown(text);
+    const std::string before = seen;
+    ImGui::InputTextWithHint(label, hint ? hint : "", &seen, ImGuiInputTextFlags_CallbackAlways,
+                             [](ImGuiInputTextCallbackData* d) {
+                                 insert_typed_emoji(d);
+                                 return 0;
+                             });
+    if (seen == before) return false;
+    text = typed(seen);
+    return true;
+}
+
+void insert_typed_emoji(ImGuiInputTextCallbackData* d) {
+    const std::string emoji = take_typed();
+    if (emoji.empty()) return;
+    if (d->SelectionStart != d->SelectionEnd)  // typing replaces a selection
+        d->DeleteChars(std::min(d->SelectionStart, d->SelectionEnd), std::abs(d->SelectionEnd - d->SelectionStart));
+    d->InsertChars(d->CursorPos, emoji.data(), emoji.data() + emoji.size());  // moves the cursor past them
 }
 
 bool mask_combo(std::string& kind) {

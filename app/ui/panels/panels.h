@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+struct ImGuiInputTextCallbackData;
+
 namespace ts::ui {
 
 struct PanelContext {
@@ -70,6 +72,12 @@ void text_wrapped(const std::string& text, float width = 0);  ///< width 0: the 
 /// The attention-mask combo of the Softmax lab and the sidebar: one list of kinds (none, causal, padding, sliding
 /// window, custom) in one order. Returns true when the user picked another.
 bool mask_combo(std::string& kind);
+/// A one-line text field (ImGui::InputTextWithHint) that keeps emoji and other characters beyond U+FFFF: it edits
+/// their stand-ins (app/ui/astral.h) and writes the real text back. Returns true when the text changed.
+bool text_field(const char* label, const char* hint, std::string& text);
+/// In an ImGuiInputTextFlags_CallbackAlways callback: inserts the emoji typed this frame (astral.h's queue) at the
+/// cursor, replacing a selection. Every text box calls it, so typing an emoji works in each.
+void insert_typed_emoji(ImGuiInputTextCallbackData* d);
 /// `text` with '\n' inserted where text_wrapped would break it at `width` pixels.
 [[nodiscard]] std::string wrap_for_width(const std::string& text, float width);
 /// ImGui::SameLine() when an item `width` pixels wide still fits on the current row, else nothing (a new row): knob
