@@ -2,6 +2,7 @@
 // and RoPE, the softmax family, cross-entropy / z-loss, inverted dropout (the norms are in core/norms.cpp).
 // Reference semantics are PyTorch's; tests/core/ops_golden_test.cpp checks them against fixtures made by torch.
 #include "core/ops.h"
+#include "core/util/random.h"
 
 // GCC 12 reports -Wmaybe-uninitialized inside its own AVX-512 intrinsics (_mm512_undefined_ps) when Eigen's packet
 // math is inlined here with -march=native: a known false positive, not something this file can fix.
@@ -30,14 +31,6 @@ constexpr float kGeluTanhC = 0.044715f;
 
 using ConstRowMap = Eigen::Map<const RowVectorF>;
 
-// splitmix64 (Steele, Lea, Flood 2014): a tiny, well-mixed generator whose output is identical on every platform,
-// unlike std::uniform_real_distribution, so a dropout seed means the same mask everywhere.
-uint64_t splitmix64(uint64_t& state) {
-    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
 
 }  // namespace
 
@@ -378,7 +371,7 @@ void dropout_inplace(MatrixRM& x, float p, uint64_t seed, std::vector<uint8_t>* 
     uint64_t state = seed;
     float* v = x.data();
     for (Eigen::Index i = 0; i < n; ++i) {
-        const double u = double(splitmix64(state) >> 11) * 0x1.0p-53;  // uniform in [0, 1)
+        const double u = uniform01(splitmix64(state));  // core/util/random.h: the same mask on every platform
         if (u < pd) {
             v[i] = 0.0f;
             if (mask) (*mask)[size_t(i)] = 0;

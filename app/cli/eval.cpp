@@ -7,6 +7,8 @@
 #include "app/plot/writers.h"
 #include "app/session/text_codec.h"
 #include "app/session/worker.h"
+#include "core/sample.h"
+#include "core/util/random.h"
 #include "core/threads.h"
 #include "core/model.h"
 #include "core/ops.h"
@@ -71,25 +73,16 @@ HeadScore best_head(const std::vector<double>& acc, int n_heads, double n) {
     return b;
 }
 
-std::string generate(const Model& m, const ui::TextCodec& codec, const std::string& prompt, int n_tokens,
-                     float temperature, std::mt19937_64& rng) {
+std::string sample_text(const Model& m, const ui::TextCodec& codec, const std::string& prompt, int n_tokens,
+                        float temperature, uint64_t seed) {
     std::vector<int> ids;
     std::vector<std::pair<size_t, size_t>> spans;
     codec.encode(prompt, ids, spans);
-    KVCache cache;
-    ForwardOptions opt;
-    opt.all_logits = false;
-    std::vector<int> out;
-    ForwardResult r = forward(m, ids, opt, &cache);
-    for (int i = 0; i < n_tokens && cache.n_past < m.config().max_seq_len; ++i) {
-        const std::vector<float> p =
-            ui::sampling_distribution(r.logits.data(), int(r.logits.cols()), {temperature, 0, 1.0f});
-        std::discrete_distribution<int> pick(p.begin(), p.end());
-        const int next = pick(rng);
-        out.push_back(next);
-        r = forward(m, {next}, opt, &cache);
-    }
-    return prompt + codec.decode(out);
+    GenerateOptions g;  // core/sample.h: the same generation as the window's Generate
+    g.max_new_tokens = std::max(0, std::min(n_tokens, m.config().max_seq_len - int(ids.size())));
+    g.sampling.temperature = temperature;
+    g.seed = seed;
+    return prompt + codec.decode(generate(m, ids, g).ids);
 }
 
 /// The training curve (train and held-out loss per step from DIR/train_log.jsonl) with the unigram baseline (left
@@ -293,7 +286,8 @@ int run_eval(int argc, char** argv) {
                                               "The weather", "Mr. Darcy", "He looked at her and"};
     nlohmann::json samples = nlohmann::json::array();
     for (int i = 0; i < n_samples; ++i)
-        samples.push_back(generate(m, *lm.codec, prompts[size_t(i) % prompts.size()], n_tokens, temperature, rng));
+        samples.push_back(sample_text(m, *lm.codec, prompts[size_t(i) % prompts.size()], n_tokens, temperature,
+                                      mix64(seed + uint64_t(i))));  // sample i: its own stream of core's generator
     report["samples"] = {{"temperature", temperature}, {"texts", samples}};
 
     std::printf("held-out cross-entropy %.4f nats (perplexity %.1f) over %lld tokens; unigram baseline %.4f nats "

@@ -20,8 +20,8 @@ plot::Figure next_token_figure(const Snapshot& s, const UiState& st, int q) {
     auto id_label = [&](int id) { return s.codec ? s.codec->label(id) : std::to_string(id); };
     const std::span<const float> row = s.logits_row(q);  // computed here when the forward kept the last row only
     if (row.size() != size_t(V)) return f;
-    const std::vector<float> raw = sampling_distribution(row.data(), V, {1.0f, 0, 1.0f});
-    const std::vector<float> p = sampling_distribution(row.data(), V, {st.sample_temperature, st.top_k, st.top_p});
+    const std::vector<float> raw = sampling_distribution(row, {1.0f, 0, 1.0f});
+    const std::vector<float> p = sampling_distribution(row, {st.sample_temperature, st.top_k, st.top_p});
     std::vector<int> order(static_cast<size_t>(V));
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return row[a] > row[b]; });

@@ -22,45 +22,6 @@
 
 namespace ts::ui {
 
-// --- sampling -----------------------------------------------------------------------------------------------------
-
-std::vector<float> sampling_distribution(const float* logits, int vocab, const SamplingOptions& opt) {
-    if (!(opt.temperature > 0)) throw std::invalid_argument("sampling temperature must be > 0");
-    std::vector<float> p(size_t(std::max(0, vocab)), 0.0f);
-    if (vocab <= 0) return p;
-    float mx = -INFINITY;
-    for (int i = 0; i < vocab; ++i) if (std::isfinite(logits[i])) mx = std::max(mx, logits[i]);
-    if (!std::isfinite(mx)) return p;
-    std::vector<int> order(static_cast<size_t>(vocab));
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return logits[a] > logits[b]; });
-    const int k = opt.top_k > 0 ? std::min(opt.top_k, vocab) : vocab;
-    double z = 0;
-    for (int r = 0; r < k; ++r) {
-        const int i = order[size_t(r)];
-        const float v = std::isfinite(logits[i]) ? std::exp((logits[i] - mx) / opt.temperature) : 0.0f;
-        p[size_t(i)] = v;
-        z += v;
-    }
-    for (int r = 0; r < k; ++r) p[size_t(order[size_t(r)])] = float(p[size_t(order[size_t(r)])] / z);
-    if (opt.top_p < 1.0f) {
-        double cum = 0;
-        int keep = 0;
-        for (int r = 0; r < k; ++r) {
-            cum += p[size_t(order[size_t(r)])];
-            ++keep;
-            if (cum >= opt.top_p) break;
-        }
-        double z2 = 0;
-        for (int r = 0; r < k; ++r) {
-            if (r >= keep) p[size_t(order[size_t(r)])] = 0.0f;
-            else z2 += p[size_t(order[size_t(r)])];
-        }
-        for (int r = 0; r < keep; ++r) p[size_t(order[size_t(r)])] = float(p[size_t(order[size_t(r)])] / z2);
-    }
-    return p;
-}
-
 // --- snapshot -----------------------------------------------------------------------------------------------------
 
 std::string Snapshot::stack() const {
@@ -249,24 +210,13 @@ std::shared_ptr<const Snapshot> run_forward_request(const ForwardRequest& r, uin
                     return early;  // a newer request waits: its forward matters more than this lens
             }
         } else {
-            std::vector<int> ids = r.tokens->ids;
-            std::mt19937_64 rng(r.seed);
-            const int max_len = r.model->config().max_seq_len;
-            for (int step = 0; step < r.generate_tokens; ++step) {
-                std::vector<int> ctx = ids;
-                if (int(ctx.size()) > max_len) ctx.erase(ctx.begin(), ctx.end() - max_len);
-                ForwardOptions opt = options_for(r, false);
-                opt.all_logits = false;
-                opt.compute_logits = true;
-                const ForwardResult out = run_model(*r.model, ctx, opt, src);
-                if (out.logits.rows() == 0) throw std::runtime_error("this model has no LM head to sample from");
-                const auto row = out.logits.row(out.logits.rows() - 1);
-                const std::vector<float> p = sampling_distribution(row.data(), int(row.size()), r.sampling);
-                std::discrete_distribution<int> dist(p.begin(), p.end());
-                const int next = dist(rng);
-                ids.push_back(next);
-                s->generated.push_back(next);
-            }
+            GenerateOptions g;  // core/sample.h: the KV cache, core's generator (the same text for a seed everywhere)
+            g.max_new_tokens = r.generate_tokens;
+            g.sampling = r.sampling;
+            g.seed = r.seed;
+            g.forward = options_for(r, false);
+            if (src) g.source_ids = *src;
+            s->generated = generate(*r.model, r.tokens->ids, g).ids;
             if (const auto& dec = r.target_codec ? r.target_codec : r.codec) s->generated_text = dec->decode(s->generated);
         }
     } catch (const std::exception& e) {

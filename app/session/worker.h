@@ -8,6 +8,7 @@
 #include "core/decode.h"
 #include "core/incremental.h"
 #include "core/model.h"
+#include "core/sample.h"  // SamplingOptions, generate
 
 #include <atomic>
 #include <condition_variable>
@@ -25,16 +26,6 @@
 
 namespace ts::ui {
 
-/// Next-token sampling knobs (Predictions panel, Generate).
-struct SamplingOptions {
-    float temperature = 1.0f;  ///< > 0
-    int top_k = 0;             ///< 0 = all
-    float top_p = 1.0f;        ///< nucleus mass in (0, 1]
-};
-
-/// logits (vocab) -> probabilities after temperature, top-k and top-p (nucleus) filtering; filtered ids get 0.
-/// Ties at the top-k boundary keep the lower ids. Throws std::invalid_argument for temperature <= 0.
-[[nodiscard]] std::vector<float> sampling_distribution(const float* logits, int vocab, const SamplingOptions& opt);
 
 struct Snapshot;
 

@@ -5,6 +5,7 @@
 
 #include "core/model_config.h"
 #include "core/tensor.h"
+#include "core/util/random.h"
 
 #include <cstdint>
 #include <span>
@@ -12,14 +13,9 @@
 namespace ts::train {
 
 // --- counter-based random numbers ------------------------------------------------------------------------------
-/// splitmix64 finalizer: a bijective 64-bit mix. Used as a counter-based generator, so every random draw of a
-/// training step is a pure function of (seed, step, site, index): resuming needs no generator state.
-[[nodiscard]] inline uint64_t mix64(uint64_t x) {
-    x += 0x9E3779B97F4A7C15ull;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-    return x ^ (x >> 31);
-}
+/// Every random draw of a training step is a pure function of (seed, step, site, index) through core's mix64
+/// (core/util/random.h, used as a counter-based generator): resuming needs no generator state.
+using ts::mix64;
 /// Key for one use of randomness: seed, step and a site number (layer/position in the network).
 [[nodiscard]] inline uint64_t rng_key(uint64_t seed, uint64_t step, uint64_t site) {
     return mix64(mix64(seed ^ 0x5DEECE66Dull) ^ mix64(step * 0x2545F4914F6CDD1Dull + site));

@@ -371,22 +371,6 @@ TEST(Text, SmallVocabularyWrapsIds) {
     EXPECT_EQ(t.ids[0], 'z' % 100);
 }
 
-TEST(Sampling, TemperatureTopKTopP) {
-    const std::vector<float> logits = {2.0f, 1.0f, 0.0f, -1.0f};
-    const auto p = sampling_distribution(logits.data(), 4, {});
-    EXPECT_NEAR(std::accumulate(p.begin(), p.end(), 0.0), 1.0, 1e-6);
-    EXPECT_NEAR(p[0] / p[1], std::exp(1.0), 1e-4);
-    const auto k2 = sampling_distribution(logits.data(), 4, {1.0f, 2, 1.0f});
-    EXPECT_EQ(k2[2], 0.0f);
-    EXPECT_EQ(k2[3], 0.0f);
-    EXPECT_NEAR(k2[0] + k2[1], 1.0, 1e-6);
-    const auto nucleus = sampling_distribution(logits.data(), 4, {1.0f, 0, 0.5f});
-    EXPECT_FLOAT_EQ(nucleus[0], 1.0f);  // the top token alone already holds >= 50%
-    const auto cold = sampling_distribution(logits.data(), 4, {0.05f, 0, 1.0f});
-    EXPECT_GT(cold[0], 0.999f);
-    EXPECT_THROW((void)sampling_distribution(logits.data(), 4, {0.0f, 0, 1.0f}), std::invalid_argument);
-}
-
 TEST(Models, MissingOrBrokenFolderThrowsWithPath) {
     EXPECT_THROW((void)load_model_folder(""), std::runtime_error);
     try {
