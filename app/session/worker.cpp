@@ -95,9 +95,7 @@ ForwardOptions options_for(const ForwardRequest& r, bool capture) {
 bool compute_logit_lens(const Model& m, const Trace& trace, const std::string& stack, Snapshot& s,
                         const std::function<bool()>& cancel) {
     const ModelConfig& c = m.config();
-    const Tensor* head = m.find_stored_weight("lm_head.weight");  // as stored: half precision is widened per panel
-    if (!head && (c.tie_embeddings || c.mlm_head)) head = m.find_stored_weight("tok_emb.weight");
-    if (!head || head->dim(0) != c.vocab_size) return true;
+    if (!has_lm_head(m)) return true;  // the lens reads each layer through the model's own head (core's lm_head_logits)
     const Tensor* nw = m.find_weight(stack + ".final_norm.weight");
     const Tensor* nb = m.find_weight(stack + ".final_norm.bias");
     for (int i = 0; i < c.n_layers; ++i) {
@@ -116,16 +114,8 @@ bool compute_logit_lens(const Model& m, const Trace& trace, const std::string& s
                                (out->mat() - x).cwiseAbs().maxCoeff() <= 1e-5f * (1.0f + x.cwiseAbs().maxCoeff());
         const bool reuse = is_output && s.logits.rows() == x.rows() && s.logits.cols() == c.vocab_size;
         MatrixRM computed;
-        if (!reuse) {
-            if (c.mlm_head) {
-                computed = lm_head_logits(m, x);  // BERT: through the masked-LM head's transform too
-            } else {
-                if (c.scale_lm_head) x *= float(std::pow(double(c.d_model), -0.5));  // T5: as the LM head does
-                matmul_weight_t(x, *head, computed);
-                if (const Tensor* b = c.final_logits_bias ? m.find_weight("final_logits_bias") : nullptr)
-                    computed.rowwise() += Eigen::Map<const RowVectorF>(b->data.data(), c.vocab_size);
-            }
-        }
+        // Tied or untied, BERT's masked-LM transform, T5's scale, BART's final_logits_bias: as the forward's head.
+        if (!reuse) computed = lm_head_logits(m, x);
         const bool fill = is_output && !reuse && s.logits.rows() <= 1 && computed.rows() == x.rows() &&
                           (s.logits.rows() == 0 || computed.cols() == s.logits.cols());
         if (fill) {
