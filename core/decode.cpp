@@ -5,6 +5,7 @@
 #include "core/decode.h"
 
 #include "core/attention.h"
+#include "core/util/utf8.h"
 
 #include <algorithm>
 #include <cmath>
@@ -38,23 +39,9 @@ bool is_cjk(char32_t cp) {
 std::string guess_target_language(std::string_view text) {
     size_t i = 0;
     while (i < text.size()) {
-        const auto b = static_cast<unsigned char>(text[i]);
-        // Length of the UTF-8 sequence from its lead byte; ASCII, stray continuation bytes and invalid lead bytes
-        // are one byte that is not CJK.
-        const int n = (b & 0xE0) == 0xC0 ? 1 : (b & 0xF0) == 0xE0 ? 2 : (b & 0xF8) == 0xF0 ? 3 : 0;
-        char32_t cp = n == 1 ? (b & 0x1F) : n == 2 ? (b & 0x0F) : (b & 0x07);
-        bool ok = n > 0 && i + n < text.size();  // a sequence truncated by the end of the text is skipped
-        for (int k = 1; ok && k <= n; ++k) {
-            const auto cb = static_cast<unsigned char>(text[i + k]);
-            ok = (cb & 0xC0) == 0x80;
-            cp = (cp << 6) | (cb & 0x3F);
-        }
-        if (!ok) {
-            ++i;
-            continue;
-        }
-        if (is_cjk(cp)) return "en";
-        i += size_t(n) + 1;
+        const Utf8Char c = utf8_char_at(text, i);  // an invalid byte is one character that is not CJK
+        if (c.valid() && is_cjk(c.cp)) return "en";
+        i += c.len;
     }
     return "zh";
 }

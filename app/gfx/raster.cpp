@@ -4,6 +4,7 @@
 #include "app/gfx/gl.h"
 #include "app/gfx/painter.h"
 #include "app/ui/fonts.h"
+#include "core/util/utf8.h"
 
 #include <backends/imgui_impl_opengl3.h>
 #include <imgui.h>
@@ -28,12 +29,9 @@ ExportContext g_export;
 std::set<unsigned> codepoints(const std::string& s) {
     std::set<unsigned> out;
     for (size_t i = 0; i < s.size();) {
-        const unsigned char c = static_cast<unsigned char>(s[i]);
-        const int n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 1;
-        unsigned cp = n == 1 ? c : n == 2 ? (c & 0x1Fu) : n == 3 ? (c & 0x0Fu) : (c & 0x07u);
-        for (int k = 1; k < n && i + size_t(k) < s.size(); ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + size_t(k)]) & 0x3Fu);
-        if (cp >= 0x2E80) out.insert(cp);  // below: always in the atlas's fixed ranges
-        i += size_t(n);
+        const Utf8Char c = utf8_char_at(s, i);  // core/util/utf8.h
+        if (c.valid() && c.cp >= 0x2E80 && c.cp < 0x10000) out.insert(unsigned(c.cp));  // below: always in the atlas
+        i += c.len;
     }
     return out;
 }
@@ -69,15 +67,7 @@ void use_export_context(float font_px, const std::string& text) {
     io.IniFilename = nullptr;
     io.LogFilename = nullptr;
     std::string chars;
-    for (unsigned c : need) {
-        char buf[5] = {0, 0, 0, 0, 0};
-        if (c < 0x10000) {
-            buf[0] = char(0xE0 | (c >> 12));
-            buf[1] = char(0x80 | ((c >> 6) & 0x3F));
-            buf[2] = char(0x80 | (c & 0x3F));
-        }
-        chars += buf;
-    }
+    for (unsigned c : need) append_utf8(chars, char32_t(c));
     ui::build_fonts(font_px, chars, false);
     if (!ImGui_ImplOpenGL3_Init("#version 330 core")) throw std::runtime_error("the ImGui OpenGL 3 renderer did not start");
     g_export.font_px = font_px;

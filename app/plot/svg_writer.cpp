@@ -3,6 +3,7 @@
 #include "app/plot/writers.h"
 
 #include "app/plot/ticks.h"
+#include "core/util/utf8.h"
 
 #include <algorithm>
 #include <cmath>
@@ -61,14 +62,9 @@ std::string paint(const char* attr, const Rgba& c) {
 float text_width_em(const std::string& s) {
     float w = 0;
     for (size_t i = 0; i < s.size();) {
-        const unsigned char c = static_cast<unsigned char>(s[i]);
-        int n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 1;
-        unsigned cp = c;
-        if (n == 2) cp = c & 0x1F;
-        if (n == 3) cp = c & 0x0F;
-        if (n == 4) cp = c & 0x07;
-        for (int k = 1; k < n && i + size_t(k) < s.size(); ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + size_t(k)]) & 0x3F);
-        i += size_t(n);
+        const Utf8Char ch = utf8_char_at(s, i);  // core/util/utf8.h
+        const char32_t cp = ch.cp;
+        i += ch.len;
         w += (cp >= 0x2E80 && cp < 0xA000) || (cp >= 0xAC00 && cp < 0xD7A4) || (cp >= 0xFF00 && cp < 0xFF61) ? 1.0f : 0.6f;
     }
     return w;

@@ -6,6 +6,7 @@
 #include "core/tokenizer/bpe.h"
 #include "core/tokenizer/text_tokenizer.h"
 #include "core/tokenizer/tokenizer_io.h"
+#include "core/util/utf8.h"
 #define TS_APP_HAS_BPE 1
 #else
 #define TS_APP_HAS_BPE 0
@@ -17,23 +18,10 @@
 namespace ts::ui {
 
 namespace {
+// Bytes of the well-formed character at s[i] (core/util/utf8.h), 0 for an invalid byte.
 size_t utf8_len_at(std::string_view s, size_t i) {
-    const auto b = (unsigned char)s[i];
-    size_t n = 0;
-    uint32_t cp = 0, min_cp = 0;
-    if (b < 0x80) return 1;
-    if ((b & 0xE0) == 0xC0) { n = 2; cp = b & 0x1F; min_cp = 0x80; }
-    else if ((b & 0xF0) == 0xE0) { n = 3; cp = b & 0x0F; min_cp = 0x800; }
-    else if ((b & 0xF8) == 0xF0) { n = 4; cp = b & 0x07; min_cp = 0x10000; }
-    else return 0;
-    if (i + n > s.size()) return 0;
-    for (size_t k = 1; k < n; ++k) {
-        const auto c = (unsigned char)s[i + k];
-        if ((c & 0xC0) != 0x80) return 0;
-        cp = (cp << 6) | (c & 0x3F);
-    }
-    if (cp < min_cp || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-    return n;
+    const Utf8Char c = utf8_char_at(s, i);
+    return c.valid() ? c.len : 0;
 }
 
 class ByteCodec final : public TextCodec {
@@ -162,18 +150,6 @@ TokenizedText tokenize_text(const std::string& text, const TextCodec& codec, int
         t.pieces.push_back(std::move(p));
     }
     return t;
-}
-
-bool is_valid_utf8(std::string_view s, size_t* bad_offset) {
-    for (size_t i = 0; i < s.size();) {
-        const size_t n = utf8_len_at(s, i);
-        if (n == 0) {
-            if (bad_offset) *bad_offset = i;
-            return false;
-        }
-        i += n;
-    }
-    return true;
 }
 
 std::string sanitize_utf8(std::string_view s) {

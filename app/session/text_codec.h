@@ -3,6 +3,8 @@
 // UTF-8 is shown (not rejected), text beyond max_seq_len tokens is truncated with a visible notice.
 #pragma once
 
+#include "core/util/utf8.h"
+
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -76,8 +78,8 @@ public:
 [[nodiscard]] TokenizedText tokenize_text(const std::string& text, const TextCodec& codec, int max_tokens,
                                           bool add_special_tokens = true);
 
-/// True when s is well-formed UTF-8; *bad_offset gets the first bad byte otherwise.
-[[nodiscard]] bool is_valid_utf8(std::string_view s, size_t* bad_offset = nullptr);
+/// True when s is well-formed UTF-8; *bad_offset gets the first bad byte otherwise (core/util/utf8.h).
+using ts::is_valid_utf8;
 /// s with every invalid byte replaced by U+FFFD (for display only).
 [[nodiscard]] std::string sanitize_utf8(std::string_view s);
 /// A label safe to draw: invalid bytes as <XX>, control characters as ␣-style escapes (\n, \t), space as '·'

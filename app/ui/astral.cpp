@@ -1,6 +1,8 @@
 // Stand-ins for characters a 16-bit ImWchar cannot hold (see astral.h).
 #include "app/ui/astral.h"
 
+#include "core/util/utf8.h"
+
 #include <unordered_map>
 
 namespace ts::ui {
@@ -22,40 +24,6 @@ std::u32string& typed_queue() {
     return q;
 }
 
-// The code point of the well-formed UTF-8 sequence at s[i] and its length, or length 0 when it is not one.
-std::pair<char32_t, size_t> decode_at(std::string_view s, size_t i) {
-    const auto b = [&](size_t k) { return static_cast<unsigned char>(s[i + k]); };
-    const auto cont = [&](size_t k) { return i + k < s.size() && (b(k) & 0xC0) == 0x80; };
-    const unsigned char c0 = b(0);
-    if (c0 >= 0xE0 && c0 <= 0xEF && cont(1) && cont(2)) {
-        const char32_t c = char32_t(c0 & 0x0F) << 12 | char32_t(b(1) & 0x3F) << 6 | char32_t(b(2) & 0x3F);
-        if (c >= 0x800 && !(c >= 0xD800 && c <= 0xDFFF)) return {c, 3};
-    } else if (c0 >= 0xF0 && c0 <= 0xF4 && cont(1) && cont(2) && cont(3)) {
-        const char32_t c = char32_t(c0 & 0x07) << 18 | char32_t(b(1) & 0x3F) << 12 | char32_t(b(2) & 0x3F) << 6 |
-                           char32_t(b(3) & 0x3F);
-        if (c >= 0x10000 && c <= 0x10FFFF) return {c, 4};
-    }
-    return {0, 0};
-}
-
-void append_utf8(std::string& out, char32_t c) {
-    if (c < 0x80) {
-        out += char(c);
-    } else if (c < 0x800) {
-        out += char(0xC0 | (c >> 6));
-        out += char(0x80 | (c & 0x3F));
-    } else if (c < 0x10000) {
-        out += char(0xE0 | (c >> 12));
-        out += char(0x80 | ((c >> 6) & 0x3F));
-        out += char(0x80 | (c & 0x3F));
-    } else {
-        out += char(0xF0 | (c >> 18));
-        out += char(0x80 | ((c >> 12) & 0x3F));
-        out += char(0x80 | ((c >> 6) & 0x3F));
-        out += char(0x80 | (c & 0x3F));
-    }
-}
-
 // Rewrites each character for which `f` returns a different code point; a copy when there is none.
 template <typename F>
 std::string rewrite(std::string_view text, F&& f) {
@@ -68,11 +36,13 @@ std::string rewrite(std::string_view text, F&& f) {
             ++i;
             continue;
         }
-        const auto [c, len] = decode_at(text, i);
-        if (len == 0) {
+        const Utf8Char ch = utf8_char_at(text, i);  // core/util/utf8.h
+        if (!ch.valid()) {
             ++i;
             continue;
         }
+        const char32_t c = ch.cp;
+        const size_t len = ch.len;
         const char32_t r = f(c);
         if (r != c) {
             if (!changed) out.reserve(text.size());

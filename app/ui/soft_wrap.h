@@ -4,6 +4,8 @@
 // contains them. GL-free (the line breaker is passed in), so it is unit-tested.
 #pragma once
 
+#include "core/util/utf8.h"
+
 #include <algorithm>
 #include <cstddef>
 #include <functional>
@@ -79,14 +81,10 @@ struct Wrapped {
 /// window). A Latin word longer than the line is left to soft_wrap's one-character progress rule.
 [[nodiscard]] inline LineBreaker cjk_line_breaker(std::function<float(std::string_view)> text_width, float width) {
     return [text_width = std::move(text_width), width](std::string_view line, size_t begin) -> size_t {
-        auto decode = [&](size_t i, size_t* len) -> char32_t {
-            const auto b = static_cast<unsigned char>(line[i]);
-            const int n = b < 0x80 ? 1 : (b >> 5) == 6 ? 2 : (b >> 4) == 14 ? 3 : (b >> 3) == 30 ? 4 : 1;
-            *len = std::min<size_t>(size_t(n), line.size() - i);
-            if (n == 1) return b;
-            char32_t c = b & (0x7F >> n);
-            for (size_t k = 1; k < *len; ++k) c = (c << 6) | (static_cast<unsigned char>(line[i + k]) & 0x3F);
-            return c;
+        auto decode = [&](size_t i, size_t* len) -> char32_t {  // core/util/utf8.h: an invalid byte is one
+            const Utf8Char c = utf8_char_at(line, i);
+            *len = c.len;
+            return c.cp;
         };
         // A word wider than the whole line (a URL) breaks at the last character that fits.
         auto mid_word = [&]() {

@@ -5,6 +5,8 @@
 // Text is UTF-8; characters are Unicode code points as in Python's str (an invalid byte counts as one U+FFFD).
 #pragma once
 
+#include "core/util/utf8.h"
+
 #include <array>
 #include <cstdint>
 #include <string>
@@ -30,10 +32,10 @@ namespace ts::eval {
 /// True when sacreBLEU's zh tokenizer puts code point `cp` in a token of its own (see tokenize_zh).
 [[nodiscard]] bool is_zh_tokenizer_char(char32_t cp);
 
-/// Decodes UTF-8 to code points; each byte of an invalid sequence becomes U+FFFD (like Python's errors='replace'
-/// for lone bytes). Python's str.isspace() set is given by is_python_space.
-[[nodiscard]] std::u32string utf8_to_u32(std::string_view s);
-[[nodiscard]] std::string u32_to_utf8(std::u32string_view s);
+/// UTF-8 <-> code points: core's codec (core/util/utf8.h; invalid bytes become U+FFFD as Python's
+/// errors="replace" does). Python's str.isspace() set is given by is_python_space.
+using ts::utf8_to_u32;
+using ts::u32_to_utf8;
 [[nodiscard]] bool is_python_space(char32_t cp);
 
 // --- BLEU ---------------------------------------------------------------------------------------------------------

@@ -29,24 +29,6 @@ const ByteTables& tables() {
 
 char32_t byte_to_unicode(unsigned char b) { return tables().to_unicode[b]; }
 
-void append_utf8(std::string& out, char32_t cp) {
-    if (cp < 0x80) {
-        out += char(cp);
-    } else if (cp < 0x800) {
-        out += char(0xC0 | (cp >> 6));
-        out += char(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-        out += char(0xE0 | (cp >> 12));
-        out += char(0x80 | ((cp >> 6) & 0x3F));
-        out += char(0x80 | (cp & 0x3F));
-    } else {
-        out += char(0xF0 | (cp >> 18));
-        out += char(0x80 | ((cp >> 12) & 0x3F));
-        out += char(0x80 | ((cp >> 6) & 0x3F));
-        out += char(0x80 | (cp & 0x3F));
-    }
-}
-
 std::string bytes_to_byte_level(std::string_view bytes) {
     std::string out;
     out.reserve(bytes.size() * 2);
@@ -54,32 +36,6 @@ std::string bytes_to_byte_level(std::string_view bytes) {
     return out;
 }
 
-size_t utf8_char_len(std::string_view s, size_t pos) {
-    const auto at = [&](size_t i) -> unsigned { return i < s.size() ? static_cast<unsigned char>(s[i]) : 0u; };
-    const auto cont = [&](size_t i) { return (at(i) & 0xC0u) == 0x80u && i < s.size(); };
-    const unsigned b0 = at(pos);
-    if (b0 < 0x80) return 1;
-    if (b0 >= 0xC2 && b0 <= 0xDF) return cont(pos + 1) ? 2 : 1;
-    if (b0 >= 0xE0 && b0 <= 0xEF) {
-        const unsigned b1 = at(pos + 1);
-        const bool ok1 = b0 == 0xE0 ? (b1 >= 0xA0 && b1 <= 0xBF) : b0 == 0xED ? (b1 >= 0x80 && b1 <= 0x9F)
-                                                                              : cont(pos + 1);
-        return ok1 && pos + 1 < s.size() && cont(pos + 2) ? 3 : 1;
-    }
-    if (b0 >= 0xF0 && b0 <= 0xF4) {
-        const unsigned b1 = at(pos + 1);
-        const bool ok1 = b0 == 0xF0 ? (b1 >= 0x90 && b1 <= 0xBF) : b0 == 0xF4 ? (b1 >= 0x80 && b1 <= 0x8F)
-                                                                              : cont(pos + 1);
-        return ok1 && pos + 1 < s.size() && cont(pos + 2) && cont(pos + 3) ? 4 : 1;
-    }
-    return 1;
-}
-
-size_t utf8_char_count(std::string_view s) {
-    size_t n = 0;
-    for (size_t i = 0; i < s.size(); i += utf8_char_len(s, i)) ++n;
-    return n;
-}
 
 std::optional<std::string> byte_level_to_bytes(std::string_view spelled) {
     std::string out;

@@ -2,6 +2,8 @@
 // tokenizer.json spell raw bytes, e.g. ' ' -> "Ġ") and a UTF-8 walker that treats each invalid byte as one character.
 #pragma once
 
+#include "core/util/utf8.h"
+
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -20,15 +22,6 @@ namespace ts {
 /// point outside the 256 mapped ones.
 [[nodiscard]] std::optional<std::string> byte_level_to_bytes(std::string_view spelled);
 
-/// Length in bytes (1..4) of the character starting at s[pos]: a well-formed UTF-8 sequence (no overlongs,
-/// surrogates or code points > U+10FFFF) or, for anything else, 1 (an invalid byte counts as one character).
-/// Precondition: pos < s.size().
-[[nodiscard]] size_t utf8_char_len(std::string_view s, size_t pos);
-
-/// Number of characters in s under the utf8_char_len() rule.
-[[nodiscard]] size_t utf8_char_count(std::string_view s);
-
-/// Appends the UTF-8 encoding of a code point (assumed valid) to out.
-void append_utf8(std::string& out, char32_t cp);
+// utf8_char_len, utf8_char_count and append_utf8: core/util/utf8.h (included above).
 
 }  // namespace ts

@@ -33,7 +33,7 @@ namespace ts::hf_detail {
 
 
 using nlohmann::json;
-inline constexpr char32_t kInvalid = 0xFFFFFFFF;  // an invalid UTF-8 byte, kept as it is
+inline constexpr char32_t kInvalid = kInvalidUtf8;  // an invalid UTF-8 byte, kept as it is (core/util/utf8.h)
 
 [[noreturn]] inline void fail(const std::string& name, const std::string& field, const std::string& what) {
     throw std::runtime_error(name + ": " + field + ": " + what);
@@ -41,13 +41,9 @@ inline constexpr char32_t kInvalid = 0xFFFFFFFF;  // an invalid UTF-8 byte, kept
 
 inline std::string describe(const json& j) { return std::string(j.type_name()) + " " + json_excerpt(j); }
 
-inline char32_t decode_char(std::string_view s, size_t pos, size_t len) {
-    const auto b = (unsigned char)s[pos];
-    if (len == 1) return b < 0x80 ? char32_t(b) : kInvalid;
-    char32_t cp = len == 2 ? (b & 0x1F) : len == 3 ? (b & 0x0F) : (b & 0x07);
-    for (size_t k = 1; k < len; ++k) cp = (cp << 6) | ((unsigned char)s[pos + k] & 0x3F);
-    return cp;
-}
+// The code point of the character at s[pos] whose length utf8_char_len gave (core/util/utf8.h), or kInvalid.
+inline char32_t decode_char(std::string_view s, size_t pos, size_t /*len*/) { return utf8_char_at(s, pos).cp; }
+
 
 // --- Unicode properties (ICU) --------------------------------------------------------------------------------------
 

@@ -1,6 +1,7 @@
 // core/util: the one JSON reader (nesting limit, file and line in errors), bounded quotes, whole-string numbers.
 #include "core/util/json.h"
 #include "core/util/number.h"
+#include "core/util/utf8.h"
 
 #include <gtest/gtest.h>
 
@@ -79,6 +80,32 @@ TEST(UtilNumber, WholeStringFiniteAndBounded) {
     }
     EXPECT_THROW((void)parse_real_in("-0.5", 0, 1, "--p"), std::invalid_argument);
     EXPECT_DOUBLE_EQ(parse_real_in("0.5", 0, 1, "--p"), 0.5);
+}
+
+// The one UTF-8 codec (#29): well-formed sequences only (no overlongs, surrogates, > U+10FFFF, no sequence cut by
+// the end), and Python's errors="replace" for whole strings (expected values printed by CPython 3.11).
+TEST(UtilUtf8, StrictCharactersAndPythonsReplacement) {
+    const std::string zh = "\xE4\xB8\xAD";  // 中
+    EXPECT_EQ(utf8_char_at(zh, 0).cp, U'\u4E2D');
+    EXPECT_EQ(utf8_char_at(zh, 0).len, 3u);
+    EXPECT_EQ(utf8_char_at("\xF0\x9F\x90\xB1", 0).cp, U'\U0001F431');
+    for (const std::string bad : {"\xC0\xAF", "\xED\xA0\x80", "\xF4\x90\x80\x80", "\xE4\xB8", "\x80", "\xFF"}) {
+        EXPECT_FALSE(utf8_char_at(bad, 0).valid()) << bad;
+        EXPECT_EQ(utf8_char_len(bad, 0), 1u) << bad;
+    }
+    EXPECT_EQ(utf8_char_count("a\xFF\xE4\xB8\xAD" "b"), 4u);
+    size_t bad = 0;
+    EXPECT_TRUE(is_valid_utf8("a\xE4\xB8\xAD"));
+    EXPECT_FALSE(is_valid_utf8("ab\xE4\xB8", &bad));
+    EXPECT_EQ(bad, 2u);
+    EXPECT_EQ(utf8_to_u32("\xE4\xB8"), std::u32string(U"\uFFFD"));
+    EXPECT_EQ(utf8_to_u32("\xF0\x80"), std::u32string(U"\uFFFD\uFFFD"));
+    EXPECT_EQ(utf8_to_u32("\xED\xA0\x80"), std::u32string(U"\uFFFD\uFFFD\uFFFD"));
+    EXPECT_EQ(utf8_to_u32("a\xFF\xE4\xB8\xAD" "b"), std::u32string(U"a\uFFFD\u4E2Db"));
+    std::string out;
+    for (char32_t c : {U'a', U'\u00E9', U'\u4E2D', U'\U0001F431'}) append_utf8(out, c);
+    EXPECT_EQ(out, "a\xC3\xA9\xE4\xB8\xAD\xF0\x9F\x90\xB1");
+    EXPECT_EQ(u32_to_utf8(utf8_to_u32(out)), out);
 }
 
 }  // namespace
