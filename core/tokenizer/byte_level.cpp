@@ -42,17 +42,10 @@ std::optional<std::string> byte_level_to_bytes(std::string_view spelled) {
     out.reserve(spelled.size());
     size_t i = 0;
     while (i < spelled.size()) {
-        const size_t len = utf8_char_len(spelled, i);
-        const unsigned char b0 = static_cast<unsigned char>(spelled[i]);
-        char32_t cp = 0;
-        if (len == 1) {
-            if (b0 >= 0x80) return std::nullopt;  // invalid UTF-8
-            cp = b0;
-        } else if (len == 2) {
-            cp = ((b0 & 0x1Fu) << 6) | (static_cast<unsigned char>(spelled[i + 1]) & 0x3Fu);
-        } else {
-            return std::nullopt;  // all mapped code points are < U+0200
-        }
+        const Utf8Char ch = utf8_char_at(spelled, i);  // core/util/utf8.h
+        if (!ch.valid()) return std::nullopt;           // invalid UTF-8
+        const char32_t cp = ch.cp;                      // all mapped code points are < U+0200
+        const size_t len = ch.len;
         if (cp >= 512 || tables().from_unicode[cp] < 0) return std::nullopt;
         out += char(tables().from_unicode[cp]);
         i += len;
