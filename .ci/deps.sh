@@ -8,7 +8,7 @@ set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config ccache
       libeigen3-dev nlohmann-json3-dev libpcre2-dev zlib1g-dev libsentencepiece-dev libicu-dev
       libimgui-dev libglfw3-dev libstb-dev libegl-dev libgl-dev libgles-dev libgl1-mesa-dri
-      xvfb xauth xdotool fonts-dejavu-core fonts-wqy-microhei fonts-symbola
+      xvfb xauth xdotool x11-xserver-utils fonts-dejavu-core fonts-wqy-microhei fonts-symbola
       libgtest-dev libgmock-dev libbenchmark-dev librsvg2-bin libxml2-utils gettext dpkg-dev desktop-file-utils)
 if [ "${1:-}" = "--corpus" ]; then pkgs+=(wordnet-base opencc); fi
 if [ "${1:-}" = "--fuzz" ]; then pkgs+=(clang libclang-rt-14-dev); fi

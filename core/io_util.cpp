@@ -35,24 +35,5 @@ nlohmann::json parse_json_limited(const char* begin, const char* end, const std:
     }
 }
 
-void write_file_atomic(const std::filesystem::path& path, const std::string& bytes) {
-    const auto tmp = path.string() + ".tmp";
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out) throw std::runtime_error(path.string() + ": cannot write (" + std::strerror(errno) + ")");
-        out.write(bytes.data(), std::streamsize(bytes.size()));
-        out.flush();
-        if (!out) {
-            std::filesystem::remove(tmp);
-            throw std::runtime_error(path.string() + ": write failed (disk full?)");
-        }
-    }
-    std::error_code ec;
-    std::filesystem::rename(tmp, path, ec);
-    if (ec) {
-        std::filesystem::remove(tmp);
-        throw std::runtime_error(path.string() + ": cannot rename temp file: " + ec.message());
-    }
-}
 
 }  // namespace ts::detail

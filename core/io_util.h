@@ -2,6 +2,8 @@
 // core/model_dir.cpp.
 #pragma once
 
+#include "core/util/file.h"
+
 #include <nlohmann/json_fwd.hpp>
 
 #include <filesystem>
@@ -15,8 +17,7 @@ namespace ts::detail {
 [[nodiscard]] nlohmann::json parse_json_limited(const char* begin, const char* end, const std::string& what,
                                                 bool unique_tensor_keys = false);
 
-/// Writes `bytes` to a temp file beside `path`, then renames it over `path`. Throws std::runtime_error naming the
-/// path on failure.
-void write_file_atomic(const std::filesystem::path& path, const std::string& bytes);
+/// core/util/file.h: temp file, fsync, rename.
+using ts::write_file_atomic;
 
 }  // namespace ts::detail

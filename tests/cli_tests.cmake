@@ -52,7 +52,7 @@ ts_cli_test(trace_bad_ids fail CMD ${TS_CLI} trace --model ${CMAKE_CURRENT_SOURC
 ts_cli_test(trace_id_out_of_range fail CMD ${TS_CLI} trace --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2
             --ids 1,999999 --out ${TS_CLI_OUT}/x STDERR_REGEX "999999")
 ts_cli_test(trace_unwritable_out fail CMD ${TS_CLI} trace --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2 --ids 1,2
-            --out /nonexistent-dir/trace.safetensors STDERR_REGEX "nonexistent-dir")
+            --out /proc/ts-no-such-dir/trace.safetensors STDERR_REGEX "cannot write /proc/ts-no-such-dir")
 ts_cli_test(trace_text_without_tokenizer fail CMD ${TS_CLI} trace --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2
             --text hello --out ${TS_CLI_OUT}/x STDERR_REGEX "no tokenizer")
 ts_cli_test(corpus_help ok CMD ${TS_CLI} corpus build --help)

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "app/plot/figure.h"
+#include "core/util/file.h"
 
 #include <cstdint>
 #include <filesystem>
@@ -83,9 +84,8 @@ struct GridLayout {
 [[nodiscard]] std::vector<uint8_t> encode_png(const uint8_t* rgba, int width, int height);
 [[nodiscard]] std::string base64(const uint8_t* data, size_t n);
 
-/// Writes `data` to `path` atomically: a temp file in the same folder, flushed and checked, then renamed over
-/// the target (a failed write never leaves a half file). Creates missing parent folders. Throws
+/// Writes `data` to `path` atomically (core/util/file.h): a failed write never leaves a half file. Throws
 /// std::runtime_error "cannot write <path>: <reason>" (read-only folder, disk full, ...).
-void write_file_atomic(const std::filesystem::path& path, std::string_view data);
+using ts::write_file_atomic;
 
 }  // namespace ts::plot

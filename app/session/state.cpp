@@ -2,6 +2,7 @@
 #include "app/session/state.h"
 #include "app/session/limits.h"
 #include "core/util/json.h"
+#include "core/util/file.h"
 
 #include <nlohmann/json.hpp>
 
@@ -231,20 +232,8 @@ UiState parse_state_text(std::string_view text, const std::string& what, std::st
 }
 
 void save_state(const std::filesystem::path& file, const UiState& s) {
-    std::error_code ec;
-    if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), ec);
-    std::filesystem::path tmp = file;
-    tmp += ".tmp";
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out) throw std::runtime_error("cannot write settings file " + tmp.string());
-        nlohmann::json j = s;
-        out << j.dump(2) << '\n';
-        out.flush();
-        if (!out) throw std::runtime_error("cannot write settings file " + tmp.string());
-    }
-    std::filesystem::rename(tmp, file, ec);
-    if (ec) throw std::runtime_error("cannot replace settings file " + file.string() + ": " + ec.message());
+    const nlohmann::json j = s;
+    write_file_atomic(file, j.dump(2) + "\n");  // core/util/file.h: never a half-written settings file
 }
 
 }  // namespace ts::ui

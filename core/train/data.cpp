@@ -2,6 +2,7 @@
 #include "core/train/data.h"
 
 #include "core/train/train_kernels.h"
+#include "core/util/file.h"
 
 #include <algorithm>
 #include <cstring>
@@ -21,23 +22,17 @@ void save_tokens(const std::filesystem::path& path, std::span<const int32_t> ids
         if (id < 0) throw std::invalid_argument("save_tokens: negative token id " + std::to_string(id));
         if (id > 65535) width = 4;
     }
-    const std::filesystem::path tmp = path.string() + ".tmp";
-    {
-        std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-        if (!f) throw std::runtime_error("cannot write token file " + tmp.string());
-        const uint32_t version = 1;
-        f.write(kMagic, 8);
-        f.write(reinterpret_cast<const char*>(&version), 4);
-        f.write(reinterpret_cast<const char*>(&width), 4);
-        if (width == 4) {
-            f.write(reinterpret_cast<const char*>(ids.data()), std::streamsize(ids.size() * 4));
-        } else {
-            std::vector<uint16_t> narrow(ids.begin(), ids.end());
-            f.write(reinterpret_cast<const char*>(narrow.data()), std::streamsize(narrow.size() * 2));
-        }
-        if (!f) throw std::runtime_error("write failed for token file " + tmp.string());
+    std::string bytes(kMagic, 8);
+    const uint32_t version = 1;
+    bytes.append(reinterpret_cast<const char*>(&version), 4);
+    bytes.append(reinterpret_cast<const char*>(&width), 4);
+    if (width == 4) {
+        bytes.append(reinterpret_cast<const char*>(ids.data()), ids.size() * 4);
+    } else {
+        std::vector<uint16_t> narrow(ids.begin(), ids.end());
+        bytes.append(reinterpret_cast<const char*>(narrow.data()), narrow.size() * 2);
     }
-    std::filesystem::rename(tmp, path);
+    write_file_atomic(path, bytes);  // core/util/file.h
 }
 
 std::vector<int32_t> load_tokens(const std::filesystem::path& path) {

@@ -5,6 +5,7 @@
 #include "core/safetensors.h"
 #include "core/util/json.h"
 #include "core/util/number.h"
+#include "core/util/file.h"
 
 #include <nlohmann/json.hpp>
 
@@ -495,11 +496,9 @@ bool Trainer::resume() {
                                            num("tokens_per_s"), num("elapsed_s")});
         }
     }
-    {
-        std::ofstream out(log_path.string() + ".tmp", std::ios::trunc);
-        for (const auto& l : kept) out << l << "\n";
-    }
-    std::filesystem::rename(log_path.string() + ".tmp", log_path);
+    std::string text;
+    for (const auto& l : kept) text += l + "\n";
+    write_file_atomic(log_path, text);  // core/util/file.h
     if (m_log) *m_log << "resumed from " << path.string() << " at step " << m_step << "\n";
     return true;
 }

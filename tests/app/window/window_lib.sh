@@ -1,12 +1,12 @@
 # Shared prologue of the xdotool-driven window tests, sourced after `set -euo pipefail` with OUT set:
-#   start_xvfb NAME   checks Xvfb, xdotool and python3, starts a 1280x800 Xvfb on a random display, exports DISPLAY,
+#   start_xvfb NAME   checks Xvfb, xdotool, xmodmap and python3, starts a 1280x800 Xvfb on a random display, exports DISPLAY,
 #                     and kills it (and the app whose pid is in APP_PID, if any) when the script exits; NAME prefixes
 #                     the error messages
 #   json FILE EXPR    prints a Python expression over the JSON document j in FILE
 #   wait_window       waits up to 30 s for the "Transformer Studio" window, else exits 1
 start_xvfb() {
   TEST_NAME=$1
-  for tool in Xvfb xdotool python3; do
+  for tool in Xvfb xdotool xmodmap python3; do
     command -v $tool >/dev/null || { echo "$TEST_NAME: $tool not found"; exit 1; }
   done
   local disp=:$((90 + RANDOM % 100))
