@@ -379,6 +379,20 @@ AxisTicks axis_ticks(const Figure& f, const Transform& t, float line_h, bool x_a
         const int n = std::clamp(int(len / (line_h * (x_axis ? 4.5f : 2.5f))), 2, 10);
         out.values = nice_ticks(lo, hi, n);
         if (out.values.size() > 1) out.step = out.values[1] - out.values[0];
+        if (x_axis && out.values.size() > 1 && hi > lo) {
+            // A narrow plot (the step view's "5. · V", ~20 pixels) drew ticks 0 and 50 as "050": keep, from the
+            // left, the ticks whose labels stay apart (a label: 0.6 line heights per character, plus half a line).
+            std::vector<double> kept;
+            double right = -INFINITY;  // right edge of the last kept label (pixels from the plot's left)
+            for (const double v : out.values) {
+                const double w = (0.6 * double(format_tick(v, out.step).size()) + 0.5) * line_h;
+                const double px = double(len) * (v - lo) / (hi - lo);
+                if (px - w / 2 < right) continue;
+                kept.push_back(v);
+                right = px + w / 2;
+            }
+            if (!kept.empty()) out.values = std::move(kept);
+        }
     }
     return out;
 }

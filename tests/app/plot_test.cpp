@@ -285,6 +285,27 @@ Figure rising_curves() {
     return f;
 }
 
+// The step view's "5. · V" is ~20 pixels wide: its x ticks 0 and 50 were drawn into one another as "050". Ticks
+// whose labels would touch are dropped (from the right); a wide plot keeps its ticks.
+TEST(Figure, NarrowPlotsKeepOnlyTicksWhoseLabelsFit) {
+    Figure f;
+    Series s;
+    s.x = {0, 64};
+    s.y = {0, 1};
+    f.series = {s};
+    f.x.min = 0;
+    f.x.max = 64;
+    const float line_h = 16;
+    const AxisTicks narrow = axis_ticks(f, make_transform(f, Rect{0, 0, 20, 100}), line_h, true);
+    ASSERT_EQ(narrow.values.size(), 1u);
+    EXPECT_EQ(narrow.values[0], 0.0);
+    const Transform wide_t = make_transform(f, Rect{0, 0, 400, 100});
+    const AxisTicks wide = axis_ticks(f, wide_t, line_h, true);
+    ASSERT_GE(wide.values.size(), 4u);
+    for (size_t i = 1; i < wide.values.size(); ++i)  // neighbours at least one estimated label apart
+        EXPECT_GT(wide_t.px(wide.values[i]) - wide_t.px(wide.values[i - 1]), 2 * line_h);
+}
+
 TEST(Figure, BestLegendCornerCoversNoCurve) {
     Figure f = rising_curves();
     const Transform t = make_transform(f, Rect{0, 0, 400, 300});
