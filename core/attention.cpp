@@ -168,25 +168,17 @@ void mask_scores(float* scores, const uint8_t* allowed, int H, int T, int S) {
 // One query row of a head, in place and in one pass while the row is in cache: raw scores -> · scale, + bias, -inf
 // where the mask forbids, softmax(· / temperature) (divide, not multiply by 1/T, to round like torch). Only the first
 // `end` keys are read; the rest of the row (keys after the row's last allowed one, whose probability is exactly 0) is
-// set to 0. A fully masked row becomes zeros. The element operations are those of record_score_views and
-// softmax_rows_inplace (core/ops.h), so scores_masked and probs agree with them. temperature already checked.
+// set to 0. A fully masked row becomes zeros. The scaling, bias and mask are record_score_views' operations and the
+// softmax is softmax_rows' own kernel (core/ops.h), so scores_masked and probs agree with them. temperature already
+// checked.
 void probs_row_inplace(float* row, int S, int end, float scale, const float* bias, const uint8_t* ok,
                        float temperature) {
-    constexpr float kInf = std::numeric_limits<float>::infinity();
     Eigen::Map<RowVectorF> r(row, end);
     if (scale != 1.0f) r *= scale;
     if (bias) r += Eigen::Map<const RowVectorF>(bias, end);
     if (ok) mask_scores(row, ok, 1, 1, end);
     std::fill(row + end, row + S, 0.0f);
-    if (end == 0) return;
-    if (temperature != 1.0f) r.array() /= temperature;
-    const float mx = r.maxCoeff();
-    if (mx == -kInf) {
-        r.setZero();
-        return;
-    }
-    r.array() = (r.array() - mx).exp();
-    r /= r.sum();
+    softmax_row_inplace(row, end, temperature);  // core/ops.h: the one softmax kernel
 }
 
 }  // namespace

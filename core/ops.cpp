@@ -244,18 +244,20 @@ void softmax_rows_inplace(MatrixRM& x, float temperature) {
     if (!(temperature > 0.0f) || !std::isfinite(temperature))
         throw std::invalid_argument("softmax_rows: temperature must be a finite number > 0, found " +
                                     std::to_string(temperature));
-    if (temperature != 1.0f) x.array() /= temperature;  // divide (not multiply by 1/T) to round like torch
-    for (Eigen::Index r = 0; r < x.rows(); ++r) {
-        auto row = x.row(r);
-        if (row.size() == 0) continue;
-        const float mx = row.maxCoeff();
-        if (mx == -kInf) {  // fully masked: defined as zeros, not 0/0
-            row.setZero();
-            continue;
-        }
-        row.array() = (row.array() - mx).exp();
-        row /= row.sum();
+    for (Eigen::Index r = 0; r < x.rows(); ++r) softmax_row_inplace(x.row(r).data(), int(x.cols()), temperature);
+}
+
+void softmax_row_inplace(float* row, int n, float temperature) {
+    if (n <= 0) return;
+    Eigen::Map<RowVectorF> r(row, n);
+    if (temperature != 1.0f) r.array() /= temperature;  // divide (not multiply by 1/T) to round like torch
+    const float mx = r.maxCoeff();
+    if (mx == -kInf) {  // fully masked: defined as zeros, not 0/0
+        r.setZero();
+        return;
     }
+    r.array() = (r.array() - mx).exp();
+    r /= r.sum();
 }
 
 MatrixRM softmax_rows(const MatrixRM& scores, float temperature) {

@@ -86,6 +86,10 @@ void apply_rope_rows(float* x, int T, int d_head, int start_pos, float rope_thet
 /// scores: (N, d) -> (N, d). torch.softmax(x / temperature, -1); temperature > 0 else std::invalid_argument.
 [[nodiscard]] MatrixRM softmax_rows(const MatrixRM& scores, float temperature = 1.0f);
 void softmax_rows_inplace(MatrixRM& x, float temperature = 1.0f);
+/// The one softmax kernel: row[0, n) <- softmax(row / temperature) in place, with softmax_rows' rules (divide by
+/// temperature rather than multiply by its inverse, to round like torch; a row of all -inf gives zeros). Used by
+/// softmax_rows and by attention's fused row pass. temperature is not checked here.
+void softmax_row_inplace(float* row, int n, float temperature);
 /// Row-wise log-softmax (torch.log_softmax). A row of all -inf gives all -inf.
 [[nodiscard]] MatrixRM log_softmax_rows(const MatrixRM& x);
 /// log Z = logsumexp per row (N) (torch.logsumexp(x, -1)).
