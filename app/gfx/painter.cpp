@@ -6,6 +6,7 @@
 #include "app/plot/ticks.h"
 #include "app/plot/writers.h"
 #include "app/ui/astral.h"
+#include "app/ui/soft_wrap.h"  // is_cjk_breakable: the CJK ranges
 #include "app/ui/fonts.h"  // glyph requests; moves to gfx with the canvas of the architecture issue (#29)
 
 #include <imgui_internal.h>  // ImTextCharFromUtf8
@@ -53,13 +54,6 @@ void add_text_turned(ImDrawList* dl, ImVec2 center, ImU32 col, std::string_view 
     }
 }
 
-// Chinese, Japanese and Korean characters (and their punctuation and full-width forms): in vertical text they
-// stand upright, one under the other, as CJK is written vertically. Turned on their side at ~12 px they were
-// illegible (概率, 查询 as axis titles).
-bool upright_in_vertical_text(unsigned c) {
-    return (c >= 0x2E80 && c <= 0x9FFF) || (c >= 0xAC00 && c <= 0xD7AF) || (c >= 0xF900 && c <= 0xFAFF) ||
-           (c >= 0xFF00 && c <= 0xFFEF);
-}
 }  // namespace
 
 void add_text_vertical(ImDrawList* dl, ImVec2 center, ImU32 col, const char* text) {
@@ -77,7 +71,7 @@ void add_text_vertical(ImDrawList* dl, ImVec2 center, ImU32 col, const char* tex
         unsigned c = 0;
         const int n = ImTextCharFromUtf8(&c, p, end);
         if (n <= 0) break;
-        const bool up = upright_in_vertical_text(c);
+        const bool up = ui::is_cjk_breakable(char32_t(c));  // CJK stands upright in vertical text (soft_wrap.h)
         any_upright = any_upright || up;
         if (up || runs.empty() || runs.back().upright)
             runs.push_back({std::string_view(p, size_t(n)), up, 0.0f});

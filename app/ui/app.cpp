@@ -245,7 +245,7 @@ void App::maybe_submit() {
     m_tokens = r.tokens;
     m_source_tokens = r.source_tokens;
     m_last_submitted = m_worker->submit(std::move(r));
-    if (!m_opt.frame_stats.empty())  // after the input of this frame (submitted at its end) or of the one before
+    if (!m_opt.frame_stats.empty())  // after this frame's input, else the last frame's (see frame())
         m_stats.submitted[m_last_submitted] = {Clock::now(), m_input_time ? m_input_time : std::exchange(m_stats.applied_input, {})};
     if (m_fonts_dirty == false && fonts_need_rebuild(m_state.text)) m_fonts_dirty = true;
 }
@@ -419,8 +419,7 @@ void App::frame() {
         const K k = a == "sweep" ? K::Sweep : a == "patching" ? K::Patching : a == "attribution" ? K::Attribution : K::Flow;
         m_interp.start(k, m_state, m_model, top_prediction(m_snap.get()));
     }
-    if (m_opt.bench_edits > 0) bench_edit();
-    maybe_submit();
+    if (m_opt.bench_edits > 0) bench_edit();  // its edit is submitted at the end of this frame, like a keystroke's
     if (m_fonts_dirty) {
         m_fonts = build_fonts(std::round(16.0f * m_scale), m_state.text + lesson_font_text() + m_font_extra);
         ImGui_ImplOpenGL3_DestroyFontsTexture();
@@ -455,8 +454,9 @@ void App::frame() {
         m_font_extra += more;
         m_fonts_dirty = true;
     }
-    // A text or knob this frame's UI changed goes to the worker now, not at the next frame's start: its forward
-    // runs while this frame is rasterised (a frame at 1600×1000 under software GL: ~25 ms of the keystroke's wait).
+    // The one submit of a frame, after its UI: a text or knob it changed (or a model loaded, a bench edit) goes to the
+    // worker now, and its forward runs while this frame is rasterised (at 1600×1000 under software GL, ~25 ms of a
+    // keystroke's wait that a submit at the next frame's start added).
     maybe_submit();
     if (stand_in_glyphs_missing()) m_fonts_dirty = true;  // an emoji shown for the first time
     clear_typed();                                        // typed emoji no text box took
@@ -498,7 +498,7 @@ void App::frame() {
     const Clock::time_point shown = Clock::now();
     if (had_input && m_input_time) {
         if (!m_opt.frame_stats.empty()) m_stats.input_ms.push_back(ms_between(*m_input_time, shown));
-        m_stats.applied_input = m_input_time;  // a text it changed is submitted at the start of the next frame
+        m_stats.applied_input = m_input_time;  // for a submit the next frame makes (not one this frame's UI caused)
         m_input_time.reset();
     } else {
         m_stats.applied_input.reset();
