@@ -43,56 +43,6 @@ AttnWeights attn_weights(const Model& m, const std::string& prefix) {
     return w;
 }
 
-MaskTable build_mask(const MaskSpec& spec, int T, int S, int q_start, int k_start) {
-    MaskTable mt;
-    mt.T = T;
-    mt.S = S;
-    if (!spec.key_padding.empty() && static_cast<int>(spec.key_padding.size()) != S)
-        throw std::invalid_argument("key_padding has length " + std::to_string(spec.key_padding.size()) +
-                                    ", expected one entry per key (" + std::to_string(S) + ")");
-    if (spec.kind == MaskKind::Custom && static_cast<int64_t>(spec.custom.size()) != int64_t(T) * S)
-        throw std::invalid_argument("custom mask has " + std::to_string(spec.custom.size()) +
-                                    " entries, expected (T, S) = (" + std::to_string(T) + ", " + std::to_string(S) +
-                                    ") = " + std::to_string(int64_t(T) * S));
-    if (spec.kind == MaskKind::SlidingWindow && spec.window < 1)
-        throw std::invalid_argument("sliding-window mask needs window >= 1, got " + std::to_string(spec.window));
-    if (spec.kind == MaskKind::None && spec.key_padding.empty()) return mt;
-    auto allowed = std::make_shared<std::vector<uint8_t>>(size_t(T) * S, uint8_t{1});
-    for (int t = 0; t < T; ++t) {
-        const int qpos = q_start + t;
-        uint8_t* row = allowed->data() + size_t(t) * S;
-        for (int s = 0; s < S; ++s) {
-            const int kpos = k_start + s;
-            bool ok = true;
-            switch (spec.kind) {
-                case MaskKind::None: break;
-                case MaskKind::Causal: ok = kpos <= qpos; break;
-                case MaskKind::SlidingWindow: ok = kpos <= qpos && kpos > qpos - spec.window; break;
-                case MaskKind::Custom: ok = spec.custom[size_t(t) * S + s] != 0; break;
-            }
-            if (!spec.key_padding.empty() && spec.key_padding[s]) ok = false;
-            row[s] = ok ? 1 : 0;
-        }
-        int end = S;
-        while (end > 0 && !row[end - 1]) --end;
-        mt.row_end.push_back(end);
-    }
-    mt.allowed = std::move(allowed);
-    return mt;
-}
-
-}  // namespace ts::detail
-
-namespace ts {
-std::vector<uint8_t> mask_table(const MaskSpec& spec, int T, int S) {
-    const detail::MaskTable mt = detail::build_mask(spec, std::max(0, T), std::max(0, S), 0, 0);
-    if (!mt.allowed) return std::vector<uint8_t>(size_t(std::max(0, T)) * size_t(std::max(0, S)), 1);
-    return *mt.allowed;
-}
-}  // namespace ts
-
-namespace ts::detail {
-
 // Makes room for `needed` positions in every layer (n_kv_heads * capacity rows per layer), keeping the cached rows.
 void reserve_cache(KVCache& c, int n_layers, int K, int D, int needed) {
     if (static_cast<int>(c.k.size()) != n_layers || static_cast<int>(c.v.size()) != n_layers) {
@@ -153,55 +103,19 @@ void record_heads(const TraceSink& sink, const char* suffix, const float* base, 
     sink.rec(suffix, {n, S, D}, gather.data());
 }
 
-// scores (H, T, S): -inf where allowed (T, S) is 0.
-void mask_scores(float* scores, const uint8_t* allowed, int H, int T, int S) {
-    constexpr float kNegInf = -std::numeric_limits<float>::infinity();
-    for (int h = 0; h < H; ++h)
-        for (int t = 0; t < T; ++t) {
-            float* row = scores + (size_t(h) * T + t) * S;
-            const uint8_t* ok = allowed + size_t(t) * S;
-            for (int s = 0; s < S; ++s)
-                if (!ok[s]) row[s] = kNegInf;
-        }
-}
-
-// One query row of a head, in place and in one pass while the row is in cache: raw scores -> · scale, + bias, -inf
-// where the mask forbids, softmax(· / temperature) (divide, not multiply by 1/T, to round like torch). Only the first
-// `end` keys are read; the rest of the row (keys after the row's last allowed one, whose probability is exactly 0) is
-// set to 0. A fully masked row becomes zeros. The scaling, bias and mask are record_score_views' operations and the
-// softmax is softmax_rows' own kernel (core/ops.h), so scores_masked and probs agree with them. temperature already
-// checked.
-void probs_row_inplace(float* row, int S, int end, float scale, const float* bias, const uint8_t* ok,
-                       float temperature) {
-    Eigen::Map<RowVectorF> r(row, end);
-    if (scale != 1.0f) r *= scale;
-    if (bias) r += Eigen::Map<const RowVectorF>(bias, end);
-    if (ok) mask_scores(row, ok, 1, 1, end);
-    std::fill(row + end, row + S, 0.0f);
-    softmax_row_inplace(row, end, temperature);  // core/ops.h: the one softmax kernel
-}
-
 }  // namespace
 
-void record_score_views(const TraceSink& sink, int H, int T, int S, float scale,
-                        std::shared_ptr<const std::vector<uint8_t>> allowed, std::shared_ptr<const MatrixRM> bias) {
-    const std::string src = sink.prefix + "scores";
-    sink.rec_derived("scores_scaled", {H, T, S}, [src, scale, bias](const Trace& tr, std::vector<float>& out) {
-        const std::vector<float>& in = tr.at(src).data;
-        out.assign(in.begin(), in.end());
-        for (float& v : out) v *= scale;
-        if (bias)
-            for (size_t k = 0; k < out.size(); ++k) out[k] += bias->data()[k];
-    });
-    sink.rec_derived("scores_masked", {H, T, S},
-                     [src, scale, bias, keep = std::move(allowed), H, T, S](const Trace& tr, std::vector<float>& out) {
-                         const std::vector<float>& in = tr.at(src).data;
-                         out.assign(in.begin(), in.end());
-                         for (float& v : out) v *= scale;
-                         if (bias)
-                             for (size_t k = 0; k < out.size(); ++k) out[k] += bias->data()[k];
-                         if (keep) mask_scores(out.data(), keep->data(), H, T, S);
-                     });
+void record_attention(const TraceSink& sink, std::shared_ptr<const AttentionRows> rows) {
+    using Kind = AttentionRows::Kind;
+    const std::vector<int64_t> shape{rows->n_heads(), rows->n_queries(), rows->n_keys()};
+    bool any = false;
+    for (const auto& [suffix, kind] : {std::pair{"scores", Kind::Scores}, std::pair{"scores_scaled", Kind::ScoresScaled},
+                                       std::pair{"scores_masked", Kind::ScoresMasked}, std::pair{"probs", Kind::Probs}}) {
+        if (!sink.wants(suffix)) continue;
+        any = true;
+        sink.rec_derived(suffix, shape, [rows, kind](const Trace&, std::vector<float>& out) { rows->all(kind, out); });
+    }
+    if (any) sink.trace->set_attention(sink.prefix, std::move(rows));
 }
 
 void attention_forward(const AttnWeights& w, const AttnParams& p, const MatrixRM& xq, const MatrixRM& xkv,
@@ -256,79 +170,50 @@ void attention_forward(const AttnWeights& w, const AttnParams& p, const MatrixRM
     }
     if (p.rope) record_heads(sink, "k_rot", kbase, K, S, stride, D, ws.gather);
 
-    // --- per head h (KV group g = h / rep), on compute_threads() threads: scores = Q_h K_g^T, probs =
-    // softmax(mask(scores · scale) / temperature), head_out = probs V_g. Raw scores get a buffer of their own only
-    // when the trace wants them; otherwise probs are computed in place.
+    // --- per head h (KV group g = h / rep), on compute_threads() threads, kAttnRowBlock query rows at a time:
+    // probs = softmax(mask(Q_h K_g^T · scale + bias) / temperature) into a per-thread (block, S) buffer, head_out =
+    // probs V_g. No (T, S) matrix is held; a trace that wants scores or probabilities gets an AttentionRows that
+    // recomputes any of them with this same kernel when read.
     if (!(p.temperature > 0.0f) || !std::isfinite(p.temperature))  // checked here: nothing may throw inside omp
         throw std::invalid_argument("softmax_rows: temperature must be a finite number > 0, found " +
                                     std::to_string(p.temperature));
     const float scale = p.scale ? 1.0f / std::sqrt(static_cast<float>(D)) : 1.0f;
-    const bool keep_scores = sink.wants("scores") || sink.wants("scores_scaled") || sink.wants("scores_masked");
-    if (keep_scores) ws.scores.resize(H * T, S);
-    ws.probs.resize(H * T, S);
     ws.head_out.resize(H * T, D);
-    const uint8_t* allowed = mask.allowed ? mask.allowed->data() : nullptr;
     const MatrixRM* bias = p.position_bias.get();
     if (bias && (bias->rows() != int64_t(H) * T || bias->cols() != S))
         throw std::invalid_argument("attention: position bias is (" + std::to_string(bias->rows()) + ", " +
                                     std::to_string(bias->cols()) + "), expected (H*T, S) = (" +
                                     std::to_string(int64_t(H) * T) + ", " + std::to_string(S) + ")");
     if (bias) sink.rec("position_bias", {H, T, S}, bias->data());
-    // Keys past a row's last allowed one (mask.row_end) have probability exactly 0: the softmax and probs V stop
-    // there (a causal mask halves both), and without recorded raw scores Q K^T too.
-    const auto row_end = [&](int t) { return mask.row_end.empty() ? S : mask.row_end[size_t(t)]; };
-    constexpr int kRowBlock = 64;  // rows of a block that shares one key extent (its last row's, for a causal mask)
-    const auto block_end = [&](int r0, int n) {
-        int e = 0;
-        for (int t = r0; t < r0 + n; ++t) e = std::max(e, row_end(t));
-        return e;
-    };
     const int n_threads = compute_threads();
+    if (static_cast<int>(ws.probs.size()) < n_threads) ws.probs.resize(size_t(n_threads));
+    for (int i = 0; i < n_threads; ++i) ws.probs[size_t(i)].resize(kAttnRowBlock, S);
 #pragma omp parallel for num_threads(n_threads) if (n_threads > 1 && H > 1) schedule(static)
     for (int h = 0; h < H; ++h) {
         const int g = h / rep;
-        const ConstMapRM Kg(kbase + size_t(g) * stride * D, S, D);
+        MatrixRM& P = ws.probs[size_t(compute_thread_index())];
+        const float* kg = kbase + size_t(g) * stride * D;
         const ConstMapRM Vg(vbase + size_t(g) * stride * D, S, D);
-        const ConstMapRM Qh(ws.qh.data() + size_t(h) * T * D, T, D);
-        MapRM Ph(ws.probs.data() + size_t(h) * T * S, T, S);
-        if (keep_scores) {  // the trace shows every raw score, masked ones included
-            MapRM Sh(ws.scores.data() + size_t(h) * T * S, T, S);
-            Sh.noalias() = Qh * Kg.transpose();
-            Ph = Sh;
-        } else {
-            for (int r0 = 0; r0 < T; r0 += kRowBlock) {
-                const int n = std::min(kRowBlock, T - r0), e = block_end(r0, n);
-                if (e > 0) Ph.block(r0, 0, n, e).noalias() = Qh.middleRows(r0, n) * Kg.topRows(e).transpose();
-            }
-        }
-        for (int t = 0; t < T; ++t)
-            probs_row_inplace(Ph.data() + size_t(t) * S, S, row_end(t), scale,
-                              bias ? bias->data() + (size_t(h) * T + size_t(t)) * S : nullptr,
-                              allowed ? allowed + size_t(t) * S : nullptr, p.temperature);
-        for (int r0 = 0; r0 < T; r0 += kRowBlock) {
-            const int n = std::min(kRowBlock, T - r0), e = block_end(r0, n);
+        for (int r0 = 0; r0 < T; r0 += kAttnRowBlock) {
+            const int n = std::min(kAttnRowBlock, T - r0);
+            const int e = attention_probs_block(ws.qh.data() + (size_t(h) * T + r0) * D, kg, D, S, r0, n, mask,
+                                                scale, bias ? bias->data() + (size_t(h) * T + r0) * S : nullptr,
+                                                p.temperature, P.data());
             auto out = ws.head_out.middleRows(int64_t(h) * T + r0, n);
             if (e == 0)
                 out.setZero();
             else
-                out.noalias() = Ph.block(r0, 0, n, e) * Vg.topRows(e);
+                out.noalias() = P.topLeftCorner(n, e) * Vg.topRows(e);
         }
     }
-    if (keep_scores) {
-        sink.rec("scores", {H, T, S}, ws.scores.data());
-        if (sink.wants("scores")) {
-            // scores is kept, so ÷√D and the mask are recomputed from it when first asked instead of stored: two
-            // fewer (H, T, S) tensors per layer. The same float operations as above, so the values are identical.
-            record_score_views(sink, H, T, S, scale, mask.allowed, p.position_bias);
-        } else {  // a filter that wants the scaled or masked scores without the raw ones (rare): store them
-            MatrixRM tmp = ws.scores * scale;
-            if (bias) tmp += *bias;
-            sink.rec("scores_scaled", {H, T, S}, tmp.data());
-            if (allowed) mask_scores(tmp.data(), allowed, H, T, S);
-            sink.rec("scores_masked", {H, T, S}, tmp.data());
-        }
+    if (sink.wants("scores") || sink.wants("scores_scaled") || sink.wants("scores_masked") || sink.wants("probs")) {
+        auto keys = std::make_shared<MatrixRM>(int64_t(K) * S, D);
+        for (int g = 0; g < K; ++g)
+            keys->middleRows(int64_t(g) * S, S) = ConstMapRM(kbase + size_t(g) * stride * D, S, D);
+        std::vector<AttentionRows::QueryPiece> q{{std::make_shared<const MatrixRM>(ws.qh), 0, T}};
+        record_attention(sink, std::make_shared<const AttentionRows>(H, K, D, std::move(q), std::move(keys), mask,
+                                                                     p.position_bias, scale, p.temperature));
     }
-    sink.rec("probs", {H, T, S}, ws.probs.data());
 
     if (!edits.head_out.empty()) apply_head_edits(edits.head_out, edits.start_pos, H, T, ws.head_out);
     sink.rec("head_out", {H, T, D}, ws.head_out.data());

@@ -4,6 +4,7 @@
 // core/embedding.cpp only.
 #pragma once
 
+#include "core/attention_rows.h"
 #include "core/edit_plan.h"
 #include "core/model.h"
 
@@ -49,25 +50,11 @@ struct AttnWeights {
 };
 [[nodiscard]] AttnWeights attn_weights(const Model& m, const std::string& prefix);  // prefix "dec.0.attn"
 
-/// Which (query, key) pairs may attend, expanded once per stack call into a (T, S) table (1 = may attend).
-struct MaskTable {
-    /// (T, S) row-major; null = everything allowed. Shared so derived trace entries (scores_masked) can keep it.
-    std::shared_ptr<const std::vector<uint8_t>> allowed;
-    /// (T) per query row, one past its last allowed key (0 when it has none); empty when nothing is masked (every row
-    /// ends at S). Keys past it have probability exactly 0, so attention stops there.
-    std::vector<int> row_end;
-    int T = 0, S = 0;
-};
-/// q_start / k_start: absolute positions of the first query row and first key column. Throws
-/// std::invalid_argument on a custom mask that is not (T, S), key_padding not of length S, or window < 1.
-[[nodiscard]] MaskTable build_mask(const MaskSpec& spec, int T, int S, int q_start, int k_start);
-
 /// Per-forward scratch for one attention kind (self or cross); sized on first use, reused by every layer.
 struct AttnWorkspace {
     MatrixRM q, k, v;          ///< projections (T, H*D), (Sn, K*D), (Sn, K*D)
     MatrixRM qh, kh, vh;       ///< head-major (H*T, D), (K*Sn, D), (K*Sn, D)
-    MatrixRM scores;           ///< (H*T, S) raw Q K^T, filled only when the trace wants scores
-    MatrixRM probs;            ///< (H*T, S)
+    std::vector<MatrixRM> probs;  ///< per compute thread, (kAttnRowBlock, S): one block of query rows at a time
     MatrixRM head_out;         ///< (H*T, D)
     MatrixRM concat;           ///< (T, H*D)
     MatrixRM out;              ///< (T, d_model)
@@ -103,12 +90,9 @@ struct AttnEdits {
     int start_pos = 0;  ///< absolute position of the first query row
 };
 
-/// Registers "<prefix>scores_scaled" (scores · scale, + position_bias (H*T, S) when not null) and
-/// "<prefix>scores_masked" (also −∞ where `allowed`, (T, S), is 0; null = nothing masked) as derived from
-/// "<prefix>scores" (H, T, S), computed when first read.
-void record_score_views(const TraceSink& sink, int H, int T, int S, float scale,
-                        std::shared_ptr<const std::vector<uint8_t>> allowed,
-                        std::shared_ptr<const MatrixRM> position_bias = nullptr);
+/// Registers <prefix>scores, scores_scaled, scores_masked and probs (H, T, S), whichever the trace wants, as
+/// computed on first read from `rows` (AttentionRows::all), and keeps `rows` as the trace's attention(prefix).
+void record_attention(const TraceSink& sink, std::shared_ptr<const AttentionRows> rows);
 
 /// xq: (T, d_model) queries' input; xkv: (Sn, d_model) keys'/values' input (= xq for self-attention).
 /// Result in ws.out (T, d_model). `edits` are applied in place before the trace records head_out / out. With `cache`, keys/values of xkv are appended after cache->n_past and attention

@@ -95,30 +95,28 @@ void compose_rows(const TraceSplice& sp, const std::string& name, int T, std::ve
             append(v, s.t->data.data() + size_t((g * s.t->dim(1) + s.lo - s.offset) * X), size_t((s.hi - s.lo) * X));
 }
 
-// attn.scores (q given) or attn.probs (q null), (H, T, T). A row from a span ending at `hi` keeps the span's columns
-// [0, hi): those keys are unchanged since (later spans start at hi or after). Later keys are new: raw scores
-// q_t · k_s from the composed q (H, T, D) and k (K, T, D); probabilities 0 (causally masked).
-void compose_attention(const TraceSplice& sp, const std::string& name, const Tensor* q, const Tensor* k, int H, int K,
-                       int D, int T, std::vector<float>& v) {
-    const std::vector<Span> spans = spans_of(sp, name, T);
-    const int rep = H / K;
-    MatrixRM extra;
-    for (int h = 0; h < H; ++h)
-        for (const Span& s : spans) {
-            const int64_t L = s.t->dim(1), C = s.t->dim(2);
-            const int rows = s.hi - s.lo, known = s.hi, fresh = T - known;
-            if (q && fresh > 0) {
-                const ConstMapRM Q(q->data.data() + (size_t(h) * T + s.lo) * D, rows, D);
-                const ConstMapRM Kn(k->data.data() + (size_t(h / rep) * T + known) * D, fresh, D);
-                extra.noalias() = Q * Kn.transpose();
-            }
-            for (int t = 0; t < rows; ++t) {
-                append(v, s.t->data.data() + (size_t(h) * L + size_t(s.lo - s.offset + t)) * C, size_t(known));
-                if (fresh == 0) continue;
-                if (q) append(v, extra.data() + size_t(t) * fresh, size_t(fresh));
-                else v.insert(v.end(), size_t(fresh), 0.0f);
-            }
+// The composed trace's attention of one block: the earlier call's query rows before P (their pieces, clipped),
+// the tail's from P, and the tail's keys (the cache holds every position). Pieces beyond kMaxSplicePieces are copied
+// into one matrix, so the chain a keystroke keeps alive stays short.
+std::shared_ptr<const AttentionRows> compose_attention(const AttentionRows& prev, const AttentionRows& tail, int P,
+                                                       const MaskSpec& self_mask) {
+    const int H = tail.n_heads(), D = tail.d_head(), T = P + tail.n_queries();
+    std::vector<AttentionRows::QueryPiece> q;
+    for (const AttentionRows::QueryPiece& piece : prev.query_pieces())
+        if (piece.offset < P) q.push_back({piece.q, piece.offset, std::min(piece.n, P - piece.offset)});
+    q.push_back({tail.query_pieces().front().q, P, tail.n_queries()});
+    if (q.size() > kMaxSplicePieces) {
+        auto one = std::make_shared<MatrixRM>(int64_t(H) * T, D);
+        for (const AttentionRows::QueryPiece& piece : q) {
+            const int64_t ld = piece.q->rows() / H;
+            for (int h = 0; h < H; ++h)
+                one->middleRows(int64_t(h) * T + piece.offset, piece.n) = piece.q->middleRows(h * ld, piece.n);
         }
+        q = {{std::move(one), 0, T}};
+    }
+    return std::make_shared<const AttentionRows>(H, tail.n_kv_heads(), D, std::move(q), tail.keys(),
+                                                 detail::build_mask(self_mask, T, T, 0, 0), nullptr, tail.scale(),
+                                                 tail.temperature());
 }
 
 }  // namespace
@@ -187,18 +185,16 @@ ForwardResult forward_incremental(const Model& m, const std::vector<int>& ids, c
     const std::shared_ptr<const Trace> tail_trace = tail.trace;
     const Trace& tt = *tail_trace;
     Trace& out = *r.trace;
-    const int H = c.n_heads, K = c.n_kv_heads, D = c.d_head();
-    const float scale = c.scale_attn ? 1.0f / std::sqrt(static_cast<float>(D)) : 1.0f;
-    const detail::MaskTable full_mask = detail::build_mask(opt.self_mask, T, T, 0, 0);
-    const char* q_name = c.position == PositionKind::RoPE ? "q_rot" : c.qk_norm ? "q_normed" : "q";
-    const char* k_name = c.position == PositionKind::RoPE ? "k_rot" : c.qk_norm ? "k_normed" : "k";
     std::map<std::string, std::shared_ptr<const TraceSplice>, std::less<>> splices;
     for (const std::string& name : tt.names()) {
-        if (ends_with(name, ".attn.scores_scaled") || ends_with(name, ".attn.scores_masked")) {
-            if (ends_with(name, "scores_scaled")) {
-                const detail::TraceSink sink{&out, true, name.substr(0, name.size() - std::strlen("scores_scaled"))};
-                detail::record_score_views(sink, H, T, T, scale, full_mask.allowed);
-            }
+        if (ends_with(name, ".attn.scores") || ends_with(name, ".attn.scores_scaled") ||
+            ends_with(name, ".attn.scores_masked") || ends_with(name, ".attn.probs")) {
+            const std::string block = name.substr(0, name.rfind('.') + 1);  // "dec.i.attn."
+            if (out.attention(block)) continue;  // registered with the block's first attention entry
+            const auto before = prev->attention(block), now = tt.attention(block);
+            if (!before || !now) throw std::logic_error("forward_incremental: no attention rows for '" + block + "'");
+            detail::record_attention(detail::TraceSink{&out, true, block},
+                                     compose_attention(*before, *now, Pi, opt.self_mask));
             continue;
         }
         const Tensor& tail_t = tt.at(name);
@@ -221,18 +217,8 @@ ForwardResult forward_incremental(const Model& m, const std::vector<int>& ids, c
         std::vector<int64_t> shape = tail_t.shape;
         if (tail_t.rank() == 2) shape[0] = T;
         else shape[1] = T;
-        const bool scores = ends_with(name, ".attn.scores"), probs = ends_with(name, ".attn.probs");
-        if (scores || probs) shape[2] = T;
-        const std::string block = name.substr(0, name.rfind('.') + 1);  // "dec.i.attn."
         out.record_derived(name, std::move(shape),
-                           [sp, name, scores, probs, q = block + q_name, k = block + k_name, H, K, D, T](
-                               const Trace& self, std::vector<float>& v) {
-                               if (scores || probs)
-                                   compose_attention(*sp, name, scores ? &self.at(q) : nullptr,
-                                                     scores ? &self.at(k) : nullptr, H, K, D, T, v);
-                               else
-                                   compose_rows(*sp, name, T, v);
-                           });
+                           [sp, name, T](const Trace&, std::vector<float>& v) { compose_rows(*sp, name, T, v); });
         splices.emplace(name, std::move(sp));
     }
     st.splices = std::move(splices);

@@ -2,6 +2,9 @@
 #include "core/threads.h"
 
 #include <Eigen/Core>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include <algorithm>
 #include <atomic>
@@ -33,6 +36,14 @@ int set_compute_threads(int n, bool eigen_gemm) {
 }
 
 int compute_threads() { return g_threads.load(); }
+
+int compute_thread_index() {
+#ifdef _OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
 
 int hardware_threads() { return std::max(1, static_cast<int>(std::thread::hardware_concurrency())); }
 

@@ -14,6 +14,9 @@ namespace ts {
 int set_compute_threads(int n, bool eigen_gemm = false);
 /// The count in effect (1 until set).
 [[nodiscard]] int compute_threads();
+/// Index of the calling thread in the innermost `omp parallel` team (0 outside one, or without OpenMP): picks a
+/// per-thread scratch buffer inside the core's parallel loops.
+[[nodiscard]] int compute_thread_index();
 /// Logical cores of this machine (std::thread::hardware_concurrency, at least 1).
 [[nodiscard]] int hardware_threads();
 /// The app's default for its compute worker: max(1, cores - 1), so the UI thread keeps a core.

@@ -145,4 +145,13 @@ size_t Trace::bytes() const {
     return b;
 }
 
+void Trace::set_attention(const std::string& block_prefix, std::shared_ptr<const AttentionRows> rows) {
+    m_attention[block_prefix] = std::move(rows);
+}
+
+std::shared_ptr<const AttentionRows> Trace::attention(std::string_view block_prefix) const {
+    const auto it = m_attention.find(block_prefix);
+    return it == m_attention.end() ? nullptr : it->second;
+}
+
 }  // namespace ts

@@ -17,6 +17,8 @@
 
 namespace ts {
 
+class AttentionRows;  // core/attention_rows.h
+
 /// Decides which trace names are recorded. Asked before anything is copied, so an unwatched tensor costs nothing.
 class CaptureFilter {
 public:
@@ -108,8 +110,15 @@ public:
     [[nodiscard]] bool contains(std::string_view name) const;
     /// True when `name` is registered as derived and not computed yet (costs nothing until asked).
     [[nodiscard]] bool is_pending(std::string_view name) const;
-    /// Bytes of tensor data currently held (derived entries count once computed).
+    /// Bytes of tensor data currently held (derived entries count once computed; attention() sources excluded).
     [[nodiscard]] size_t bytes() const;
+
+    /// Keeps `rows` as the on-demand attention of the block `block_prefix` ("dec.3.attn.", "dec.0.cross_attn."):
+    /// any rows of any head's scores or probabilities, without the (H, T, S) tensors (core/attention_rows.h).
+    void set_attention(const std::string& block_prefix, std::shared_ptr<const AttentionRows> rows);
+    /// The block's on-demand attention; null when the forward kept none (the filter wanted none of its scores or
+    /// probabilities).
+    [[nodiscard]] std::shared_ptr<const AttentionRows> attention(std::string_view block_prefix) const;
 
 private:
     struct Entry {
@@ -120,6 +129,7 @@ private:
     std::shared_ptr<TensorPool> m_pool;
     mutable std::map<std::string, Entry, std::less<>> m_tensors;
     std::vector<std::string> m_order;
+    std::map<std::string, std::shared_ptr<const AttentionRows>, std::less<>> m_attention;
     mutable std::recursive_mutex m_derive_mutex;  ///< a recipe may find() its sources
 };
 

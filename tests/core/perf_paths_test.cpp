@@ -159,7 +159,9 @@ TEST(Trace, ScaledAndMaskedScoresAreDerivedOnFirstReadWithTheValuesOfTheOperatio
         const ForwardResult r = forward(m, ids, opt);
         const std::string b = "dec.1.attn.";
         EXPECT_TRUE(r.trace->is_pending(b + "scores_scaled")) << c.name;
-        EXPECT_FALSE(r.trace->is_pending(b + "scores")) << c.name;
+        EXPECT_TRUE(r.trace->is_pending(b + "scores")) << c.name;  // attention on demand: nothing (H, T, S) is stored
+        EXPECT_TRUE(r.trace->is_pending(b + "probs")) << c.name;
+        ASSERT_NE(r.trace->attention(b), nullptr) << c.name;
         const Tensor& sc = r.trace->at(b + "scores");
         const Tensor& scaled = r.trace->at(b + "scores_scaled");
         const Tensor& masked = r.trace->at(b + "scores_masked");

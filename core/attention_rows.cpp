@@ -1,0 +1,211 @@
+// Masks as rules, the blockwise attention-probability kernel the forward and AttentionRows share, and AttentionRows:
+// any rows of any head of an attention block, recomputed from its queries and keys when asked.
+#include "core/attention_rows.h"
+
+#include "core/ops.h"
+#include "core/threads.h"
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace ts::detail {
+
+namespace {
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+// Keys [lo, hi) the kind's band lets row t see (before padding and the custom table).
+std::pair<int, int> band(const MaskTable& m, int t) {
+    const int qpos = m.q_start + t;
+    const auto clamp = [&](int v) { return std::clamp(v, 0, m.S); };
+    switch (m.kind) {
+        case MaskKind::Causal: return {0, clamp(qpos - m.k_start + 1)};
+        case MaskKind::SlidingWindow: return {clamp(qpos - m.window + 1 - m.k_start), clamp(qpos - m.k_start + 1)};
+        case MaskKind::None:
+        case MaskKind::Custom: break;
+    }
+    return {0, m.S};
+}
+}  // namespace
+
+int MaskTable::band_begin(int t) const { return band(*this, t).first; }
+
+bool MaskTable::allowed(int t, int s) const {
+    const auto [lo, hi] = band(*this, t);
+    if (s < lo || s >= hi) return false;
+    if (key_padding && (*key_padding)[size_t(s)]) return false;
+    if (custom && !(*custom)[size_t(t) * S + s]) return false;
+    return true;
+}
+
+void MaskTable::apply(int t, float* row, int n) const {
+    const auto [lo, hi] = band(*this, t);
+    std::fill(row, row + std::min(lo, n), kNegInf);
+    if (hi < n) std::fill(row + hi, row + n, kNegInf);
+    const int a = std::min(lo, n), b = std::min(hi, n);
+    if (key_padding)
+        for (int s = a; s < b; ++s)
+            if ((*key_padding)[size_t(s)]) row[s] = kNegInf;
+    if (custom) {
+        const uint8_t* ok = custom->data() + size_t(t) * S;
+        for (int s = a; s < b; ++s)
+            if (!ok[s]) row[s] = kNegInf;
+    }
+}
+
+MaskTable build_mask(const MaskSpec& spec, int T, int S, int q_start, int k_start) {
+    MaskTable mt;
+    mt.T = T;
+    mt.S = S;
+    if (!spec.key_padding.empty() && static_cast<int>(spec.key_padding.size()) != S)
+        throw std::invalid_argument("key_padding has length " + std::to_string(spec.key_padding.size()) +
+                                    ", expected one entry per key (" + std::to_string(S) + ")");
+    if (spec.kind == MaskKind::Custom && static_cast<int64_t>(spec.custom.size()) != int64_t(T) * S)
+        throw std::invalid_argument("custom mask has " + std::to_string(spec.custom.size()) +
+                                    " entries, expected (T, S) = (" + std::to_string(T) + ", " + std::to_string(S) +
+                                    ") = " + std::to_string(int64_t(T) * S));
+    if (spec.kind == MaskKind::SlidingWindow && spec.window < 1)
+        throw std::invalid_argument("sliding-window mask needs window >= 1, got " + std::to_string(spec.window));
+    mt.kind = spec.kind;
+    mt.window = spec.window;
+    mt.q_start = q_start;
+    mt.k_start = k_start;
+    if (spec.kind == MaskKind::None && spec.key_padding.empty()) return mt;
+    if (!spec.key_padding.empty()) mt.key_padding = std::make_shared<const std::vector<uint8_t>>(spec.key_padding);
+    if (spec.kind == MaskKind::Custom) mt.custom = std::make_shared<const std::vector<uint8_t>>(spec.custom);
+    mt.row_end.resize(size_t(T));
+    for (int t = 0; t < T; ++t) {
+        const auto [lo, hi] = band(mt, t);
+        int e = hi;
+        while (e > lo && !mt.allowed(t, e - 1)) --e;
+        mt.row_end[size_t(t)] = e == lo ? 0 : e;
+    }
+    return mt;
+}
+
+int attention_probs_block(const float* q, const float* k, int D, int S, int t0, int n, const MaskTable& mask,
+                          float scale, const float* bias, float temperature, float* P) {
+    int e = 0;
+    for (int t = t0; t < t0 + n; ++t) e = std::max(e, mask.end(t));
+    MapRM Pm(P, n, S);
+    if (e > 0) Pm.leftCols(e).noalias() = ConstMapRM(q, n, D) * ConstMapRM(k, S, D).topRows(e).transpose();
+    for (int i = 0; i < n; ++i) {
+        float* row = P + size_t(i) * S;
+        const int t = t0 + i, end = mask.end(t);
+        Eigen::Map<RowVectorF> r(row, end);
+        if (scale != 1.0f) r *= scale;
+        if (bias) r += Eigen::Map<const RowVectorF>(bias + size_t(i) * S, end);
+        if (mask.masks_anything()) mask.apply(t, row, end);
+        std::fill(row + end, row + S, 0.0f);
+        softmax_row_inplace(row, end, temperature);  // core/ops.h: the one softmax kernel
+    }
+    return e;
+}
+
+}  // namespace ts::detail
+
+namespace ts {
+
+std::vector<uint8_t> mask_table(const MaskSpec& spec, int T, int S) {
+    T = std::max(0, T);
+    S = std::max(0, S);
+    const detail::MaskTable mt = detail::build_mask(spec, T, S, 0, 0);
+    std::vector<uint8_t> out(size_t(T) * size_t(S), 1);
+    if (mt.masks_anything())
+        for (int t = 0; t < T; ++t)
+            for (int s = 0; s < S; ++s) out[size_t(t) * S + s] = mt.allowed(t, s) ? 1 : 0;
+    return out;
+}
+
+AttentionRows::AttentionRows(int n_heads, int n_kv_heads, int d_head, std::vector<QueryPiece> q,
+                             std::shared_ptr<const MatrixRM> k, detail::MaskTable mask,
+                             std::shared_ptr<const MatrixRM> bias, float scale, float temperature)
+    : m_H(n_heads), m_K(n_kv_heads), m_D(d_head), m_q(std::move(q)), m_k(std::move(k)), m_mask(std::move(mask)),
+      m_bias(std::move(bias)), m_scale(scale), m_temperature(temperature) {
+    int next = 0;
+    for (const QueryPiece& p : m_q) {
+        if (p.offset != next || p.n < 0 || !p.q || p.q->rows() % m_H != 0 || p.q->rows() / m_H < p.n ||
+            p.q->cols() != m_D)
+            throw std::invalid_argument("AttentionRows: query pieces must cover rows 0..T-1 in order, each (H * ld, D)"
+                                        " with ld >= n");
+        next += p.n;
+    }
+    if (next != m_mask.T) throw std::invalid_argument("AttentionRows: query pieces cover " + std::to_string(next) +
+                                                      " rows, the mask " + std::to_string(m_mask.T));
+    if (!m_k || m_k->rows() != int64_t(m_K) * m_mask.S || m_k->cols() != m_D)
+        throw std::invalid_argument("AttentionRows: keys must be (n_kv_heads * S, d_head)");
+    if (m_K < 1 || m_H % m_K != 0) throw std::invalid_argument("AttentionRows: n_heads must be a multiple of n_kv_heads");
+}
+
+size_t AttentionRows::bytes_held() const {
+    size_t b = size_t(m_k->size()) * 4 + m_mask.row_end.size() * 4;
+    for (const QueryPiece& p : m_q) b += size_t(p.q->size()) * 4;
+    if (m_mask.custom) b += m_mask.custom->size();
+    if (m_bias) b += size_t(m_bias->size()) * 4;
+    return b;
+}
+
+void AttentionRows::block(Kind kind, int h, int b0, int n, float* out) const {
+    const int T = m_mask.T, S = m_mask.S, D = m_D;
+    auto piece = std::upper_bound(m_q.begin(), m_q.end(), b0,
+                                  [](int r, const QueryPiece& p) { return r < p.offset; }) - 1;
+    const size_t ld = size_t(piece->q->rows() / m_H);
+    const float* q = piece->q->data() + (size_t(h) * ld + size_t(b0 - piece->offset)) * D;
+    const float* k = m_k->data() + size_t(h / (m_H / m_K)) * S * D;
+    const float* bias = m_bias ? m_bias->data() + (size_t(h) * T + b0) * S : nullptr;
+    if (kind == Kind::Probs) {
+        (void)detail::attention_probs_block(q, k, D, S, b0, n, m_mask, m_scale, bias, m_temperature, out);
+        return;
+    }
+    MapRM O(out, n, S);
+    O.noalias() = ConstMapRM(q, n, D) * ConstMapRM(k, S, D).transpose();
+    if (kind == Kind::Scores) return;
+    for (int i = 0; i < n; ++i) {  // the forward's order: · scale, + bias, then the mask
+        Eigen::Map<RowVectorF> r(out + size_t(i) * S, S);
+        r *= m_scale;
+        if (bias) r += Eigen::Map<const RowVectorF>(bias + size_t(i) * S, S);
+        if (kind == Kind::ScoresMasked && m_mask.masks_anything()) m_mask.apply(b0 + i, r.data(), S);
+    }
+}
+
+namespace {
+// Calls f(b0, n) for the aligned blocks (kAttnRowBlock rows from each piece's start, clipped to it) meeting [r0, r1).
+template <class F>
+void for_blocks(const std::vector<AttentionRows::QueryPiece>& pieces, int r0, int r1, F&& f) {
+    for (const auto& p : pieces) {
+        const int lo = std::max(r0, p.offset), hi = std::min(r1, p.offset + p.n);
+        if (lo >= hi) continue;
+        for (int b0 = p.offset + (lo - p.offset) / detail::kAttnRowBlock * detail::kAttnRowBlock; b0 < hi;
+             b0 += detail::kAttnRowBlock)
+            f(b0, std::min(detail::kAttnRowBlock, p.offset + p.n - b0));
+    }
+}
+}  // namespace
+
+void AttentionRows::rows(Kind kind, int h, int r0, int r1, std::vector<float>& out) const {
+    const int T = m_mask.T, S = m_mask.S;
+    if (h < 0 || h >= m_H) throw std::out_of_range("attention head " + std::to_string(h) + " outside [0, " +
+                                                   std::to_string(m_H) + ")");
+    if (r0 < 0 || r1 > T || r0 > r1)
+        throw std::out_of_range("attention rows [" + std::to_string(r0) + ", " + std::to_string(r1) +
+                                ") outside [0, " + std::to_string(T) + ")");
+    out.resize(size_t(r1 - r0) * S);
+    std::vector<float> tmp(size_t(detail::kAttnRowBlock) * S);
+    for_blocks(m_q, r0, r1, [&](int b0, int n) {
+        block(kind, h, b0, n, tmp.data());
+        const int lo = std::max(r0, b0), hi = std::min(r1, b0 + n);
+        std::copy_n(tmp.data() + size_t(lo - b0) * S, size_t(hi - lo) * S, out.data() + size_t(lo - r0) * S);
+    });
+}
+
+void AttentionRows::all(Kind kind, std::vector<float>& out) const {
+    const int T = m_mask.T, S = m_mask.S;
+    out.resize(size_t(m_H) * T * S);
+    const int n_threads = compute_threads();
+#pragma omp parallel for num_threads(n_threads) if (n_threads > 1 && m_H > 1) schedule(static)
+    for (int h = 0; h < m_H; ++h)
+        for_blocks(m_q, 0, T, [&](int b0, int n) { block(kind, h, b0, n, out.data() + (size_t(h) * T + b0) * S); });
+}
+
+}  // namespace ts
