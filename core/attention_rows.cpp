@@ -183,6 +183,9 @@ void for_blocks(const std::vector<AttentionRows::QueryPiece>& pieces, int r0, in
 }
 }  // namespace
 
+// Blocks are computed in an Eigen-aligned (kAttnRowBlock, S) buffer like the forward's: Eigen's vectorised row
+// operations (exp, the softmax sum) treat the elements before the first aligned address one by one, so the same row
+// at another address can round differently in its last bit.
 void AttentionRows::rows(Kind kind, int h, int r0, int r1, std::vector<float>& out) const {
     const int T = m_mask.T, S = m_mask.S;
     if (h < 0 || h >= m_H) throw std::out_of_range("attention head " + std::to_string(h) + " outside [0, " +
@@ -191,7 +194,7 @@ void AttentionRows::rows(Kind kind, int h, int r0, int r1, std::vector<float>& o
         throw std::out_of_range("attention rows [" + std::to_string(r0) + ", " + std::to_string(r1) +
                                 ") outside [0, " + std::to_string(T) + ")");
     out.resize(size_t(r1 - r0) * S);
-    std::vector<float> tmp(size_t(detail::kAttnRowBlock) * S);
+    MatrixRM tmp(detail::kAttnRowBlock, S);
     for_blocks(m_q, r0, r1, [&](int b0, int n) {
         block(kind, h, b0, n, tmp.data());
         const int lo = std::max(r0, b0), hi = std::min(r1, b0 + n);
@@ -204,8 +207,13 @@ void AttentionRows::all(Kind kind, std::vector<float>& out) const {
     out.resize(size_t(m_H) * T * S);
     const int n_threads = compute_threads();
 #pragma omp parallel for num_threads(n_threads) if (n_threads > 1 && m_H > 1) schedule(static)
-    for (int h = 0; h < m_H; ++h)
-        for_blocks(m_q, 0, T, [&](int b0, int n) { block(kind, h, b0, n, out.data() + (size_t(h) * T + b0) * S); });
+    for (int h = 0; h < m_H; ++h) {
+        MatrixRM tmp(detail::kAttnRowBlock, S);  // see rows(): the forward's buffer layout, hence its rounding
+        for_blocks(m_q, 0, T, [&](int b0, int n) {
+            block(kind, h, b0, n, tmp.data());
+            std::copy_n(tmp.data(), size_t(n) * S, out.data() + (size_t(h) * T + b0) * S);
+        });
+    }
 }
 
 }  // namespace ts
