@@ -317,32 +317,52 @@ WeightMap load_safetensors(const std::filesystem::path& path, const SafetensorsR
     return parse_impl(f.data(), f.size(), path.string(), options, metadata, release);
 }
 
-void save_safetensors(const std::filesystem::path& path, const WeightMap& tensors,
-                      const std::map<std::string, std::string>& metadata) {
+void save_safetensors_streamed(const std::filesystem::path& path, const std::map<std::string, StreamedTensor>& tensors,
+                               const std::map<std::string, std::string>& metadata) {
     nlohmann::json header = nlohmann::json::object();
     if (!metadata.empty()) header["__metadata__"] = metadata;
     uint64_t offset = 0;
-    for (const auto& [name, t] : tensors) {  // WeightMap is ordered by name
-        const uint64_t n = uint64_t(t.numel()) * 4;
+    for (const auto& [name, t] : tensors) {
+        const uint64_t n = uint64_t(Tensor::count(t.shape)) * 4;
         header[name] = {{"dtype", "F32"}, {"shape", t.shape}, {"data_offsets", {offset, offset + n}}};
         offset += n;
     }
     std::string h = header.dump();
     while ((8 + h.size()) % 8) h.push_back(' ');  // align the buffer to 8 bytes, as the reference writer does
-    std::string bytes;
-    bytes.reserve(8 + h.size() + offset);
-    const uint64_t hl = h.size();
-    for (int i = 0; i < 8; ++i) bytes.push_back(char((hl >> (8 * i)) & 0xff));
-    bytes += h;
-    for (const auto& [name, t] : tensors) {
-        if (!t.is_f32_rows()) {  // written as row-major F32 like every tensor
-            const Tensor f = to_f32(t);
-            bytes.append(reinterpret_cast<const char*>(f.data.data()), f.data.size() * 4);
-        } else {
-            bytes.append(reinterpret_cast<const char*>(t.data.data()), t.data.size() * 4);
+    write_file_atomic_with(path, [&](std::FILE* fp) {
+        const uint64_t hl = h.size();
+        char len[8];
+        for (int i = 0; i < 8; ++i) len[i] = char((hl >> (8 * i)) & 0xff);
+        std::fwrite(len, 1, 8, fp);
+        std::fwrite(h.data(), 1, h.size(), fp);
+        for (const auto& [name, t] : tensors) {
+            const size_t want = size_t(Tensor::count(t.shape));
+            size_t got = 0;
+            t.write([&](const float* v, size_t n) {
+                got += n;
+                if (got <= want && n) std::fwrite(v, sizeof(float), n, fp);
+            });
+            if (got != want)
+                throw std::runtime_error("cannot write " + path.string() + ": tensor '" + name + "' gave " +
+                                         std::to_string(got) + " values for " + std::to_string(want));
+            if (std::ferror(fp)) return;  // reported by write_file_atomic_with
         }
-    }
-    write_file_atomic(path, bytes);
+    });
+}
+
+void save_safetensors(const std::filesystem::path& path, const WeightMap& tensors,
+                      const std::map<std::string, std::string>& metadata) {
+    std::map<std::string, StreamedTensor> streamed;
+    for (const auto& [name, t] : tensors)
+        streamed.emplace(name, StreamedTensor{t.shape, [&t](const auto& put) {
+                                                  if (!t.is_f32_rows()) {  // written as row-major F32 like every tensor
+                                                      const Tensor f = to_f32(t);
+                                                      put(f.data.data(), f.data.size());
+                                                  } else {
+                                                      put(t.data.data(), t.data.size());
+                                                  }
+                                              }});
+    save_safetensors_streamed(path, streamed, metadata);
 }
 
 }  // namespace ts

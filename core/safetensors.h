@@ -84,6 +84,18 @@ struct SafetensorsReadOptions {
 void save_safetensors(const std::filesystem::path& path, const WeightMap& tensors,
                       const std::map<std::string, std::string>& metadata = {});
 
+/// One F32 tensor of a streamed safetensors file: `write` is called once and must hand `put` exactly
+/// Tensor::count(shape) floats, row-major, in as many pieces as it likes (so no tensor need exist whole).
+struct StreamedTensor {
+    std::vector<int64_t> shape;
+    std::function<void(const std::function<void(const float*, size_t)>& put)> write;
+};
+/// save_safetensors for tensors produced while writing (sorted by name, as the header lists them); written
+/// atomically without building the file in memory. Throws std::runtime_error on I/O failure or when a `write`
+/// hands over the wrong number of floats.
+void save_safetensors_streamed(const std::filesystem::path& path, const std::map<std::string, StreamedTensor>& tensors,
+                               const std::map<std::string, std::string>& metadata = {});
+
 /// Parses config.json text (depth-limited JSON) and validates it. Throws std::runtime_error prefixed with `what`.
 [[nodiscard]] ModelConfig parse_config_json(std::string_view text, const std::string& what = "config.json");
 /// Reads our config.json. Throws std::runtime_error naming the file and the bad field.

@@ -2,6 +2,8 @@
 // back to a TensorPool; derived entries computed on first access.
 #include "core/trace.h"
 
+#include "core/attention_rows.h"
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -152,6 +154,12 @@ void Trace::set_attention(const std::string& block_prefix, std::shared_ptr<const
 std::shared_ptr<const AttentionRows> Trace::attention(std::string_view block_prefix) const {
     const auto it = m_attention.find(block_prefix);
     return it == m_attention.end() ? nullptr : it->second;
+}
+
+size_t Trace::attention_bytes() const {
+    size_t b = 0;
+    for (const auto& [name, rows] : m_attention) b += rows->bytes_held();
+    return b;
 }
 
 }  // namespace ts

@@ -119,6 +119,8 @@ public:
     /// The block's on-demand attention; null when the forward kept none (the filter wanted none of its scores or
     /// probabilities).
     [[nodiscard]] std::shared_ptr<const AttentionRows> attention(std::string_view block_prefix) const;
+    /// Bytes the attention() sources keep (queries, keys, masks).
+    [[nodiscard]] size_t attention_bytes() const;
 
 private:
     struct Entry {

@@ -55,6 +55,18 @@ ts_cli_test(trace_unwritable_out fail CMD ${TS_CLI} trace --model ${CMAKE_CURREN
             --out /proc/ts-no-such-dir/trace.safetensors STDERR_REGEX "cannot write /proc/ts-no-such-dir")
 ts_cli_test(trace_text_without_tokenizer fail CMD ${TS_CLI} trace --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2
             --text hello --out ${TS_CLI_OUT}/x STDERR_REGEX "no tokenizer")
+# Long texts (#30): a request over --memory-budget is refused before it runs, in one line; selections are checked.
+ts_cli_test(trace_over_budget fail CMD ${TS_CLI} trace --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2 --ids 1,2,3
+            --memory-budget 2K --out ${TS_CLI_OUT}/x
+            STDERR_REGEX "trace of 3 tokens needs about [0-9.]+ [KM]iB, more than the memory budget of 2.00 KiB: use a shorter text")
+ts_cli_test(trace_bad_budget fail CMD ${TS_CLI} trace --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2 --ids 1,2
+            --memory-budget lots --out ${TS_CLI_OUT}/x STDERR_REGEX "memory budget 'lots' is not a size")
+ts_cli_test(trace_bad_layers fail CMD ${TS_CLI} trace --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2 --ids 1,2
+            --layers 3-1 --out ${TS_CLI_OUT}/x STDERR_REGEX "--layers expects 0 <= A <= B, got '3-1'")
+ts_cli_test(trace_bad_head fail CMD ${TS_CLI} trace --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2 --ids 1,2
+            --head dec.0.attn.head_out:1 --out ${TS_CLI_OUT}/x STDERR_REGEX "--head expects NAME:HEAD")
+ts_cli_test(trace_head_out_of_range fail CMD ${TS_CLI} trace --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2
+            --ids 1,2 --head dec.0.attn.probs:99 --out ${TS_CLI_OUT}/x STDERR_REGEX "the block has [0-9]+ heads")
 ts_cli_test(corpus_help ok CMD ${TS_CLI} corpus build --help)
 ts_cli_test(corpus_parallel_unknown_pair fail CMD ${TS_CLI} corpus build --parallel fr-en --out ${TS_CLI_OUT}/pairs
             STDERR_REGEX "--parallel expects zh-en")

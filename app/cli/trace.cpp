@@ -9,11 +9,15 @@
 #include "app/cli/translation_model.h"
 #include "app/session/text_codec.h"
 #include "app/session/worker.h"
+#include "core/attention_rows.h"
+#include "core/memory_budget.h"
 #include "core/threads.h"
 #include "core/model.h"
 #include "core/safetensors.h"
 
+#include <climits>
 #include <cmath>
+#include <fnmatch.h>
 #include <cstdio>
 #include <functional>
 #include <map>
@@ -180,17 +184,150 @@ Seq2SeqInput seq2seq_input(const Args& args, const ui::LoadedModel& lm) {
     return in;
 }
 
+
+// Which trace names the file gets: --only (or --filter) patterns, --exclude patterns, --layers A-B. A pattern with
+// *, ? or [ is a shell glob over the whole name (fnmatch); any other is a prefix ("dec.1.attn.").
+struct NameSelection {
+    std::vector<std::string> only, exclude;
+    int lo = 0, hi = INT_MAX;
+
+    static bool matches(const std::string& pattern, const std::string& name) {
+        if (pattern.find_first_of("*?[") != std::string::npos) return ::fnmatch(pattern.c_str(), name.c_str(), 0) == 0;
+        return name.compare(0, pattern.size(), pattern) == 0;
+    }
+    // "enc.3.ffn.out" -> 3; -1 for names outside the layers (embeddings, logits).
+    static int layer_of(const std::string& name) {
+        const size_t a = name.find('.');
+        if (a == std::string::npos) return -1;
+        size_t b = a + 1;
+        while (b < name.size() && std::isdigit(static_cast<unsigned char>(name[b]))) ++b;
+        if (b == a + 1 || b >= name.size() || name[b] != '.' || b - a > 7) return -1;
+        return std::stoi(name.substr(a + 1, b - a - 1));
+    }
+    [[nodiscard]] bool keeps(const std::string& name) const {
+        if (!only.empty() && std::none_of(only.begin(), only.end(), [&](const auto& p) { return matches(p, name); }))
+            return false;
+        if (std::any_of(exclude.begin(), exclude.end(), [&](const auto& p) { return matches(p, name); })) return false;
+        const int l = layer_of(name);
+        return l < 0 || (l >= lo && l <= hi);
+    }
+    // Prefix-only --only lists become the capture filter (nothing else is recorded); globs need everything.
+    [[nodiscard]] CaptureFilter capture(const std::vector<std::string>& also) const {
+        if (only.empty() || std::any_of(only.begin(), only.end(), [](const auto& p) {
+                return p.find_first_of("*?[") != std::string::npos;
+            }))
+            return CaptureFilter::all();
+        std::vector<std::string> p = only;
+        p.insert(p.end(), also.begin(), also.end());
+        return CaptureFilter::prefixes(p);
+    }
+};
+
+std::vector<std::string> split_list(const std::string& text) {
+    std::vector<std::string> out;
+    std::stringstream in(text);
+    std::string item;
+    while (std::getline(in, item, ','))
+        if (!item.empty()) out.push_back(item);
+    return out;
+}
+
+NameSelection parse_selection(const Args& args) {
+    NameSelection sel;
+    if (args.has("filter") && args.has("only")) throw std::invalid_argument("--filter and --only: give one of them");
+    if (args.has("filter")) sel.only = {args.get("filter")};
+    if (args.has("only")) sel.only = split_list(args.get("only"));
+    if (args.has("exclude")) sel.exclude = split_list(args.get("exclude"));
+    if (args.has("only") && sel.only.empty()) throw std::invalid_argument("--only needs at least one name or pattern");
+    if (args.has("layers")) {
+        const std::string t = args.get("layers");
+        const size_t dash = t.find('-');
+        try {
+            size_t used = 0;
+            sel.lo = std::stoi(t.substr(0, dash), &used);
+            if (used != (dash == std::string::npos ? t.size() : dash)) throw std::invalid_argument("");
+            sel.hi = sel.lo;
+            if (dash != std::string::npos) {
+                sel.hi = std::stoi(t.substr(dash + 1), &used);
+                if (used != t.size() - dash - 1) throw std::invalid_argument("");
+            }
+        } catch (const std::exception&) {
+            throw std::invalid_argument("--layers expects A or A-B (layer indices), got '" + t + "'");
+        }
+        if (sel.lo < 0 || sel.hi < sel.lo)
+            throw std::invalid_argument("--layers expects 0 <= A <= B, got '" + t + "'");
+    }
+    return sel;
+}
+
+// --head NAME:H — one head of an attention entry (NAME ends in attn.probs, .scores, .scores_scaled or
+// .scores_masked), written as "NAME.head<H>" (T, S) without the other heads ever existing.
+struct HeadRequest {
+    std::string name, block;
+    AttentionRows::Kind kind;
+    int head;
+};
+
+HeadRequest parse_head(const std::string& spec) {
+    const size_t colon = spec.rfind(':');
+    const auto bad = [&] {
+        return std::invalid_argument("--head expects NAME:HEAD with NAME an attention entry (e.g. dec.1.attn.probs:3), "
+                                     "got '" + spec + "'");
+    };
+    if (colon == std::string::npos || colon + 1 >= spec.size()) throw bad();
+    HeadRequest r;
+    r.name = spec.substr(0, colon);
+    try {
+        size_t used = 0;
+        r.head = std::stoi(spec.substr(colon + 1), &used);
+        if (used != spec.size() - colon - 1 || r.head < 0) throw bad();
+    } catch (const std::invalid_argument&) {
+        throw bad();
+    } catch (const std::out_of_range&) {
+        throw bad();
+    }
+    using K = AttentionRows::Kind;
+    for (const auto& [suffix, kind] : {std::pair{"scores_scaled", K::ScoresScaled}, std::pair{"scores_masked", K::ScoresMasked},
+                                       std::pair{"scores", K::Scores}, std::pair{"probs", K::Probs}}) {
+        const std::string s = suffix;
+        if (r.name.size() > s.size() && r.name.compare(r.name.size() - s.size(), s.size(), s) == 0 &&
+            r.name[r.name.size() - s.size() - 1] == '.') {
+            r.kind = kind;
+            r.block = r.name.substr(0, r.name.size() - s.size());
+            return r;
+        }
+    }
+    throw bad();
+}
+
+// Streams rows [0, T) of one head of an attention block, kRows at a time.
+void put_head_rows(const AttentionRows& rows, AttentionRows::Kind kind, int h,
+                   const std::function<void(const float*, size_t)>& put) {
+    constexpr int kRows = 256;
+    std::vector<float> buf;
+    for (int r0 = 0; r0 < rows.n_queries(); r0 += kRows) {
+        rows.rows(kind, h, r0, std::min(rows.n_queries(), r0 + kRows), buf);
+        put(buf.data(), buf.size());
+    }
+}
+
 }  // namespace
 
 int run_trace(int argc, char** argv) {
     static const char* const kUsage =
         "usage: transformer-studio trace --model DIR (--text T | --ids 1,2,3) --out FILE.safetensors\n"
-        "         [--temperature X] [--filter PREFIX] [--last-logits-only] [--threads N]\n"
+        "         [--temperature X] [--only NAMES] [--exclude NAMES] [--layers A-B] [--head NAME:H]...\n"
+        "         [--last-logits-only] [--threads N] [--memory-budget SIZE]\n"
         "         [--ablate L.H[,L.H...] [--ablate-mode zero|mean]] [--patch-from TRACE.safetensors --patch POINT[@POS]...]\n"
         "  Runs one forward pass and writes every recorded intermediate (docs/models.md: Trace names) plus input_ids to\n"
-        "  one safetensors file. --temperature scales the attention softmax; --filter keeps names starting with\n"
-        "  PREFIX (e.g. dec.1.attn.); --last-logits-only computes logits for the last position only; --threads N\n"
-        "  runs matrix products and heads on N threads (default 1).\n"
+        "  one safetensors file. --temperature scales the attention softmax. --only NAMES keeps the names matching one\n"
+        "  of a comma-separated list (a prefix such as dec.1.attn., or a glob such as '*.attn.q_rot'; --filter PREFIX\n"
+        "  is one prefix); --exclude NAMES drops matches (e.g. '*.scores*,*.probs' leaves out every T x T matrix);\n"
+        "  --layers A-B keeps layers A..B of each stack; --head dec.1.attn.probs:3 also writes that head alone as\n"
+        "  dec.1.attn.probs.head3 (T, S). Attention matrices are computed head by head as they are written.\n"
+        "  --last-logits-only computes logits for the last position only; --threads N runs matrix products and heads\n"
+        "  on N threads (default 1). --memory-budget (4G, 512M, or a fraction such as 0.5 of available memory; default\n"
+        "  0.8) refuses, before running, a trace that would need more.\n"
         "  --ablate zero- (or mean-) ablates heads' outputs; --patch sets a trace point (e.g. dec.2.resid_ffn@5) to\n"
         "  its values in an earlier trace file. stderr reports how far the edits moved the last position's logits.\n"
         "Encoder-decoder models take the source and the target separately:\n"
@@ -206,9 +343,12 @@ int run_trace(int argc, char** argv) {
     const Args args(argc, argv, 2,
                     {"model", "text", "ids", "out", "temperature", "filter", "ablate", "ablate-mode", "patch-from",
                      "source", "target", "source-ids", "target-ids", "to", "beam", "max-len", "length-penalty",
-                     "threads"},
-                    {"last-logits-only", "translate"}, {"patch"});
+                     "threads", "only", "exclude", "layers", "memory-budget"},
+                    {"last-logits-only", "translate"}, {"patch", "head"});
     const std::string out = args.required("out");
+    const NameSelection sel = parse_selection(args);
+    std::vector<HeadRequest> heads;
+    for (const auto& spec : args.all("head")) heads.push_back(parse_head(spec));
     if (args.has("threads")) set_compute_threads(parse_thread_count(args.get("threads")));
     const ui::LoadedModel lm = ui::load_model_folder(args.required("model"), terminal_progress());
     print_warnings("trace", lm.weight_warnings);
@@ -250,7 +390,9 @@ int run_trace(int argc, char** argv) {
 
     ForwardOptions opt;
     opt.temperature = float(args.number("temperature", 1.0));
-    opt.capture = args.has("filter") ? CaptureFilter::prefixes({args.get("filter")}) : CaptureFilter::all();
+    std::vector<std::string> head_names;
+    for (const HeadRequest& h : heads) head_names.push_back(h.name);
+    opt.capture = sel.capture(head_names);
     opt.all_logits = !args.flag("last-logits-only");
     if (args.has("ablate-mode") && !args.has("ablate")) throw std::invalid_argument("--ablate-mode needs --ablate");
     if (args.has("ablate"))
@@ -266,23 +408,80 @@ int run_trace(int argc, char** argv) {
     const std::function<ForwardResult(const ForwardOptions&)> run = [&](const ForwardOptions& o) {
         return seq2seq ? forward_seq2seq(*lm.model, s2s.src, s2s.tgt, o) : forward(*lm.model, ids, o);
     };
+    // --- the memory budget: refuse in one line rather than be killed by the kernel -------------------------------
+    const size_t budget = args.has("memory-budget")
+                              ? parse_memory_budget(args.get("memory-budget"), available_memory_bytes())
+                              : default_memory_budget();
+    {
+        const ForwardMemoryFit fit = fit_forward_memory(*lm.model, opt);
+        const int T = seq2seq ? int(s2s.tgt.size()) : int(ids.size());
+        size_t need = fit.bytes(T, seq2seq ? int(s2s.src.size()) : 0) * (opt.edits.empty() ? 1 : 2);
+        need += size_t(256) * size_t(std::max<size_t>(ids.size(), std::max(s2s.src.size(), s2s.tgt.size()))) * 4;
+        const std::string why = memory_refusal(
+            "trace of " + std::to_string(seq2seq ? s2s.src.size() + s2s.tgt.size() : ids.size()) + " tokens", need,
+            budget, "use a shorter text, record fewer tensors (--layers A-B, --only, --exclude), or raise "
+                    "--memory-budget");
+        if (!why.empty()) throw std::runtime_error(why);
+    }
+
     const ForwardResult r = run(opt);
     if (!opt.edits.empty()) report_edits(run, opt, r, args.has("patch-from") ? &patch_source : nullptr);
 
-    WeightMap tensors;
-    for (const auto& name : r.trace->names()) tensors.emplace(name, r.trace->at(name));
+    // --- written as it is read: attention entries stream from their sources head by head, never whole ------------
+    const Trace& tr = *r.trace;
+    std::map<std::string, StreamedTensor> tensors;
+    std::string order;
+    const auto add = [&](const std::string& name, std::vector<int64_t> shape,
+                         std::function<void(const std::function<void(const float*, size_t)>&)> write) {
+        tensors.emplace(name, StreamedTensor{std::move(shape), std::move(write)});
+        order += (order.empty() ? "" : ",") + name;
+    };
+    for (const auto& name : tr.names()) {
+        if (!sel.keeps(name)) continue;
+        std::shared_ptr<const AttentionRows> rows;
+        std::optional<AttentionRows::Kind> kind;
+        if (tr.is_pending(name)) {
+            const std::string block = name.substr(0, name.rfind('.') + 1);
+            for (const auto& [suffix, k] : {std::pair{"scores", AttentionRows::Kind::Scores},
+                                            std::pair{"scores_scaled", AttentionRows::Kind::ScoresScaled},
+                                            std::pair{"scores_masked", AttentionRows::Kind::ScoresMasked},
+                                            std::pair{"probs", AttentionRows::Kind::Probs}})
+                if (name == block + suffix) kind = k;
+            if (kind) rows = tr.attention(block);
+        }
+        if (rows) {
+            add(name, {rows->n_heads(), rows->n_queries(), rows->n_keys()}, [rows, k = *kind](const auto& put) {
+                for (int h = 0; h < rows->n_heads(); ++h) put_head_rows(*rows, k, h, put);
+            });
+            continue;
+        }
+            const Tensor* t = &tr.at(name);
+        add(name, t->shape, [t](const auto& put) { put(t->data.data(), t->data.size()); });
+    }
+    for (const HeadRequest& h : heads) {
+        const auto rows = tr.attention(h.block);
+        if (!rows) throw std::invalid_argument("--head " + h.name + ": the trace has no attention block '" + h.block + "'");
+        if (h.head >= rows->n_heads())
+            throw std::invalid_argument("--head " + h.name + ":" + std::to_string(h.head) + ": the block has " +
+                                        std::to_string(rows->n_heads()) + " heads (0.." +
+                                        std::to_string(rows->n_heads() - 1) + ")");
+        add(h.name + ".head" + std::to_string(h.head), {rows->n_queries(), rows->n_keys()},
+            [rows, h](const auto& put) { put_head_rows(*rows, h.kind, h.head, put); });
+    }
     std::map<std::string, std::string> meta{{"model", args.get("model")}};
+    const auto add_ids = [&](const std::string& name, const std::vector<int>& v) {
+        auto t = std::make_shared<Tensor>(ids_tensor(v));
+        tensors.emplace(name, StreamedTensor{t->shape, [t](const auto& put) { put(t->data.data(), t->data.size()); }});
+    };
     if (seq2seq) {
-        tensors.emplace("source_ids", ids_tensor(s2s.src));
-        tensors.emplace("target_ids", ids_tensor(s2s.tgt));
+        add_ids("source_ids", s2s.src);
+        add_ids("target_ids", s2s.tgt);
         if (args.flag("translate")) meta["translation"] = s2s.translation;
     } else {
-        tensors.emplace("input_ids", ids_tensor(ids));
+        add_ids("input_ids", ids);
     }
-    std::string order;
-    for (const auto& name : r.trace->names()) order += (order.empty() ? "" : ",") + name;
     meta["trace_order"] = order;
-    save_safetensors(out, tensors, meta);
+    save_safetensors_streamed(out, tensors, meta);
     if (seq2seq)
         std::fprintf(stderr, "wrote %zu tensors for %zu source and %zu target tokens to %s\n", tensors.size(),
                      s2s.src.size(), s2s.tgt.size(), out.c_str());

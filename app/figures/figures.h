@@ -7,6 +7,7 @@
 #include "app/session/interp_jobs.h"
 #include "app/session/state.h"
 #include "app/session/worker.h"
+#include "core/memory_budget.h"  // human_bytes
 
 #include <functional>
 #include <optional>
@@ -203,7 +204,6 @@ struct ParameterCounts {
 };
 [[nodiscard]] ParameterCounts parameter_counts(const Model& m);
 [[nodiscard]] std::string human_count(double v, const char* unit);
-[[nodiscard]] std::string human_bytes(double v);
 [[nodiscard]] plot::Figure parameter_figure(const Model& m);
 /// KV-cache bytes (fp16) against context length for MHA / GQA / MQA variants; a marker line at `context`.
 [[nodiscard]] plot::Figure kv_cache_figure(const Model& m, int context);

@@ -70,15 +70,6 @@ std::string human_count(double v, const char* unit) {
     return buf;
 }
 
-std::string human_bytes(double v) {
-    const char* u[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    int p = 0;
-    while (v >= 1024 && p < 4) { v /= 1024; ++p; }
-    char buf[64];
-    std::snprintf(buf, sizeof buf, p ? "%.2f %s" : "%.0f %s", v, u[p]);
-    return buf;
-}
-
 plot::Figure parameter_figure(const Model& m) {
     const ParameterCounts pc = parameter_counts(m);
     plot::Figure fp;

@@ -11,7 +11,7 @@
 
 namespace ts {
 
-void write_file_atomic(const std::filesystem::path& path, std::string_view bytes) {
+void write_file_atomic_with(const std::filesystem::path& path, const std::function<void(std::FILE*)>& write) {
     namespace fs = std::filesystem;
     std::error_code ec;
     if (path.has_parent_path() && !fs::exists(path.parent_path(), ec)) {
@@ -23,8 +23,14 @@ void write_file_atomic(const std::filesystem::path& path, std::string_view bytes
     tmp += ".tmp" + std::to_string(::getpid());
     std::FILE* fp = std::fopen(tmp.c_str(), "wb");
     if (!fp) throw std::runtime_error("cannot write " + path.string() + ": " + std::strerror(errno));
-    const size_t n = bytes.empty() ? 0 : std::fwrite(bytes.data(), 1, bytes.size(), fp);
-    int err = n == bytes.size() ? 0 : errno;
+    try {
+        write(fp);
+    } catch (...) {
+        std::fclose(fp);
+        fs::remove(tmp, ec);
+        throw;
+    }
+    int err = std::ferror(fp) ? (errno ? errno : EIO) : 0;
     if (std::fflush(fp) != 0 && !err) err = errno;
     if (!err && ::fsync(::fileno(fp)) != 0 && errno != EINVAL && errno != EROFS) err = errno;
     if (std::fclose(fp) != 0 && !err) err = errno;
@@ -38,6 +44,12 @@ void write_file_atomic(const std::filesystem::path& path, std::string_view bytes
         fs::remove(tmp, ec2);
         throw std::runtime_error("cannot write " + path.string() + ": " + ec.message());
     }
+}
+
+void write_file_atomic(const std::filesystem::path& path, std::string_view bytes) {
+    write_file_atomic_with(path, [&](std::FILE* fp) {
+        if (!bytes.empty()) std::fwrite(bytes.data(), 1, bytes.size(), fp);
+    });
 }
 
 }  // namespace ts

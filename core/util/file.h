@@ -2,7 +2,9 @@
 // implementation for checkpoints, configs, exports, the window's settings, the trainer's log and token files.
 #pragma once
 
+#include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <string_view>
 
 namespace ts {
@@ -11,5 +13,9 @@ namespace ts {
 /// renames it over `path`; creates missing parent folders. On any failure the temp file is removed, `path` keeps
 /// its old content, and std::runtime_error says "cannot write <path>: <reason>" (also when `path` is a folder).
 void write_file_atomic(const std::filesystem::path& path, std::string_view bytes);
+/// The same, with the content written by `write` into the open temp file as it goes (a file bigger than memory never
+/// exists as one string). A short write is reported like write_file_atomic's; an exception from `write` removes the
+/// temp file and propagates.
+void write_file_atomic_with(const std::filesystem::path& path, const std::function<void(std::FILE*)>& write);
 
 }  // namespace ts
