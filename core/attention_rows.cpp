@@ -216,4 +216,51 @@ void AttentionRows::all(Kind kind, std::vector<float>& out) const {
     }
 }
 
+AttentionRows::Pooled AttentionRows::pooled(Kind kind, int h, int out_rows, int out_cols, Pool pool) const {
+    const int T = m_mask.T, S = m_mask.S;
+    Pooled p;
+    if (T == 0 || S == 0) return p;
+    p.row_step = (T + std::clamp(out_rows, 1, T) - 1) / std::clamp(out_rows, 1, T);
+    p.col_step = (S + std::clamp(out_cols, 1, S) - 1) / std::clamp(out_cols, 1, S);
+    p.rows = (T + p.row_step - 1) / p.row_step;
+    p.cols = (S + p.col_step - 1) / p.col_step;
+    const size_t n = size_t(p.rows) * p.cols;
+    std::vector<double> sum(n, 0.0);
+    std::vector<float> best(n, -std::numeric_limits<float>::infinity());
+    std::vector<int> allowed(n, 0);
+    std::vector<float> buf;
+    constexpr int kChunk = 4 * detail::kAttnRowBlock;
+    for (int r0 = 0; r0 < T; r0 += kChunk) {
+        const int r1 = std::min(T, r0 + kChunk);
+        rows(kind, h, r0, r1, buf);
+        for (int t = r0; t < r1; ++t) {
+            const float* row = buf.data() + size_t(t - r0) * S;
+            const size_t base = size_t(t / p.row_step) * p.cols;
+            for (int s = 0; s < S; ++s) {
+                if (!m_mask.allowed(t, s)) continue;
+                const size_t i = base + size_t(s / p.col_step);
+                sum[i] += row[s];
+                best[i] = std::max(best[i], row[s]);
+                ++allowed[i];
+            }
+        }
+    }
+    p.values.resize(n);
+    p.masked.assign(n, 0);
+    for (size_t i = 0; i < n; ++i) {
+        const int br = int(i) / p.cols, bc = int(i) % p.cols;
+        const int cells = (std::min(T, (br + 1) * p.row_step) - br * p.row_step) *
+                          (std::min(S, (bc + 1) * p.col_step) - bc * p.col_step);
+        if (allowed[i] == 0) {
+            p.masked[i] = 1;
+            p.values[i] = kind == Kind::Probs ? 0.0f : -std::numeric_limits<float>::infinity();
+        } else if (pool == Pool::Max) {
+            p.values[i] = kind == Kind::Probs ? std::max(best[i], 0.0f) : best[i];
+        } else {  // probs: masked cells are weight 0 and count; scores: the mean of the allowed ones
+            p.values[i] = float(sum[i] / double(kind == Kind::Probs ? cells : allowed[i]));
+        }
+    }
+    return p;
+}
+
 }  // namespace ts

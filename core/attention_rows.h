@@ -94,6 +94,20 @@ public:
     /// Every head, (H, T, S), as the trace entry of that kind (heads in parallel on compute_threads()).
     void all(Kind kind, std::vector<float>& out) const;
 
+    /// How pooled() reduces a block of cells: the largest value, or the mean (masked cells count as 0 in Probs).
+    enum class Pool { Max, Mean };
+    /// An overview of head h: T × S cut into out_rows × out_cols blocks of ceil(T / out_rows) × ceil(S / out_cols)
+    /// cells (the last ones smaller), each block reduced by `pool`; computed kAttnRowBlock rows at a time, so no
+    /// (T, S) matrix exists. out_rows / out_cols are clamped to [1, T] / [1, S]; the result is (rows, cols) with
+    /// rows = ceil(T / row_step), row_step and col_step the block sizes. Masked cells (−∞ in the score kinds) are
+    /// skipped; a block with nothing allowed is −∞ (scores) or 0 (probs), and `masked` (same shape) flags it.
+    struct Pooled {
+        std::vector<float> values;
+        std::vector<uint8_t> masked;
+        int rows = 0, cols = 0, row_step = 1, col_step = 1;
+    };
+    [[nodiscard]] Pooled pooled(Kind kind, int h, int out_rows, int out_cols, Pool pool) const;
+
     /// Bytes of one (H, T, S) tensor of floats: what materialising a kind costs.
     [[nodiscard]] size_t full_bytes() const { return size_t(m_H) * size_t(m_mask.T) * size_t(m_mask.S) * 4; }
     /// Bytes this object keeps (queries, keys, mask, bias).

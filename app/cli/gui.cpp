@@ -6,7 +6,9 @@
 #include "app/cli/cli.h"
 #include "app/cli/args.h"
 #include "app/i18n/tr.h"
+#include "app/session/worker.h"
 #include "app/ui/app.h"
+#include "core/memory_budget.h"
 #include "core/threads.h"
 #include "app/session/limits.h"
 
@@ -20,6 +22,8 @@ const char* const kAppUsage =
     "usage: transformer-studio [--model DIR] [--text TEXT] [--theme light|dark] [--panel NAME] [--size WxH]\n"
     "                          [--no-state] [--threads N] [--lang en|zh]      open the desktop app\n"
     "         (--threads: compute threads for the model, default max(1, cores - 1))\n"
+    "         [--memory-budget SIZE]  refuse a text whose forward would need more (4G, 512M, or a fraction such as 0.5\n"
+    "                                 of available memory; default 0.8): the window says so and keeps running\n"
     "         test and benchmark modes: --screenshot-dir DIR [--frames N] [--panel NAME|all]; --frame-stats FILE\n"
     "         [--bench-edits N] [--max-frames N] [--slow-frame-ms N] [--analyses sweep,patching,attribution,flow]\n"
     "         encoder-decoder models: [--target TEXT] [--translate] [--to auto|en|zh] [--beam N]\n"
@@ -42,10 +46,12 @@ int run_gui(int argc, char** argv) {
     if (print_help_if_asked(argc, argv, 1, kAppUsage)) return 0;
     const Args args(argc, argv, 1, {"model", "text", "theme", "panel", "screenshot-dir", "frames", "size", "frame-stats",
                                        "bench-edits", "max-frames", "slow-frame-ms", "analyses", "target", "to", "beam",
-                                       "attn-source", "threads", "lang", "lesson"},
+                                       "attn-source", "threads", "lang", "lesson", "memory-budget"},
                     {"no-state", "translate"});
     // The compute worker's threads: max(1, cores - 1) so the UI thread keeps a core (issue #14).
     set_compute_threads(args.has("threads") ? parse_thread_count(args.get("threads")) : default_worker_threads());
+    if (args.has("memory-budget"))
+        ui::set_forward_memory_budget(parse_memory_budget(args.get("memory-budget"), available_memory_bytes()));
     ui::AppOptions o;
     o.exe_path = argc > 0 ? argv[0] : "";
     o.model_dir = args.get("model");

@@ -4,9 +4,11 @@
 #include "app/figures/figures.h"
 
 #include "app/plot/ticks.h"
+#include "core/attention_rows.h"
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace ts::ui {
 
@@ -110,36 +112,85 @@ AxisLabels attention_labels(const Snapshot& s, const std::string& source) {
     return a;
 }
 
-// Cells of (head, rows × cols) the mask removed: -inf in the layer's scores_masked (computed from the recorded
-// scores on first use). Empty when nothing is masked or the scores were not recorded.
-std::vector<uint8_t> masked_cells(const Snapshot& s, const std::string& prefix, int head, int rows, int cols) {
-    int r = 0, c = 0;
-    const std::vector<float> m = tensor_head_slice(s.find(prefix + "scores_masked"), head, &r, &c);
-    if (r != rows || c != cols) return {};
-    std::vector<uint8_t> out(m.size(), 0);
-    bool any = false;
-    for (size_t i = 0; i < m.size(); ++i) {
-        out[i] = std::isinf(m[i]) && m[i] < 0 ? 1 : 0;
-        any = any || out[i];
+// Longest side of an attention heatmap drawn cell for cell; a longer sequence gets a pooled overview.
+constexpr int kOverviewSide = 256;
+
+// One head of an attention entry (scores, scores_scaled, scores_masked or probs) as the figure shows it. With the
+// block's AttentionRows (every forward that records attention keeps one) only this head is computed and the (H, T, S)
+// entry never exists; above kOverviewSide positions, blocks of step × step cells are pooled (max), computed a few rows
+// at a time. Masked cells come from the mask rule. Other entries (head_out) are sliced from the tensor.
+struct HeadValues {
+    std::vector<float> values;
+    std::vector<uint8_t> masked;
+    int rows = 0, cols = 0, row_step = 1, col_step = 1;
+    int T = 0, S = 0;  ///< the full matrix's rows and columns
+};
+
+HeadValues head_values(const Snapshot& s, const std::string& name, int head) {
+    HeadValues hv;
+    using Kind = AttentionRows::Kind;
+    std::optional<Kind> kind;
+    const std::string block = name.substr(0, name.rfind('.') + 1);
+    for (const auto& [suffix, k] : {std::pair{"scores", Kind::Scores}, std::pair{"scores_scaled", Kind::ScoresScaled},
+                                    std::pair{"scores_masked", Kind::ScoresMasked}, std::pair{"probs", Kind::Probs}})
+        if (name == block + suffix) kind = k;
+    const std::shared_ptr<const AttentionRows> rows = kind && s.trace ? s.trace->attention(block) : nullptr;
+    if (!rows || head < 0 || head >= rows->n_heads() || !s.trace->contains(name)) {
+        hv.values = tensor_head_slice(s.find(name), head, &hv.rows, &hv.cols);
+        return hv;
     }
-    if (!any) out.clear();
-    return out;
+    const int T = rows->n_queries(), S = rows->n_keys();
+    if (T <= kOverviewSide && S <= kOverviewSide) {
+        rows->rows(*kind, head, 0, T, hv.values);
+        hv.rows = T;
+        hv.cols = S;
+        if (*kind == Kind::Probs && rows->mask().masks_anything()) {
+            hv.masked.resize(size_t(T) * S);
+            for (int t = 0; t < T; ++t)
+                for (int k = 0; k < S; ++k) hv.masked[size_t(t) * S + k] = rows->allowed(t, k) ? 0 : 1;
+        }
+        return hv;
+    }
+    AttentionRows::Pooled p = rows->pooled(*kind, head, kOverviewSide, kOverviewSide, AttentionRows::Pool::Max);
+    hv.values = std::move(p.values);
+    if (*kind == Kind::Probs && rows->mask().masks_anything()) hv.masked = std::move(p.masked);
+    hv.rows = p.rows;
+    hv.cols = p.cols;
+    hv.row_step = p.row_step;
+    hv.col_step = p.col_step;
+    hv.T = T;
+    hv.S = S;
+    return hv;
 }
 
 plot::Figure head_figure(const Snapshot& s, const std::string& name, int head, const std::string& title,
                          plot::Colormap cmap, const std::string& value_label, bool zero_to_max) {
     plot::Figure f;
     f.title = title;
-    int rows = 0, cols = 0;
-    const std::vector<float> v = tensor_head_slice(s.find(name), head, &rows, &cols);
-    if (rows == 0) return f;
-    f.heatmap = plot::make_heatmap(rows, cols, v, cmap, value_label);
+    HeadValues hv = head_values(s, name, head);
+    if (hv.rows == 0) return f;
+    const bool pooled = hv.row_step > 1 || hv.col_step > 1;
+    f.heatmap = plot::make_heatmap(hv.rows, hv.cols, hv.values,
+                                   cmap, pooled ? trf("%s (block max)", value_label.c_str()) : value_label);
     if (zero_to_max) f.heatmap->vmin = 0.0f;
-    if (name.size() > 5 && name.compare(name.size() - 5, 5, "probs") == 0)  // masked weights: gray, not dark purple
-        f.heatmap->masked = masked_cells(s, name.substr(0, name.size() - 5), head, rows, cols);
-    f.heatmap->row_name = tr("query");
-    f.heatmap->col_name = tr("key");
+    f.heatmap->masked = std::move(hv.masked);  // masked weights: gray, not dark purple
+    f.heatmap->row_name = pooled ? trf("query block (%d tokens)", hv.row_step) : tr("query");
+    f.heatmap->col_name = pooled ? trf("key block (%d tokens)", hv.col_step) : tr("key");
+    f.heatmap->row_step = hv.row_step;
+    f.heatmap->col_step = hv.col_step;
+    if (pooled)
+        f.note = trf("overview of %d x %d tokens: each cell is the largest value in a block of %d x %d tokens", hv.T,
+                     hv.S, hv.row_step, hv.col_step);
     return f;
+}
+
+// A pooled overview's axes count blocks, not tokens: say so (after the caller's own labels, which name tokens).
+void overview_axes(plot::Figure& f) {
+    if (!f.heatmap || (f.heatmap->row_step == 1 && f.heatmap->col_step == 1)) return;
+    f.x.categories.clear();
+    f.y.categories.clear();
+    f.x.label = trf("key position / %d", f.heatmap->col_step);
+    f.y.label = trf("query position / %d", f.heatmap->row_step);
 }
 
 std::string probs_name(const Snapshot& s, int layer, const std::string& source) {
@@ -172,9 +223,11 @@ plot::Figure attention_head_figure(const Snapshot& s, int layer, int head, const
         big.formula = tr("A = softmax(Q_dec K_encᵀ / √d_head) — row t: how much decoder (target) token t reads from each "
                       "encoder (source) token; each row sums to 1. No causal mask: every target token sees the whole "
                       "source.");
-    if (s.temperature != 1.0f) big.note = trf("temperature %s applied", plot::format_value(s.temperature).c_str());
+    if (s.temperature != 1.0f)
+        big.note += (big.note.empty() ? "" : " · ") + trf("temperature %s applied", plot::format_value(s.temperature).c_str());
     if (!big.heatmap->masked.empty())
         big.note += (big.note.empty() ? "" : " · ") + std::string(tr("grey: masked (weight exactly 0)"));
+    overview_axes(big);
     return big;
 }
 
@@ -187,6 +240,7 @@ plot::Figure attention_thumb_figure(const Snapshot& s, int layer, int head, bool
         if (int(labels.cols.size()) == f.heatmap->cols) f.x.categories = labels.cols;
         if (int(labels.rows.size()) == f.heatmap->rows) f.y.categories = labels.rows;
     }
+    overview_axes(f);
     return f;
 }
 
@@ -218,6 +272,7 @@ std::vector<plot::Figure> attention_head_grid(const Snapshot& s, int layer, bool
                 f.y.label = ax.rows;
                 if (int(labels.cols.size()) == f.heatmap->cols) f.x.categories = labels.cols;
             }
+            overview_axes(f);
             out.push_back(std::move(f));
         }
     return out;
@@ -269,6 +324,7 @@ std::vector<plot::Figure> attention_step_figures(const Snapshot& s, int layer, i
         } else {
             f.note = trf("%s: not recorded", stp.name);
         }
+        overview_axes(f);
         out.push_back(std::move(f));
     }
     return out;

@@ -61,6 +61,8 @@ struct Heatmap {
     /// mask forced to 0). Such a cell keeps its value (0: readouts and CSV say what the model computed) but is
     /// drawn gray like a -inf cell, so "masked" and "learned to ignore" look different.
     std::vector<uint8_t> masked;
+    /// A pooled overview: each cell summarises row_step x col_step cells of the full matrix (1 x 1: full resolution).
+    int row_step = 1, col_step = 1;
     [[nodiscard]] float at(int r, int c) const { return values[size_t(r) * size_t(cols) + size_t(c)]; }
     [[nodiscard]] bool is_masked(int r, int c) const {
         return !masked.empty() && masked[size_t(r) * size_t(cols) + size_t(c)] != 0;

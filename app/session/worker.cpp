@@ -3,11 +3,13 @@
 
 #include "app/session/seq2seq.h"
 
+#include "core/memory_budget.h"
 #include "core/ops.h"
 #include "core/hf_checkpoint.h"
 #include "core/safetensors.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -140,7 +142,40 @@ bool compute_logit_lens(const Model& m, const Trace& trace, const std::string& s
     return true;
 }
 
+std::atomic<size_t> g_memory_budget{0};
+
+// Refuses, before it runs, a forward whose trace (and logit lens) would not fit in the budget: the snapshot's error
+// says so in one line and the window keeps its session. The fit (two tiny dry runs) is kept per model and settings.
+void check_memory_budget(const ForwardRequest& r, const ForwardOptions& opt, int T, int S_src) {
+    struct Fit {
+        std::weak_ptr<const Model> model;
+        std::string key;
+        ForwardMemoryFit fit;
+    };
+    thread_local Fit cached;
+    const std::string key = std::to_string(opt.capture.captures_all()) + std::to_string(opt.capture.captures_anything()) +
+                            std::to_string(opt.all_logits) + std::to_string(opt.compute_logits);
+    if (cached.model.lock() != r.model || cached.key != key) {
+        cached.fit = fit_forward_memory(*r.model, opt);
+        cached.model = r.model;
+        cached.key = key;
+    }
+    size_t need = cached.fit.bytes(T, S_src);
+    if (r.logit_lens && has_lm_head(*r.model))  // one layer's lens logits at a time, and every position's logits
+        need += size_t(2) * size_t(T) * size_t(r.model->config().vocab_size) * sizeof(float);
+    const size_t budget = forward_memory_budget();
+    const std::string why = memory_refusal("a forward over " + std::to_string(T + S_src) + " tokens", need, budget,
+                                           "shorten the text, or start the app with a larger --memory-budget");
+    if (!why.empty()) throw std::runtime_error(why);
+}
+
 }  // namespace
+
+void set_forward_memory_budget(size_t bytes) { g_memory_budget.store(bytes); }
+size_t forward_memory_budget() {
+    const size_t b = g_memory_budget.load();
+    return b ? b : default_memory_budget();
+}
 
 std::shared_ptr<const Snapshot> run_forward_request(const ForwardRequest& r, uint64_t id) {
     auto s = std::make_shared<Snapshot>();
@@ -171,6 +206,7 @@ std::shared_ptr<const Snapshot> run_forward_request(const ForwardRequest& r, uin
             return s;  // empty text: nothing to run, not an error
         }
         if (r.kind != ForwardRequest::Kind::Generate) {
+            check_memory_budget(r, options_for(r, r.capture_all), int(s->tokens->ids.size()), src ? int(src->size()) : 0);
             ForwardResult out;
             if (r.kind == ForwardRequest::Kind::Forward && r.memory && r.model->config().arch == Arch::DecoderOnly) {
                 if (r.memory->model != r.model) {

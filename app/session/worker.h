@@ -79,6 +79,11 @@ struct ForwardRequest {
     std::shared_ptr<ForwardMemory> memory;
 };
 
+/// The memory budget every forward request is checked against before it runs (core/memory_budget.h); 0 (the
+/// default) = default_memory_budget() at the time of the request. Set once at start-up (the gui's --memory-budget).
+void set_forward_memory_budget(size_t bytes);
+[[nodiscard]] size_t forward_memory_budget();
+
 struct Snapshot {
     uint64_t id = 0;                    ///< request id (monotonic)
     ForwardRequest::Kind kind = ForwardRequest::Kind::Forward;

@@ -123,3 +123,25 @@ TEST(WorkerPartial, GenerateRequestsAreNeverPartial) {
 }
 
 }  // namespace
+
+namespace {
+
+// #30: a forward over the memory budget is refused before it runs, in one line, and the next request (within the
+// budget) runs as usual: the window keeps its session.
+TEST(WorkerBudget, OverBudgetRequestIsRefusedInOneLineAndTheNextOneRuns) {
+    const LoadedModel lm = make_demo_model();
+    const ForwardRequest r = demo_request(lm);
+    set_forward_memory_budget(4096);
+    const auto refused = run_forward_request(r, 1);
+    set_forward_memory_budget(0);
+    EXPECT_EQ(refused->trace, nullptr);
+    EXPECT_NE(refused->error.find("a forward over 11 tokens needs about"), std::string::npos) << refused->error;
+    EXPECT_NE(refused->error.find("more than the memory budget of 4.00 KiB"), std::string::npos) << refused->error;
+    EXPECT_EQ(refused->error.find('\n'), std::string::npos);
+    const auto ok = run_forward_request(r, 2);
+    EXPECT_TRUE(ok->error.empty()) << ok->error;
+    ASSERT_NE(ok->trace, nullptr);
+    EXPECT_NE(ok->trace->attention("dec.0.attn."), nullptr);
+}
+
+}  // namespace

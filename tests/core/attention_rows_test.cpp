@@ -272,6 +272,52 @@ TEST(AttentionRows, IncrementalTracesComposeTheirQueriesAndEqualAFullForward) {
     }
 }
 
+TEST(AttentionRows, PooledOverviewsEqualPoolingTheFullMatrix) {
+    const ModelConfig c = small_config(true);
+    const Model m = random_model(c, 4);
+    const int T = 203;
+    ForwardOptions o = capture_all();
+    o.self_mask = MaskSpec{MaskKind::SlidingWindow, 40, {}, {}};
+    const ForwardResult r = forward(m, ids_of(T, c.vocab_size), o);
+    const auto rows = r.trace->attention("dec.1.attn.");
+    ASSERT_NE(rows, nullptr);
+    for (const Kind kind : {Kind::Probs, Kind::ScoresMasked})
+        for (const auto pool : {AttentionRows::Pool::Max, AttentionRows::Pool::Mean})
+            for (const auto& [want_r, want_c] : {std::pair{16, 16}, std::pair{50, 7}, std::pair{500, 500}}) {
+                const int h = 3;
+                std::vector<float> full;
+                rows->rows(kind, h, 0, T, full);
+                const AttentionRows::Pooled p = rows->pooled(kind, h, want_r, want_c, pool);
+                ASSERT_EQ(p.rows, (T + p.row_step - 1) / p.row_step);
+                ASSERT_LE(p.rows, std::min(want_r, T));
+                ASSERT_LE(p.cols, std::min(want_c, T));
+                ASSERT_EQ(p.values.size(), size_t(p.rows) * p.cols);
+                for (int br = 0; br < p.rows; ++br)
+                    for (int bc = 0; bc < p.cols; ++bc) {
+                        double sum = 0, best = -INFINITY;
+                        int cells = 0, ok = 0;
+                        for (int t = br * p.row_step; t < std::min(T, (br + 1) * p.row_step); ++t)
+                            for (int s = bc * p.col_step; s < std::min(T, (bc + 1) * p.col_step); ++s) {
+                                ++cells;
+                                const float v = full[size_t(t) * T + s];
+                                if (kind == Kind::ScoresMasked && std::isinf(v)) continue;
+                                if (kind == Kind::Probs && !rows->allowed(t, s)) continue;
+                                ++ok;
+                                sum += v;
+                                best = std::max(best, double(v));
+                            }
+                        const size_t i = size_t(br) * p.cols + bc;
+                        EXPECT_EQ(p.masked[i], ok == 0 ? 1 : 0);
+                        double want = 0;
+                        if (ok == 0) want = kind == Kind::Probs ? 0.0 : -INFINITY;
+                        else if (pool == AttentionRows::Pool::Max) want = best;
+                        else want = sum / (kind == Kind::Probs ? cells : ok);
+                        if (std::isinf(want)) EXPECT_TRUE(std::isinf(p.values[i]));
+                        else EXPECT_NEAR(p.values[i], want, 1e-6 * std::max(1.0, std::abs(want))) << br << "," << bc;
+                    }
+            }
+}
+
 TEST(AttentionRows, RejectsRowsOutsideTheBlockAndNothingIsKeptWithoutCapture) {
     const ModelConfig c = small_config(false);
     const Model m = random_model(c, 2);
