@@ -43,6 +43,14 @@ TEST(MemoryBudget, TheFitFollowsTheTraceAtLongerTAndRefusesInOneLine) {
     ForwardOptions o;
     o.capture = CaptureFilter::all();
     const ForwardMemoryFit fit = fit_forward_memory(m, o);
+    {  // masks sized for the real text (a custom (T, S) table, key padding) do not break the dry runs
+        ForwardOptions sized = o;
+        sized.self_mask.kind = MaskKind::Custom;
+        sized.self_mask.custom.assign(size_t(600) * 600, 1);
+        sized.self_mask.key_padding.assign(600, 0);
+        const ForwardMemoryFit f2 = fit_forward_memory(m, sized);
+        EXPECT_NEAR(f2.per_token, fit.per_token, 1e-9 * fit.per_token);
+    }
     const int T = 600;
     const ForwardResult r = forward(m, std::vector<int>(size_t(T), 1), o);
     const double held = double(r.trace->bytes() + r.trace->attention_bytes()) + double(r.logits.size() + r.hidden.size()) * 4;
