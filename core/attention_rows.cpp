@@ -263,4 +263,35 @@ AttentionRows::Pooled AttentionRows::pooled(Kind kind, int h, int out_rows, int 
     return p;
 }
 
+std::vector<float> trace_head_rows(const Trace& trace, const std::string& name, int head, int* rows, int* cols, int row0,
+                                   int row1) {
+    *rows = *cols = 0;
+    if (!trace.contains(name)) return {};
+    const std::string block = name.substr(0, name.rfind('.') + 1);
+    using K = AttentionRows::Kind;
+    for (const auto& [suffix, kind] : {std::pair{"scores", K::Scores}, std::pair{"scores_scaled", K::ScoresScaled},
+                                       std::pair{"scores_masked", K::ScoresMasked}, std::pair{"probs", K::Probs}}) {
+        if (name != block + suffix || !trace.is_pending(name)) continue;
+        const std::shared_ptr<const AttentionRows> src = trace.attention(block);
+        if (!src) break;
+        const int T = src->n_queries();
+        if (row1 < 0) row1 = T;
+        if (head < 0 || head >= src->n_heads() || row0 < 0 || row1 > T || row0 > row1) return {};
+        std::vector<float> out;
+        src->rows(kind, head, row0, row1, out);
+        *rows = row1 - row0;
+        *cols = src->n_keys();
+        return out;
+    }
+    const Tensor* t = trace.find(name);
+    if (!t || t->rank() != 3 || head < 0 || head >= t->dim(0)) return {};
+    const int T = int(t->dim(1)), C = int(t->dim(2));
+    if (row1 < 0) row1 = T;
+    if (row0 < 0 || row1 > T || row0 > row1) return {};
+    const size_t base = (size_t(head) * T + size_t(row0)) * C;
+    *rows = row1 - row0;
+    *cols = C;
+    return std::vector<float>(t->data.begin() + ptrdiff_t(base), t->data.begin() + ptrdiff_t(base + size_t(*rows) * C));
+}
+
 }  // namespace ts

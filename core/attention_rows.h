@@ -7,6 +7,7 @@
 
 #include "core/model.h"
 #include "core/tensor.h"
+#include "core/trace.h"
 
 #include <memory>
 #include <vector>
@@ -124,5 +125,13 @@ private:
     std::shared_ptr<const MatrixRM> m_bias;
     float m_scale, m_temperature;
 };
+
+/// Rows [row0, row1) (row1 < 0: to the end) of head `head` of the trace entry `name` (H, T, S or D), row-major in the
+/// result with *rows = row1 − row0 and *cols its width. An attention entry (…attn.scores, scores_scaled,
+/// scores_masked, probs) of a block with an AttentionRows is computed for this head and these rows only, so the
+/// (H, T, S) tensor is never built; any other rank-3 entry is sliced. Empty (*rows = *cols = 0) when the entry is
+/// absent, not rank 3, or the head / rows are out of range.
+[[nodiscard]] std::vector<float> trace_head_rows(const Trace& trace, const std::string& name, int head, int* rows,
+                                                 int* cols, int row0 = 0, int row1 = -1);
 
 }  // namespace ts

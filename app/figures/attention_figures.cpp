@@ -141,9 +141,7 @@ HeadValues head_values(const Snapshot& s, const std::string& name, int head) {
     }
     const int T = rows->n_queries(), S = rows->n_keys();
     if (T <= kOverviewSide && S <= kOverviewSide) {
-        rows->rows(*kind, head, 0, T, hv.values);
-        hv.rows = T;
-        hv.cols = S;
+        hv.values = trace_head_rows(*s.trace, name, head, &hv.rows, &hv.cols);
         if (*kind == Kind::Probs && rows->mask().masks_anything()) {
             hv.masked.resize(size_t(T) * S);
             for (int t = 0; t < T; ++t)

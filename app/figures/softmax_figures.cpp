@@ -3,6 +3,7 @@
 #include "app/i18n/tr.h"
 #include "app/plot/ticks.h"
 #include "app/figures/figures.h"
+#include "core/attention_rows.h"
 #include "app/figures/views.h"
 #include "core/ops.h"
 #include "core/util/json.h"
@@ -111,10 +112,13 @@ SoftmaxLab softmax_lab(const UiState& st, const Snapshot* snap) {
         const std::vector<std::string> all = snapshot_token_labels(*snap);
         const int q = resolve_query(st, int(all.size()));
         int rows = 0, cols = 0;
-        const std::vector<float> scaled = tensor_head_slice(
-            snap->find(snap->stack() + "." + std::to_string(layer) + ".attn.scores_scaled"), head, &rows, &cols);
-        if (rows > 0 && q < rows) {
-            lab.logits.assign(scaled.begin() + ptrdiff_t(size_t(q) * size_t(cols)), scaled.begin() + ptrdiff_t(size_t(q + 1) * size_t(cols)));
+        // Row q alone: with attention on demand no other row (nor head) is computed.
+        std::vector<float> scaled;
+        if (q >= 0)
+            scaled = trace_head_rows(*snap->trace, snap->stack() + "." + std::to_string(layer) + ".attn.scores_scaled",
+                                     head, &rows, &cols, q, q + 1);
+        if (rows == 1) {
+            lab.logits = std::move(scaled);
             lab.labels = all;
             lab.labels.resize(size_t(cols));
         }

@@ -5,6 +5,7 @@
 #include "app/figures/figures.h"
 #include "app/i18n/tr.h"
 #include "app/plot/ticks.h"
+#include "core/attention_rows.h"
 #include "core/ops.h"
 
 #include <algorithm>
@@ -83,11 +84,11 @@ std::vector<float> head_probs(const Snapshot& s, const UiState& st, const Params
     const int L = attention_layers(s, st.attn_source);
     const int layer = pick_layer(p, st, L);
     const std::string name = attention_prefix(s, st.attn_source, layer) + "probs";
-    const Tensor& t = need_tensor(s, name);
-    const int H = int(t.dim(0));
+    if (!s.trace || !s.trace->contains(name)) throw std::runtime_error(trf("'%s' was not recorded", name.c_str()));
+    const int H = s.model ? s.model->config().n_heads : 0;
     if (st.head < 0 || st.head >= H)
         throw std::runtime_error(trf("head %d does not exist (%d heads)", st.head, H));
-    return tensor_head_slice(&t, st.head, rows, cols);
+    return trace_head_rows(*s.trace, name, st.head, rows, cols);  // this head only (attention on demand)
 }
 
 /// Mean over the query rows t ≥ `first` of f(row t, t): one head's attention probabilities (the state's head and

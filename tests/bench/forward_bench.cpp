@@ -2,6 +2,7 @@
 // at T = 32, with full trace capture (and without, to show the capture cost), plus a plain Eigen sgemm of a
 // comparable shape, and with logits for the last position only (ForwardOptions::all_logits = false, full capture
 // otherwise: the LM head is one row instead of T). Compare with tests/reference/bench_forward_torch.py (same shapes, PyTorch, 1 thread).
+#include "core/attention_rows.h"
 #include "core/incremental.h"
 #include "core/model.h"
 #include "core/threads.h"
@@ -108,6 +109,44 @@ void BM_ForwardGpt2SmallApp(benchmark::State& state) {
                                                   benchmark::Counter::kIsIterationInvariantRate);
     state.counters["trace_MB"] = double(bytes) / 1e6;
 }
+// #30: what a keystroke costs until the Attention tab can draw: the app's forward (full capture, no logits) and then
+// the one head the big heatmap shows, from the block's AttentionRows — every row at T <= 256, the pooled overview
+// (256 x 256 blocks, max) above. range(0) = T, range(1) = threads. Counter attn_MB: what the eager forward kept as
+// scores + probs (2 H T^2 floats per layer), none of which exists now.
+void BM_FirstHeatmapGpt2Small(benchmark::State& state) {
+    const Model& m = cached_model(true);
+    const int T = static_cast<int>(state.range(0));
+    set_compute_threads(static_cast<int>(state.range(1)));
+    std::vector<int> ids(T);
+    for (int t = 0; t < T; ++t) ids[t] = (t * 7919) % m.config().vocab_size;
+    ForwardOptions opt;
+    opt.capture = CaptureFilter::all();
+    opt.compute_logits = false;
+    opt.pool = std::make_shared<TensorPool>();
+    { const ForwardResult warm = forward(m, ids, opt); }
+    std::vector<float> head;
+    for (auto _ : state) {
+        ForwardResult r = forward(m, ids, opt);
+        const auto rows = r.trace->attention("dec.0.attn.");
+        if (T <= 256) {
+            rows->rows(AttentionRows::Kind::Probs, 0, 0, T, head);
+            benchmark::DoNotOptimize(head.data());
+        } else {
+            const AttentionRows::Pooled p = rows->pooled(AttentionRows::Kind::Probs, 0, 256, 256, AttentionRows::Pool::Max);
+            benchmark::DoNotOptimize(p.values.data());
+        }
+    }
+    set_compute_threads(1);
+    const ModelConfig& c = m.config();
+    state.counters["attn_MB"] = 2.0 * c.n_layers * c.n_heads * double(T) * T * 4 / 1e6;
+}
+BENCHMARK(BM_FirstHeatmapGpt2Small)
+    ->ArgsProduct({{256, 1024}, {2}})
+    ->ArgNames({"T", "threads"})
+    ->MeasureProcessCPUTime()
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+
 // CPU time is the whole process's (every thread): on the shared VM wall time mostly measures the other tenants.
 BENCHMARK(BM_ForwardGpt2SmallApp)
     ->ArgsProduct({{16, 64, 256, 1024}, {1, 2}, {0, 1}})

@@ -318,6 +318,30 @@ TEST(AttentionRows, PooledOverviewsEqualPoolingTheFullMatrix) {
             }
 }
 
+TEST(AttentionRows, TraceHeadRowsComputesOneHeadWithoutBuildingTheEntry) {
+    const ModelConfig c = small_config(true);
+    const Model m = random_model(c, 6);
+    const int T = 70;
+    const ForwardResult r = forward(m, ids_of(T, c.vocab_size), capture_all());
+    const ForwardResult ref = forward(m, ids_of(T, c.vocab_size), capture_all());
+    int rows = 0, cols = 0;
+    const std::vector<float> got = trace_head_rows(*r.trace, "dec.1.attn.probs", 2, &rows, &cols, 60, 70);
+    EXPECT_TRUE(r.trace->is_pending("dec.1.attn.probs"));  // only the head's rows were computed
+    ASSERT_EQ(rows, 10);
+    ASSERT_EQ(cols, T);
+    const Tensor& whole = ref.trace->at("dec.1.attn.probs");
+    for (int i = 0; i < 10 * T; ++i) ASSERT_EQ(got[size_t(i)], whole.data[size_t((2 * T + 60) * T + i)]) << i;
+    const std::vector<float> ho = trace_head_rows(*r.trace, "dec.0.attn.head_out", 1, &rows, &cols);  // sliced
+    ASSERT_EQ(rows, T);
+    ASSERT_EQ(cols, c.d_head());
+    EXPECT_EQ(ho[0], r.trace->at("dec.0.attn.head_out").data[size_t(T) * c.d_head()]);
+    for (const auto& [name, h, r0, r1] : {std::tuple{"dec.1.attn.probs", 4, 0, -1}, std::tuple{"dec.1.attn.probs", 0, 5, 71},
+                                          std::tuple{"dec.9.attn.probs", 0, 0, -1}, std::tuple{"dec.0.attn.out", 0, 0, -1}}) {
+        EXPECT_TRUE(trace_head_rows(*r.trace, name, h, &rows, &cols, r0, r1).empty()) << name << " " << h;
+        EXPECT_EQ(rows, 0);
+    }
+}
+
 TEST(AttentionRows, RejectsRowsOutsideTheBlockAndNothingIsKeptWithoutCapture) {
     const ModelConfig c = small_config(false);
     const Model m = random_model(c, 2);
