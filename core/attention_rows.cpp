@@ -7,6 +7,9 @@
 
 #include <algorithm>
 #include <limits>
+#include <list>
+#include <mutex>
+#include <tuple>
 #include <stdexcept>
 #include <string>
 
@@ -118,11 +121,42 @@ std::vector<uint8_t> mask_table(const MaskSpec& spec, int T, int S) {
     return out;
 }
 
+struct AttentionRows::PooledCache {
+    using Key = std::tuple<int, int, int, int, int>;  // kind, head, rows, cols, pool
+    std::mutex mutex;
+    std::list<std::pair<Key, std::shared_ptr<const Pooled>>> lru;  // most recent first
+    size_t bytes = 0;
+};
+
+std::shared_ptr<const AttentionRows::Pooled> AttentionRows::pooled_cached(Kind kind, int h, int out_rows, int out_cols,
+                                                                          Pool pool) const {
+    const PooledCache::Key key{int(kind), h, out_rows, out_cols, int(pool)};
+    {
+        std::lock_guard lk(m_cache->mutex);
+        for (auto it = m_cache->lru.begin(); it != m_cache->lru.end(); ++it)
+            if (it->first == key) {
+                m_cache->lru.splice(m_cache->lru.begin(), m_cache->lru, it);
+                return it->second;
+            }
+    }
+    auto result = std::make_shared<const Pooled>(pooled(kind, h, out_rows, out_cols, pool));
+    const size_t size = result->values.size() * sizeof(float) + result->masked.size();
+    std::lock_guard lk(m_cache->mutex);
+    m_cache->lru.emplace_front(key, result);
+    m_cache->bytes += size;
+    while (m_cache->bytes > kPooledCacheBytes && m_cache->lru.size() > 1) {
+        const auto& last = m_cache->lru.back().second;
+        m_cache->bytes -= last->values.size() * sizeof(float) + last->masked.size();
+        m_cache->lru.pop_back();
+    }
+    return result;
+}
+
 AttentionRows::AttentionRows(int n_heads, int n_kv_heads, int d_head, std::vector<QueryPiece> q,
                              std::shared_ptr<const MatrixRM> k, detail::MaskTable mask,
                              std::shared_ptr<const MatrixRM> bias, float scale, float temperature)
     : m_H(n_heads), m_K(n_kv_heads), m_D(d_head), m_q(std::move(q)), m_k(std::move(k)), m_mask(std::move(mask)),
-      m_bias(std::move(bias)), m_scale(scale), m_temperature(temperature) {
+      m_bias(std::move(bias)), m_scale(scale), m_temperature(temperature), m_cache(std::make_shared<PooledCache>()) {
     int next = 0;
     for (const QueryPiece& p : m_q) {
         if (p.offset != next || p.n < 0 || !p.q || p.q->rows() % m_H != 0 || p.q->rows() / m_H < p.n ||

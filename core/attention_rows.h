@@ -108,6 +108,11 @@ public:
         int rows = 0, cols = 0, row_step = 1, col_step = 1;
     };
     [[nodiscard]] Pooled pooled(Kind kind, int h, int out_rows, int out_cols, Pool pool) const;
+    /// pooled(), remembered: the same request again returns the kept result (a window redraws its overviews every
+    /// frame). Results are kept up to kPooledCacheBytes, least recently used dropped first. Thread-safe.
+    [[nodiscard]] std::shared_ptr<const Pooled> pooled_cached(Kind kind, int h, int out_rows, int out_cols,
+                                                              Pool pool) const;
+    static constexpr size_t kPooledCacheBytes = size_t(64) << 20;
 
     /// Bytes of one (H, T, S) tensor of floats: what materialising a kind costs.
     [[nodiscard]] size_t full_bytes() const { return size_t(m_H) * size_t(m_mask.T) * size_t(m_mask.S) * 4; }
@@ -124,6 +129,9 @@ private:
     detail::MaskTable m_mask;
     std::shared_ptr<const MatrixRM> m_bias;
     float m_scale, m_temperature;
+
+    struct PooledCache;  // LRU of pooled_cached results
+    std::shared_ptr<PooledCache> m_cache;
 };
 
 /// Rows [row0, row1) (row1 < 0: to the end) of head `head` of the trace entry `name` (H, T, S or D), row-major in the

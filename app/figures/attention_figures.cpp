@@ -114,6 +114,8 @@ AxisLabels attention_labels(const Snapshot& s, const std::string& source) {
 
 // Longest side of an attention heatmap drawn cell for cell; a longer sequence gets a pooled overview.
 constexpr int kOverviewSide = 256;
+// An attention entry up to this size is built whole once and sliced by every frame.
+constexpr size_t kKeepWholeBytes = size_t(32) << 20;
 
 // One head of an attention entry (scores, scores_scaled, scores_masked or probs) as the figure shows it. With the
 // block's AttentionRows (every forward that records attention keeps one) only this head is computed and the (H, T, S)
@@ -141,7 +143,12 @@ HeadValues head_values(const Snapshot& s, const std::string& name, int head) {
     }
     const int T = rows->n_queries(), S = rows->n_keys();
     if (T <= kOverviewSide && S <= kOverviewSide) {
-        hv.values = trace_head_rows(*s.trace, name, head, &hv.rows, &hv.cols);
+        // Small enough to keep: the entry is computed once (every head) and kept by the trace, so the frames that
+        // redraw it read a slice; the on-demand path would recompute the head every frame.
+        if (rows->full_bytes() <= kKeepWholeBytes)
+            hv.values = tensor_head_slice(s.find(name), head, &hv.rows, &hv.cols);
+        else
+            hv.values = trace_head_rows(*s.trace, name, head, &hv.rows, &hv.cols);
         if (*kind == Kind::Probs && rows->mask().masks_anything()) {
             hv.masked.resize(size_t(T) * S);
             for (int t = 0; t < T; ++t)
@@ -149,9 +156,12 @@ HeadValues head_values(const Snapshot& s, const std::string& name, int head) {
         }
         return hv;
     }
-    AttentionRows::Pooled p = rows->pooled(*kind, head, kOverviewSide, kOverviewSide, AttentionRows::Pool::Max);
-    hv.values = std::move(p.values);
-    if (*kind == Kind::Probs && rows->mask().masks_anything()) hv.masked = std::move(p.masked);
+    // Computed once per head (the block keeps it), then every frame copies the small overview.
+    const std::shared_ptr<const AttentionRows::Pooled> pp =
+        rows->pooled_cached(*kind, head, kOverviewSide, kOverviewSide, AttentionRows::Pool::Max);
+    const AttentionRows::Pooled& p = *pp;
+    hv.values = p.values;
+    if (*kind == Kind::Probs && rows->mask().masks_anything()) hv.masked = p.masked;
     hv.rows = p.rows;
     hv.cols = p.cols;
     hv.row_step = p.row_step;

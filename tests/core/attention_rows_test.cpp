@@ -288,6 +288,11 @@ TEST(AttentionRows, PooledOverviewsEqualPoolingTheFullMatrix) {
                 std::vector<float> full;
                 rows->rows(kind, h, 0, T, full);
                 const AttentionRows::Pooled p = rows->pooled(kind, h, want_r, want_c, pool);
+                const auto kept = rows->pooled_cached(kind, h, want_r, want_c, pool);
+                EXPECT_EQ(kept, rows->pooled_cached(kind, h, want_r, want_c, pool));  // the same object again
+                EXPECT_EQ(kept->values.size(), p.values.size());
+                for (size_t i = 0; i < p.values.size(); ++i)
+                    ASSERT_TRUE(kept->values[i] == p.values[i] || (std::isinf(kept->values[i]) && std::isinf(p.values[i])));
                 ASSERT_EQ(p.rows, (T + p.row_step - 1) / p.row_step);
                 ASSERT_LE(p.rows, std::min(want_r, T));
                 ASSERT_LE(p.cols, std::min(want_c, T));
