@@ -126,9 +126,15 @@ struct HeadValues {
     std::vector<uint8_t> masked;
     int rows = 0, cols = 0, row_step = 1, col_step = 1;
     int T = 0, S = 0;  ///< the full matrix's rows and columns
+    int row0 = 0, col0 = 0;  ///< a zoom window's first row and column (0 otherwise)
 };
 
-HeadValues head_values(const Snapshot& s, const std::string& name, int head) {
+// A full-resolution window of a long sequence: rows [row0, row0 + kOverviewSide) × cols [col0, …), clamped.
+struct ZoomWindow {
+    int row0 = -1, col0 = -1;
+};
+
+HeadValues head_values(const Snapshot& s, const std::string& name, int head, ZoomWindow zoom = {}) {
     HeadValues hv;
     using Kind = AttentionRows::Kind;
     std::optional<Kind> kind;
@@ -142,6 +148,30 @@ HeadValues head_values(const Snapshot& s, const std::string& name, int head) {
         return hv;
     }
     const int T = rows->n_queries(), S = rows->n_keys();
+    hv.T = T;
+    hv.S = S;
+    if ((T > kOverviewSide || S > kOverviewSide) && zoom.row0 >= 0 && zoom.col0 >= 0) {
+        const int r0 = std::clamp(zoom.row0, 0, std::max(0, T - kOverviewSide)), r1 = std::min(T, r0 + kOverviewSide);
+        const int c0 = std::clamp(zoom.col0, 0, std::max(0, S - kOverviewSide)), c1 = std::min(S, c0 + kOverviewSide);
+        int n = 0, w = 0;
+        const std::vector<float> band = trace_head_rows(*s.trace, name, head, &n, &w, r0, r1);
+        if (n != r1 - r0 || w != S) return hv;
+        hv.rows = n;
+        hv.cols = c1 - c0;
+        hv.values.reserve(size_t(hv.rows) * hv.cols);
+        for (int t = 0; t < n; ++t)
+            hv.values.insert(hv.values.end(), band.begin() + ptrdiff_t(size_t(t) * S + c0),
+                             band.begin() + ptrdiff_t(size_t(t) * S + c1));
+        if (*kind == Kind::Probs && rows->mask().masks_anything()) {
+            hv.masked.resize(size_t(hv.rows) * hv.cols);
+            for (int t = 0; t < hv.rows; ++t)
+                for (int k = 0; k < hv.cols; ++k)
+                    hv.masked[size_t(t) * hv.cols + k] = rows->allowed(r0 + t, c0 + k) ? 0 : 1;
+        }
+        hv.row0 = r0;
+        hv.col0 = c0;
+        return hv;
+    }
     if (T <= kOverviewSide && S <= kOverviewSide) {
         // Small enough to keep: the entry is computed once (every head) and kept by the trace, so the frames that
         // redraw it read a slice; the on-demand path would recompute the head every frame.
@@ -166,16 +196,14 @@ HeadValues head_values(const Snapshot& s, const std::string& name, int head) {
     hv.cols = p.cols;
     hv.row_step = p.row_step;
     hv.col_step = p.col_step;
-    hv.T = T;
-    hv.S = S;
     return hv;
 }
 
 plot::Figure head_figure(const Snapshot& s, const std::string& name, int head, const std::string& title,
-                         plot::Colormap cmap, const std::string& value_label, bool zero_to_max) {
+                         plot::Colormap cmap, const std::string& value_label, bool zero_to_max, ZoomWindow zoom = {}) {
     plot::Figure f;
     f.title = title;
-    HeadValues hv = head_values(s, name, head);
+    HeadValues hv = head_values(s, name, head, zoom);
     if (hv.rows == 0) return f;
     const bool pooled = hv.row_step > 1 || hv.col_step > 1;
     f.heatmap = plot::make_heatmap(hv.rows, hv.cols, hv.values,
@@ -186,9 +214,14 @@ plot::Figure head_figure(const Snapshot& s, const std::string& name, int head, c
     f.heatmap->col_name = pooled ? trf("key block (%d tokens)", hv.col_step) : tr("key");
     f.heatmap->row_step = hv.row_step;
     f.heatmap->col_step = hv.col_step;
+    f.heatmap->row0 = hv.row0;
+    f.heatmap->col0 = hv.col0;
     if (pooled)
-        f.note = trf("overview of %d x %d tokens: each cell is the largest value in a block of %d x %d tokens", hv.T,
-                     hv.S, hv.row_step, hv.col_step);
+        f.note = trf("overview of %d x %d tokens: each cell is the largest value in a block of %d x %d tokens; click a "
+                     "cell to see its tokens at full resolution", hv.T, hv.S, hv.row_step, hv.col_step);
+    else if (hv.row0 > 0 || hv.col0 > 0 || hv.rows < hv.T || hv.cols < hv.S)
+        f.note = trf("full resolution: queries %d-%d, keys %d-%d of %d x %d", hv.row0, hv.row0 + hv.rows - 1, hv.col0,
+                     hv.col0 + hv.cols - 1, hv.T, hv.S);
     return f;
 }
 
@@ -213,9 +246,17 @@ plot::Figure attention_head_figure(const Snapshot& s, int layer, int head, const
     plot::Figure big = head_figure(s, probs_name(s, layer, src), head,
                                    what.empty() ? trf("Attention weights, layer %d, head %d", layer, head)
                                                 : trf("Attention weights (%s), layer %d, head %d", what.c_str(), layer, head),
-                                   plot::Colormap::Viridis, tr("attention weight"), true);
+                                   plot::Colormap::Viridis, tr("attention weight"), true,
+                                   ZoomWindow{st.attn_zoom_row, st.attn_zoom_col});
     if (!big.heatmap) return big;
-    const AxisLabels labels = attention_labels(s, src);
+    AxisLabels labels = attention_labels(s, src);
+    const auto window = [](std::vector<std::string>& v, int first, int n) {  // a zoom window's tokens
+        if (first + n <= int(v.size())) v = std::vector<std::string>(v.begin() + first, v.begin() + first + n);
+    };
+    if (big.heatmap->row_step == 1 && int(labels.rows.size()) > big.heatmap->rows)
+        window(labels.rows, big.heatmap->row0, big.heatmap->rows);
+    if (big.heatmap->col_step == 1 && int(labels.cols.size()) > big.heatmap->cols)
+        window(labels.cols, big.heatmap->col0, big.heatmap->cols);
     if (st.attn_unit_scale) big.heatmap->vmax = 1.0f;
     big.heatmap->annotate = st.attn_annotate;
     big.view = "attention";

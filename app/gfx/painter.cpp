@@ -486,8 +486,13 @@ PlotInteraction draw_figure_as(const Figure& f, const Figure& exported, ImVec2 s
                         IM_COL32(255, 255, 255, 255), 0, 0, 2.0f);
             const float v = h.at(r, c);
             ImGui::BeginTooltip();
-            ImGui::Text("%s %s (%d)", h.row_name.c_str(), category(f.y, r).c_str(), r);
-            ImGui::Text("%s %s (%d)", h.col_name.c_str(), category(f.x, c).c_str(), c);
+            // Positions in the whole matrix: a zoom window's cells start at row0/col0, an overview's span a block.
+            const auto position = [](int i, int step, int first) {
+                return step > 1 ? std::to_string(i * step) + "–" + std::to_string(i * step + step - 1)
+                                : std::to_string(first + i);
+            };
+            ImGui::Text("%s %s (%s)", h.row_name.c_str(), category(f.y, r).c_str(), position(r, h.row_step, h.row0).c_str());
+            ImGui::Text("%s %s (%s)", h.col_name.c_str(), category(f.x, c).c_str(), position(c, h.col_step, h.col0).c_str());
             if (h.cell_text.size() == size_t(h.rows) * size_t(h.cols))
                 ImGui::Text("%s", h.cell_text[size_t(r) * size_t(h.cols) + size_t(c)].c_str());
             if (h.is_masked(r, c)) ImGui::Text(tr("%s = %s (masked: the mask hides this key from this query)"), h.value_label.c_str(), plot::format_value(v).c_str());

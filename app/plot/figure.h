@@ -63,6 +63,8 @@ struct Heatmap {
     std::vector<uint8_t> masked;
     /// A pooled overview: each cell summarises row_step x col_step cells of the full matrix (1 x 1: full resolution).
     int row_step = 1, col_step = 1;
+    /// A full-resolution window of a longer matrix: cell (0, 0) is its row row0, column col0.
+    int row0 = 0, col0 = 0;
     [[nodiscard]] float at(int r, int c) const { return values[size_t(r) * size_t(cols) + size_t(c)]; }
     [[nodiscard]] bool is_masked(int r, int c) const {
         return !masked.empty() && masked[size_t(r) * size_t(cols) + size_t(c)] != 0;

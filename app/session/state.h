@@ -28,6 +28,9 @@ struct UiState {
     // Attention panel display.
     bool attn_unit_scale = false;        ///< color scale fixed to 0..1 instead of 0..row max
     bool attn_annotate = true;           ///< print weights in cells (when they fit)
+    /// Long sequences (> 256 positions): the big attention heatmap shows the full-resolution 256 × 256 window whose
+    /// top-left cell is (attn_zoom_row, attn_zoom_col); -1 = the pooled overview. Not saved.
+    int attn_zoom_row = -1, attn_zoom_col = -1;
     /// Encoder–decoder models: which attention the Attention panel shows: "decoder" (decoder self-attention,
     /// dec.i.attn.*), "encoder" (encoder self-attention, enc.i.attn.*) or "cross" (dec.i.cross_attn.*: decoder
     /// queries × encoder keys). Ignored for decoder-only / encoder-only models.

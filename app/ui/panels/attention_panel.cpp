@@ -68,7 +68,11 @@ void draw_attention_panel(PanelContext& ctx) {
 
     // Thumbnail grid (left).
     const int H = c.n_heads;
-    const float thumb = std::clamp((avail_h * 0.55f) / float(L) - line_h * 0.4f, line_h * 2.0f, line_h * 5.0f);
+    // Thumbnails fit the height, and leave the big heatmap at least 45 % of the width (a long sequence's overview
+    // and its full-resolution windows need room; a few layers of 8 heads used to squeeze it to a strip).
+    const float thumb = std::max(line_h * 1.5f, std::min(std::clamp((avail_h * 0.55f) / float(L) - line_h * 0.4f,
+                                                                    line_h * 2.0f, line_h * 5.0f),
+                                                         (avail_w * 0.55f - line_h * 2.2f) / float(c.n_heads) - 4));
     const float grid_w = line_h * 2.2f + H * (thumb + 4);
     ImGui::BeginChild("grid", ImVec2(grid_w, avail_h * 0.6f), false);
     ImGui::TextDisabled("   ");
@@ -99,10 +103,28 @@ void draw_attention_panel(PanelContext& ctx) {
     // Large heatmap (right).
     const plot::Figure big = attention_head_figure(s, layer, head, ctx.state);
     if (big.heatmap) {
+        const plot::Heatmap& hm = *big.heatmap;
+        const bool overview = hm.row_step > 1 || hm.col_step > 1;
+        const bool zoomed = !overview && (hm.row0 > 0 || hm.col0 > 0 || ctx.state.attn_zoom_row >= 0);
+        float top = 0;
+        if (zoomed) {  // a full-resolution window of a long sequence: the way back
+            ImGui::BeginGroup();
+            if (ImGui::SmallButton(tr("back to the overview"))) ctx.state.attn_zoom_row = ctx.state.attn_zoom_col = -1;
+            top = ImGui::GetFrameHeightWithSpacing();
+        }
         gfx::PaintOptions o;
-        o.highlight_row = query;
-        const auto r = gfx::draw_figure(big, ImVec2(0, avail_h * 0.6f), o, "big");
-        if (r.clicked && r.row >= 0) ctx.state.query = r.row;
+        o.highlight_row = overview ? query / hm.row_step : query - hm.row0;
+        const auto r = gfx::draw_figure(big, ImVec2(0, avail_h * 0.6f - top), o, "big");
+        if (zoomed) ImGui::EndGroup();
+        if (r.clicked && r.row >= 0) {
+            if (overview) {  // open the clicked block at full resolution, centred on it
+                ctx.state.attn_zoom_row = std::max(0, r.row * hm.row_step + hm.row_step / 2 - 128);
+                ctx.state.attn_zoom_col = std::max(0, std::max(r.col, 0) * hm.col_step + hm.col_step / 2 - 128);
+                ctx.state.query = r.row * hm.row_step;
+            } else {
+                ctx.state.query = hm.row0 + r.row;
+            }
+        }
     } else {
         ImGui::TextDisabled(tr("no attention probabilities recorded for layer %d"), layer);
     }
