@@ -217,8 +217,8 @@ plot::Figure head_figure(const Snapshot& s, const std::string& name, int head, c
     f.heatmap->row0 = hv.row0;
     f.heatmap->col0 = hv.col0;
     if (pooled)
-        f.note = trf("overview of %d x %d tokens: each cell is the largest value in a block of %d x %d tokens; click a "
-                     "cell to see its tokens at full resolution", hv.T, hv.S, hv.row_step, hv.col_step);
+        f.note = trf("overview of %d x %d tokens: each cell is the largest value in a block of %d x %d tokens", hv.T,
+                     hv.S, hv.row_step, hv.col_step);
     else if (hv.row0 > 0 || hv.col0 > 0 || hv.rows < hv.T || hv.cols < hv.S)
         f.note = trf("full resolution: queries %d-%d, keys %d-%d of %d x %d", hv.row0, hv.row0 + hv.rows - 1, hv.col0,
                      hv.col0 + hv.cols - 1, hv.T, hv.S);

@@ -107,15 +107,20 @@ void draw_attention_panel(PanelContext& ctx) {
         const bool overview = hm.row_step > 1 || hm.col_step > 1;
         const bool zoomed = !overview && (hm.row0 > 0 || hm.col0 > 0 || ctx.state.attn_zoom_row >= 0);
         float top = 0;
-        if (zoomed) {  // a full-resolution window of a long sequence: the way back
+        if (zoomed || overview) {  // a long sequence: how to get in (click a block) and back out
             ImGui::BeginGroup();
-            if (ImGui::SmallButton(tr("back to the overview"))) ctx.state.attn_zoom_row = ctx.state.attn_zoom_col = -1;
+            if (zoomed) {
+                if (ImGui::SmallButton(tr("back to the overview")))
+                    ctx.state.attn_zoom_row = ctx.state.attn_zoom_col = -1;
+            } else {
+                ImGui::TextDisabled("%s", tr("click a block to see its tokens at full resolution"));
+            }
             top = ImGui::GetFrameHeightWithSpacing();
         }
         gfx::PaintOptions o;
         o.highlight_row = overview ? query / hm.row_step : query - hm.row0;
         const auto r = gfx::draw_figure(big, ImVec2(0, avail_h * 0.6f - top), o, "big");
-        if (zoomed) ImGui::EndGroup();
+        if (zoomed || overview) ImGui::EndGroup();
         if (r.clicked && r.row >= 0) {
             if (overview) {  // open the clicked block at full resolution, centred on it
                 ctx.state.attn_zoom_row = std::max(0, r.row * hm.row_step + hm.row_step / 2 - 128);
