@@ -105,17 +105,17 @@ void record_heads(const TraceSink& sink, const char* suffix, const float* base, 
 
 }  // namespace
 
+bool wants_attention(const TraceSink& sink) {
+    for (const auto& [suffix, kind] : kAttentionEntries)
+        if (sink.wants(suffix)) return true;
+    return false;
+}
+
 void record_attention(const TraceSink& sink, std::shared_ptr<const AttentionRows> rows) {
-    using Kind = AttentionRows::Kind;
     const std::vector<int64_t> shape{rows->n_heads(), rows->n_queries(), rows->n_keys()};
-    bool any = false;
-    for (const auto& [suffix, kind] : {std::pair{"scores", Kind::Scores}, std::pair{"scores_scaled", Kind::ScoresScaled},
-                                       std::pair{"scores_masked", Kind::ScoresMasked}, std::pair{"probs", Kind::Probs}}) {
-        if (!sink.wants(suffix)) continue;
-        any = true;
+    for (const auto& [suffix, kind] : kAttentionEntries)
         sink.rec_derived(suffix, shape, [rows, kind](const Trace&, std::vector<float>& out) { rows->all(kind, out); });
-    }
-    if (any) sink.trace->set_attention(sink.prefix, std::move(rows));
+    sink.trace->set_attention(sink.prefix, std::move(rows));
 }
 
 void attention_forward(const AttnWeights& w, const AttnParams& p, const MatrixRM& xq, const MatrixRM& xkv,
@@ -206,7 +206,7 @@ void attention_forward(const AttnWeights& w, const AttnParams& p, const MatrixRM
                 out.noalias() = P.topLeftCorner(n, e) * Vg.topRows(e);
         }
     }
-    if (sink.wants("scores") || sink.wants("scores_scaled") || sink.wants("scores_masked") || sink.wants("probs")) {
+    if (wants_attention(sink)) {
         auto keys = std::make_shared<MatrixRM>(int64_t(K) * S, D);
         for (int g = 0; g < K; ++g)
             keys->middleRows(int64_t(g) * S, S) = ConstMapRM(kbase + size_t(g) * stride * D, S, D);

@@ -90,8 +90,11 @@ struct AttnEdits {
     int start_pos = 0;  ///< absolute position of the first query row
 };
 
+/// True when the trace wants any of the block's kAttentionEntries (then the forward keeps an AttentionRows).
+[[nodiscard]] bool wants_attention(const TraceSink& sink);
 /// Registers <prefix>scores, scores_scaled, scores_masked and probs (H, T, S), whichever the trace wants, as
 /// computed on first read from `rows` (AttentionRows::all), and keeps `rows` as the trace's attention(prefix).
+/// Call only when wants_attention(sink).
 void record_attention(const TraceSink& sink, std::shared_ptr<const AttentionRows> rows);
 
 /// xq: (T, d_model) queries' input; xkv: (Sn, d_model) keys'/values' input (= xq for self-attention).

@@ -297,22 +297,29 @@ AttentionRows::Pooled AttentionRows::pooled(Kind kind, int h, int out_rows, int 
     return p;
 }
 
+std::optional<AttentionRows::Kind> attention_entry_kind(std::string_view name, std::string* block) {
+    const size_t dot = name.rfind('.');
+    if (dot == std::string_view::npos) return std::nullopt;
+    for (const auto& [suffix, kind] : kAttentionEntries)
+        if (name.substr(dot + 1) == suffix) {
+            if (block) *block = std::string(name.substr(0, dot + 1));
+            return kind;
+        }
+    return std::nullopt;
+}
+
 std::vector<float> trace_head_rows(const Trace& trace, const std::string& name, int head, int* rows, int* cols, int row0,
                                    int row1) {
     *rows = *cols = 0;
     if (!trace.contains(name)) return {};
-    const std::string block = name.substr(0, name.rfind('.') + 1);
-    using K = AttentionRows::Kind;
-    for (const auto& [suffix, kind] : {std::pair{"scores", K::Scores}, std::pair{"scores_scaled", K::ScoresScaled},
-                                       std::pair{"scores_masked", K::ScoresMasked}, std::pair{"probs", K::Probs}}) {
-        if (name != block + suffix || !trace.is_pending(name)) continue;
-        const std::shared_ptr<const AttentionRows> src = trace.attention(block);
-        if (!src) break;
+    std::string block;
+    const std::optional<AttentionRows::Kind> kind = attention_entry_kind(name, &block);
+    if (const auto src = kind && trace.is_pending(name) ? trace.attention(block) : nullptr) {
         const int T = src->n_queries();
         if (row1 < 0) row1 = T;
         if (head < 0 || head >= src->n_heads() || row0 < 0 || row1 > T || row0 > row1) return {};
         std::vector<float> out;
-        src->rows(kind, head, row0, row1, out);
+        src->rows(*kind, head, row0, row1, out);
         *rows = row1 - row0;
         *cols = src->n_keys();
         return out;

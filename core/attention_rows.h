@@ -10,6 +10,9 @@
 #include "core/trace.h"
 
 #include <memory>
+#include <optional>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace ts::detail {
@@ -133,6 +136,17 @@ private:
     struct PooledCache;  // LRU of pooled_cached results
     std::shared_ptr<PooledCache> m_cache;
 };
+
+/// The trace entries an AttentionRows computes, by the suffix after the block ("dec.3.attn." + "probs").
+inline constexpr std::pair<const char*, AttentionRows::Kind> kAttentionEntries[] = {
+    {"scores", AttentionRows::Kind::Scores},
+    {"scores_scaled", AttentionRows::Kind::ScoresScaled},
+    {"scores_masked", AttentionRows::Kind::ScoresMasked},
+    {"probs", AttentionRows::Kind::Probs}};
+/// The kind of an attention entry ("dec.3.attn.probs" -> Probs) and its block ("dec.3.attn."); nullopt for any
+/// other name.
+[[nodiscard]] std::optional<AttentionRows::Kind> attention_entry_kind(std::string_view name,
+                                                                     std::string* block = nullptr);
 
 /// Rows [row0, row1) (row1 < 0: to the end) of head `head` of the trace entry `name` (H, T, S or D), row-major in the
 /// result with *rows = row1 − row0 and *cols its width. An attention entry (…attn.scores, scores_scaled,

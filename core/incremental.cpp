@@ -187,9 +187,7 @@ ForwardResult forward_incremental(const Model& m, const std::vector<int>& ids, c
     Trace& out = *r.trace;
     std::map<std::string, std::shared_ptr<const TraceSplice>, std::less<>> splices;
     for (const std::string& name : tt.names()) {
-        if (ends_with(name, ".attn.scores") || ends_with(name, ".attn.scores_scaled") ||
-            ends_with(name, ".attn.scores_masked") || ends_with(name, ".attn.probs")) {
-            const std::string block = name.substr(0, name.rfind('.') + 1);  // "dec.i.attn."
+        if (std::string block; attention_entry_kind(name, &block)) {  // block: "dec.i.attn."
             if (out.attention(block)) continue;  // registered with the block's first attention entry
             const auto before = prev->attention(block), now = tt.attention(block);
             if (!before || !now) throw std::logic_error("forward_incremental: no attention rows for '" + block + "'");

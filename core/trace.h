@@ -1,8 +1,8 @@
 // Trace: the named intermediate tensors of one forward pass, and the capture filter that decides which are kept.
 // Names follow <stack>.<layer>.<block>.<tensor>, e.g. "dec.2.attn.probs" (n_heads, T, S). Full list: docs/models.md.
 // Storage comes from an optional TensorPool (buffers reused across forwards, handed back when the Trace dies), and
-// entries that are cheap functions of recorded ones (attn.scores_scaled, attn.scores_masked) can be registered as
-// derived: computed on first find()/at() instead of being stored by the forward.
+// entries can be registered as derived: computed on first find()/at() instead of being stored by the forward (the
+// attention scores and probabilities, from the block's AttentionRows: core/attention_rows.h).
 #pragma once
 
 #include "core/tensor.h"

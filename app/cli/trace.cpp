@@ -286,18 +286,10 @@ HeadRequest parse_head(const std::string& spec) {
     } catch (const std::out_of_range&) {
         throw bad();
     }
-    using K = AttentionRows::Kind;
-    for (const auto& [suffix, kind] : {std::pair{"scores_scaled", K::ScoresScaled}, std::pair{"scores_masked", K::ScoresMasked},
-                                       std::pair{"scores", K::Scores}, std::pair{"probs", K::Probs}}) {
-        const std::string s = suffix;
-        if (r.name.size() > s.size() && r.name.compare(r.name.size() - s.size(), s.size(), s) == 0 &&
-            r.name[r.name.size() - s.size() - 1] == '.') {
-            r.kind = kind;
-            r.block = r.name.substr(0, r.name.size() - s.size());
-            return r;
-        }
-    }
-    throw bad();
+    const std::optional<AttentionRows::Kind> kind = attention_entry_kind(r.name, &r.block);
+    if (!kind) throw bad();
+    r.kind = *kind;
+    return r;
 }
 
 // Streams rows [0, T) of one head of an attention block, kRows at a time.
@@ -438,18 +430,9 @@ int run_trace(int argc, char** argv) {
     };
     for (const auto& name : tr.names()) {
         if (!sel.keeps(name)) continue;
-        std::shared_ptr<const AttentionRows> rows;
-        std::optional<AttentionRows::Kind> kind;
-        if (tr.is_pending(name)) {
-            const std::string block = name.substr(0, name.rfind('.') + 1);
-            for (const auto& [suffix, k] : {std::pair{"scores", AttentionRows::Kind::Scores},
-                                            std::pair{"scores_scaled", AttentionRows::Kind::ScoresScaled},
-                                            std::pair{"scores_masked", AttentionRows::Kind::ScoresMasked},
-                                            std::pair{"probs", AttentionRows::Kind::Probs}})
-                if (name == block + suffix) kind = k;
-            if (kind) rows = tr.attention(block);
-        }
-        if (rows) {
+        std::string block;
+        const std::optional<AttentionRows::Kind> kind = attention_entry_kind(name, &block);
+        if (const auto rows = kind && tr.is_pending(name) ? tr.attention(block) : nullptr) {
             add(name, {rows->n_heads(), rows->n_queries(), rows->n_keys()}, [rows, k = *kind](const auto& put) {
                 for (int h = 0; h < rows->n_heads(); ++h) put_head_rows(*rows, k, h, put);
             });

@@ -137,11 +137,8 @@ struct ZoomWindow {
 HeadValues head_values(const Snapshot& s, const std::string& name, int head, ZoomWindow zoom = {}) {
     HeadValues hv;
     using Kind = AttentionRows::Kind;
-    std::optional<Kind> kind;
-    const std::string block = name.substr(0, name.rfind('.') + 1);
-    for (const auto& [suffix, k] : {std::pair{"scores", Kind::Scores}, std::pair{"scores_scaled", Kind::ScoresScaled},
-                                    std::pair{"scores_masked", Kind::ScoresMasked}, std::pair{"probs", Kind::Probs}})
-        if (name == block + suffix) kind = k;
+    std::string block;
+    const std::optional<Kind> kind = attention_entry_kind(name, &block);
     const std::shared_ptr<const AttentionRows> rows = kind && s.trace ? s.trace->attention(block) : nullptr;
     if (!rows || head < 0 || head >= rows->n_heads() || !s.trace->contains(name)) {
         hv.values = tensor_head_slice(s.find(name), head, &hv.rows, &hv.cols);
@@ -150,6 +147,13 @@ HeadValues head_values(const Snapshot& s, const std::string& name, int head, Zoo
     const int T = rows->n_queries(), S = rows->n_keys();
     hv.T = T;
     hv.S = S;
+    // Weights the mask removed, for the cells [r0, r0 + hv.rows) × [c0, c0 + hv.cols) (from the mask rule).
+    const auto mask_cells = [&](int r0, int c0) {
+        if (*kind != Kind::Probs || !rows->mask().masks_anything()) return;
+        hv.masked.resize(size_t(hv.rows) * hv.cols);
+        for (int t = 0; t < hv.rows; ++t)
+            for (int k = 0; k < hv.cols; ++k) hv.masked[size_t(t) * hv.cols + k] = rows->allowed(r0 + t, c0 + k) ? 0 : 1;
+    };
     if ((T > kOverviewSide || S > kOverviewSide) && zoom.row0 >= 0 && zoom.col0 >= 0) {
         const int r0 = std::clamp(zoom.row0, 0, std::max(0, T - kOverviewSide)), r1 = std::min(T, r0 + kOverviewSide);
         const int c0 = std::clamp(zoom.col0, 0, std::max(0, S - kOverviewSide)), c1 = std::min(S, c0 + kOverviewSide);
@@ -162,12 +166,7 @@ HeadValues head_values(const Snapshot& s, const std::string& name, int head, Zoo
         for (int t = 0; t < n; ++t)
             hv.values.insert(hv.values.end(), band.begin() + ptrdiff_t(size_t(t) * S + c0),
                              band.begin() + ptrdiff_t(size_t(t) * S + c1));
-        if (*kind == Kind::Probs && rows->mask().masks_anything()) {
-            hv.masked.resize(size_t(hv.rows) * hv.cols);
-            for (int t = 0; t < hv.rows; ++t)
-                for (int k = 0; k < hv.cols; ++k)
-                    hv.masked[size_t(t) * hv.cols + k] = rows->allowed(r0 + t, c0 + k) ? 0 : 1;
-        }
+        mask_cells(r0, c0);
         hv.row0 = r0;
         hv.col0 = c0;
         return hv;
@@ -179,11 +178,7 @@ HeadValues head_values(const Snapshot& s, const std::string& name, int head, Zoo
             hv.values = tensor_head_slice(s.find(name), head, &hv.rows, &hv.cols);
         else
             hv.values = trace_head_rows(*s.trace, name, head, &hv.rows, &hv.cols);
-        if (*kind == Kind::Probs && rows->mask().masks_anything()) {
-            hv.masked.resize(size_t(T) * S);
-            for (int t = 0; t < T; ++t)
-                for (int k = 0; k < S; ++k) hv.masked[size_t(t) * S + k] = rows->allowed(t, k) ? 0 : 1;
-        }
+        mask_cells(0, 0);
         return hv;
     }
     // Computed once per head (the block keeps it), then every frame copies the small overview.

@@ -206,7 +206,8 @@ std::shared_ptr<const Snapshot> run_forward_request(const ForwardRequest& r, uin
             return s;  // empty text: nothing to run, not an error
         }
         if (r.kind != ForwardRequest::Kind::Generate) {
-            check_memory_budget(r, options_for(r, r.capture_all), int(s->tokens->ids.size()), src ? int(src->size()) : 0);
+            const ForwardOptions opt = options_for(r, r.capture_all);
+            check_memory_budget(r, opt, int(s->tokens->ids.size()), src ? int(src->size()) : 0);
             ForwardResult out;
             if (r.kind == ForwardRequest::Kind::Forward && r.memory && r.model->config().arch == Arch::DecoderOnly) {
                 if (r.memory->model != r.model) {
@@ -214,11 +215,11 @@ std::shared_ptr<const Snapshot> run_forward_request(const ForwardRequest& r, uin
                     r.memory->model = r.model;
                 }
                 IncrementalStats stats;
-                out = forward_incremental(*r.model, s->tokens->ids, options_for(r, r.capture_all), r.memory->state,
+                out = forward_incremental(*r.model, s->tokens->ids, opt, r.memory->state,
                                           &stats);
                 s->reused_positions = stats.reused;
             } else {
-                out = run_model(*r.model, s->tokens->ids, options_for(r, r.capture_all), src);
+                out = run_model(*r.model, s->tokens->ids, opt, src);
             }
             s->logits = std::move(out.logits);
             s->hidden = std::move(out.hidden);
