@@ -113,8 +113,10 @@ bool wants_attention(const TraceSink& sink) {
 
 void record_attention(const TraceSink& sink, std::shared_ptr<const AttentionRows> rows) {
     const std::vector<int64_t> shape{rows->n_heads(), rows->n_queries(), rows->n_keys()};
-    for (const auto& [suffix, kind] : kAttentionEntries)
-        sink.rec_derived(suffix, shape, [rows, kind](const Trace&, std::vector<float>& out) { rows->all(kind, out); });
+    for (const auto& entry : kAttentionEntries) {
+        const AttentionRows::Kind kind = entry.second;  // clang 14 cannot capture a structured binding
+        sink.rec_derived(entry.first, shape, [rows, kind](const Trace&, std::vector<float>& out) { rows->all(kind, out); });
+    }
     sink.trace->set_attention(sink.prefix, std::move(rows));
 }
 

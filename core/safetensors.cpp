@@ -6,6 +6,7 @@
 #include "core/half.h"
 #include "core/io_util.h"
 #include "core/nonfinite.h"
+#include "core/util/file.h"
 
 #include <nlohmann/json.hpp>
 
@@ -40,37 +41,6 @@ constexpr DtypeBits kDtypes[] = {{"BOOL", 8},   {"U8", 8},       {"I8", 8},     
                                  {"F8_E8M0", 8}, {"I16", 16},     {"U16", 16},     {"F16", 16},    {"BF16", 16},
                                  {"I32", 32},   {"U32", 32},     {"F32", 32},     {"I64", 64},    {"U64", 64},
                                  {"F64", 64},   {"C64", 64},     {"F4", 4},       {"F6_E2M3", 6}, {"F6_E3M2", 6}};
-
-/// RAII read-only mapping of a whole file.
-class MappedFile {
-public:
-    explicit MappedFile(const std::filesystem::path& path) {
-        m_fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-        if (m_fd < 0) fail(path.string(), std::string("cannot open: ") + std::strerror(errno));
-        struct stat st {};
-        if (::fstat(m_fd, &st) != 0) fail(path.string(), std::string("cannot stat: ") + std::strerror(errno));
-        if (!S_ISREG(st.st_mode)) fail(path.string(), "not a regular file");
-        m_size = size_t(st.st_size);
-        if (m_size > 0) {
-            void* p = ::mmap(nullptr, m_size, PROT_READ, MAP_PRIVATE, m_fd, 0);
-            if (p == MAP_FAILED) fail(path.string(), std::string("mmap failed: ") + std::strerror(errno));
-            m_data = static_cast<const uint8_t*>(p);
-        }
-    }
-    ~MappedFile() {
-        if (m_data) ::munmap(const_cast<uint8_t*>(m_data), m_size);
-        if (m_fd >= 0) ::close(m_fd);
-    }
-    MappedFile(const MappedFile&) = delete;
-    MappedFile& operator=(const MappedFile&) = delete;
-    [[nodiscard]] const uint8_t* data() const { return m_data; }
-    [[nodiscard]] size_t size() const { return m_size; }
-
-private:
-    int m_fd = -1;
-    const uint8_t* m_data = nullptr;
-    size_t m_size = 0;
-};
 
 }  // namespace
 
@@ -353,8 +323,9 @@ void save_safetensors_streamed(const std::filesystem::path& path, const std::map
 void save_safetensors(const std::filesystem::path& path, const WeightMap& tensors,
                       const std::map<std::string, std::string>& metadata) {
     std::map<std::string, StreamedTensor> streamed;
-    for (const auto& [name, t] : tensors)
-        streamed.emplace(name, StreamedTensor{t.shape, [&t](const auto& put) {
+    for (const auto& entry : tensors) {
+        const Tensor& t = entry.second;  // a reference, not a structured binding: clang 14 cannot capture those
+        streamed.emplace(entry.first, StreamedTensor{t.shape, [&t](const auto& put) {
                                                   if (!t.is_f32_rows()) {  // written as row-major F32 like every tensor
                                                       const Tensor f = to_f32(t);
                                                       put(f.data.data(), f.data.size());
@@ -362,6 +333,7 @@ void save_safetensors(const std::filesystem::path& path, const WeightMap& tensor
                                                       put(t.data.data(), t.data.size());
                                                   }
                                               }});
+    }
     save_safetensors_streamed(path, streamed, metadata);
 }
 

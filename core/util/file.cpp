@@ -1,4 +1,4 @@
-// Atomic whole-file writes (see core/util/file.h).
+// Atomic whole-file writes and read-only file mappings (see core/util/file.h).
 #include "core/util/file.h"
 
 #include <cerrno>
@@ -7,6 +7,9 @@
 #include <stdexcept>
 #include <string>
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace ts {
@@ -50,6 +53,40 @@ void write_file_atomic(const std::filesystem::path& path, std::string_view bytes
     write_file_atomic_with(path, [&](std::FILE* fp) {
         if (!bytes.empty()) std::fwrite(bytes.data(), 1, bytes.size(), fp);
     });
+}
+
+}  // namespace ts
+
+namespace ts {
+
+MappedFile::MappedFile(const std::filesystem::path& path) {
+    const auto fail = [&](const std::string& msg) { throw std::runtime_error(path.string() + ": " + msg); };
+    m_fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (m_fd < 0) fail(std::string("cannot open: ") + std::strerror(errno));
+    struct stat st {};
+    if (::fstat(m_fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        const std::string why = S_ISREG(st.st_mode) ? std::string("cannot stat: ") + std::strerror(errno)
+                                                    : std::string("not a regular file");
+        ::close(m_fd);
+        m_fd = -1;
+        fail(why);
+    }
+    m_size = size_t(st.st_size);
+    if (m_size > 0) {
+        void* p = ::mmap(nullptr, m_size, PROT_READ, MAP_PRIVATE, m_fd, 0);
+        if (p == MAP_FAILED) {
+            const std::string why = std::string("mmap failed: ") + std::strerror(errno);
+            ::close(m_fd);
+            m_fd = -1;
+            fail(why);
+        }
+        m_data = static_cast<const uint8_t*>(p);
+    }
+}
+
+MappedFile::~MappedFile() {
+    if (m_data) ::munmap(const_cast<uint8_t*>(m_data), m_size);
+    if (m_fd >= 0) ::close(m_fd);
 }
 
 }  // namespace ts
