@@ -1,0 +1,275 @@
+// GGUF: dequantization against gguf-py (tests/golden/gguf/quants.gguf, bit for bit), models converted from the
+// tests/golden/hf_* checkpoints by llama.cpp's gguf-py (tests/reference/make_gguf_fixtures.py) against the same
+// PyTorch logits the HF loader is checked with, quantized models against their F32 twins, and malformed headers
+// built byte by byte.
+#include "core/model.h"
+#include "core/gguf.h"
+#include "core/gguf_model.h"
+#include "core/half.h"
+#include "core/safetensors.h"
+#include "tests/test_util.h"
+
+#include <cstring>
+#include <fstream>
+
+namespace ts {
+namespace {
+
+namespace fs = std::filesystem;
+using test::contains;
+
+fs::path fixture(const std::string& name) { return fs::path(test::golden_path("gguf/" + name)); }
+
+// --- dequantization ---------------------------------------------------------------------------------------------
+
+TEST(GgufQuants, EveryTypeEqualsGgufPyBitForBit) {
+    const GgufFile f(fixture("quants.gguf"));
+    int types = 0;
+    for (const GgufTensorInfo& q : f.header().tensors) {
+        if (q.name.rfind("q.", 0) != 0) continue;
+        const std::string type = q.name.substr(2);
+        SCOPED_TRACE(type);
+        ASSERT_EQ(std::string(ggml_type_info(q.type)->name), type);
+        const GgufTensorInfo* ref = f.header().find_tensor("ref." + type);
+        ASSERT_NE(ref, nullptr);
+        const Tensor got = f.read(q), want = f.read(*ref);
+        ASSERT_EQ(got.shape, want.shape);
+        ASSERT_EQ(got.shape, (std::vector<int64_t>{3, 512}));
+        int64_t differ = 0, first = -1;
+        for (size_t i = 0; i < got.data.size(); ++i)
+            if (std::memcmp(&got.data[i], &want.data[i], 4) != 0 && differ++ == 0) first = int64_t(i);
+        EXPECT_EQ(differ, 0) << "first at " << first << ": " << got.data[size_t(std::max<int64_t>(first, 0))]
+                             << " vs " << want.data[size_t(std::max<int64_t>(first, 0))];
+        ++types;
+    }
+    EXPECT_EQ(types, 13);  // F32 F16 BF16 Q4_0 Q4_1 Q5_0 Q5_1 Q8_0 Q2_K Q3_K Q4_K Q5_K Q6_K
+}
+
+TEST(GgufQuants, TypeFactsAndRefusals) {
+    EXPECT_EQ(ggml_type_info(12)->name, "Q4_K");
+    EXPECT_EQ(ggml_type_info(12)->block_size, 256);
+    EXPECT_EQ(ggml_type_info(12)->block_bytes, 144);
+    EXPECT_EQ(ggml_type_info(8)->block_bytes, 34);
+    EXPECT_FALSE(ggml_type_info(16)->decodable);  // IQ2_XXS: sized, not decoded
+    EXPECT_FALSE(ggml_type_info(4).has_value());  // removed Q4_2
+    std::vector<uint8_t> block(34, 0);
+    std::vector<float> out(64);
+    EXPECT_THROW(ggml_dequantize(GgmlType::Q8_0, block.data(), 31, out.data()), std::invalid_argument);
+    EXPECT_THROW(ggml_dequantize(GgmlType(16), block.data(), 256, out.data()), std::invalid_argument);
+    // One Q8_0 block by hand: d = 0.5 (f16 0x3800), q = -3 -> -1.5.
+    block[0] = 0x00, block[1] = 0x38, block[2] = uint8_t(int8_t(-3)), block[33] = 127;
+    ggml_dequantize(GgmlType::Q8_0, block.data(), 32, out.data());
+    EXPECT_EQ(out[0], -1.5f);
+    EXPECT_EQ(out[1], 0.0f);
+    EXPECT_EQ(out[31], 63.5f);
+}
+
+// --- models -----------------------------------------------------------------------------------------------------
+
+/// Logits and every head's probs of `model` on the ids of tests/golden/<hf>/expected.safetensors, against them.
+void expect_matches_torch(const Model& model, const std::string& hf, float atol, float probs_atol = 1e-5f) {
+    const WeightMap expected = load_safetensors(test::golden_path(hf + "/expected.safetensors"));
+    std::vector<int> ids;
+    for (float v : expected.at("ids").data) ids.push_back(int(v));
+    ForwardOptions fo;
+    fo.capture = CaptureFilter::prefixes({"dec.0.attn.probs", "dec.1.attn.probs", "logits"});
+    const ForwardResult r = forward(model, ids, fo);
+    const Tensor& e = expected.at("logits");
+    ASSERT_EQ(r.logits.rows(), e.dim(0));
+    ASSERT_EQ(r.logits.cols(), e.dim(1));
+    EXPECT_TRUE(test::allclose(r.logits.data(), e.data.data(), e.numel(), atol, 0.0f)) << hf << " logits";
+    for (int i = 0; i < 2; ++i) {
+        const std::string key = "dec." + std::to_string(i) + ".attn.probs";
+        EXPECT_TRUE(test::allclose(r.trace->at(key), expected.at(key), probs_atol)) << hf << " " << key;
+    }
+}
+
+TEST(GgufModel, LlamaF32MatchesTorchAndTheHfWeights) {
+    const auto model = load_gguf_model(fixture("llama_f32.gguf"));
+    EXPECT_EQ(model->config().n_kv_heads, 2);
+    EXPECT_FALSE(model->config().tie_embeddings);
+    expect_matches_torch(*model, "hf_llama", 1e-4f);
+    // The converter's Q/K permutation is undone exactly: our weights equal the HF loader's.
+    const auto hf = load_hf_model(test::golden_path("hf_llama"));
+    for (const char* w : {"dec.0.attn.wq", "dec.0.attn.wk", "dec.1.attn.wq", "dec.1.attn.wk", "dec.1.ffn.w_down"})
+        EXPECT_EQ(to_f32(model->weights().at(w)).data, to_f32(hf->weights().at(w)).data) << w;
+}
+
+TEST(GgufModel, LlamaF16KeepsHalfAndMatchesTorch) {
+    const auto model = load_gguf_model(fixture("llama_f16.gguf"));
+    EXPECT_TRUE(model->stored_weight("dec.0.attn.wq").is_half());
+    expect_matches_torch(*model, "hf_llama", 2e-2f, 2e-3f);  // F16 rounding of every weight
+}
+
+TEST(GgufModel, QuantizedLlamaEqualsItsDequantizedTwin) {
+    for (const std::string q : {"q8_0", "q4_0"}) {
+        SCOPED_TRACE(q);
+        const auto model = load_gguf_model(fixture("llama_" + q + ".gguf"));
+        const auto twin = load_gguf_model(fixture("llama_" + q + "_ref.gguf"));  // gguf-py's dequantize, F32
+        for (const auto& [name, t] : twin->weights())
+            EXPECT_EQ(to_f32(model->weights().at(name)).data, t.data) << name;
+        const std::vector<int> ids{1, 7, 42, 255, 3, 99};
+        const MatrixRM a = forward(*model, ids, ForwardOptions{}).logits, b = forward(*twin, ids, ForwardOptions{}).logits;
+        EXPECT_TRUE(a == b);
+    }
+}
+
+TEST(GgufModel, Qwen2Bf16AndGpt2MatchTorch) {
+    const auto qwen = load_gguf_model(fixture("qwen2_bf16.gguf"));
+    EXPECT_EQ(qwen->stored_weight("dec.0.attn.wq").storage, Storage::BF16Panels);
+    EXPECT_TRUE(qwen->config().tie_embeddings);
+    EXPECT_TRUE(qwen->config().attn_qkv_bias);
+    expect_matches_torch(*qwen, "hf_qwen2", 1e-4f);
+    const auto gpt2 = load_gguf_model(fixture("gpt2_f32.gguf"));
+    EXPECT_TRUE(gpt2->config().tie_embeddings);
+    expect_matches_torch(*gpt2, "hf_gpt2", 1e-4f);
+}
+
+TEST(GgufModel, ProgressAndName) {
+    uint64_t last = 0, total = 0;
+    int calls = 0;
+    GgufLoadOptions opt;
+    opt.progress = [&](uint64_t d, uint64_t n) { last = d, total = n, ++calls; };
+    const auto model = load_gguf_model(fixture("llama_q8_0.gguf"), opt);
+    EXPECT_GT(calls, 2);
+    EXPECT_EQ(last, total);
+    EXPECT_EQ(model->config().name, "llama_q8_0");  // general.name
+    EXPECT_TRUE(is_gguf_file(fixture("llama_q8_0.gguf")));
+    EXPECT_FALSE(is_gguf_file(test::golden_path("hf_llama/config.json")));
+    EXPECT_FALSE(is_gguf_file(test::golden_path("hf_llama")));
+}
+
+// --- malformed files --------------------------------------------------------------------------------------------
+
+/// A GGUF image written field by field.
+struct Writer {
+    std::string b;
+    template <class T>
+    Writer& put(T v) {
+        b.append(reinterpret_cast<const char*>(&v), sizeof v);
+        return *this;
+    }
+    Writer& str(const std::string& s) {
+        put<uint64_t>(s.size());
+        b += s;
+        return *this;
+    }
+    Writer& header(uint32_t version, uint64_t n_tensors, uint64_t n_kv) {
+        b += "GGUF";
+        return put(version).put(n_tensors).put(n_kv);
+    }
+    Writer& kv_u32(const std::string& key, uint32_t v) { return str(key).put<uint32_t>(4).put(v); }
+    Writer& kv_str(const std::string& key, const std::string& v) { return str(key).put<uint32_t>(8).str(v); }
+    Writer& tensor(const std::string& name, std::vector<uint64_t> ne, uint32_t type, uint64_t offset) {
+        str(name).put<uint32_t>(uint32_t(ne.size()));
+        for (uint64_t e : ne) put(e);
+        return put(type).put(offset);
+    }
+    Writer& pad(size_t align = 32) {
+        while (b.size() % align) b += '\0';
+        return *this;
+    }
+};
+
+std::string header_error(const std::string& bytes) {
+    return test::error_of([&] {
+        (void)parse_gguf_header(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), "f.gguf");
+    });
+}
+
+/// A valid image: two metadata entries, two F32 tensors of 8 values.
+std::string valid_image() {
+    Writer w;
+    w.header(3, 2, 2).kv_str("general.architecture", "llama").kv_u32("general.alignment", 32);
+    w.tensor("a", {8}, 0, 0).tensor("b", {4, 2}, 0, 32).pad();
+    w.b.append(64, '\0');
+    return w.b;
+}
+
+TEST(GgufHeader, ValidImageParses) {
+    const std::string img = valid_image();
+    const GgufHeader h = parse_gguf_header(reinterpret_cast<const uint8_t*>(img.data()), img.size(), "f.gguf");
+    EXPECT_EQ(h.version, 3u);
+    EXPECT_EQ(h.find("general.architecture")->text, "llama");
+    ASSERT_EQ(h.tensors.size(), 2u);
+    EXPECT_EQ(h.tensors[1].shape(), (std::vector<int64_t>{2, 4}));
+    EXPECT_EQ(h.tensors[1].bytes, 32u);
+    EXPECT_EQ(h.data_offset % 32, 0u);
+}
+
+TEST(GgufHeader, EveryTruncationIsRefusedWithALine) {
+    const std::string img = valid_image();
+    for (size_t n = 0; n < img.size(); ++n) {
+        const std::string msg = header_error(img.substr(0, n));
+        EXPECT_TRUE(contains(msg, {"f.gguf: "})) << n << ": " << msg;
+        EXPECT_EQ(msg.find('\n'), std::string::npos);
+    }
+}
+
+TEST(GgufHeader, LiesAndBadValuesAreNamed) {
+    EXPECT_TRUE(contains(header_error("GGML0000"), {"not a GGUF file"}));
+    EXPECT_TRUE(contains(header_error(Writer().header(1, 0, 0).b), {"version 1"}));
+    EXPECT_TRUE(contains(header_error(Writer().header(0x03000000u, 0, 0).b), {"big-endian"}));
+    EXPECT_TRUE(contains(header_error(Writer().header(3, 0, uint64_t(1) << 60).b), {"metadata entries"}));
+    EXPECT_TRUE(contains(header_error(Writer().header(3, uint64_t(1) << 60, 0).b), {"tensors, more than"}));
+    // An array claiming 2^40 strings in a few bytes: refused before allocating.
+    Writer arr;
+    arr.header(3, 0, 1).str("tokenizer.ggml.tokens").put<uint32_t>(9).put<uint32_t>(8).put<uint64_t>(uint64_t(1) << 40);
+    arr.b.append(64, 'x');
+    EXPECT_TRUE(contains(header_error(arr.b), {"tokenizer.ggml.tokens", "claims 1099511627776 elements"}));
+    Writer longstr;
+    longstr.header(3, 0, 1).str("k").put<uint32_t>(8).put<uint64_t>(uint64_t(1) << 62);
+    EXPECT_TRUE(contains(header_error(longstr.b), {"metadata 'k'", "file ends inside"}));
+    EXPECT_TRUE(contains(header_error(Writer().header(3, 0, 1).str("k").put<uint32_t>(13).b), {"unknown value type 13"}));
+    EXPECT_TRUE(contains(header_error(Writer().header(3, 0, 1).kv_u32("general.alignment", 24).b), {"not a power of two"}));
+    EXPECT_TRUE(contains(header_error(Writer().header(3, 0, 2).kv_u32("x", 1).kv_u32("x", 2).b), {"'x' appears twice"}));
+    const auto one_tensor = [](std::vector<uint64_t> ne, uint32_t type, uint64_t offset, size_t data) {
+        Writer w;
+        w.header(3, 1, 0).tensor("t", std::move(ne), type, offset).pad();
+        w.b.append(data, '\0');
+        return header_error(w.b);
+    };
+    EXPECT_TRUE(contains(one_tensor({8}, 0, 0, 16), {"tensor 't'", "ends beyond the data section"}));
+    EXPECT_TRUE(contains(one_tensor({8}, 0, 8, 64), {"not a multiple of the alignment"}));
+    EXPECT_TRUE(contains(one_tensor({8}, 99, 0, 64), {"unknown ggml type 99"}));
+    EXPECT_TRUE(contains(one_tensor({48}, 12, 0, 4096), {"not a multiple of Q4_K's block size 256"}));
+    EXPECT_TRUE(contains(one_tensor({1, 1, 1, 1, 1}, 0, 0, 64), {"5 dimensions"}));
+    EXPECT_TRUE(contains(one_tensor({1u << 31, 1u << 31, 1u << 31, 1u << 31}, 0, 0, 64), {"too many"}));
+    Writer overlap;
+    overlap.header(3, 2, 0).tensor("a", {16}, 0, 0).tensor("b", {8}, 0, 32).pad();
+    overlap.b.append(128, '\0');
+    EXPECT_TRUE(contains(header_error(overlap.b), {"'a' and 'b' overlap"}));
+}
+
+TEST(GgufModel, UnsupportedAndMismatchedFilesAreNamed) {
+    test::TempDir dir("ts_gguf_test");
+    const auto write = [&](const std::string& name, const std::string& bytes) {
+        const fs::path p = dir.path / name;
+        std::ofstream(p, std::ios::binary) << bytes;
+        return p;
+    };
+    const auto load_error = [](const fs::path& p) { return test::error_of([&] { (void)load_gguf_model(p); }); };
+    EXPECT_TRUE(contains(load_error(write("mamba.gguf", Writer().header(3, 0, 1).kv_str("general.architecture", "mamba").b)),
+                         {"mamba.gguf", "architecture 'mamba' is not supported", "llama, qwen2, gemma, gpt2"}));
+    EXPECT_TRUE(contains(load_error(write("none.gguf", Writer().header(3, 0, 0).b)), {"general.architecture"}));
+    Writer few;  // llama keys but no tensors
+    few.header(3, 0, 7).kv_str("general.architecture", "llama").kv_u32("llama.context_length", 64)
+        .kv_u32("llama.embedding_length", 32).kv_u32("llama.block_count", 1).kv_u32("llama.feed_forward_length", 64)
+        .kv_u32("llama.attention.head_count", 4).kv_u32("llama.vocab_size", 16);
+    EXPECT_TRUE(contains(load_error(write("few.gguf", few.b)), {"few.gguf: missing tensor 'blk.0.", "required by the metadata (llama)"}));
+    Writer rope = few;
+    rope.b.replace(4 + 4 + 8, 8, std::string("\x08\0\0\0\0\0\0\0", 8));  // 8 metadata entries
+    rope.kv_str("llama.rope.scaling.type", "yarn");
+    EXPECT_TRUE(contains(load_error(write("rope.gguf", rope.b)), {"RoPE scaling", "yarn"}));
+    // A tensor of the wrong shape, named in GGUF terms.
+    Writer shape = few;
+    shape.b.replace(4 + 4, 8, std::string("\x01\0\0\0\0\0\0\0", 8));
+    shape.tensor("token_embd.weight", {32, 15}, 0, 0).pad();
+    shape.b.append(32 * 15 * 4, '\0');
+    EXPECT_TRUE(contains(load_error(write("shape.gguf", shape.b)),
+                         {"tensor 'token_embd.weight' has shape (15, 32), expected (16, 32)"}));
+    EXPECT_TRUE(contains(load_error(dir.path / "absent.gguf"), {"absent.gguf", "cannot open"}));
+}
+
+}  // namespace
+}  // namespace ts
