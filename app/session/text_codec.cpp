@@ -3,6 +3,7 @@
 
 #if __has_include("core/tokenizer/tokenizer_io.h")
 #include "app/i18n/tr.h"
+#include "core/gguf.h"
 #include "core/tokenizer/bpe.h"
 #include "core/tokenizer/text_tokenizer.h"
 #include "core/tokenizer/tokenizer_io.h"
@@ -96,6 +97,12 @@ std::shared_ptr<const TextCodec> make_byte_codec(int vocab_size) { return std::m
 
 std::shared_ptr<const TextCodec> load_codec_for_model_dir(const std::filesystem::path& dir) {
 #if TS_APP_HAS_BPE
+    // A GGUF file: the tokenizer in its metadata (none: ids-only mode).
+    if (ts::is_gguf_file(dir)) {
+        auto tok = ts::parse_gguf_tokenizer(ts::GgufFile(dir).header(), dir.string());
+        if (!tok) return nullptr;
+        return std::make_shared<PipelineCodec>(std::move(tok));
+    }
     // tokenizer.json, vocab.json + merges.txt, tokenizer.model, spiece.model, source.spm + vocab.json, vocab.txt
     auto tok = ts::find_text_tokenizer(dir.string());
     if (!tok) return nullptr;

@@ -5,6 +5,7 @@
 
 #include "core/memory_budget.h"
 #include "core/ops.h"
+#include "core/gguf_model.h"
 #include "core/hf_checkpoint.h"
 #include "core/safetensors.h"
 
@@ -370,10 +371,14 @@ LoadedModel load_model_folder(const std::string& dir_in, const std::function<voi
     namespace fs = std::filesystem;
     std::error_code ec;
     if (dir_in.empty()) throw std::runtime_error("no model folder given");
-    if (!fs::is_directory(dir_in, ec)) throw std::runtime_error("'" + dir_in + "' is not a folder");
-    const std::string dir = resolve_model_dir(dir_in).string();
+    const bool gguf = is_gguf_file(dir_in);
+    if (!gguf && !fs::is_directory(dir_in, ec))
+        throw std::runtime_error("'" + dir_in + "' is neither a model folder nor a GGUF file");
+    const std::string dir = gguf ? dir_in : resolve_model_dir(dir_in).string();
     LoadedModel lm;
-    if (is_hf_model_dir(dir)) {
+    if (gguf) {
+        lm.model = load_gguf_model(dir, GgufLoadOptions{progress});
+    } else if (is_hf_model_dir(dir)) {
         lm.model = load_hf_model(dir, HfLoadOptions{progress});
     } else {
         lm.model = load_model_dir(dir);

@@ -1,6 +1,8 @@
 // Which tokenizer a model folder has (text_tokenizer.h), special-token roles, and the byte-level BPE adapter.
 #include "core/tokenizer/text_tokenizer.h"
 
+#include "core/gguf.h"
+
 #include "core/tokenizer/byte_level.h"
 #include "core/tokenizer/text_tokenizer_detail.h"
 #include "core/tokenizer/tokenizer_io.h"
@@ -254,6 +256,11 @@ std::shared_ptr<const TextTokenizer> load_text_tokenizer(const std::string& file
                                  "tokenizer.model, spiece.model, source.spm + vocab.json or vocab.txt), found none");
     }
     if (!fs::exists(p, ec)) throw std::runtime_error(file_or_dir + ": no such file or folder");
+    if (is_gguf_file(p)) {
+        const GgufFile f(p);
+        if (auto t = parse_gguf_tokenizer(f.header(), file_or_dir)) return t;
+        throw std::runtime_error(file_or_dir + ": this GGUF file has no tokenizer (tokenizer.ggml.model)");
+    }
     const std::string fname = p.filename().string();
     const FolderConfig c = read_folder_config(p.parent_path().empty() ? fs::path(".") : p.parent_path());
     const auto ends_with = [&](std::string_view suf) {

@@ -25,6 +25,8 @@
 
 namespace ts {
 
+struct GgufHeader;
+
 /// Output of TextTokenizer::encode. All vectors have the same length.
 /// spans[i]: the bytes (and characters) of the *input* text that token i stands for. Spans are non-decreasing
 /// and never overlap; they need not tile the text: whitespace a pipeline drops (BERT) belongs to no token, and
@@ -114,6 +116,15 @@ struct TokenizerPair {
 [[nodiscard]] std::shared_ptr<const TextTokenizer> parse_sentencepiece_model(std::string_view model_proto,
                                                                              bool add_bos, bool add_eos,
                                                                              const std::string& name = "tokenizer.model");
+
+/// The tokenizer in a GGUF file's metadata (tokenizer.ggml.*; core/gguf.h), or nullptr when it has none.
+/// tokenizer.ggml.model "gpt2": byte-level BPE (tokens, merges, token_type; the pre-tokenizer named by
+/// tokenizer.ggml.pre: gpt-2, llama-bpe / llama3, qwen2, smollm, default and their aliases); "llama": SentencePiece
+/// BPE (tokens, scores, token_type with all 256 <0xNN> byte tokens and one unknown token; add_space_prefix) run by
+/// libsentencepiece. BOS is added per tokenizer.ggml.add_bos_token, defaulting as llama.cpp does (llama: yes; gpt2:
+/// for llama-bpe). Throws std::runtime_error "<what>: <problem>" for an unsupported model or pre-tokenizer, a
+/// mistyped key, or a vocabulary llama.cpp itself could not run (no byte tokens).
+[[nodiscard]] std::shared_ptr<const TextTokenizer> parse_gguf_tokenizer(const GgufHeader& header, const std::string& what);
 
 /// Wraps a byte-level BPE ts::Tokenizer (no post-processing, pieces in GPT-2's "Ġ" spelling).
 [[nodiscard]] std::shared_ptr<const TextTokenizer> wrap_byte_level_bpe(std::shared_ptr<const Tokenizer> tok);

@@ -237,4 +237,25 @@ write_model(os.path.join(out_dir, "gpt2_f32.gguf"), "gpt2",
              "feed_forward_length": 4 * D, "attention.head_count": cfg["n_head"],
              "attention.layer_norm_epsilon": float(cfg["layer_norm_epsilon"])}, ts, Q.F32, cfg["vocab_size"],
             cfg["eos_token_id"])
+
+# --- a tokenizer only: assets/models/austen-llama's byte-level BPE as GGUF metadata ------------------------------
+import json  # noqa: E402
+tok = json.load(open(os.path.join(here, "..", "..", "assets", "models", "austen-llama", "tokenizer.json")))
+vocab = tok["model"]["vocab"]
+tokens = [None] * len(vocab)
+for piece, i in vocab.items():
+    tokens[i] = piece
+special = {a["id"] for a in tok.get("added_tokens", []) if a.get("special")}
+merges = [m if isinstance(m, str) else " ".join(m) for m in tok["model"]["merges"]]
+w = gguf.GGUFWriter(os.path.join(out_dir, "austen_vocab.gguf"), "llama")
+w.add_tokenizer_model("gpt2")
+w.add_tokenizer_pre("gpt-2")
+w.add_token_list(tokens)
+w.add_token_types([3 if i in special else 1 for i in range(len(tokens))])
+w.add_token_merges(merges)
+w.add_eos_token_id(max(special))
+w.write_header_to_file()
+w.write_kv_data_to_file()
+w.write_tensors_to_file()
+w.close()
 print("wrote", sorted(os.listdir(out_dir)))

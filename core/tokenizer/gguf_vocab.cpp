@@ -1,0 +1,228 @@
+// The tokenizer a GGUF file carries in its metadata (tokenizer.ggml.*), built on the pipelines we already have:
+//  - "gpt2" (byte-level BPE): the tokenizer.json it stands for (BPE vocab + merges, the pre-tokenizer regexes that
+//    tokenizer.ggml.pre names, ByteLevel, control / user-defined tokens as added tokens, a BOS template when the
+//    file adds one), parsed by parse_hf_tokenizer_json;
+//  - "llama" (SentencePiece BPE with scores and <0xNN> byte fallback): a SentencePiece ModelProto (BPE, identity
+//    normalizer, dummy prefix) serialized here and run by libsentencepiece itself.
+// The per-`pre` regexes and defaults (add_bos, add_space_prefix, ignore_merges) are llama.cpp's (llama-vocab.cpp),
+// which keeps the patterns of the tokenizer.json files they come from.
+#include "core/gguf.h"
+#include "core/tokenizer/text_tokenizer.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstring>
+#include <stdexcept>
+
+namespace ts {
+namespace {
+
+using nlohmann::json;
+
+[[noreturn]] void fail(const std::string& what, const std::string& msg) { throw std::runtime_error(what + ": " + msg); }
+
+// llama.cpp's token types (llama_token_type), the same numbers as SentencePiece's piece types.
+enum TokenType { kNormal = 1, kUnknown = 2, kControl = 3, kUserDefined = 4, kUnused = 5, kByte = 6 };
+
+constexpr const char* kGpt2Regex =
+    "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)";
+constexpr const char* kLlama3Regex =
+    "(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| "
+    "?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+constexpr const char* kQwen2Regex =
+    "(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| "
+    "?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+
+struct PreTokenizer {
+    std::vector<const char*> names;
+    std::vector<const char*> regexes;  ///< applied one after another, each splitting the previous pieces
+    bool ignore_merges = false;
+    bool add_bos = false;
+};
+
+const std::vector<PreTokenizer>& pre_tokenizers() {
+    static const std::vector<PreTokenizer> table = {
+        {{"gpt-2", "gpt2", "phi-2", "mpt", "olmo", "jais"}, {kGpt2Regex}, false, false},
+        {{"llama3", "llama-v3", "llama-bpe", "falcon3"}, {kLlama3Regex}, true, true},
+        {{"qwen2", "deepseek-r1-qwen", "stablelm2"}, {kQwen2Regex}, false, false},
+        {{"smollm", "codeshell", "exaone"}, {"\\p{N}", kGpt2Regex}, false, false},
+        {{"default"}, {"[\\p{P}\\$\\+<=>\\^~\\|]+", kGpt2Regex, "\\p{N}+", "[0-9][0-9][0-9]"}, false, false},
+    };
+    return table;
+}
+
+const GgufValue* find_typed(const GgufHeader& h, const char* key, GgufValueType type, GgufValueType elem,
+                            const std::string& what) {
+    const GgufValue* v = h.find(key);
+    if (!v) return nullptr;
+    if (v->type != type || (type == GgufValueType::Array && v->elem != elem && v->array_size > 0))
+        fail(what, std::string("metadata '") + key + "' has the wrong type (" + v->describe() + ")");
+    return v;
+}
+
+int special_id(const GgufHeader& h, const char* key, size_t n_tokens) {
+    const GgufValue* v = h.find(key);
+    if (!v || !v->is_integer() || v->integer < 0 || v->integer >= int64_t(n_tokens)) return -1;
+    return int(v->integer);
+}
+
+bool flag(const GgufHeader& h, const char* key, bool fallback) {
+    const GgufValue* v = h.find(key);
+    return v && v->type == GgufValueType::Bool ? v->integer != 0 : fallback;
+}
+
+// --- byte-level BPE ("gpt2") ------------------------------------------------------------------------------------
+
+std::shared_ptr<const TextTokenizer> gpt2_tokenizer(const GgufHeader& h, const std::vector<std::string>& tokens,
+                                                    const std::vector<double>& types, const std::string& what) {
+    std::string pre_name = "default";
+    if (const GgufValue* p = find_typed(h, "tokenizer.ggml.pre", GgufValueType::String, GgufValueType::U8, what))
+        pre_name = p->text;
+    const PreTokenizer* pre = nullptr;
+    std::string known;
+    for (const PreTokenizer& p : pre_tokenizers())
+        for (const char* n : p.names) {
+            known += (known.empty() ? "" : ", ") + std::string(n);
+            if (pre_name == n) pre = &p;
+        }
+    if (!pre) fail(what, "pre-tokenizer '" + pre_name + "' (tokenizer.ggml.pre) is not supported (" + known + " are)");
+    const GgufValue* merges = find_typed(h, "tokenizer.ggml.merges", GgufValueType::Array, GgufValueType::String, what);
+    // No merges key: a byte-level vocabulary without merges (gguf-py writes no key for an empty list).
+
+    json vocab = json::object();
+    json added = json::array();
+    for (size_t i = 0; i < tokens.size(); ++i) {
+        const int type = i < types.size() ? int(types[i]) : kNormal;
+        if (type == kControl || type == kUserDefined) {
+            added.push_back({{"id", i}, {"content", tokens[i]}, {"single_word", false}, {"lstrip", false},
+                             {"rstrip", false}, {"normalized", false}, {"special", type == kControl}});
+        }
+        vocab[tokens[i]] = i;  // a duplicate piece keeps its last id, as a dict would
+    }
+    json merge_list = json::array();
+    if (merges)
+        for (const std::string& m : merges->strings) merge_list.push_back(m);
+    json split = json::array();
+    for (const char* re : pre->regexes)
+        split.push_back({{"type", "Split"}, {"pattern", {{"Regex", re}}}, {"behavior", "Isolated"}, {"invert", false}});
+    split.push_back({{"type", "ByteLevel"}, {"add_prefix_space", false}, {"trim_offsets", false}, {"use_regex", false}});
+    json j = {{"version", "1.0"},
+              {"added_tokens", added},
+              {"normalizer", nullptr},
+              {"pre_tokenizer", {{"type", "Sequence"}, {"pretokenizers", split}}},
+              {"decoder", {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"trim_offsets", false}, {"use_regex", false}}},
+              {"model", {{"type", "BPE"}, {"dropout", nullptr}, {"unk_token", nullptr}, {"continuing_subword_prefix", nullptr},
+                         {"end_of_word_suffix", nullptr}, {"fuse_unk", false}, {"byte_fallback", false},
+                         {"ignore_merges", pre->ignore_merges}, {"vocab", vocab}, {"merges", merge_list}}}};
+    const int bos = special_id(h, "tokenizer.ggml.bos_token_id", tokens.size());
+    if (flag(h, "tokenizer.ggml.add_bos_token", pre->add_bos) && bos >= 0) {
+        const std::string& b = tokens[size_t(bos)];
+        j["post_processor"] = {{"type", "TemplateProcessing"},
+                               {"single", {{{"SpecialToken", {{"id", b}, {"type_id", 0}}}}, {{"Sequence", {{"id", "A"}, {"type_id", 0}}}}}},
+                               {"pair", {{{"SpecialToken", {{"id", b}, {"type_id", 0}}}}, {{"Sequence", {{"id", "A"}, {"type_id", 0}}}},
+                                         {{"Sequence", {{"id", "B"}, {"type_id", 1}}}}}},
+                               {"special_tokens", {{b, {{"id", b}, {"ids", {bos}}, {"tokens", {b}}}}}}};
+    } else {
+        j["post_processor"] = nullptr;
+    }
+    return parse_hf_tokenizer_json(j.dump(), what + " (tokenizer.ggml, gpt2)");
+}
+
+// --- SentencePiece BPE ("llama") --------------------------------------------------------------------------------
+
+/// Protocol-buffer wire format, just what a ModelProto needs.
+struct Proto {
+    std::string b;
+    void varint(uint64_t v) {
+        while (v >= 0x80) {
+            b += char(uint8_t(v) | 0x80);
+            v >>= 7;
+        }
+        b += char(uint8_t(v));
+    }
+    void key(int field, int wire) { varint(uint64_t(field) << 3 | uint64_t(wire)); }
+    void integer(int field, int64_t v) {
+        key(field, 0);
+        varint(uint64_t(v));
+    }
+    void bytes(int field, std::string_view s) {
+        key(field, 2);
+        varint(s.size());
+        b += s;
+    }
+    void f32(int field, float v) {
+        key(field, 5);
+        char c[4];
+        std::memcpy(c, &v, 4);
+        b.append(c, 4);
+    }
+};
+
+std::shared_ptr<const TextTokenizer> llama_tokenizer(const GgufHeader& h, const std::vector<std::string>& tokens,
+                                                     const std::vector<double>& types, const std::string& what) {
+    const GgufValue* scores = find_typed(h, "tokenizer.ggml.scores", GgufValueType::Array, GgufValueType::F32, what);
+    int unk = -1, bytes_found = 0;
+    for (size_t i = 0; i < tokens.size(); ++i) {
+        const int type = i < types.size() ? int(types[i]) : kNormal;
+        if (type == kUnknown) {
+            if (unk >= 0) fail(what, "two unknown tokens (ids " + std::to_string(unk) + " and " + std::to_string(i) + ")");
+            unk = int(i);
+        }
+        if (type == kByte) ++bytes_found;
+    }
+    if (unk < 0) fail(what, "a \"llama\" (SentencePiece) vocabulary needs an unknown token (token type 2)");
+    if (bytes_found != 256)
+        fail(what, "a \"llama\" (SentencePiece) vocabulary needs all 256 byte tokens <0x00> ... <0xFF> (token type 6); "
+                   "this one has " + std::to_string(bytes_found));
+    Proto model;
+    for (size_t i = 0; i < tokens.size(); ++i) {
+        Proto piece;
+        piece.bytes(1, tokens[i]);
+        piece.f32(2, scores && i < scores->numbers.size() ? float(scores->numbers[i]) : 0.0f);
+        piece.integer(3, i < types.size() ? int64_t(types[i]) : int64_t(kNormal));
+        model.bytes(1, piece.b);
+    }
+    Proto trainer;
+    trainer.integer(3, 2);   // model_type BPE
+    trainer.integer(35, 1);  // byte_fallback
+    trainer.integer(40, unk);
+    const auto piece_of = [&](const char* key) {
+        const int id = special_id(h, key, tokens.size());
+        return id >= 0 && id < int(types.size()) && int(types[size_t(id)]) == kControl ? id : -1;
+    };
+    const int bos = piece_of("tokenizer.ggml.bos_token_id"), eos = piece_of("tokenizer.ggml.eos_token_id"),
+              pad = piece_of("tokenizer.ggml.padding_token_id");
+    trainer.integer(41, bos);
+    trainer.integer(42, eos);
+    trainer.integer(43, pad);
+    trainer.bytes(45, tokens[size_t(unk)]);
+    if (bos >= 0) trainer.bytes(46, tokens[size_t(bos)]);
+    if (eos >= 0) trainer.bytes(47, tokens[size_t(eos)]);
+    if (pad >= 0) trainer.bytes(48, tokens[size_t(pad)]);
+    model.bytes(2, trainer.b);
+    Proto normalizer;
+    normalizer.bytes(1, "identity");
+    normalizer.integer(3, flag(h, "tokenizer.ggml.add_space_prefix", true) ? 1 : 0);
+    normalizer.integer(4, flag(h, "tokenizer.ggml.remove_extra_whitespaces", false) ? 1 : 0);
+    normalizer.integer(5, 1);  // escape_whitespaces: ' ' -> U+2581
+    model.bytes(3, normalizer.b);
+    return parse_sentencepiece_model(model.b, flag(h, "tokenizer.ggml.add_bos_token", true),
+                                     flag(h, "tokenizer.ggml.add_eos_token", false), what + " (tokenizer.ggml, llama)");
+}
+
+}  // namespace
+
+std::shared_ptr<const TextTokenizer> parse_gguf_tokenizer(const GgufHeader& h, const std::string& what) {
+    const GgufValue* model = find_typed(h, "tokenizer.ggml.model", GgufValueType::String, GgufValueType::U8, what);
+    if (!model) return nullptr;
+    const GgufValue* tokens = find_typed(h, "tokenizer.ggml.tokens", GgufValueType::Array, GgufValueType::String, what);
+    if (!tokens || tokens->strings.empty()) fail(what, "tokenizer.ggml.model is set but tokenizer.ggml.tokens is missing or empty");
+    std::vector<double> types;
+    if (const GgufValue* t = find_typed(h, "tokenizer.ggml.token_type", GgufValueType::Array, GgufValueType::I32, what))
+        types = t->numbers;
+    if (model->text == "gpt2") return gpt2_tokenizer(h, tokens->strings, types, what);
+    if (model->text == "llama") return llama_tokenizer(h, tokens->strings, types, what);
+    fail(what, "tokenizer model '" + model->text + "' (tokenizer.ggml.model) is not supported (gpt2, llama are)");
+}
+
+}  // namespace ts
