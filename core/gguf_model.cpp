@@ -227,6 +227,36 @@ HfConfig gguf_hf_config(const GgufHeader& h, const std::string& what, std::strin
     return hf;
 }
 
+GgufSummary gguf_summary(const GgufHeader& h, uint64_t file_bytes) {
+    GgufSummary s;
+    s.version = h.version;
+    s.file_bytes = file_bytes;
+    const auto text = [&](const char* key) {
+        const GgufValue* v = h.find(key);
+        return v && v->type == GgufValueType::String ? v->text : std::string();
+    };
+    s.name = text("general.name");
+    s.chat_template = text("tokenizer.chat_template");
+    std::map<std::string, int> count;
+    double bits = 0.0, values = 0.0;
+    for (const GgufTensorInfo& t : h.tensors) {
+        const auto type = ggml_type_info(t.type);
+        ++count[type ? std::string(type->name) : "type " + std::to_string(t.type)];
+        bits += 8.0 * double(t.bytes);
+        values += double(t.numel());
+    }
+    s.types.assign(count.begin(), count.end());
+    std::stable_sort(s.types.begin(), s.types.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    s.bits_per_weight = values > 0 ? bits / values : 0.0;
+    if (const std::string model = text("tokenizer.ggml.model"); !model.empty()) {
+        s.tokenizer = model;
+        if (const std::string pre = text("tokenizer.ggml.pre"); !pre.empty()) s.tokenizer += " (pre: " + pre + ")";
+        if (const GgufValue* tok = h.find("tokenizer.ggml.tokens"))
+            s.tokenizer += ", " + std::to_string(tok->array_size) + " tokens";
+    }
+    return s;
+}
+
 std::shared_ptr<const Model> load_gguf_model(const fs::path& path, const GgufLoadOptions& options) {
     const std::string what = path.string();
     const GgufFile file(path);

@@ -46,4 +46,18 @@ struct GgufLoadOptions {
 [[nodiscard]] std::shared_ptr<const Model> load_gguf_model(const std::filesystem::path& path,
                                                            const GgufLoadOptions& options = {});
 
+/// What a GGUF file is, beyond the model it holds: for the model panel and the CLI.
+struct GgufSummary {
+    uint32_t version = 0;
+    uint64_t file_bytes = 0;
+    std::string name;                                   ///< general.name ("" when absent)
+    std::vector<std::pair<std::string, int>> types;     ///< tensor type -> how many tensors, most tensors first
+    double bits_per_weight = 0.0;                       ///< tensor data bits / values
+    std::string tokenizer;                              ///< "gpt2 (pre: llama-bpe), 128256 tokens", "" when none
+    std::string chat_template;                          ///< tokenizer.chat_template ("" when absent)
+};
+
+/// The summary of a parsed file. Never throws.
+[[nodiscard]] GgufSummary gguf_summary(const GgufHeader& header, uint64_t file_bytes);
+
 }  // namespace ts

@@ -378,6 +378,8 @@ LoadedModel load_model_folder(const std::string& dir_in, const std::function<voi
     LoadedModel lm;
     if (gguf) {
         lm.model = load_gguf_model(dir, GgufLoadOptions{progress});
+        const GgufFile file(dir);
+        lm.gguf = std::make_shared<const GgufSummary>(gguf_summary(file.header(), file.file_bytes()));
     } else if (is_hf_model_dir(dir)) {
         lm.model = load_hf_model(dir, HfLoadOptions{progress});
     } else {

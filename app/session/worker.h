@@ -8,6 +8,7 @@
 #include "core/decode.h"
 #include "core/incremental.h"
 #include "core/model.h"
+#include "core/gguf_model.h"  // GgufSummary
 #include "core/sample.h"  // SamplingOptions, generate
 
 #include <atomic>
@@ -197,9 +198,11 @@ struct LoadedModel {
     /// translation.json of an encoder–decoder folder, resolved to token ids (null when absent or unusable).
     std::shared_ptr<const TranslationSpec> translation;
     std::string translation_warning;    ///< translation.json present but unusable
+    /// A GGUF file's format facts (tensor types, bits per weight, chat template); null for folders.
+    std::shared_ptr<const GgufSummary> gguf;
 };
 
-/// Loads a model folder: ours (config.json + model.safetensors) or a Hugging Face one (config.json with
+/// Loads a GGUF file (core/gguf_model.h, its tokenizer from the metadata) or a model folder: ours (config.json + model.safetensors) or a Hugging Face one (config.json with
 /// "model_type": gpt2, llama, mistral, qwen2, bert, gpt_neox, gemma; single or sharded safetensors; also a hub cache path
 /// models--org--name), plus its tokenizer (tokenizer.json or vocab.json + merges.txt) when usable.
 /// `progress(bytes_done, bytes_total)` is called while weights are decoded. Throws std::runtime_error naming the

@@ -60,3 +60,39 @@ TEST(TokenizerFolders, MalformedTokenizerFileKeepsTheModelOpenInIdsOnlyMode) {
 }
 
 }  // namespace
+
+namespace {
+
+// A .gguf file opens like a folder: its model, the tokenizer in its metadata, and the file's facts for the Model
+// panel (tests/golden/gguf/llama_q8_0.gguf: Q8_0 where rows allow, F16 otherwise, F32 vectors).
+TEST(GgufFiles, OpenWithTheirTokenizerAndFacts) {
+    const std::string path = std::string(TS_GOLDEN_DIR) + "/gguf/llama_q8_0.gguf";
+    const LoadedModel lm = load_model_folder(path);
+    ASSERT_TRUE(lm.model);
+    EXPECT_EQ(lm.display_name, "llama_q8_0.gguf");
+    EXPECT_TRUE(lm.tokenizer_warning.empty()) << lm.tokenizer_warning;
+    ASSERT_TRUE(lm.codec);
+    EXPECT_FALSE(lm.codec->ids_only());
+    const TokenizedText t = tokenize_text("hi there", *lm.codec, 64);
+    EXPECT_EQ(t.ids, (std::vector<int>{'h', 'i', ' ', 't', 'h', 'e', 'r', 'e'}));  // byte-level, no merges
+    ASSERT_TRUE(lm.gguf);
+    EXPECT_EQ(lm.gguf->version, 3u);
+    ASSERT_FALSE(lm.gguf->types.empty());
+    // Most tensors first: 14 Q8_0 matrices (embeddings, output, 6 per layer), 5 F32 norms, 2 F16 ffn_down (rows of 88 values: not whole Q8_0 blocks).
+    const std::vector<std::pair<std::string, int>> want{{"Q8_0", 14}, {"F32", 5}, {"F16", 2}};
+    EXPECT_EQ(lm.gguf->types, want);
+    EXPECT_GT(lm.gguf->bits_per_weight, 8.0);
+    EXPECT_LT(lm.gguf->bits_per_weight, 17.0);
+    // Neither folder nor GGUF: one line that says so.
+    const fs::path txt = fs::temp_directory_path() / ("ts_app_not_gguf_" + std::to_string(::getpid()) + ".gguf");
+    std::ofstream(txt) << "not a model";
+    try {
+        (void)load_model_folder(txt.string());
+        ADD_FAILURE() << "loaded a text file";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("is neither a model folder nor a GGUF file"), std::string::npos) << e.what();
+    }
+    fs::remove(txt);
+}
+
+}  // namespace

@@ -15,6 +15,14 @@ namespace ts::ui {
 
 namespace {
 std::string human(double v, const char* unit) { return human_count(v, unit); }
+
+/// Bytes the model's weights take as stored (float32, half bits, panels).
+double stored_bytes(const Model& m) {
+    double b = 0.0;
+    for (const auto& [name, t] : m.stored_weights())
+        b += double(t.half.size()) * 2.0 + double(t.data.size() + t.panels.size()) * 4.0;
+    return b;
+}
 }  // namespace
 
 void draw_model_panel(PanelContext& ctx) {
@@ -89,6 +97,38 @@ void draw_model_panel(PanelContext& ctx) {
         if (c.final_logits_bias) row("final_logits_bias", tr("yes (added to the logits)"));
         row("qk-norm", c.qk_norm ? tr("yes") : tr("no"));
         ImGui::EndTable();
+    }
+    if (const GgufSummary* g = ctx.model->gguf.get()) {
+        // What the file is: its tensor types (a quantized model mixes several), bits per weight, the tokenizer its
+        // metadata carries, and the chat template it ships.
+        ImGui::Spacing();
+        ImGui::TextUnformatted(tr("GGUF file"));
+        if (ImGui::BeginTable("gguf", 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders)) {
+            ImGui::TableSetupColumn("##key", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("n_heads / n_kv_heads").x);
+            ImGui::TableSetupColumn("##value", ImGuiTableColumnFlags_WidthStretch);
+            auto row = [](const char* k, const std::string& v) {
+                ImGui::TableNextRow();
+                ImGui::TableNextColumn();
+                ImGui::TextUnformatted(k);
+                ImGui::TableNextColumn();
+                ImGui::TextWrapped("%s", v.c_str());
+            };
+            if (!g->name.empty()) row(tr("name"), g->name);
+            row(tr("format"), "GGUF v" + std::to_string(g->version) + ", " + human_bytes(double(g->file_bytes)));
+            std::string types;
+            for (const auto& [type, n] : g->types) types += (types.empty() ? "" : ", ") + type + " × " + std::to_string(n);
+            row(tr("tensor types"), types);
+            row(tr("bits per weight"), plot::format_value(g->bits_per_weight));
+            row(tr("in memory"), trf("%s (quantized tensors are dequantized to float32 at load)",
+                                     human_bytes(stored_bytes(m)).c_str()));
+            row(tr("tokenizer"), g->tokenizer.empty() ? std::string(tr("none (ids only)")) : g->tokenizer);
+            ImGui::EndTable();
+        }
+        if (!g->chat_template.empty() && ImGui::CollapsingHeader(tr("chat template"))) {
+            ImGui::PushTextWrapPos(0.0f);
+            ImGui::TextDisabled("%s", g->chat_template.c_str());
+            ImGui::PopTextWrapPos();
+        }
     }
     ImGui::EndChild();
     ImGui::SameLine();
