@@ -9,7 +9,8 @@ pkgs=(build-essential cmake ninja-build pkg-config ccache
       libeigen3-dev nlohmann-json3-dev libpcre2-dev zlib1g-dev libsentencepiece-dev libicu-dev
       libimgui-dev libglfw3-dev libstb-dev libegl-dev libgl-dev libgles-dev libgl1-mesa-dri
       xvfb xauth xdotool x11-xserver-utils fonts-dejavu-core fonts-wqy-microhei fonts-symbola
-      libgtest-dev libgmock-dev libbenchmark-dev librsvg2-bin libxml2-utils gettext dpkg-dev desktop-file-utils)
+      libgtest-dev libgmock-dev libbenchmark-dev librsvg2-bin libxml2-utils gettext dpkg-dev desktop-file-utils
+      git python3 python3-numpy python3-yaml)  # git, numpy, yaml: llama.cpp's gguf-py at test set-up
 if [ "${1:-}" = "--corpus" ]; then pkgs+=(wordnet-base opencc); fi
 if [ "${1:-}" = "--fuzz" ]; then pkgs+=(clang libclang-rt-14-dev); fi
 missing=()
