@@ -34,6 +34,8 @@ MatrixRM embed(const Model& m, const std::vector<int>& ids, int start_pos, Trace
         float* row = x.row(t).data();
         if (emb.in_panels())
             panel_row(emb, id, row);
+        else if (emb.is_ggml())
+            ggml_dequantize_rows(emb, id, 1, row);
         else if (emb.is_half())
             widen_half(emb.half.data() + size_t(id) * c.d_model, emb.storage, row, size_t(c.d_model));
         else

@@ -353,8 +353,9 @@ void matmul_weight_t(const MatrixRM& x, const Tensor& w, MatrixRM& out) {
         }
         return;
     }
-    // Half precision: widen kPanel rows of W (kPanel x I floats, <= 2.5 MB for d_ff 4864) into a per-thread buffer
-    // and multiply; panels are independent, so threads split them and each product runs single-threaded.
+    // Half precision, or a GGUF file's quantized blocks: widen (dequantize) kPanel rows of W (kPanel x I floats,
+    // <= 2.5 MB for d_ff 4864) into a per-thread buffer and multiply; panels are independent, so threads split them
+    // and each product runs single-threaded.
     constexpr int64_t kPanel = 128;
     const int64_t n_half_panels = (O + kPanel - 1) / kPanel;
 #pragma omp parallel for num_threads(n_threads) if (n_threads > 1 && n_half_panels > 1) schedule(static)
@@ -362,7 +363,10 @@ void matmul_weight_t(const MatrixRM& x, const Tensor& w, MatrixRM& out) {
         thread_local std::vector<float> panel;
         const int64_t r0 = p * kPanel, r = std::min(kPanel, O - r0);
         if (panel.size() < size_t(r * I)) panel.resize(size_t(kPanel * I));
-        widen_half(w.half.data() + r0 * I, w.storage, panel.data(), size_t(r * I));
+        if (w.is_ggml())
+            ggml_dequantize_rows(w, r0, r, panel.data());
+        else
+            widen_half(w.half.data() + r0 * I, w.storage, panel.data(), size_t(r * I));
         const ConstMapRM P(panel.data(), r, I);
         product_wt(x, P, out.middleCols(r0, r));
     }

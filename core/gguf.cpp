@@ -292,7 +292,7 @@ bool is_gguf_file(const std::filesystem::path& path) {
 }
 
 GgufFile::GgufFile(const std::filesystem::path& path)
-    : m_path(path), m_file(std::make_unique<MappedFile>(path)),
+    : m_path(path), m_file(std::make_shared<MappedFile>(path)),
       m_header(parse_gguf_header(m_file->data(), m_file->size(), path.string())) {}
 
 Tensor GgufFile::read(const GgufTensorInfo& info, bool keep_half) const {

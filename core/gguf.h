@@ -22,6 +22,8 @@
 
 namespace ts {
 
+struct NonfiniteCount;  // core/nonfinite.h
+
 // --- tensor types ---------------------------------------------------------------------------------------------
 
 /// ggml's tensor types (ggml.h `enum ggml_type`; the numbers are the file's). The ones named here are the ones
@@ -48,6 +50,16 @@ struct GgmlTypeInfo {
 /// the floats are equal bit for bit. Each block's scales are IEEE half (bfloat16 for BF16 values). Throws
 /// std::invalid_argument for a type it does not decode or an n that is not a multiple of the block size.
 void ggml_dequantize(GgmlType type, const uint8_t* blocks, int64_t n, float* out);
+
+/// Rows [r0, r0 + n) of a Storage::Ggml tensor (rows = shape[0], each of shape[1] values) dequantized into out
+/// (n x shape[1] floats), as ggml_dequantize. Throws std::invalid_argument when t is not Ggml or the rows are outside.
+void ggml_dequantize_rows(const Tensor& t, int64_t r0, int64_t n, float* out);
+/// Adds the NaN / ±Inf among n values of block-quantized data (Q4_0 ... Q6_K; base = flat index of the first) to
+/// `count` without decoding every block: a block's values are all finite when its f16 scales are, so only blocks
+/// with a non-finite scale are decoded and counted. Throws std::invalid_argument for another type.
+void ggml_count_nonfinite(GgmlType type, const uint8_t* blocks, int64_t n, int64_t base, NonfiniteCount& count);
+/// Bytes of one row of `cols` values of a ggml type (cols a multiple of its block size).
+[[nodiscard]] int64_t ggml_row_bytes(uint32_t type, int64_t cols);
 
 // --- metadata -------------------------------------------------------------------------------------------------
 
@@ -131,10 +143,15 @@ public:
     /// widened); every other decodable type dequantized to float32 (ggml_dequantize). Throws std::runtime_error
     /// naming the tensor and its type when the type is not decodable.
     [[nodiscard]] Tensor read(const GgufTensorInfo& info, bool keep_half = false) const;
+    /// The mapping itself, for tensors that point into it (Tensor::mapped_blocks) and must keep it alive.
+    [[nodiscard]] std::shared_ptr<const void> mapping() const { return m_file; }
+    /// Hands the mapping's pages of a tensor back to the system (they are read again from the file if touched):
+    /// a loader that has copied the tensor keeps the file from counting twice in its resident memory.
+    void release(const GgufTensorInfo& info) const { m_file->release(m_header.data_offset + info.offset, info.bytes); }
 
 private:
     std::filesystem::path m_path;
-    std::unique_ptr<MappedFile> m_file;
+    std::shared_ptr<MappedFile> m_file;
     GgufHeader m_header;
 };
 

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <map>
 #include <stdexcept>
+#include <type_traits>
 
 namespace ts {
 namespace {
@@ -51,6 +52,7 @@ struct Rule {
     std::vector<std::string> ours;
     int heads = 0;
     bool optional = false;
+    bool matrix = false;  ///< read by the products / the embedding lookup only: may stay quantized (Storage::Ggml)
 };
 
 using Table = std::map<std::string, Rule, std::less<>>;
@@ -62,7 +64,11 @@ Table tensor_table(const std::string& arch, const ModelConfig& c) {
     const int64_t Q = c.n_heads * dh, K = c.n_kv_heads * dh;
     const auto add = [&](const std::string& name, std::vector<int64_t> shape, std::vector<std::string> ours,
                          Transform tr = Transform::Move, int heads = 0) {
-        t[name] = Rule{std::move(shape), tr, std::move(ours), heads, false};
+        const bool matrix = ours.size() == 1 ? (ours[0] == "tok_emb.weight" || ours[0] == "lm_head.weight" ||
+                                                 ours[0].find(".attn.w") != std::string::npos ||
+                                                 ours[0].find(".ffn.w_") != std::string::npos)
+                                              : shape.size() == 2;  // gpt2's fused qkv matrix
+        t[name] = Rule{std::move(shape), tr, std::move(ours), heads, false, matrix};
     };
     add("token_embd.weight", {V, D}, {"tok_emb.weight"});
     if (arch == "gpt2") {
@@ -113,36 +119,58 @@ Table tensor_table(const std::string& arch, const ModelConfig& c) {
     return t;
 }
 
-/// Rows [r0, r0 + n) of a row-major tensor (float32 or half bits) as a tensor of its own.
-Tensor row_slice(const Tensor& t, int64_t r0, int64_t n) {
-    const int64_t rows = t.shape.at(0), cols = rows ? t.numel() / rows : 0;
+/// The storage of t viewed as rows: a pointer to its vector of elements and how many elements one row takes
+/// (float32 values, half bits, or quantized bytes).
+template <class F>
+void with_rows(Tensor& t, F&& f) {
+    const int64_t rows = t.shape.at(0), cols = rows ? Tensor::count(t.shape) / rows : 0;
+    if (t.is_ggml()) {
+        if (t.mapped_blocks) {  // rows are about to be rearranged: own a copy first
+            const int64_t bytes = ggml_row_bytes(t.ggml_type, cols) * rows;
+            t.blocks.assign(t.mapped_blocks, t.mapped_blocks + bytes);
+            t.mapped_blocks = nullptr;
+            t.mapping.reset();
+        }
+        f(t.blocks, ggml_row_bytes(t.ggml_type, cols));
+    }
+    else if (t.is_half()) f(t.half, cols);
+    else f(t.data, cols);
+}
+
+/// Rows [r0, r0 + n) of a row-major tensor (float32, half bits or ggml blocks) as a tensor of its own.
+Tensor row_slice(Tensor& t, int64_t r0, int64_t n) {
     Tensor out;
     out.shape = t.shape;
     out.shape[0] = n;
     out.storage = t.storage;
-    if (t.is_half())
-        out.half.assign(t.half.begin() + r0 * cols, t.half.begin() + (r0 + n) * cols);
-    else
-        out.data.assign(t.data.begin() + r0 * cols, t.data.begin() + (r0 + n) * cols);
+    out.ggml_type = t.ggml_type;
+    with_rows(t, [&](auto& v, int64_t per_row) {
+        auto& dst = [&]() -> auto& {
+            if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::vector<uint8_t>>) return out.blocks;
+            else if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::vector<uint16_t>>) return out.half;
+            else return out.data;
+        }();
+        dst.assign(v.begin() + r0 * per_row, v.begin() + (r0 + n) * per_row);
+    });
     return out;
 }
 
 /// Undoes LlamaModel.permute on the rows of t: within each head of d rows, GGUF row 2 i + s is HF row s d / 2 + i.
+/// Rows move whole, so quantized rows are permuted without decoding them.
 void unpermute_rows(Tensor& t, int heads, const std::string& what, const std::string& name) {
-    const int64_t rows = t.shape.at(0), cols = rows ? t.numel() / rows : 0;
+    const int64_t rows = t.shape.at(0);
     if (heads <= 0 || rows % heads || (rows / heads) % 2)
         fail(what, "tensor '" + name + "' has " + std::to_string(rows) + " rows, not " + std::to_string(heads) +
                        " heads of an even size");
     const int64_t d = rows / heads;
-    const auto permute = [&](auto& v) {
-        auto src = v;
+    with_rows(t, [&](auto& v, int64_t per_row) {
+        const auto src = v;
         for (int64_t h = 0; h < heads; ++h)
             for (int64_t i = 0; i < d / 2; ++i)
                 for (int64_t s = 0; s < 2; ++s)
-                    std::copy_n(src.begin() + (h * d + 2 * i + s) * cols, cols, v.begin() + (h * d + s * d / 2 + i) * cols);
-    };
-    if (t.is_half()) permute(t.half);
-    else permute(t.data);
+                    std::copy_n(src.begin() + (h * d + 2 * i + s) * per_row, per_row,
+                                v.begin() + (h * d + s * d / 2 + i) * per_row);
+    });
 }
 
 std::string stem_name(const fs::path& p) { return p.stem().string(); }
@@ -293,10 +321,24 @@ std::shared_ptr<const Model> load_gguf_model(const fs::path& path, const GgufLoa
     if (options.progress) options.progress(0, total);
     for (const GgufTensorInfo& info : h.tensors) {
         const Rule& rule = table.at(info.name);
-        Tensor t = file.read(info, options.keep_half && info.ne.size() == 2);
-        NonfiniteTensor nf{info.name, t.shape, {}};
-        if (t.is_f32_rows()) nf.count.scan(t.data.data(), t.numel());
-        else nf.count.scan(to_f32(t).data.data(), t.numel());
+        const auto type = ggml_type_info(info.type);
+        const bool quantized = type->block_size > 1;
+        Tensor t;
+        NonfiniteTensor nf{info.name, info.shape(), {}};
+        if (quantized && options.keep_quantized && rule.matrix) {
+            // Kept where the file has it: the model points into the mapping (which it keeps alive), so opening
+            // copies nothing and the blocks are paged in from the file as the products first read them.
+            t.shape = info.shape();
+            t.storage = Storage::Ggml;
+            t.ggml_type = info.type;
+            t.mapped_blocks = file.data(info);
+            t.mapping = file.mapping();
+            ggml_count_nonfinite(GgmlType(info.type), t.mapped_blocks, t.numel(), 0, nf.count);
+        } else {
+            t = file.read(info, options.keep_half && info.ne.size() == 2);
+            if (t.is_f32_rows()) nf.count.scan(t.data.data(), t.numel());
+            else nf.count.scan(to_f32(t).data.data(), t.numel());
+        }
         if (nf.count.total()) warnings.push_back(what + ": " + describe(nf));
         switch (rule.transform) {
             case Transform::Move:
@@ -312,6 +354,7 @@ std::shared_ptr<const Model> load_gguf_model(const fs::path& path, const GgufLoa
                 break;
             }
         }
+        if (!t.mapped_blocks) file.release(info);  // copied: the mapping's pages of this tensor need not stay resident
         done += info.bytes;
         if (options.progress) options.progress(done, total);
     }

@@ -34,10 +34,15 @@ struct GgufLoadOptions {
     std::function<void(uint64_t bytes_done, uint64_t bytes_total)> progress;
     /// Keep F16 / BF16 matrices as stored (the products widen them block by block); false widens them.
     bool keep_half = true;
+    /// Keep quantized matrices (the linear layers, token embeddings, output) as the file stores them
+    /// (Storage::Ggml: the products dequantize 128 rows at a time), so the model takes about the file's size; false
+    /// dequantizes them to float32 at load. Quantized vectors are always dequantized.
+    bool keep_quantized = true;
 };
 
-/// Loads a GGUF file into a Model. Quantized tensors (Q4_0 ... Q6_K) are dequantized to float32 at load, exactly
-/// as ggml does (ggml_dequantize); F16 / BF16 matrices stay half precision. llama-architecture Q and K weights are
+/// Loads a GGUF file into a Model. Quantized matrices (Q4_0 ... Q6_K) stay quantized (keep_quantized) and are
+/// dequantized exactly as ggml does (ggml_dequantize) a few rows at a time inside the products; F16 / BF16 matrices
+/// stay half precision. llama-architecture Q and K weights are
 /// stored permuted by llama.cpp's converter (pairs interleaved for ggml's RoPE, convert_hf_to_gguf.py
 /// LlamaModel.permute); the permutation is undone, so the weights, q and k equal Hugging Face's. Every tensor the
 /// config implies is checked against the header (name, shape) before any is decoded. Throws std::runtime_error

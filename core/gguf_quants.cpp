@@ -5,6 +5,7 @@
 #include "core/gguf.h"
 
 #include "core/half.h"
+#include "core/nonfinite.h"
 
 #include <cstring>
 #include <stdexcept>
@@ -207,17 +208,18 @@ struct TypeRow {
     uint32_t number;
     GgmlTypeInfo info;
     void (*block)(const uint8_t*, float*);
+    int16_t scale_at[2] = {-1, -1};  ///< byte offsets of the block's f16 scales (d, and m / dmin); -1: none
 };
 
 // gguf-py's GGML_QUANT_SIZES (block size, bytes per block) for every type the format defines.
 constexpr TypeRow kTypes[] = {
     {0, {"F32", 1, 4, true}, nullptr},        {1, {"F16", 1, 2, true}, nullptr},
-    {2, {"Q4_0", 32, 18, true}, q4_0},        {3, {"Q4_1", 32, 20, true}, q4_1},
-    {6, {"Q5_0", 32, 22, true}, q5_0},        {7, {"Q5_1", 32, 24, true}, q5_1},
-    {8, {"Q8_0", 32, 34, true}, q8_0},        {9, {"Q8_1", 32, 40, false}, nullptr},
-    {10, {"Q2_K", 256, 84, true}, q2_k},      {11, {"Q3_K", 256, 110, true}, q3_k},
-    {12, {"Q4_K", 256, 144, true}, q4_k},     {13, {"Q5_K", 256, 176, true}, q5_k},
-    {14, {"Q6_K", 256, 210, true}, q6_k},     {15, {"Q8_K", 256, 292, false}, nullptr},
+    {2, {"Q4_0", 32, 18, true}, q4_0, {0, -1}},        {3, {"Q4_1", 32, 20, true}, q4_1, {0, 2}},
+    {6, {"Q5_0", 32, 22, true}, q5_0, {0, -1}},        {7, {"Q5_1", 32, 24, true}, q5_1, {0, 2}},
+    {8, {"Q8_0", 32, 34, true}, q8_0, {0, -1}},        {9, {"Q8_1", 32, 40, false}, nullptr},
+    {10, {"Q2_K", 256, 84, true}, q2_k, {80, 82}},      {11, {"Q3_K", 256, 110, true}, q3_k, {108, -1}},
+    {12, {"Q4_K", 256, 144, true}, q4_k, {0, 2}},     {13, {"Q5_K", 256, 176, true}, q5_k, {0, 2}},
+    {14, {"Q6_K", 256, 210, true}, q6_k, {208, -1}},     {15, {"Q8_K", 256, 292, false}, nullptr},
     {16, {"IQ2_XXS", 256, 66, false}, nullptr}, {17, {"IQ2_XS", 256, 74, false}, nullptr},
     {18, {"IQ3_XXS", 256, 98, false}, nullptr}, {19, {"IQ1_S", 256, 50, false}, nullptr},
     {20, {"IQ4_NL", 32, 18, false}, nullptr}, {21, {"IQ3_S", 256, 110, false}, nullptr},
@@ -270,6 +272,38 @@ void ggml_dequantize(GgmlType type, const uint8_t* blocks, int64_t n, float* out
     }
     const int64_t nb = n / r->info.block_size;
     for (int64_t i = 0; i < nb; ++i) r->block(blocks + i * r->info.block_bytes, out + i * r->info.block_size);
+}
+
+void ggml_count_nonfinite(GgmlType type, const uint8_t* blocks, int64_t n, int64_t base, NonfiniteCount& count) {
+    const TypeRow* r = find_type(uint32_t(type));
+    if (!r || !r->info.decodable || !r->block || n % r->info.block_size)
+        throw std::invalid_argument("ggml_count_nonfinite: not a block-quantized type, or n not whole blocks");
+    const auto finite_half = [](const uint8_t* p) { return ((p[1] >> 2) & 0x1F) != 0x1F; };  // exponent not all ones
+    float values[kQKK];
+    const int64_t nb = n / r->info.block_size;
+    for (int64_t i = 0; i < nb; ++i) {
+        const uint8_t* b = blocks + i * r->info.block_bytes;
+        bool finite = true;
+        for (const int16_t at : r->scale_at) finite = finite && (at < 0 || finite_half(b + at));
+        if (finite) continue;  // finite scales times small integers: every value of the block is finite
+        r->block(b, values);
+        count.scan(values, r->info.block_size, base + i * r->info.block_size);
+    }
+}
+
+int64_t ggml_row_bytes(uint32_t type, int64_t cols) {
+    const TypeRow* r = find_type(type);
+    if (!r || cols % r->info.block_size)
+        throw std::invalid_argument("ggml_row_bytes: " + std::to_string(cols) + " values of type " + std::to_string(type));
+    return cols / r->info.block_size * r->info.block_bytes;
+}
+
+void ggml_dequantize_rows(const Tensor& t, int64_t r0, int64_t n, float* out) {
+    if (!t.is_ggml() || t.shape.size() != 2 || r0 < 0 || n < 0 || r0 + n > t.shape[0])
+        throw std::invalid_argument("ggml_dequantize_rows: rows [" + std::to_string(r0) + ", " + std::to_string(r0 + n) +
+                                    ") of a tensor " + t.shape_str() + (t.is_ggml() ? "" : " not in ggml blocks"));
+    const int64_t cols = t.shape[1], row_bytes = ggml_row_bytes(t.ggml_type, cols);
+    ggml_dequantize(GgmlType(t.ggml_type), t.block_data() + r0 * row_bytes, n * cols, out);
 }
 
 }  // namespace ts

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/gemm.h"
+#include "core/gguf.h"
 #include "core/tensor.h"
 
 #include <cstdint>
@@ -68,6 +69,12 @@ inline void widen_half(const uint16_t* src, Storage kind, float* dst, size_t n) 
     if (t.is_f32_rows()) return t;
     if (t.in_panels()) return unpack_panels(t);
     Tensor out;
+    if (t.is_ggml()) {
+        out.shape = t.shape;
+        out.data.resize(size_t(t.numel()));
+        ggml_dequantize_rows(t, 0, t.shape[0], out.data.data());
+        return out;
+    }
     out.shape = t.shape;
     out.data.resize(t.half.size());
     widen_half(t.half.data(), t.storage, out.data.data(), t.half.size());

@@ -176,7 +176,7 @@ Model::Model(ModelConfig config, WeightMap weights) : m_config(std::move(config)
     // their lookups read a row across the panels (detail::embed). weight() and weights() give them back row-major.
     const bool tied_head = m_config.tie_embeddings || m_config.mlm_head;
     for (auto& [name, t] : m_weights)
-        if (!t.in_panels() && t.rank() == 2 &&
+        if (!t.in_panels() && !t.is_ggml() && t.rank() == 2 &&
             (is_linear_weight(name) || name == "lm_head.weight" || (tied_head && name == "tok_emb.weight")))
             t = pack_panels(std::move(t));
     m_all_f32_rows = std::all_of(m_weights.begin(), m_weights.end(), [](const auto& kv) { return kv.second.is_f32_rows(); });

@@ -6,6 +6,7 @@
 #include <Eigen/Core>
 
 #include <cstdint>
+#include <memory>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -34,7 +35,10 @@ using ConstMapRM = Eigen::Map<const MatrixRM>;
 /// as a checkpoint stores them; core/half.h widens them block by block inside the matrix products), or float32 in
 /// `panels`, the order of the forward's matrix product (F32Panels: a model's linear-layer weights; core/gemm.h), or
 /// half-precision bits in that order in `half` (F16Panels, BF16Panels: the same weights of a half-precision model).
-enum class Storage : uint8_t { F32, F16, BF16, F32Panels, F16Panels, BF16Panels };
+/// Ggml: a GGUF file's quantized blocks kept as stored (Q4_0 ... Q6_K, `ggml_type` a ggml type number) in `blocks`,
+/// row-major (each row a whole number of blocks); the products dequantize a few rows at a time (core/gguf.h,
+/// ggml_dequantize_rows), so a 4-bit model takes about its file size.
+enum class Storage : uint8_t { F32, F16, BF16, F32Panels, F16Panels, BF16Panels, Ggml };
 
 /// Row-major float tensor. shape {} is a scalar holding one value. A half-precision tensor (storage F16/BF16) keeps
 /// its values in `half` and `data` is empty: read it through core/half.h (widen_half, to_f32), not mat()/data.
@@ -46,6 +50,13 @@ struct Tensor {
     Storage storage = Storage::F32;
     std::vector<uint16_t> half;  ///< F16 / BF16 bits (row-major, or panel order for F16Panels / BF16Panels)
     std::vector<float, Eigen::aligned_allocator<float>> panels;  ///< F32Panels: 32-row panels (core/gemm.h)
+    std::vector<uint8_t> blocks;  ///< Ggml: the quantized rows as the GGUF file stores them (when owned)
+    uint32_t ggml_type = 0;       ///< Ggml: the ggml type number of the blocks
+    /// Ggml: the blocks in memory this tensor does not own (a GGUF file's mapping, kept alive by `mapping`); null
+    /// when they are in `blocks`. Read them through block_data().
+    const uint8_t* mapped_blocks = nullptr;
+    std::shared_ptr<const void> mapping;
+    [[nodiscard]] const uint8_t* block_data() const { return mapped_blocks ? mapped_blocks : blocks.data(); }
 
     Tensor() = default;
     explicit Tensor(std::vector<int64_t> shape_) : shape(std::move(shape_)), data(count(shape), 0.0f) {}
@@ -59,7 +70,7 @@ struct Tensor {
         return std::accumulate(s.begin(), s.end(), int64_t{1}, std::multiplies<>());
     }
     [[nodiscard]] int64_t numel() const {
-        if (in_panels()) return count(shape);
+        if (in_panels() || storage == Storage::Ggml) return count(shape);
         return static_cast<int64_t>(storage == Storage::F32 ? data.size() : half.size());
     }
     /// F16 or BF16 bits in `half`, row-major or in panels.
@@ -71,6 +82,8 @@ struct Tensor {
     [[nodiscard]] bool in_panels() const {
         return storage == Storage::F32Panels || storage == Storage::F16Panels || storage == Storage::BF16Panels;
     }
+    /// Quantized ggml blocks in `blocks` (read through to_f32 or ggml_dequantize_rows).
+    [[nodiscard]] bool is_ggml() const { return storage == Storage::Ggml; }
     /// Row-major float32 in `data`: mat() and data are valid (otherwise read the tensor through to_f32).
     [[nodiscard]] bool is_f32_rows() const { return storage == Storage::F32; }
     [[nodiscard]] int64_t dim(size_t i) const { return shape.at(i); }

@@ -44,7 +44,7 @@ ts_cli_test(trace_bad_threads fail CMD ${TS_CLI} trace --model ${CMAKE_CURRENT_S
 ts_cli_test(render_bad_threads fail CMD ${TS_CLI} render --view softmax --logits 1,2 --threads many
             --out ${TS_CLI_OUT}/x.csv STDERR_REGEX "--threads expects an integer")
 ts_cli_test(trace_missing_model fail CMD ${TS_CLI} trace --model /nonexistent/model --ids 1 --out ${TS_CLI_OUT}/x
-            STDERR_REGEX "is not a folder")
+            STDERR_REGEX "'/nonexistent/model' does not exist")
 ts_cli_test(trace_unknown_option fail CMD ${TS_CLI} trace --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2 --bogus 1
             STDERR_REGEX "unknown option --bogus")
 ts_cli_test(trace_bad_ids fail CMD ${TS_CLI} trace --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2 --ids 1,x
@@ -186,7 +186,7 @@ ts_cli_test(eval_pairs_on_decoder_only fail CMD ${TS_CLI} eval --model ${CMAKE_C
 ts_cli_test(eval_beam_without_pairs fail CMD ${TS_CLI} eval --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2
             --beam 4 STDERR_REGEX "--beam needs --pairs and an encoder-decoder model")
 ts_cli_test(eval_missing_model fail CMD ${TS_CLI} eval --model /nonexistent/model --pairs x.tsv
-            STDERR_REGEX "is not a folder")
+            STDERR_REGEX "'/nonexistent/model' does not exist")
 if(EXISTS ${CMAKE_SOURCE_DIR}/assets/models/austen-gpt/tokenizer.json)
   ts_cli_test(tokenizer_encode_lines_missing_file fail CMD ${TS_CLI} tokenizer encode
               --tokenizer ${CMAKE_SOURCE_DIR}/assets/models/austen-gpt --lines /nonexistent/lines.txt

@@ -372,6 +372,7 @@ LoadedModel load_model_folder(const std::string& dir_in, const std::function<voi
     std::error_code ec;
     if (dir_in.empty()) throw std::runtime_error("no model folder given");
     const bool gguf = is_gguf_file(dir_in);
+    if (!gguf && !fs::exists(dir_in, ec)) throw std::runtime_error("'" + dir_in + "' does not exist");
     if (!gguf && !fs::is_directory(dir_in, ec))
         throw std::runtime_error("'" + dir_in + "' is neither a model folder nor a GGUF file");
     const std::string dir = gguf ? dir_in : resolve_model_dir(dir_in).string();

@@ -1,6 +1,7 @@
 // Atomic whole-file writes and read-only file mappings (see core/util/file.h).
 #include "core/util/file.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -82,6 +83,14 @@ MappedFile::MappedFile(const std::filesystem::path& path) {
         }
         m_data = static_cast<const uint8_t*>(p);
     }
+}
+
+void MappedFile::release(uint64_t offset, uint64_t bytes) const {
+    if (!m_data || offset >= m_size) return;
+    const uint64_t page = uint64_t(::sysconf(_SC_PAGESIZE));
+    const uint64_t end = std::min<uint64_t>(m_size, offset + std::min<uint64_t>(bytes, m_size - offset));
+    const uint64_t b = (offset + page - 1) / page * page, e = end / page * page;
+    if (e > b) ::madvise(const_cast<uint8_t*>(m_data) + b, size_t(e - b), MADV_DONTNEED);
 }
 
 MappedFile::~MappedFile() {

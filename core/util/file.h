@@ -33,6 +33,9 @@ public:
     MappedFile& operator=(const MappedFile&) = delete;
     [[nodiscard]] const uint8_t* data() const { return m_data; }
     [[nodiscard]] size_t size() const { return m_size; }
+    /// madvise(MADV_DONTNEED) on the whole pages inside [offset, offset + bytes): they leave the resident set and
+    /// are read from the file again if touched. Out-of-range parts are ignored.
+    void release(uint64_t offset, uint64_t bytes) const;
 
 private:
     int m_fd = -1;
