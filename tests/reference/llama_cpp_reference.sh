@@ -2,6 +2,8 @@
 # llama.cpp's own outputs on our GGUF fixtures, made at test set-up into DEST (build tree; nothing committed):
 #   DEST/logits/<fixture>.bin   every position's logits of tests/golden/gguf/<fixture>.gguf for the ids in
 #                               DEST/logits/ids.txt (llama_cpp_reference.c: F32 KV cache, flash attention off)
+#   DEST/logits/syn_tiny_q4km.{gguf,bin}  the same for a small synthetic Llama quantized by ggml in the Q4_K_M mix
+#                               (tests/bench/make_synthetic_gguf.py --shape tiny)
 #   DEST/tokens/austen.jsonl    llama_tokenize of tests/tokenizer/data/parity_texts.json with
 #                               tests/golden/gguf/austen_vocab.gguf ("gpt2" vocabulary), with and without specials
 #   DEST/tokens/llama2.jsonl    the same with DEST/tokens/llama2_vocab.gguf: Llama 2's SentencePiece vocabulary (npm
@@ -17,7 +19,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 stamp="$dest/done"
 if [ -f "$stamp" ] && [ "$stamp" -nt "$here/llama_cpp_reference.c" ] && [ "$stamp" -nt "$root/tests/golden/gguf/llama_f32.gguf" ] &&
-   [ "$stamp" -nt "$here/llama_cpp_reference.sh" ]; then
+   [ "$stamp" -nt "$here/llama_cpp_reference.sh" ] && [ "$stamp" -nt "$root/tests/bench/make_synthetic_gguf.py" ]; then
   echo "llama.cpp references already in $dest"; exit 0
 fi
 warn() { echo "WARNING: $1: llama.cpp comparison tests will be SKIPPED" >&2; exit 0; }
@@ -34,6 +36,11 @@ for f in llama_f32 llama_f16 llama_q8_0 llama_q4_0 llama_q8_0_ref llama_q4_0_ref
   # shellcheck disable=SC2086
   run logits "$root/tests/golden/gguf/$f.gguf" "$dest/logits/$f.bin" $ids || warn "llama.cpp failed on $f.gguf"
 done
+# A small synthetic Llama in llama.cpp's Q4_K_M mix (Q4_K and Q6_K rows of 256), quantized by ggml itself.
+/usr/bin/python3 "$root/tests/bench/make_synthetic_gguf.py" "$dest/llama.cpp" "$dest/logits/syn_tiny_q4km.gguf" \
+  --shape tiny --type Q4_K_M >/dev/null || warn "the synthetic Q4_K_M file could not be written"
+# shellcheck disable=SC2086
+run logits "$dest/logits/syn_tiny_q4km.gguf" "$dest/logits/syn_tiny_q4km.bin" $ids || warn "llama.cpp failed on the Q4_K_M file"
 /usr/bin/python3 - "$root/tests/tokenizer/data/parity_texts.json" "$dest/tokens/texts.bin" <<'PY' || warn "python3 failed"
 import json, struct, sys
 texts = [t if isinstance(t, str) else t["text"] for t in json.load(open(sys.argv[1], encoding="utf-8"))]
