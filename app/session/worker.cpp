@@ -6,6 +6,7 @@
 #include "core/memory_budget.h"
 #include "core/ops.h"
 #include "core/gguf_model.h"
+#include "core/ollama.h"
 #include "core/hf_checkpoint.h"
 #include "core/safetensors.h"
 
@@ -371,8 +372,23 @@ LoadedModel load_model_folder(const std::string& dir_in, const std::function<voi
     namespace fs = std::filesystem;
     std::error_code ec;
     if (dir_in.empty()) throw std::runtime_error("no model folder given");
+    // An Ollama name ("llama3.2:1b") that is not also a path here: the GGUF blob its manifest names.
+    std::string ollama_name;
+    if (!fs::exists(dir_in, ec) && looks_like_ollama_name(dir_in)) {
+        if (const auto blob = resolve_ollama_model(dir_in)) {
+            ollama_name = dir_in;
+            LoadedModel lm = load_model_folder(blob->string(), progress);
+            lm.display_name = ollama_name + " (Ollama)";
+            lm.path = ollama_name;  // recent models and reloads go through the name, not the blob's hash
+            return lm;
+        }
+    }
     const bool gguf = is_gguf_file(dir_in);
-    if (!gguf && !fs::exists(dir_in, ec)) throw std::runtime_error("'" + dir_in + "' does not exist");
+    if (!gguf && !fs::exists(dir_in, ec))
+        throw std::runtime_error("'" + dir_in + "' does not exist" +
+                                 (looks_like_ollama_name(dir_in)
+                                      ? " (neither a path nor a model in Ollama's store " + ollama_models_dir().string() + ")"
+                                      : std::string()));
     if (!gguf && !fs::is_directory(dir_in, ec))
         throw std::runtime_error("'" + dir_in + "' is neither a model folder nor a GGUF file");
     const std::string dir = gguf ? dir_in : resolve_model_dir(dir_in).string();

@@ -13,6 +13,7 @@
 #include "app/ui/astral.h"
 #include "app/ui/fonts.h"
 #include "app/ui/input_queue.h"
+#include "core/ollama.h"
 #include "app/ui/panels/panels.h"
 #include "app/session/state.h"
 #include "app/session/worker.h"
@@ -620,6 +621,7 @@ int App::run() {
     }
     m_path_edit = m_model.path;
     m_bundled = list_bundled_model_dirs(m_opt.exe_path);
+    for (const OllamaModel& o : list_ollama_models()) m_ollama.push_back(o.name);
     if (m_opt.translate) {
         if (m_model.translation) translate_now();
         else log_error("--translate: " + m_model.display_name + " has no translation.json (an encoder-decoder translation model is needed)");

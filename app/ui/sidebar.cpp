@@ -101,7 +101,7 @@ void App::sidebar() {
         ImGui::PopStyleColor();
     }
     ImGui::SetNextItemWidth(-line_h * 3.2f);
-    const bool enter = ImGui::InputTextWithHint("##path", tr("model folder (config.json + model.safetensors)"), &m_path_edit,
+    const bool enter = ImGui::InputTextWithHint("##path", tr("model folder, GGUF file or Ollama name"), &m_path_edit,
                                                 ImGuiInputTextFlags_EnterReturnsTrue);
     ImGui::SameLine();
     if ((ImGui::Button(tr("Load")) || enter) && !m_path_edit.empty()) start_load(m_path_edit);
@@ -123,6 +123,17 @@ void App::sidebar() {
                 start_load(m_bundled[i]);
             }
             if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", m_bundled[i].c_str());
+            ImGui::PopID();
+        }
+        ImGui::TreePop();
+    }
+    if (!m_ollama.empty() && ImGui::TreeNode(tr("Ollama models"))) {
+        for (size_t i = 0; i < m_ollama.size(); ++i) {
+            ImGui::PushID(int(i) + 2000);
+            if (ImGui::Selectable(m_ollama[i].c_str(), m_ollama[i] == m_model.path)) {
+                m_path_edit = m_ollama[i];
+                start_load(m_ollama[i]);
+            }
             ImGui::PopID();
         }
         ImGui::TreePop();

@@ -96,3 +96,33 @@ TEST(GgufFiles, OpenWithTheirTokenizerAndFacts) {
 }
 
 }  // namespace
+
+namespace {
+
+// An Ollama name opens the GGUF blob its manifest names ($OLLAMA_MODELS points at a store built here).
+TEST(GgufFiles, OllamaNamesOpenTheirBlob) {
+    const fs::path store = fs::temp_directory_path() / ("ts_app_ollama_" + std::to_string(::getpid()));
+    fs::remove_all(store);
+    const std::string digest(64, 'a');
+    fs::create_directories(store / "blobs");
+    fs::create_directories(store / "manifests/registry.ollama.ai/library/tiny");
+    fs::copy_file(std::string(TS_GOLDEN_DIR) + "/gguf/llama_q4_0.gguf", store / "blobs" / ("sha256-" + digest));
+    std::ofstream(store / "manifests/registry.ollama.ai/library/tiny/q4")
+        << R"({"layers":[{"mediaType":"application/vnd.ollama.image.model","digest":"sha256:)" << digest << R"("}]})";
+    ::setenv("OLLAMA_MODELS", store.c_str(), 1);
+    const LoadedModel lm = load_model_folder("tiny:q4");
+    EXPECT_EQ(lm.display_name, "tiny:q4 (Ollama)");
+    EXPECT_EQ(lm.path, "tiny:q4");
+    ASSERT_TRUE(lm.gguf);
+    EXPECT_EQ(lm.model->config().n_layers, 2);
+    try {
+        (void)load_model_folder("tiny:q5");  // no such tag, and no such path
+        ADD_FAILURE() << "loaded a missing tag";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("'tiny:q5' does not exist"), std::string::npos) << e.what();
+    }
+    ::unsetenv("OLLAMA_MODELS");
+    fs::remove_all(store);
+}
+
+}  // namespace
