@@ -8,6 +8,9 @@
  *       llama_tokenize on each text of TEXTS (uint32 count, then per text uint32 byte length and the bytes),
  *       parse_special off; OUT gets two JSON arrays per text, one line each: with add_special, then without.
  *       Only the vocabulary is loaded (vocab_only), so a tokenizer-only GGUF works.
+ *   llama_cpp_reference LIBDIR bench MODEL T THREADS REPEATS
+ *       Times llama_decode of T tokens (logits of the last one only, as generation needs) REPEATS times on a fresh KV
+ *       cache each time and prints the fastest and the median in ms (tests/bench/gguf_bench.sh).
  * Exits non-zero with one line on stderr when anything fails. */
 #include "ggml-backend.h"
 #include "llama.h"
@@ -16,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static void die(const char* what) {
     fprintf(stderr, "llama_cpp_reference: %s\n", what);
@@ -105,6 +109,50 @@ static int tokenize(const char* model_path, const char* texts_path, const char* 
     return 0;
 }
 
+static int cmp_double(const void* a, const void* b) {
+    const double x = *(const double*)a, y = *(const double*)b;
+    return (x > y) - (x < y);
+}
+
+static int bench(const char* model_path, int n, int threads, int repeats) {
+    struct llama_model_params mp = llama_model_default_params();
+    struct llama_model* model = llama_model_load_from_file(model_path, mp);
+    if (!model) die("cannot load the model");
+    const int n_vocab = llama_vocab_n_tokens(llama_model_get_vocab(model));
+    struct llama_context_params cp = llama_context_default_params();
+    cp.n_ctx = cp.n_batch = cp.n_ubatch = (uint32_t)n;
+    cp.n_threads = cp.n_threads_batch = threads;
+    cp.type_k = cp.type_v = GGML_TYPE_F32;
+    cp.flash_attn_type = LLAMA_FLASH_ATTN_TYPE_DISABLED;
+    struct llama_context* ctx = llama_init_from_model(model, cp);
+    if (!ctx) die("cannot create a context");
+    struct llama_batch batch = llama_batch_init(n, 0, 1);
+    double* ms = malloc(sizeof(double) * (size_t)(repeats + 1));
+    for (int r = 0; r <= repeats; ++r) {  /* the first run warms up */
+        llama_memory_clear(llama_get_memory(ctx), true);
+        for (int i = 0; i < n; ++i) {
+            batch.token[i] = (i * 7919 + 13) % n_vocab;
+            batch.pos[i] = i;
+            batch.n_seq_id[i] = 1;
+            batch.seq_id[i][0] = 0;
+            batch.logits[i] = i == n - 1;
+        }
+        batch.n_tokens = n;
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        if (llama_decode(ctx, batch) != 0) die("llama_decode failed");
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        ms[r] = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+    }
+    qsort(ms + 1, (size_t)repeats, sizeof(double), cmp_double);
+    printf("llama.cpp %s T=%d threads=%d: min %.1f ms, median %.1f ms\n", model_path, n, threads, ms[1], ms[1 + repeats / 2]);
+    free(ms);
+    llama_batch_free(batch);
+    llama_free(ctx);
+    llama_model_free(model);
+    return 0;
+}
+
 int main(int argc, char** argv) {
     if (argc < 5) die("usage: llama_cpp_reference LIBDIR logits MODEL OUT ID... | LIBDIR tokenize MODEL TEXTS OUT");
     llama_log_set(quiet, NULL);
@@ -112,6 +160,7 @@ int main(int argc, char** argv) {
     llama_backend_init();
     if (strcmp(argv[2], "logits") == 0) return logits(argv[3], argv[4], argc - 5, argv + 5);
     if (strcmp(argv[2], "tokenize") == 0 && argc == 6) return tokenize(argv[3], argv[4], argv[5]);
+    if (strcmp(argv[2], "bench") == 0 && argc == 7) return bench(argv[3], atoi(argv[4]), atoi(argv[5]), atoi(argv[6]));
     die("unknown mode");
     return 1;
 }

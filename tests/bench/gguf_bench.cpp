@@ -1,0 +1,65 @@
+// GGUF forward speed: every file named in $TS_GGUF_BENCH (colon-separated paths; tests/bench/gguf_bench.sh makes
+// synthetic ones and runs llama.cpp on the same files) at T = 64 and 256, 1 and 2 threads, recording every
+// intermediate (the app's capture) with the last position's logits, as llama.cpp computes them. Quantized matrices
+// stay quantized (Storage::Ggml) and are dequantized 128 rows at a time inside each product.
+#include "core/gguf_model.h"
+#include "core/model.h"
+#include "core/threads.h"
+
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace ts;
+
+std::vector<std::string> bench_files() {
+    std::vector<std::string> out;
+    if (const char* env = std::getenv("TS_GGUF_BENCH"))
+        for (std::stringstream ss(env); std::getline(ss, out.emplace_back(), ':');) {
+        }
+    while (!out.empty() && out.back().empty()) out.pop_back();
+    return out;
+}
+
+std::shared_ptr<const Model> model_at(size_t i) {
+    static std::map<size_t, std::shared_ptr<const Model>> cache;
+    auto it = cache.find(i);
+    if (it == cache.end()) it = cache.emplace(i, load_gguf_model(bench_files().at(i))).first;
+    return it->second;
+}
+
+void BM_GgufForward(benchmark::State& state) {
+    const auto files = bench_files();
+    const size_t file = size_t(state.range(0));
+    if (file >= files.size()) {
+        state.SkipWithError("set TS_GGUF_BENCH to GGUF paths (tests/bench/gguf_bench.sh)");
+        return;
+    }
+    const auto model = model_at(file);
+    const int T = int(state.range(1));
+    set_compute_threads(int(state.range(2)));
+    std::vector<int> ids(static_cast<size_t>(T));
+    for (int t = 0; t < T; ++t) ids[size_t(t)] = (t * 7919 + 13) % model->config().vocab_size;
+    ForwardOptions opt;
+    opt.all_logits = false;
+    for (auto _ : state) {
+        const ForwardResult r = forward(*model, ids, opt);
+        benchmark::DoNotOptimize(r.logits.data());
+    }
+    state.SetLabel(files[file].substr(files[file].find_last_of('/') + 1));
+    set_compute_threads(1);
+}
+BENCHMARK(BM_GgufForward)
+    ->ArgsProduct({{0, 1, 2, 3}, {64, 256}, {1, 2}})
+    ->ArgNames({"file", "T", "threads"})
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(2.0);
+
+}  // namespace
