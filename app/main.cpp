@@ -46,6 +46,7 @@ int main(int argc, char** argv) {
         if (cmd == "eval") return ts::cli::run_eval(argc, argv);
         if (cmd == "translate") return ts::cli::run_translate(argc, argv);
         if (cmd == "lessons") return ts::cli::run_lessons(argc, argv);
+        if (cmd == "compare") return ts::cli::run_compare(argc, argv);
         if (!cmd.empty() && cmd[0] != '-') {
             std::fprintf(stderr, "transformer-studio: unknown subcommand '%s' (try --help)\n", cmd.c_str());
             return 2;

@@ -216,3 +216,10 @@ ts_cli_test(render_beam_too_wide fail CMD ${TS_CLI} render --view softmax --logi
             --out ${TS_CLI_OUT}/x.csv STDERR_REGEX "--beam: expected a whole number from 1 to 16, got '10000'")
 ts_cli_test(render_width_not_whole fail CMD ${TS_CLI} render --view softmax --logits 1,2 --width 1e3x
             --out ${TS_CLI_OUT}/x.csv STDERR_REGEX "--width: expected a whole number from 16 to 16384, got '1e3x'")
+
+# compare: the quantization lens on the GGUF fixtures (a Q4_0 file against the F32 one of the same weights).
+ts_cli_test(compare_gguf pass CMD ${TS_CLI} compare --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/gguf/llama_q4_0.gguf
+            --reference ${CMAKE_CURRENT_SOURCE_DIR}/golden/gguf/llama_f32.gguf --ids 1,7,42,255 --json ${TS_CLI_OUT}/cmp.json
+            STDOUT_REGEX "4 tokens: mean KL\\(B \\|\\| A\\) [0-9.e-]+ nats, top-1 agreement [0-4] / 4")
+ts_cli_test(compare_shapes_differ fail CMD ${TS_CLI} compare --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/gguf/llama_q4_0.gguf
+            --reference ${CMAKE_CURRENT_SOURCE_DIR}/golden/gguf/gpt2_f32.gguf --ids 1,2 STDERR_REGEX "vocab_size differs")

@@ -5,6 +5,7 @@
 #include "core/util/json.h"
 #include "core/util/number.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <unistd.h>
@@ -12,6 +13,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -93,6 +95,24 @@ private:
 /// --help or -h anywhere from argv[first] on: prints `usage` to stdout and returns true; the subcommand then
 /// returns 0. Every subcommand calls this before parsing, so `SUBCOMMAND --help` always answers with its usage
 /// while usage errors stay one line on stderr with a non-zero exit.
+/// "1,2,3" -> {1, 2, 3} (the value of --ids); throws std::invalid_argument naming the first item that is not an integer.
+[[nodiscard]] inline std::vector<int> parse_ids(const std::string& s) {
+    std::vector<int> ids;
+    std::stringstream ss(s);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+        try {
+            size_t pos = 0;
+            const int v = std::stoi(item, &pos);
+            if (pos != item.size()) throw std::invalid_argument("");
+            ids.push_back(v);
+        } catch (...) {
+            throw std::invalid_argument("--ids expects comma-separated integers, got '" + item + "'");
+        }
+    }
+    return ids;
+}
+
 [[nodiscard]] inline bool print_help_if_asked(int argc, char** argv, int first, const char* usage) {
     for (int i = first; i < argc; ++i) {
         const std::string a = argv[i];

@@ -15,4 +15,5 @@ int run_render(int argc, char** argv);     // app/cli/render.cpp (render)
 int run_eval(int argc, char** argv);       // app/cli/eval.cpp   (eval: model quality report)
 int run_translate(int argc, char** argv);  // app/cli/translate.cpp (translate: encoder-decoder models)
 int run_lessons(int argc, char** argv);    // app/cli/lessons.cpp (lessons list | check FILE...)
+int run_compare(int argc, char** argv);    // app/cli/compare.cpp (compare: a model against a reference, e.g. quantized vs F16)
 }  // namespace ts::cli

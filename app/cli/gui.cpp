@@ -40,6 +40,7 @@ const char* const kAppUsage =
     "       transformer-studio render --model DIR --text T --view NAME --out FILE.(png|svg|csv)\n"
     "       transformer-studio render --view list\n"
     "       transformer-studio lessons list | check FILE.json...   guided lessons: list, or check a lesson file\n"
+    "       transformer-studio compare --model A --reference B (--text T | --ids 1,2,3)   what quantization cost\n"
     "  Every subcommand answers --help (or -h) with its own usage.\n";
 
 int run_gui(int argc, char** argv) {

@@ -28,22 +28,6 @@
 namespace ts::cli {
 
 namespace {
-std::vector<int> parse_ids(const std::string& s) {
-    std::vector<int> ids;
-    std::stringstream ss(s);
-    std::string item;
-    while (std::getline(ss, item, ',')) {
-        try {
-            size_t pos = 0;
-            const int v = std::stoi(item, &pos);
-            if (pos != item.size()) throw std::invalid_argument("");
-            ids.push_back(v);
-        } catch (...) {
-            throw std::invalid_argument("--ids expects comma-separated integers, got '" + item + "'");
-        }
-    }
-    return ids;
-}
 // "L.H[,L.H...]" -> head_out edits of the model's self-attention stack (dec, or enc for encoder-only models).
 std::vector<ActivationEdit> parse_ablate(const std::string& s, const std::string& mode, const ModelConfig& c) {
     if (mode != "zero" && mode != "mean")
