@@ -141,17 +141,27 @@ void scale_min_k4(int j, const uint8_t* s, int& sc, int& mn) {
     }
 }
 
+// Scales and mins of sub-blocks j and j + 1 of a Q4_K / Q5_K super-block, times the super-block's d and dmin.
+struct ScalePair {
+    float d1, m1, d2, m2;
+};
+ScalePair scale_pair(int j, const uint8_t* s, float d, float dmin) {
+    int sc, mn;
+    scale_min_k4(j, s, sc, mn);
+    ScalePair p{d * float(sc), dmin * float(mn), 0.0f, 0.0f};
+    scale_min_k4(j + 1, s, sc, mn);
+    p.d2 = d * float(sc), p.m2 = dmin * float(mn);
+    return p;
+}
+
 // Q4_K: d, dmin (f16), 12 bytes of scales/mins, 128 bytes of nibbles; 8 sub-blocks of 32.
 void q4_k(const uint8_t* b, float* y) {
     const float d = half_at(b), dmin = half_at(b + 2);
     const uint8_t* s = b + 4;
     const uint8_t* q = b + 16;
     for (int j = 0; j < 8; j += 2) {
-        int sc, mn;
-        scale_min_k4(j, s, sc, mn);
-        const float d1 = d * float(sc), m1 = dmin * float(mn);
-        scale_min_k4(j + 1, s, sc, mn);
-        const float d2 = d * float(sc), m2 = dmin * float(mn);
+        const ScalePair sp = scale_pair(j, s, d, dmin);
+        const float d1 = sp.d1, m1 = sp.m1, d2 = sp.d2, m2 = sp.m2;
         for (int l = 0; l < 32; ++l) *y++ = d1 * float(q[l] & 0x0F) - m1;
         for (int l = 0; l < 32; ++l) *y++ = d2 * float(q[l] >> 4) - m2;
         q += 32;
@@ -166,11 +176,8 @@ void q5_k(const uint8_t* b, float* y) {
     const uint8_t* ql = b + 48;
     uint8_t u1 = 1, u2 = 2;
     for (int j = 0; j < 8; j += 2) {
-        int sc, mn;
-        scale_min_k4(j, s, sc, mn);
-        const float d1 = d * float(sc), m1 = dmin * float(mn);
-        scale_min_k4(j + 1, s, sc, mn);
-        const float d2 = d * float(sc), m2 = dmin * float(mn);
+        const ScalePair sp = scale_pair(j, s, d, dmin);
+        const float d1 = sp.d1, m1 = sp.m1, d2 = sp.d2, m2 = sp.m2;
         for (int l = 0; l < 32; ++l) *y++ = d1 * float((ql[l] & 0x0F) + ((qh[l] & u1) ? 16 : 0)) - m1;
         for (int l = 0; l < 32; ++l) *y++ = d2 * float((ql[l] >> 4) + ((qh[l] & u2) ? 16 : 0)) - m2;
         ql += 32;

@@ -25,6 +25,8 @@ ap.add_argument("--type", default="Q4_K_M")
 ap.add_argument("--shape", default="1b")
 args = ap.parse_args()
 sys.path.insert(0, os.path.join(args.llama_cpp, "src", "gguf-py"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "reference"))
+from gpt2_bytes import bytes_to_unicode  # noqa: E402
 import gguf  # noqa: E402
 from gguf import GGMLQuantizationType as Q  # noqa: E402
 
@@ -70,15 +72,7 @@ w.add_float32(a + "attention.layer_norm_rms_epsilon", 1e-5)
 w.add_float32(a + "rope.freq_base", 10000.0)
 w.add_tokenizer_model("gpt2")
 w.add_tokenizer_pre("gpt-2")
-table = {}
-bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
-cs, n = bs[:], 0
-for b in range(256):
-    if b not in bs:
-        bs.append(b)
-        cs.append(256 + n)
-        n += 1
-table = dict(zip(bs, [chr(c) for c in cs]))
+table = bytes_to_unicode()
 tokens = [table[b] for b in range(256)] + [table[32] * 2] + [f"<|x{i}|>" for i in range(V - 257)]
 w.add_token_list(tokens)
 w.add_token_types([1] * 257 + [3] * (V - 257))

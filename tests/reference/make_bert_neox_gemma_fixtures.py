@@ -7,6 +7,7 @@
 # The reference forwards are written in plain torch from the equations of transformers' BertForMaskedLM,
 # GPTNeoXForCausalLM and GemmaForCausalLM: weights are rounded to the file's dtype first, then the forward runs in
 # float64 on the rounded values (float32 semantics where HF rounds on purpose: Gemma's embedding normalizer).
+
 import math
 import os
 import sys
@@ -17,6 +18,7 @@ import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from make_hf_fixtures import GOLDEN, IDS, rms_norm, rotate_half, rounded, write_folder  # noqa: E402
+from gpt2_bytes import byte_level_alphabet  # noqa: E402
 
 
 def randn(gen):
@@ -91,18 +93,6 @@ def make_bert(gen):
     # save_pretrained drops the tied copies (cls.predictions.decoder.weight / .bias): the file has neither.
     write_folder("hf_bert", cfg, {k: ("F32", v) for k, v in W.items()}, "F32", expected)
     write_bert_tokenizer(os.path.join(GOLDEN, "hf_bert"), V)
-
-
-def byte_level_alphabet():
-    """GPT-2's bytes_to_unicode order: printable bytes keep their character, the rest map to 256 + n."""
-    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
-    cs, n = bs[:], 0
-    for b in range(256):
-        if b not in bs:
-            bs.append(b)
-            cs.append(256 + n)
-            n += 1
-    return bs, [chr(c) for c in cs]  # id i is byte bs[i], spelled cs[i]
 
 
 def write_bert_tokenizer(folder, vocab_size):

@@ -29,6 +29,7 @@ import numpy as np
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, here)
 import st_io  # noqa: E402
+from gpt2_bytes import bytes_to_unicode  # noqa: E402
 
 src = sys.argv[1]
 sys.path.insert(0, os.path.join(src, "gguf-py"))
@@ -81,19 +82,6 @@ w.close()
 
 
 # --- models -----------------------------------------------------------------------------------------------------
-def bytes_to_unicode():
-    """GPT-2's byte -> printable character table (as the byte-level BPE spells bytes)."""
-    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
-    cs = bs[:]
-    n = 0
-    for b in range(256):
-        if b not in bs:
-            bs.append(b)
-            cs.append(256 + n)
-            n += 1
-    return dict(zip(bs, [chr(c) for c in cs]))
-
-
 def add_byte_vocab(w, vocab_size, eos):
     table = bytes_to_unicode()
     tokens = [table[b] for b in range(256)] + [f"<|ctl{i}|>" for i in range(vocab_size - 256)]

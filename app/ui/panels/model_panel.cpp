@@ -16,6 +16,23 @@ namespace ts::ui {
 namespace {
 std::string human(double v, const char* unit) { return human_count(v, unit); }
 
+/// A two-column table of the Model panel: the key column fits its longest key (a config name or its translation),
+/// the value column takes the rest. Rows go through row(); EndTable when it returns true.
+bool begin_key_value_table(const char* id) {
+    if (!ImGui::BeginTable(id, 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders)) return false;
+    ImGui::TableSetupColumn("##key", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("n_heads / n_kv_heads").x);
+    ImGui::TableSetupColumn("##value", ImGuiTableColumnFlags_WidthStretch);
+    return true;
+}
+
+void row(const char* k, const std::string& v) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(k);
+    ImGui::TableNextColumn();
+    ImGui::TextWrapped("%s", v.c_str());
+}
+
 /// Bytes the model's weights take as stored (float32, half bits, panels).
 double stored_bytes(const Model& m) {
     double b = 0.0;
@@ -36,17 +53,7 @@ void draw_model_panel(PanelContext& ctx) {
     ImGui::BeginChild("summary", ImVec2(avail_w * 0.34f, 0), true);
     ImGui::Text("%s", ctx.model->display_name.c_str());
     if (!ctx.model->path.empty()) ImGui::TextDisabled("%s", ctx.model->path.c_str());
-    if (ImGui::BeginTable("cfg", 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders)) {
-        // The key column fits its longest key (a config name or its translation), the value column takes the rest.
-        ImGui::TableSetupColumn("##key", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("n_heads / n_kv_heads").x);
-        ImGui::TableSetupColumn("##value", ImGuiTableColumnFlags_WidthStretch);
-        auto row = [](const char* k, const std::string& v) {
-            ImGui::TableNextRow();
-            ImGui::TableNextColumn();
-            ImGui::TextUnformatted(k);
-            ImGui::TableNextColumn();
-            ImGui::TextWrapped("%s", v.c_str());
-        };
+    if (begin_key_value_table("cfg")) {
         row(tr("architecture"), arch_label(c.arch));
         row("n_layers", std::to_string(c.n_layers) + (c.n_enc_layers ? " (+" + std::to_string(c.n_enc_layers) + " enc)" : ""));
         row("d_model", std::to_string(c.d_model));
@@ -103,16 +110,7 @@ void draw_model_panel(PanelContext& ctx) {
         // metadata carries, and the chat template it ships.
         ImGui::Spacing();
         ImGui::TextUnformatted(tr("GGUF file"));
-        if (ImGui::BeginTable("gguf", 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders)) {
-            ImGui::TableSetupColumn("##key", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("n_heads / n_kv_heads").x);
-            ImGui::TableSetupColumn("##value", ImGuiTableColumnFlags_WidthStretch);
-            auto row = [](const char* k, const std::string& v) {
-                ImGui::TableNextRow();
-                ImGui::TableNextColumn();
-                ImGui::TextUnformatted(k);
-                ImGui::TableNextColumn();
-                ImGui::TextWrapped("%s", v.c_str());
-            };
+        if (begin_key_value_table("gguf")) {
             if (!g->name.empty()) row(tr("name"), g->name);
             row(tr("format"), "GGUF v" + std::to_string(g->version) + ", " + human_bytes(double(g->file_bytes)));
             std::string types;
