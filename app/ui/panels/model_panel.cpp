@@ -6,6 +6,7 @@
 #include "app/figures/figures.h"
 #include "app/i18n/tr.h"
 #include "app/ui/panels/panels.h"
+#include "core/gguf.h"
 
 #include <imgui.h>
 
@@ -37,7 +38,8 @@ void row(const char* k, const std::string& v) {
 double stored_bytes(const Model& m) {
     double b = 0.0;
     for (const auto& [name, t] : m.stored_weights())
-        b += double(t.half.size()) * 2.0 + double(t.data.size() + t.panels.size()) * 4.0;
+        b += t.is_ggml() ? double(ggml_row_bytes(t.ggml_type, t.shape.at(1)) * t.shape.at(0))
+                         : double(t.half.size()) * 2.0 + double(t.data.size() + t.panels.size()) * 4.0;
     return b;
 }
 }  // namespace
@@ -117,7 +119,7 @@ void draw_model_panel(PanelContext& ctx) {
             for (const auto& [type, n] : g->types) types += (types.empty() ? "" : ", ") + type + " × " + std::to_string(n);
             row(tr("tensor types"), types);
             row(tr("bits per weight"), plot::format_value(g->bits_per_weight));
-            row(tr("in memory"), trf("%s (quantized tensors are dequantized to float32 at load)",
+            row(tr("in memory"), trf("%s (quantized matrices stay quantized: the products dequantize a few rows at a time)",
                                      human_bytes(stored_bytes(m)).c_str()));
             row(tr("tokenizer"), g->tokenizer.empty() ? std::string(tr("none (ids only)")) : g->tokenizer);
             ImGui::EndTable();
