@@ -4,6 +4,7 @@
 
 #include "core/half.h"
 #include "core/nonfinite.h"
+#include "core/util/utf8.h"
 
 #include <nlohmann/json.hpp>
 
@@ -243,7 +244,8 @@ HfConfig gguf_hf_config(const GgufHeader& h, const std::string& what, std::strin
     if (config_json) *config_json = j.dump(2);
     HfConfig hf = parse_hf_config(j.dump(), what);
     if (arch == "gpt2") hf.config.tie_embeddings = h.find_tensor("output.weight") == nullptr;
-    if (const GgufValue* n = h.find("general.name"); n && n->type == GgufValueType::String && !n->text.empty())
+    if (const GgufValue* n = h.find("general.name");
+        n && n->type == GgufValueType::String && !n->text.empty() && is_valid_utf8(n->text))
         hf.config.name = n->text;
     const auto id = [&](const char* key, int& out) {
         const GgufValue* v = h.find(key);

@@ -8,6 +8,7 @@
 // which keeps the patterns of the tokenizer.json files they come from.
 #include "core/gguf.h"
 #include "core/tokenizer/text_tokenizer.h"
+#include "core/util/utf8.h"
 
 #include <nlohmann/json.hpp>
 
@@ -220,6 +221,15 @@ std::shared_ptr<const TextTokenizer> parse_gguf_tokenizer(const GgufHeader& h, c
     std::vector<double> types;
     if (const GgufValue* t = find_typed(h, "tokenizer.ggml.token_type", GgufValueType::Array, GgufValueType::I32, what))
         types = t->numbers;
+    // Token texts are UTF-8 in both vocabulary kinds (byte-level BPE spells bytes as characters, SentencePiece
+    // spells them <0xNN>).
+    for (size_t i = 0; i < tokens->strings.size(); ++i)
+        if (!is_valid_utf8(tokens->strings[i]))
+            fail(what, "token " + std::to_string(i) + " of tokenizer.ggml.tokens is not valid UTF-8");
+    if (const GgufValue* m = h.find("tokenizer.ggml.merges"))
+        for (size_t i = 0; i < m->strings.size(); ++i)
+            if (!is_valid_utf8(m->strings[i]))
+                fail(what, "merge " + std::to_string(i) + " of tokenizer.ggml.merges is not valid UTF-8");
     if (model->text == "gpt2") return gpt2_tokenizer(h, tokens->strings, types, what);
     if (model->text == "llama") return llama_tokenizer(h, tokens->strings, types, what);
     fail(what, "tokenizer model '" + model->text + "' (tokenizer.ggml.model) is not supported (gpt2, llama are)");

@@ -44,6 +44,10 @@ TEST(GgufTokenizer, Gpt2VocabularyEqualsItsTokenizerJson) {
     h.metadata["tokenizer.ggml.pre"].text = "tekken";
     EXPECT_TRUE(test::contains(test::error_of([&] { (void)parse_gguf_tokenizer(h, "x.gguf"); }),
                                {"x.gguf: pre-tokenizer 'tekken'", "llama-bpe"}));
+    GgufHeader bad = f.header();
+    bad.metadata["tokenizer.ggml.tokens"].strings[300] = "\xff";  // found by fuzz_gguf: JSON would refuse it later
+    EXPECT_TRUE(test::contains(test::error_of([&] { (void)parse_gguf_tokenizer(bad, "x.gguf"); }),
+                               {"x.gguf: token 300 of tokenizer.ggml.tokens is not valid UTF-8"}));
     h.metadata["tokenizer.ggml.model"].text = "rwkv";
     EXPECT_TRUE(test::contains(test::error_of([&] { (void)parse_gguf_tokenizer(h, "x.gguf"); }), {"tokenizer model 'rwkv'"}));
     h.metadata.erase("tokenizer.ggml.model");
