@@ -288,8 +288,12 @@ GgufSummary gguf_summary(const GgufHeader& h, uint64_t file_bytes) {
 }
 
 std::shared_ptr<const Model> load_gguf_model(const fs::path& path, const GgufLoadOptions& options) {
+    return load_gguf_model(GgufFile(path), options);
+}
+
+std::shared_ptr<const Model> load_gguf_model(const GgufFile& file, const GgufLoadOptions& options) {
+    const fs::path& path = file.path();
     const std::string what = path.string();
-    const GgufFile file(path);
     const GgufHeader& h = file.header();
     HfConfig hf = gguf_hf_config(h, what);
     if (hf.config.name.empty() || hf.config.name == hf.model_type) hf.config.name = stem_name(path);

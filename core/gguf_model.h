@@ -50,6 +50,8 @@ struct GgufLoadOptions {
 /// (GGUF names), a tensor type not decoded.
 [[nodiscard]] std::shared_ptr<const Model> load_gguf_model(const std::filesystem::path& path,
                                                            const GgufLoadOptions& options = {});
+/// The same for a file already open (its header parsed once for the model, the tokenizer and the summary).
+[[nodiscard]] std::shared_ptr<const Model> load_gguf_model(const GgufFile& file, const GgufLoadOptions& options = {});
 
 /// What a GGUF file is, beyond the model it holds: for the model panel and the CLI.
 struct GgufSummary {

@@ -98,16 +98,23 @@ std::shared_ptr<const TextCodec> make_byte_codec(int vocab_size) { return std::m
 std::shared_ptr<const TextCodec> load_codec_for_model_dir(const std::filesystem::path& dir) {
 #if TS_APP_HAS_BPE
     // A GGUF file: the tokenizer in its metadata (none: ids-only mode).
-    if (ts::is_gguf_file(dir)) {
-        auto tok = ts::parse_gguf_tokenizer(ts::GgufFile(dir).header(), dir.string());
-        if (!tok) return nullptr;
-        return std::make_shared<PipelineCodec>(std::move(tok));
-    }
+    if (ts::is_gguf_file(dir)) return load_codec_for_gguf(ts::GgufFile(dir).header(), dir.string());
     // tokenizer.json, vocab.json + merges.txt, tokenizer.model, spiece.model, source.spm + vocab.json, vocab.txt
     auto tok = ts::find_text_tokenizer(dir.string());
     if (!tok) return nullptr;
     return std::make_shared<PipelineCodec>(std::move(tok));
 #else
+    return nullptr;
+#endif
+}
+
+std::shared_ptr<const TextCodec> load_codec_for_gguf(const GgufHeader& header, const std::string& name) {
+#if TS_APP_HAS_BPE
+    auto tok = ts::parse_gguf_tokenizer(header, name);
+    if (!tok) return nullptr;
+    return std::make_shared<PipelineCodec>(std::move(tok));
+#else
+    (void)header, (void)name;
     return nullptr;
 #endif
 }

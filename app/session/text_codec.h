@@ -14,6 +14,7 @@
 namespace ts {
 class Tokenizer;
 class TextTokenizer;
+struct GgufHeader;
 }
 
 namespace ts::ui {
@@ -67,6 +68,10 @@ public:
 /// ts::find_text_tokenizer: tokenizer.json, vocab.json + merges.txt, tokenizer.model / spiece.model, Marian's
 /// source.spm + vocab.json, vocab.txt); returns nullptr when the folder has none. Throws std::runtime_error when the file exists but cannot be parsed.
 [[nodiscard]] std::shared_ptr<const TextCodec> load_codec_for_model_dir(const std::filesystem::path& dir);
+
+/// The codec of the tokenizer in a GGUF file's metadata (ts::parse_gguf_tokenizer), or nullptr when it has none.
+/// Throws std::runtime_error as that does.
+[[nodiscard]] std::shared_ptr<const TextCodec> load_codec_for_gguf(const GgufHeader& header, const std::string& name);
 
 /// The target side's codec when the folder has a different tokenizer for it (Marian: target.spm beside source.spm,
 /// one shared vocab.json; ts::find_tokenizer_pair), else nullptr (the one codec serves both sides). Throws

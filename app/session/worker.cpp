@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <random>
 
 #ifdef __linux__
@@ -393,10 +394,11 @@ LoadedModel load_model_folder(const std::string& dir_in, const std::function<voi
         throw std::runtime_error("'" + dir_in + "' is neither a model folder nor a GGUF file");
     const std::string dir = gguf ? dir_in : resolve_model_dir(dir_in).string();
     LoadedModel lm;
+    std::optional<GgufFile> file;  // a GGUF file is opened and its header parsed once: model, summary, tokenizer
     if (gguf) {
-        lm.model = load_gguf_model(dir, GgufLoadOptions{progress});
-        const GgufFile file(dir);
-        lm.gguf = std::make_shared<const GgufSummary>(gguf_summary(file.header(), file.file_bytes()));
+        file.emplace(dir);
+        lm.model = load_gguf_model(*file, GgufLoadOptions{progress});
+        lm.gguf = std::make_shared<const GgufSummary>(gguf_summary(file->header(), file->file_bytes()));
     } else if (is_hf_model_dir(dir)) {
         lm.model = load_hf_model(dir, HfLoadOptions{progress});
     } else {
@@ -408,7 +410,7 @@ LoadedModel load_model_folder(const std::string& dir_in, const std::function<voi
     lm.display_name = fs::path(dir).lexically_normal().filename().string();
     if (lm.display_name.empty()) lm.display_name = fs::path(dir).lexically_normal().parent_path().filename().string();
     try {
-        lm.codec = load_codec_for_model_dir(dir);
+        lm.codec = file ? load_codec_for_gguf(file->header(), dir) : load_codec_for_model_dir(dir);
     } catch (const std::exception& e) {
         lm.tokenizer_warning = std::string("tokenizer not used (ids-only mode): ") + e.what();
     }
