@@ -72,17 +72,6 @@ namespace ts::ui {
 /// "2, 1, 0.1" -> numbers; on error returns {} and sets *error.
 [[nodiscard]] std::vector<float> parse_logits(const std::string& s, std::string* error);
 
-/// The painted "custom" mask grid for n tokens: st.sm_paint when it was painted for n tokens (sm_paint_n == n),
-/// else causal (row q sees keys 0..q). n × n row-major, 1 = query row may attend key column.
-[[nodiscard]] std::vector<uint8_t> painted_cells(const UiState& st, int n);
-/// Sets cell (row, col) of the painted grid for n tokens to `visible` (starting from painted_cells(st, n), so a
-/// changed token count resets the grid to causal first). Out-of-range cells are ignored.
-void paint_cell(UiState& st, int n, int row, int col, bool visible);
-/// Painted cells (n × n row-major, 1 = may attend) -> ts::MaskSpec{MaskKind::Custom, 0, custom (T, S)} for T
-/// queries × S keys: cell (t, s) of the grid when inside it, else causal (s <= t). Throws std::invalid_argument
-/// when cells.size() != n² or T, S < 0.
-[[nodiscard]] MaskSpec painted_mask_spec(const std::vector<uint8_t>& cells, int n, int T, int S);
-
 struct SoftmaxLab {
     bool typed = false;                  ///< typed logits (else one query row of the model)
     std::string source;                  ///< "layer 1, head 3, query 5 'cat'" or "typed logits"

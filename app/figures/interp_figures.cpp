@@ -53,7 +53,7 @@ plot::Figure matrix_figure(const MatrixRM& m, std::vector<std::string> rows, std
 
 std::string ablated_note(const InterpInputs& in) {
     if (in.ablated.empty()) return "";
-    std::string s = in.ablate_mode == "mean" ? tr("with mean-ablated heads:") : tr("with zero-ablated heads:");
+    std::string s = in.ablate_mode == interp::AblationKind::Mean ? tr("with mean-ablated heads:") : tr("with zero-ablated heads:");
     for (const auto& h : in.ablated) s += label_of(" L%dH%d", h.layer, h.head);
     return s;
 }
@@ -69,7 +69,7 @@ plot::Figure ablation_sweep_figure(const InterpResult& r) {
     f.view = "ablation-sweep";
     f.formula = trf("Δ = log p(target | head h of layer l %s-ablated) − log p(target | clean), one forward per head. "
                     "Zero ablation sets the head's output (before W_O) to 0; mean ablation replaces it by its mean over "
-                    "positions. Blue (negative): the head helps the prediction.", r.in.ablate_mode.c_str());
+                    "positions. Blue (negative): the head helps the prediction.", name_of(r.in.ablate_mode));
     f.note = trf("clean log p = %.3f nats", s.clean_log_prob) + (s.cancelled ? tr(" · cancelled (blank cells not run)") : "");
     return f;
 }

@@ -51,38 +51,6 @@ std::vector<float> parse_logits(const std::string& s, std::string* error) {
     return out;
 }
 
-std::vector<uint8_t> painted_cells(const UiState& st, int n) {
-    n = std::max(0, n);
-    if (st.sm_paint_n == n && st.sm_paint.size() == size_t(n) * size_t(n)) return st.sm_paint;
-    std::vector<uint8_t> c(size_t(n) * size_t(n), 0);
-    for (int t = 0; t < n; ++t)
-        for (int s = 0; s <= t; ++s) c[size_t(t) * size_t(n) + size_t(s)] = 1;
-    return c;
-}
-
-void paint_cell(UiState& st, int n, int row, int col, bool visible) {
-    std::vector<uint8_t> c = painted_cells(st, n);
-    if (row >= 0 && row < n && col >= 0 && col < n) c[size_t(row) * size_t(n) + size_t(col)] = visible ? 1 : 0;
-    st.sm_paint = std::move(c);
-    st.sm_paint_n = std::max(0, n);
-}
-
-MaskSpec painted_mask_spec(const std::vector<uint8_t>& cells, int n, int T, int S) {
-    if (n < 0 || cells.size() != size_t(n) * size_t(n))
-        throw std::invalid_argument("painted_mask_spec: expected " + std::to_string(n) + "² = " +
-                                    std::to_string(int64_t(n) * n) + " cells, got " + std::to_string(cells.size()));
-    if (T < 0 || S < 0)
-        throw std::invalid_argument("painted_mask_spec: T and S must be >= 0, got " + std::to_string(T) + ", " + std::to_string(S));
-    MaskSpec m;
-    m.kind = MaskKind::Custom;
-    m.custom.assign(size_t(T) * size_t(S), 0);
-    for (int t = 0; t < T; ++t)
-        for (int s = 0; s < S; ++s)
-            m.custom[size_t(t) * size_t(S) + size_t(s)] =
-                (t < n && s < n) ? (cells[size_t(t) * size_t(n) + size_t(s)] ? 1 : 0) : uint8_t(s <= t);
-    return m;
-}
-
 namespace {
 plot::Series bars(const std::vector<double>& y, plot::Rgba c, const std::string& name) {
     plot::Series s;
@@ -134,14 +102,12 @@ SoftmaxLab softmax_lab(const UiState& st, const Snapshot* snap) {
     const int S = int(lab.logits.size());
     if (lab.typed) lab.qpos = S - 1;
 
-    const bool custom = st.sm_mask == "custom";
-    // The rows come from core's build_mask over the spec the model would run (views.h mask_spec_for): typed logits
+    const bool custom = st.sm_mask == MaskChoice::Custom;
+    // The rows come from core's mask_table over the spec the model would run (forward_spec.h mask_spec_for): typed logits
     // and decoder rows get the causal base of "padding", an encoder's rows none.
     const bool causal_model = lab.typed || !m || m->config().arch != Arch::EncoderOnly;
-    const std::vector<uint8_t> table = mask_table(mask_spec_for(st.sm_mask, st.sm_window, st.sm_padding,
-                                                                custom ? painted_cells(st, S) : std::vector<uint8_t>{},
-                                                                custom ? S : 0, S, causal_model),
-                                                  S, S);
+    const std::vector<uint8_t> table = mask_table(
+        mask_spec_for(st.sm_mask, st.sm_window, st.sm_padding, st.sm_paint, st.sm_paint_n, S, causal_model), S, S);
     auto mask_row = [&](int q) {
         return std::vector<uint8_t>(table.begin() + ptrdiff_t(size_t(q) * size_t(S)),
                                     table.begin() + ptrdiff_t(size_t(q + 1) * size_t(S)));
@@ -247,7 +213,7 @@ SoftmaxLab softmax_lab(const UiState& st, const Snapshot* snap) {
 
     // The mask of every query row.
     plot::Figure fm;
-    fm.title = custom ? tr("Mask: custom (click / drag cells to paint)") : trf("Mask: %s (grey = masked)", tr(st.sm_mask.c_str()));
+    fm.title = custom ? tr("Mask: custom (click / drag cells to paint)") : trf("Mask: %s (grey = masked)", tr(name_of(st.sm_mask)));
     fm.view = "softmax-mask";
     fm.formula = tr("Row q: which keys query q may attend (1 = visible, grey = −∞ before softmax). A row with no visible "
                  "key gets all-zero weights.");

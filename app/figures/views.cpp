@@ -201,9 +201,9 @@ int int_in_range(const std::string& option, const std::string& value, int lo, in
                                     std::to_string(hi) + ", got " + quote_value(value));
     return v;
 }
-std::string mask_kind(const std::string& option, const std::string& value) {
-    if (value == "none" || value == "causal" || value == "sliding" || value == "padding" || value == "custom") return value;
-    throw std::invalid_argument("option --" + option + " expects none, causal, sliding, padding or custom, got '" + value + "'");
+MaskChoice mask_kind(const std::string& option, const std::string& value) {
+    if (const auto m = parse_mask_choice(value)) return *m;
+    throw std::invalid_argument("option --" + option + " expects " + mask_choice_list() + ", got '" + value + "'");
 }
 
 }  // namespace
@@ -294,8 +294,9 @@ void apply_view_option(UiState& st, const std::string& view, const std::string& 
             st.ablated_heads.push_back({l, h});
         }
     } else if (option == "ablate-mode") {
-        if (value != "zero" && value != "mean") throw std::invalid_argument("--ablate-mode expects zero or mean, got '" + value + "'");
-        st.ablate_mode = value;
+        const auto k = parse_ablation_kind(value);
+        if (!k) throw std::invalid_argument("--ablate-mode expects zero or mean, got '" + value + "'");
+        st.ablate_mode = *k;
     } else if (option == "target") st.interp_target = value;
     else if (option == "minus") st.interp_minus = value;
     else if (option == "corrupt") st.interp_corrupt = value;
@@ -325,33 +326,6 @@ void set_state_field(UiState& st, const std::string& assignment) {
 
 // --- forward ----------------------------------------------------------------------------------------------------------
 
-MaskSpec mask_spec_for(const std::string& kind, int window, int padding, const std::vector<uint8_t>& painted,
-                       int painted_n, int T, bool causal_model) {
-    MaskSpec m;
-    T = std::max(0, T);
-    if (kind == "none") m.kind = MaskKind::None;
-    else if (kind == "sliding") { m.kind = MaskKind::SlidingWindow; m.window = std::max(1, window); }
-    else if (kind == "custom") m = painted_mask_spec(painted, painted_n, T, T);
-    else if (kind == "padding") {
-        m.kind = causal_model ? MaskKind::Causal : MaskKind::None;
-        m.key_padding.assign(size_t(T), 0);
-        const int n = std::clamp(padding, 0, std::max(0, T - 1));
-        for (int s = T - n; s < T; ++s) m.key_padding[size_t(s)] = 1;
-    } else m.kind = MaskKind::Causal;
-    return m;
-}
-
-MaskSpec attention_mask_for(const UiState& st, const ModelConfig& c, int T) {
-    MaskSpec m;
-    if (!st.apply_to_model) {
-        if (c.arch == Arch::EncoderOnly) m.kind = MaskKind::None;
-        return m;
-    }
-    const bool custom = st.attn_mask == "custom";
-    return mask_spec_for(st.attn_mask, st.attn_window, st.attn_padding, custom ? painted_cells(st, T) : std::vector<uint8_t>{},
-                         custom ? T : 0, T, c.arch != Arch::EncoderOnly);
-}
-
 void check_view_knobs(const UiState& st, const std::string& view, const ModelConfig& c) {
     const ViewInfo* v = find_view(view);
     const auto reads = [&](const char* option) {
@@ -375,57 +349,11 @@ void check_view_knobs(const UiState& st, const std::string& view, const ModelCon
                                         " layers of " + std::to_string(c.n_heads) + " heads)");
 }
 
-std::vector<interp::HeadRef> ablated_heads_for(const UiState& st, const ModelConfig& c) {
-    std::vector<interp::HeadRef> heads;
-    if (c.arch == Arch::EncoderDecoder) return heads;  // the analyses run decoder-only / encoder-only stacks
-    for (const auto& h : st.ablated_heads)
-        if (h[0] >= 0 && h[0] < c.n_layers && h[1] >= 0 && h[1] < c.n_heads) heads.push_back({h[0], h[1]});
-    return heads;
-}
-
-std::vector<ActivationEdit> ablation_edits_for(const UiState& st, const ModelConfig& c) {
-    const auto heads = ablated_heads_for(st, c);
-    if (heads.empty()) return {};
-    return interp::head_ablation_edits(c, heads, st.ablate_mode == "mean" ? interp::AblationKind::Mean
-                                                                          : interp::AblationKind::Zero);
-}
-
-ForwardRequest make_forward_request(const UiState& st, const LoadedModel& m, std::shared_ptr<const TokenizedText> tokens) {
-    ForwardRequest r;
-    r.model = m.model;
-    r.codec = m.codec;
-    if (m.model->config().arch == Arch::EncoderDecoder && m.codec) {
-        // Encoder–decoder: st.text is the source, st.target_text the teacher-forced target (app/session/seq2seq.h).
-        Seq2SeqTokens io = make_seq2seq_tokens(m, st.text, st.target_text, st.translate_to);
-        r.source_tokens = io.source;
-        tokens = io.target;
-        r.translation = m.translation;
-        r.target_codec = m.target_codec;
-        r.decode.beam = std::max(1, st.decode_beam);
-        // The traced forward reads <start> + the decoded ids: keep that within max_seq_len.
-        r.decode.max_len = std::max(1, std::min(r.decode.max_len, m.model->config().max_seq_len - 1));
-    }
-    r.temperature = st.apply_to_model ? st.attn_temperature : 1.0f;
-    r.mask = attention_mask_for(st, m.model->config(), tokens ? int(tokens->ids.size()) : 0);
-    r.edits = ablation_edits_for(st, m.model->config());
-    r.tokens = std::move(tokens);
-    return r;
-}
-
-bool panel_reads_logits(const std::string& panel) {
-    return panel == "Predictions" || panel == "Causal" || panel == "Lessons";
-}
-bool panel_shows_lens(const std::string& panel) { return panel == "Predictions"; }
-
 std::shared_ptr<const Snapshot> run_forward_now(const UiState& st, const LoadedModel& m, bool translate,
                                                 const std::string& panel) {
     if (!m.model || !m.codec) throw std::runtime_error("no model loaded");
     auto tokens = std::make_shared<const TokenizedText>(tokenize_text(st.text, *m.codec, m.model->config().max_seq_len));
-    ForwardRequest r = make_forward_request(st, m, tokens);
-    if (!panel.empty()) {
-        r.logits = panel_reads_logits(panel);
-        r.logit_lens = panel_shows_lens(panel);
-    }
+    ForwardRequest r = make_forward_request(forward_spec(st, m, panel), m, tokens);
     if (translate && r.translation) r.kind = ForwardRequest::Kind::Translate;
     else if (translate) throw std::runtime_error("--translate needs an encoder-decoder model folder with translation.json");
     return run_forward_request(r, 1);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "app/plot/figure.h"
+#include "app/session/forward_spec.h"
 #include "app/session/state.h"
 #include "app/session/worker.h"
 #include "core/interp/ablation.h"
@@ -54,32 +55,10 @@ void apply_view_option(UiState& st, const std::string& view, const std::string& 
 /// std::invalid_argument for an unknown key or a value of the wrong type.
 void set_state_field(UiState& st, const std::string& assignment);
 
-/// The one rule from mask knobs to a ts::MaskSpec over T keys, for the model's forward (attention_mask_for) and the
-/// Softmax lab's rows (softmax_lab builds them with core's build_mask), so the lab shows what the model runs:
-/// "none"; "causal"; "sliding" (a causal band of `window` keys, window >= 1); "padding" (the model's own mask —
-/// causal when `causal_model`, else none — with the last `padding` keys as padding, never attended; at most T - 1 of
-/// them, so a query keeps a key); "custom" (the painted grid, painted_mask_spec). Any other kind acts as causal.
-[[nodiscard]] MaskSpec mask_spec_for(const std::string& kind, int window, int padding,
-                                     const std::vector<uint8_t>& painted, int painted_n, int T, bool causal_model);
-/// The attention mask the app applies for the state's attention knobs at T tokens: the model's own without
-/// apply_to_model, else mask_spec_for(attn_mask, attn_window, attn_padding, the painted grid, ...).
-[[nodiscard]] MaskSpec attention_mask_for(const UiState& st, const ModelConfig& c, int T);
-/// The ablated heads of the state that exist in this model (none for encoder–decoder models), and the activation
-/// edits that ablate them with st.ablate_mode (core/interp/ablation.h).
-[[nodiscard]] std::vector<interp::HeadRef> ablated_heads_for(const UiState& st, const ModelConfig& c);
 /// Refuses knobs the model cannot honour, before a figure silently clamps them: `layer` / `head` (when the view
 /// reads them) outside the stack `attn_source` selects, and ablated heads outside the model. Throws
 /// std::invalid_argument naming the option, the value and the model's range.
 void check_view_knobs(const UiState& st, const std::string& view, const ModelConfig& c);
-[[nodiscard]] std::vector<ActivationEdit> ablation_edits_for(const UiState& st, const ModelConfig& c);
-/// The forward request the app submits for this state (temperature and mask only with apply_to_model).
-[[nodiscard]] ForwardRequest make_forward_request(const UiState& st, const LoadedModel& m,
-                                                  std::shared_ptr<const TokenizedText> tokens);
-/// Whether a tab's views read logits (Predictions, Causal, Lessons): the others get a forward without the LM head
-/// (ForwardRequest::logits). For GPT-2 small the head is a third of the weights a forward reads.
-[[nodiscard]] bool panel_reads_logits(const std::string& panel);
-/// Whether a tab shows the logit lens (Predictions only): one LM-head product per layer, several times the forward.
-[[nodiscard]] bool panel_shows_lens(const std::string& panel);
 /// Tokenizes st.text and runs the forward pass on this thread (what the worker would publish). With `panel`, only
 /// what that tab's views read (panel_reads_logits, panel_shows_lens); empty: logits and the logit lens too.
 [[nodiscard]] std::shared_ptr<const Snapshot> run_forward_now(const UiState& st, const LoadedModel& m,

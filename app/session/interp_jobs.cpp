@@ -1,7 +1,7 @@
 // The Causal panel's analyses on a background thread (see interp_jobs.h).
 #include "app/session/interp_jobs.h"
 
-#include "app/figures/views.h"
+#include "app/session/forward_spec.h"
 
 #include <algorithm>
 #include <chrono>
@@ -89,13 +89,13 @@ InterpResult run_interp(InterpResult::Kind kind, const UiState& st, const Loaded
         if (!m.model) throw std::invalid_argument("no model loaded");
         const Model& model = *m.model;
         const ModelConfig& c = model.config();
-        ForwardOptions base;
-        base.temperature = st.apply_to_model ? st.attn_temperature : 1.0f;
         r.in = resolve_interp_inputs(st, m, kind == InterpResult::Kind::Patching, fallback_target);
+        // The analyses start from the forward the window runs: the same spec, so the same temperature, mask and
+        // ablations (the edits are split off: some analyses stack them, the sweep replaces them).
         const int T = int(r.in.ids.size());
-        if (c.arch == Arch::EncoderOnly) base.enc_mask = attention_mask_for(st, c, T);
-        else base.self_mask = attention_mask_for(st, c, T);
-        const auto ablation = ablation_edits_for(st, c);
+        ForwardOptions base = forward_options(forward_spec(st, m), c, T);
+        const std::vector<ActivationEdit> ablation = std::move(base.edits);
+        base.edits.clear();
         // Sweep and attribution explain a token: the typed one, else the top prediction of the run they analyse.
         auto resolve_target = [&](const ForwardOptions& o) {
             if (r.in.target < 0) r.in.target = last_position_argmax(model, r.in.ids, o);
@@ -106,7 +106,7 @@ InterpResult run_interp(InterpResult::Kind kind, const UiState& st, const Loaded
             // The sweep measures each head alone against the clean run: the state's ablations are not stacked.
             resolve_target(base);
             interp::AblationSweepOptions o;
-            o.kind = st.ablate_mode == "mean" ? interp::AblationKind::Mean : interp::AblationKind::Zero;
+            o.kind = st.ablate_mode;
             o.targets = {{-1, r.in.target}};
             o.base = base;
             o.progress = progress;

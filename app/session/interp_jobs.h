@@ -29,7 +29,7 @@ struct InterpInputs {
     int answer = -1, wrong = -1;         ///< patching metric tokens
     std::string target_label, minus_label, answer_label, wrong_label;
     std::vector<interp::HeadRef> ablated;  ///< heads ablated in every run (the state's)
-    std::string ablate_mode;
+    interp::AblationKind ablate_mode = interp::AblationKind::Zero;
 };
 
 /// One finished analysis. Exactly one of the optional results is set, or `error` is non-empty.

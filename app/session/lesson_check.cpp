@@ -3,6 +3,7 @@
 #include "app/session/lesson_check.h"
 
 #include "app/figures/figures.h"
+#include "app/session/forward_spec.h"
 #include "app/i18n/tr.h"
 #include "core/ops.h"
 
@@ -85,12 +86,12 @@ void set_knob(UiState& st, const std::string& knob, double v) {
 }
 
 bool is_scannable_knob(const std::string& knob) {
-    // Knobs that change the forward pass itself (or are not lesson material) cannot be scanned on one snapshot.
-    static const char* forward_knobs[] = {"attn_temperature", "attn_window", "ui_scale", "decode_beam", "export_width",
-                                          "export_height", "export_scale", "generate_tokens", "sm_paint_n"};
-    for (const char* k : forward_knobs)
+    // Knobs that change the forward pass itself (forward_spec.h decides which) cannot be scanned on one snapshot;
+    // the window's and the exports' sizes and the number of generated tokens are not lesson material.
+    static const char* not_material[] = {"ui_scale", "export_width", "export_height", "export_scale", "generate_tokens"};
+    for (const char* k : not_material)
         if (knob == k) return false;
-    return knob != "answer";
+    return knob != "answer" && !knob_changes_forward(knob);
 }
 
 void knob_range(const LessonQuestion& q, const Snapshot* snap, const Model* model, double* lo, double* hi,

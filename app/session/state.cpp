@@ -23,7 +23,6 @@ void UiState::remember_model(const std::string& path) {
     recent.erase(std::remove(recent.begin(), recent.end(), path), recent.end());
     recent.insert(recent.begin(), path);
     if (recent.size() > kMaxRecent) recent.resize(kMaxRecent);
-    if (ablate_mode != "zero" && ablate_mode != "mean") ablate_mode = "zero";
     std::erase_if(ablated_heads, [](const std::array<int, 2>& h) { return h[0] < 0 || h[1] < 0 || h[0] > 4096 || h[1] > 4096; });
 }
 

@@ -3,6 +3,8 @@
 // (or ~/.config/transformer-studio/state.json). GL-free so it can be tested without a display.
 #pragma once
 
+#include "app/session/knobs.h"
+
 #include <nlohmann/json_fwd.hpp>
 
 #include <array>
@@ -45,13 +47,13 @@ struct UiState {
     // Attention knobs applied to the model's forward pass (Softmax lab "apply to model").
     bool apply_to_model = false;
     float attn_temperature = 1.0f;
-    std::string attn_mask = "causal";    ///< none | causal | sliding | padding | custom (sm_paint)
+    MaskChoice attn_mask = MaskChoice::Causal;  ///< custom: the Softmax lab's painted grid (sm_paint)
     int attn_window = 4;
     int attn_padding = 1;                ///< mask "padding": how many trailing keys are padding
 
     // Softmax lab.
     float sm_temperature = 1.0f;
-    std::string sm_mask = "causal";      ///< none | causal | sliding | padding | custom (painted cells)
+    MaskChoice sm_mask = MaskChoice::Causal;
     /// "custom" mask painted in the Softmax lab: sm_paint_n × sm_paint_n cells, row-major, 1 = query row may attend
     /// key column. Empty or of another size than the current token count = not painted yet (starts causal).
     std::vector<uint8_t> sm_paint;
@@ -105,7 +107,7 @@ struct UiState {
     // Causal panel (interventions, core/interp): heads ablated in every forward the app runs, and the analyses'
     // inputs. Token fields hold text; its first token is used ("" = the clean run's top prediction).
     std::vector<std::array<int, 2>> ablated_heads;  ///< (layer, head) pairs
-    std::string ablate_mode = "zero";                ///< zero | mean
+    interp::AblationKind ablate_mode = interp::AblationKind::Zero;
     std::string interp_target;                       ///< token whose log-probability / logit is explained
     std::string interp_minus;                        ///< optional second token: logit difference target − minus
     std::string interp_corrupt = "When Mary and John went to the store, Mary gave a drink to";
@@ -134,7 +136,7 @@ struct UiState {
 /// The attention knobs the Softmax lab and the model's forward share while "apply to the model" is on.
 struct AttentionKnobs {
     float temperature = 1.0f;
-    std::string mask = "causal";
+    MaskChoice mask = MaskChoice::Causal;
     int window = 4;
     int padding = 1;
     bool operator==(const AttentionKnobs&) const = default;

@@ -158,7 +158,7 @@ void App::adopt_model(LoadedModel lm) {
     m_path_edit = m_model.path;
     if (!m_model.tokenizer_warning.empty()) log_info(m_model.tokenizer_warning);
     for (const auto& w : m_model.weight_warnings) std::fprintf(stderr, "[warn] %s\n", w.c_str());
-    m_key = ForwardKey{};  // force a new forward
+    m_spec = ForwardSpec{};  // force a new forward
     m_examples = m_model.translation ? read_example_pairs(m_model.path) : std::vector<ExamplePair>{};
     for (const ExamplePair& p : m_examples) request_glyphs(p.en + p.zh);  // in the atlas before the picker opens
     m_translated.reset();
@@ -194,7 +194,7 @@ void App::poll_results() {
                 m_state.target_text = s->tokens->text;
                 m_tokens = s->tokens;
                 m_translated = s;
-                m_key = current_key();
+                m_spec = current_spec();
                 log_info("translated (" + std::string(m_state.decode_beam > 1 ? "beam" : "greedy") + "): " + m_state.target_text);
             }
             m_translate_id = 0;
@@ -213,36 +213,22 @@ void App::poll_results() {
     }
 }
 
-ForwardKey App::current_key() const {
-    const bool enc_dec = m_model.model && m_model.model->config().arch == Arch::EncoderDecoder;
-    return ForwardKey{m_model.model.get(), m_state.text, enc_dec ? m_state.target_text : std::string(),
-                      enc_dec ? m_state.translate_to : std::string(), m_state.apply_to_model, m_state.attn_temperature,
-                      m_state.attn_mask, m_state.attn_window, m_state.attn_padding,
-                      m_state.attn_mask == "custom" ? m_state.sm_paint : std::vector<uint8_t>{}, m_state.ablated_heads,
-                      m_state.ablate_mode, lens_wanted(), logits_wanted()};
-}
-
-// The logit lens costs one LM-head product per layer (GPT-2 small at T = 128: about 5x the forward's own work), and
-// only the Predictions panel shows it: other panels get the forward alone. Opening Predictions changes the key, so
-// the current text is run again with the lens (the kept prefix makes that forward one token's work).
-bool App::lens_wanted() const { return panel_shows_lens(m_state.panel); }
-
-// The LM head is a third of the weights a GPT-2-small keystroke reads (154 of 498 MB) and only some tabs read logits;
-// the others (Attention, Tokens, ...) get a forward without it. Snapshot::logits_row still computes any row on
-// request, so a reader elsewhere stays correct, at the cost of that product on its thread.
-bool App::logits_wanted() const { return panel_reads_logits(m_state.panel); }
+// The spec of the forward the window shows, for the open tab. The logit lens costs one LM-head product per layer
+// (GPT-2 small at T = 128: about 5x the forward's own work) and only Predictions shows it; the LM head is a third of
+// the weights a GPT-2-small keystroke reads (154 of 498 MB) and only some tabs read logits (Snapshot::logits_row
+// still computes any row on request). Opening Predictions changes the spec, so the text runs again with the lens
+// (the kept prefix makes that forward one token's work).
+ForwardSpec App::current_spec() const { return forward_spec(m_state, m_model, m_state.panel); }
 
 void App::maybe_submit() {
     if (!m_model.model || m_translate_id != 0) return;  // a translation in flight brings its own forward
-    const ForwardKey k = current_key();
-    if (k == m_key) return;
-    m_key = k;
+    ForwardSpec spec = current_spec();
+    if (spec == m_spec) return;
+    m_spec = std::move(spec);
     const int max_len = m_model.model->config().max_seq_len;
     auto text_tokens = std::make_shared<const TokenizedText>(tokenize_text(m_state.text, *m_model.codec, max_len));
-    // The same request `render` runs (app/figures/views.h), so exports match the window.
-    ForwardRequest r = make_forward_request(m_state, m_model, text_tokens);
-    r.logit_lens = k.lens;
-    r.logits = k.logits;
+    // The same request `render` runs (app/session/forward_spec.h), so exports match the window.
+    ForwardRequest r = make_forward_request(m_spec, m_model, text_tokens);
     m_tokens = r.tokens;
     m_source_tokens = r.source_tokens;
     m_last_submitted = m_worker->submit(std::move(r));
@@ -258,17 +244,15 @@ void App::translate_now() {
     if (!m_model.model || !m_model.translation || m_state.text.empty()) return;
     auto text_tokens = std::make_shared<const TokenizedText>(
         tokenize_text(m_state.text, *m_model.codec, m_model.model->config().max_seq_len));
-    ForwardRequest r = make_forward_request(m_state, m_model, text_tokens);
+    ForwardRequest r = make_forward_request(current_spec(), m_model, text_tokens);
     r.kind = ForwardRequest::Kind::Translate;
-    r.logit_lens = lens_wanted();
-    r.logits = logits_wanted();
     m_source_tokens = r.source_tokens;
     m_translate_id = m_last_submitted = m_worker->submit(std::move(r));
     m_keep_drawing = true;
 }
 
 void App::main_area() {
-    PanelContext ctx{m_state, m_snap.get(), &m_model, [this] { m_key = ForwardKey{}; },
+    PanelContext ctx{m_state, m_snap.get(), &m_model, [this] { m_spec = ForwardSpec{}; },
                      [this] {
                          if (!m_model.model || !m_tokens) return;
                          ForwardRequest r;
@@ -297,12 +281,12 @@ void App::main_area() {
         // The button first: at 1024 px a long list of heads would push it off the window.
         if (ImGui::SmallButton(tr("clear ablations"))) {
             m_state.ablated_heads.clear();
-            m_key = ForwardKey{};
+            m_spec = ForwardSpec{};
         }
         ImGui::SameLine();
         ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.95f, 0.55f, 0.2f, 1.0f));
         ImGui::TextWrapped(tr("heads ablated (%s): %s; every panel shows the model with these heads knocked out"),
-                           tr(m_state.ablate_mode == "mean" ? "mean" : "zero"), heads.c_str());
+                           tr(name_of(m_state.ablate_mode)), heads.c_str());
         ImGui::PopStyleColor();
     }
     link_attention_knobs(m_state, m_attn_link);  // one knob, one value: the sidebar's and the Softmax lab's
@@ -356,7 +340,7 @@ void App::on_panel_change(const std::string& panel) {
         const bool changed = back.text != m_state.text || m_before_lesson_model != m_model.path;
         m_state = back;
         m_before_lesson.reset();
-        m_key = ForwardKey{};
+        m_spec = ForwardSpec{};
         if (!m_before_lesson_model.empty() && m_before_lesson_model != m_model.path) start_load(m_before_lesson_model);
         if (changed) log_info(tr("left the lesson: your model and text are back"));
     }

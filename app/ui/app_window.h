@@ -57,7 +57,6 @@ struct FrameStats {
 void log_error(const std::string& msg);
 void log_info(const std::string& msg);
 
-/// What decides whether the forward pass must run again.
 /// A soft-wrapped text box's state: the display copy with soft newlines and how it maps back.
 struct WrapBox {
     Wrapped wrap;
@@ -65,22 +64,6 @@ struct WrapBox {
     float width = -1;
     LineBreaker breaker;
     std::string* text = nullptr;  ///< the text being edited (set each frame)
-};
-
-struct ForwardKey {
-    const Model* model = nullptr;
-    std::string text;
-    std::string target, to;  ///< encoder–decoder: the target text and target language
-    bool apply = false;
-    float temperature = 1;
-    std::string mask;
-    int window = 0, padding = 0;
-    std::vector<uint8_t> painted;  ///< the Softmax lab's painted mask (mask "custom")
-    std::vector<std::array<int, 2>> ablated;  ///< heads ablated in the forward (Causal panel)
-    std::string ablate_mode;
-    bool lens = false;  ///< the logit lens is wanted (only the Predictions panel shows it)
-    bool logits = true;  ///< the forward computes the last position's logits (panels that read them)
-    bool operator==(const ForwardKey&) const = default;
 };
 
 class App {
@@ -112,9 +95,7 @@ private:
     void translate_now();
     /// Switches the interface language (ts::i18n::set_language); English with a logged note when that fails.
     void apply_language(const std::string& lang);
-    [[nodiscard]] ForwardKey current_key() const;
-    [[nodiscard]] bool lens_wanted() const;
-    [[nodiscard]] bool logits_wanted() const;
+    [[nodiscard]] ForwardSpec current_spec() const;
     void record_rect(const std::string& name);
     [[nodiscard]] bool animating() const;
 
@@ -143,7 +124,7 @@ private:
     std::vector<std::string> m_ollama;                     ///< models in Ollama's local store, by name (core/ollama.h)
     std::shared_ptr<const Snapshot> m_snap, m_gen;
     uint64_t m_last_submitted = 0;
-    ForwardKey m_key;
+    ForwardSpec m_spec;  ///< the last forward submitted (ForwardSpec{}: none, the next frame submits one)
     std::string m_path_edit;
     std::string m_load_error, m_state_warning;
     uint64_t m_seen_gen = 0;

@@ -201,10 +201,10 @@ void App::sidebar() {
     ImGui::BeginDisabled(!m_state.apply_to_model);
     slider_log(tr("temperature"), &m_state.attn_temperature, 0.05f, 10.0f);
     mask_combo(m_state.attn_mask);
-    if (m_state.attn_mask == "custom" && ImGui::IsItemHovered())
+    if (m_state.attn_mask == MaskChoice::Custom && ImGui::IsItemHovered())
         ImGui::SetTooltip("%s", tr("custom: the mask painted in the Softmax lab (click cells of its mask grid)"));
-    if (m_state.attn_mask == "sliding") ImGui::SliderInt(tr("window w"), &m_state.attn_window, 1, 64);
-    if (m_state.attn_mask == "padding") ImGui::SliderInt(tr("padded keys"), &m_state.attn_padding, 0, 64);
+    if (m_state.attn_mask == MaskChoice::Sliding) ImGui::SliderInt(tr("window w"), &m_state.attn_window, 1, 64);
+    if (m_state.attn_mask == MaskChoice::Padding) ImGui::SliderInt(tr("padded keys"), &m_state.attn_padding, 0, 64);
     ImGui::EndDisabled();
     if (!m_state.apply_to_model && m_model.model && m_model.model->config().arch == Arch::EncoderOnly)
     {

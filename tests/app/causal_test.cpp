@@ -52,7 +52,7 @@ TEST(Causal, AblateOptionParsesLayerDotHead) {
     EXPECT_THROW(apply_view_option(st, "attention", "ablate", "1.x"), std::invalid_argument);
     EXPECT_THROW(apply_view_option(st, "attention", "ablate-mode", "half"), std::invalid_argument);
     apply_view_option(st, "logit-attribution", "ablate-mode", "mean");
-    EXPECT_EQ(st.ablate_mode, "mean");
+    EXPECT_EQ(st.ablate_mode, interp::AblationKind::Mean);
 }
 
 TEST(Causal, SweepViewShowsCoreNumbers) {

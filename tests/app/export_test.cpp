@@ -159,7 +159,7 @@ UiState softmax_state() {
     st.sm_use_typed = true;
     st.sm_typed_logits = "2.0, 1.0, 0.1, -1.0";
     st.sm_temperature = 0.5f;
-    st.sm_mask = "none";
+    st.sm_mask = MaskChoice::None;
     return st;
 }
 
@@ -419,7 +419,7 @@ TEST(ExportFiles, SessionRoundTripReproducesTheFigure) {
     const fs::path file = fs::temp_directory_path() / ("ts_session_" + std::to_string(::getpid()) + ".json");
     UiState st = softmax_state();
     st.view = "softmax";
-    st.sm_mask = "causal";
+    st.sm_mask = MaskChoice::Causal;
     save_session(file, st);
     const UiState back = load_session(file);
     EXPECT_EQ(back.view, "softmax");

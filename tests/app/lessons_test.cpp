@@ -377,7 +377,7 @@ TEST(LessonCheck, CrossingOfTypedLogitsMatchesTheClosedForm) {
     LessonQuestion q = *parse_lesson(minimal_lesson(), "my.json").steps[0].question;
     UiState st;
     st.sm_use_typed = true;
-    st.sm_mask = "none";
+    st.sm_mask = MaskChoice::None;
     st.sm_typed_logits = "0, 2";
     const CheckResult r = check_question(q, st, nullptr, nullptr, 0);
     EXPECT_EQ(r.status, CheckResult::Status::Unavailable);
@@ -410,7 +410,7 @@ TEST(LessonCheck, BelowAndAboveCompareTheMeasureWithTheThreshold) {
     LessonQuestion q = *parse_lesson(j, "my.json").steps[0].question;
     UiState st;
     st.sm_use_typed = true;
-    st.sm_mask = "none";
+    st.sm_mask = MaskChoice::None;
     st.sm_typed_logits = "0, 0, 4";
     st.sm_temperature = 0.5f;  // nearly one-hot: entropy ≈ 0.003 nats
     CheckResult r = check_question(q, st, nullptr, nullptr, 0);
@@ -508,7 +508,7 @@ TEST(LessonCheck, AClaimIsFalseWhenTheModelDisagrees) {
     c.max = 0.1;
     UiState st;
     st.sm_use_typed = true;
-    st.sm_mask = "none";
+    st.sm_mask = MaskChoice::None;
     st.sm_typed_logits = "0, 0, 4";
     st.sm_temperature = 0.5f;  // entropy ≈ 0.003 nats
     ClaimResult r = evaluate_claim(c, st, nullptr, nullptr);

@@ -43,7 +43,7 @@ TEST(State, RoundTripKeepsEveryField) {
     s.head = 2;
     s.dark_theme = false;
     s.attn_temperature = 0.5f;
-    s.attn_mask = "sliding";
+    s.attn_mask = MaskChoice::Sliding;
     s.sm_typed_logits = "1000, 1001, 2000";
     s.rope_interleaved = true;
     s.top_p = 0.9f;
@@ -61,7 +61,7 @@ TEST(State, RoundTripKeepsEveryField) {
     EXPECT_EQ(r.head, 2);
     EXPECT_FALSE(r.dark_theme);
     EXPECT_FLOAT_EQ(r.attn_temperature, 0.5f);
-    EXPECT_EQ(r.attn_mask, "sliding");
+    EXPECT_EQ(r.attn_mask, MaskChoice::Sliding);
     EXPECT_EQ(r.sm_typed_logits, s.sm_typed_logits);
     EXPECT_TRUE(r.rope_interleaved);
     EXPECT_FLOAT_EQ(r.top_p, 0.9f);
@@ -431,7 +431,7 @@ TEST(State, ApplyToModelLinksTheSidebarAndTheSoftmaxLab) {
     ts::ui::UiState st;
     std::optional<ts::ui::AttentionKnobs> link;
     st.sm_temperature = 3.38f;
-    st.sm_mask = "none";
+    st.sm_mask = MaskChoice::None;
     st.attn_temperature = 0.746f;
     ts::ui::link_attention_knobs(st, link);  // off: independent
     EXPECT_FLOAT_EQ(st.attn_temperature, 0.746f);
@@ -439,13 +439,13 @@ TEST(State, ApplyToModelLinksTheSidebarAndTheSoftmaxLab) {
     st.apply_to_model = true;
     ts::ui::link_attention_knobs(st, link);  // switched on: the lab's values go to the model
     EXPECT_FLOAT_EQ(st.attn_temperature, 3.38f);
-    EXPECT_EQ(st.attn_mask, "none");
+    EXPECT_EQ(st.attn_mask, MaskChoice::None);
     st.attn_temperature = 0.5f;  // the sidebar slider moves
-    st.attn_mask = "causal";
+    st.attn_mask = MaskChoice::Causal;
     ts::ui::link_attention_knobs(st, link);
     EXPECT_FLOAT_EQ(st.attn_temperature, 0.5f);  // it stays where the student put it
     EXPECT_FLOAT_EQ(st.sm_temperature, 0.5f);    // and the lab follows
-    EXPECT_EQ(st.sm_mask, "causal");
+    EXPECT_EQ(st.sm_mask, MaskChoice::Causal);
     ts::ui::link_attention_knobs(st, link);      // the next frame changes nothing
     EXPECT_FLOAT_EQ(st.attn_temperature, 0.5f);
     st.sm_temperature = 2.0f;  // the lab's slider moves

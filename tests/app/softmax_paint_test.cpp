@@ -39,7 +39,7 @@ TEST(SoftmaxPaint, PaintedCellsBecomeACustomMaskSpec) {
     EXPECT_EQ(painted_cells(st, 2), (std::vector<uint8_t>{1, 0, 1, 1}));
     // Through the app's request: attn_mask "custom" applies the painted grid.
     st.apply_to_model = true;
-    st.attn_mask = "custom";
+    st.attn_mask = MaskChoice::Custom;
     ModelConfig c;
     const MaskSpec fwd = attention_mask_for(st, c, 3);
     EXPECT_EQ(fwd.kind, MaskKind::Custom);
@@ -50,7 +50,7 @@ TEST(SoftmaxPaint, FullyMaskedRowGivesZerosInTheLab) {
     UiState st;
     st.sm_use_typed = true;
     st.sm_typed_logits = "2, 1, 0.5";
-    st.sm_mask = "custom";
+    st.sm_mask = MaskChoice::Custom;
     // The lab shows the last row (query 2) of typed logits; mask it completely.
     for (int k = 0; k < 3; ++k) paint_cell(st, 3, 2, k, false);
     const SoftmaxLab lab = softmax_lab(st, nullptr);
@@ -73,7 +73,7 @@ TEST(SoftmaxPaint, ModelForwardUsesThePaintedMask) {
     UiState st;
     st.text = "abcd";
     st.apply_to_model = true;
-    st.attn_mask = "custom";
+    st.attn_mask = MaskChoice::Custom;
     const int T = 4;
     paint_cell(st, T, 3, 1, false);  // query 3 may not read key 1
     paint_cell(st, T, 0, 3, true);   // query 0 may read the future key 3
@@ -108,14 +108,14 @@ TEST(SoftmaxPaint, LabRowsAreTheRowsTheForwardRan) {
         UiState st;
         st.text = "abcdef";
         st.apply_to_model = true;
-        st.sm_mask = k.kind;
+        st.sm_mask = *parse_mask_choice(k.kind);
         st.sm_window = k.window;
         st.sm_padding = k.padding;
         const int T = 6;
         if (std::string(k.kind) == "custom") paint_cell(st, T, 4, 5, true), paint_cell(st, T, 5, 0, false);
         std::optional<AttentionKnobs> last;
         link_attention_knobs(st, last);  // just switched on: the lab's knobs become the model's
-        ASSERT_EQ(st.attn_mask, k.kind);
+        ASSERT_STREQ(name_of(st.attn_mask), k.kind);
         ASSERT_EQ(st.attn_padding, k.padding);
         const auto snap = run_forward_now(st, lm);
         ASSERT_TRUE(snap->error.empty()) << snap->error;

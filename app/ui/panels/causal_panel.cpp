@@ -110,10 +110,10 @@ void draw_causal_panel(PanelContext& ctx) {
     // --- ablation ----------------------------------------------------------------------------------------------------
     section(tr("1. Head ablation: click heads to knock them out (every panel then runs with them ablated)"));
     ImGui::SetNextItemWidth(line_h * 6);
-    int mode = st.ablate_mode == "mean" ? 1 : 0;
-    const char* modes[] = {"zero", "mean"};
+    int mode = st.ablate_mode == interp::AblationKind::Mean ? 1 : 0;
     const char* mode_names[] = {tr("zero"), tr("mean")};
-    if (ImGui::Combo(tr("ablation"), &mode, mode_names, 2)) st.ablate_mode = modes[mode];
+    if (ImGui::Combo(tr("ablation"), &mode, mode_names, 2))
+        st.ablate_mode = mode == 1 ? interp::AblationKind::Mean : interp::AblationKind::Zero;
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip("%s", tr("zero: the head's output (before W_O) := 0\nmean: := its mean over the positions of the text"));
     ImGui::SameLine();

@@ -10,6 +10,7 @@
 #include <imgui_stdlib.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <cstring>
 
@@ -84,14 +85,25 @@ void insert_typed_emoji(ImGuiInputTextCallbackData* d) {
     d->InsertChars(d->CursorPos, emoji.data(), emoji.data() + emoji.size());  // moves the cursor past them
 }
 
-bool mask_combo(std::string& kind) {
-    static const char* const kKinds[] = {"none", "causal", "padding", "sliding", "custom"};
-    const char* names[] = {tr("none"), tr("causal"), tr("padding"), tr("sliding window"), tr("custom (paint)")};
+bool mask_combo(MaskChoice& kind) {
+    auto label = [](MaskChoice m) {
+        switch (m) {
+        case MaskChoice::None: return tr("none");
+        case MaskChoice::Causal: return tr("causal");
+        case MaskChoice::Padding: return tr("padding");
+        case MaskChoice::Sliding: return tr("sliding window");
+        case MaskChoice::Custom: return tr("custom (paint)");
+        }
+        return tr("causal");
+    };
+    std::array<const char*, kMaskChoices.size()> names{};
     int i = 1;
-    for (int k = 0; k < 5; ++k)
-        if (kind == kKinds[k]) i = k;
-    if (!ImGui::Combo(tr("mask"), &i, names, 5)) return false;
-    kind = kKinds[i];
+    for (size_t k = 0; k < kMaskChoices.size(); ++k) {
+        names[k] = label(kMaskChoices[k]);
+        if (kind == kMaskChoices[k]) i = int(k);
+    }
+    if (!ImGui::Combo(tr("mask"), &i, names.data(), int(names.size()))) return false;
+    kind = kMaskChoices[size_t(i)];
     return true;
 }
 

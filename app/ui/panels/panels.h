@@ -71,7 +71,7 @@ void empty_message(const char* text);
 void text_wrapped(const std::string& text, float width = 0);  ///< width 0: the available width
 /// The attention-mask combo of the Softmax lab and the sidebar: one list of kinds (none, causal, padding, sliding
 /// window, custom) in one order. Returns true when the user picked another.
-bool mask_combo(std::string& kind);
+bool mask_combo(MaskChoice& kind);
 /// A one-line text field (ImGui::InputTextWithHint) that keeps emoji and other characters beyond U+FFFF: it edits
 /// their stand-ins (app/ui/astral.h) and writes the real text back. Returns true when the text changed.
 bool text_field(const char* label, const char* hint, std::string& text);

@@ -6,6 +6,7 @@
 #include "app/plot/ticks.h"
 #include "app/figures/figures.h"
 #include "app/ui/panels/panels.h"
+#include "app/session/forward_spec.h"
 #include "core/ops.h"
 
 #include <imgui.h>
@@ -53,7 +54,7 @@ void draw_softmax_panel(PanelContext& ctx) {
     ImGui::SameLine();
     ImGui::SetNextItemWidth(line_h * 9);
     mask_combo(st.sm_mask);
-    if (st.sm_mask == "custom") {
+    if (st.sm_mask == MaskChoice::Custom) {
         ImGui::SameLine();
         if (ImGui::SmallButton(tr("causal"))) {
             st.sm_paint.clear();
@@ -71,12 +72,12 @@ void draw_softmax_panel(PanelContext& ctx) {
             st.sm_paint_n = S;
         }
     }
-    if (st.sm_mask == "sliding") {
+    if (st.sm_mask == MaskChoice::Sliding) {
         same_line_if_fits(labeled_width(tr("window w"), line_h * 8));
         ImGui::SetNextItemWidth(line_h * 8);
         ImGui::SliderInt(tr("window w"), &st.sm_window, 1, std::max(1, S));
     }
-    if (st.sm_mask == "padding") {
+    if (st.sm_mask == MaskChoice::Padding) {
         same_line_if_fits(labeled_width(tr("padded keys"), line_h * 8));
         ImGui::SetNextItemWidth(line_h * 8);
         ImGui::SliderInt(tr("padded keys"), &st.sm_padding, 0, std::max(0, S - 1));
@@ -111,7 +112,7 @@ void draw_softmax_panel(PanelContext& ctx) {
         o.highlight_row = lab.qpos;
         o.export_button = false;
         const auto r = gfx::draw_figure(lab.mask_figure, ImVec2(avail_w * 0.3f - 4, bottom_h), o, "sm_mask");
-        const bool custom = st.sm_mask == "custom";
+        const bool custom = st.sm_mask == MaskChoice::Custom;
         if (!ImGui::IsMouseDown(ImGuiMouseButton_Left)) drag_value = -1;
         if (custom && r.hovered && r.row >= 0 && r.col >= 0 && r.row < S && r.col < S) {
             const std::vector<uint8_t> cells = painted_cells(st, S);

@@ -1,0 +1,49 @@
+// Typed knobs: settings that pick one of a few named kinds. Each has one table of names, used by the state file
+// (UiState JSON), the CLI options, the lessons and the combo boxes, so the kinds and their order are written once.
+// GL-free.
+#pragma once
+
+#include "core/interp/ablation.h"
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <array>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace ts::ui {
+
+/// The attention mask the Softmax lab shows and, with "apply to the model", the forward runs (mask_spec_for in
+/// app/session/forward_spec.h says what each does). Listed in the order the mask combo shows them.
+enum class MaskChoice { None, Causal, Padding, Sliding, Custom };
+inline constexpr std::array<MaskChoice, 5> kMaskChoices{MaskChoice::None, MaskChoice::Causal, MaskChoice::Padding,
+                                                       MaskChoice::Sliding, MaskChoice::Custom};
+/// "none", "causal", "padding", "sliding", "custom": the name in state files, lessons and `--mask` / `--attn-mask`.
+[[nodiscard]] const char* name_of(MaskChoice m);
+/// The choice named `s` (exact, as name_of writes it); nullopt for any other text.
+[[nodiscard]] std::optional<MaskChoice> parse_mask_choice(std::string_view s);
+
+/// Head ablation (core/interp/ablation.h) by name: "zero" | "mean".
+[[nodiscard]] const char* name_of(interp::AblationKind k);
+[[nodiscard]] std::optional<interp::AblationKind> parse_ablation_kind(std::string_view s);
+
+/// "none, causal, padding, sliding or custom": the names for an error message.
+[[nodiscard]] std::string mask_choice_list();
+
+}  // namespace ts::ui
+
+// JSON as the name (state files, lessons, `--set attn_mask=sliding`); reading an unknown name throws
+// nlohmann::json::type_error, so a state file's unknown value is reported and the default kept, like any wrong type.
+namespace nlohmann {
+template <>
+struct adl_serializer<ts::ui::MaskChoice> {
+    static void to_json(json& j, ts::ui::MaskChoice v);
+    static void from_json(const json& j, ts::ui::MaskChoice& v);
+};
+template <>
+struct adl_serializer<ts::interp::AblationKind> {
+    static void to_json(json& j, ts::interp::AblationKind v);
+    static void from_json(const json& j, ts::interp::AblationKind& v);
+};
+}  // namespace nlohmann
