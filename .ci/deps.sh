@@ -4,6 +4,7 @@
 #   bash .ci/deps.sh            build, run and test
 #   bash .ci/deps.sh --corpus   also WordNet and OpenCC for `transformer-studio corpus build` (it fetches the .debs itself)
 #   bash .ci/deps.sh --fuzz     also clang and its libFuzzer runtime for the `fuzz` preset (.ci/fuzz.sh)
+#   bash .ci/deps.sh --format   also clang-format for the style check of changed lines (.ci/check_format.sh)
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config ccache
       libeigen3-dev nlohmann-json3-dev libpcre2-dev zlib1g-dev libsentencepiece-dev libicu-dev
@@ -13,6 +14,7 @@ pkgs=(build-essential cmake ninja-build pkg-config ccache
       git python3 python3-numpy python3-yaml)  # git, numpy, yaml: llama.cpp's gguf-py at test set-up
 if [ "${1:-}" = "--corpus" ]; then pkgs+=(wordnet-base opencc); fi
 if [ "${1:-}" = "--fuzz" ]; then pkgs+=(clang libclang-rt-14-dev); fi
+if [ "${1:-}" = "--format" ]; then pkgs+=(clang-format-14); fi
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,6 +1,7 @@
 // Activation edits: parsing trace-point names into (stack, layer, site), validating them against the model and the
 // call, and applying Zero / Mean / Set in place on the forward's row-major buffers.
 #include "core/edit_plan.h"
+#include "core/util/number.h"
 
 #include <charconv>
 #include <stdexcept>
@@ -51,10 +52,11 @@ std::vector<std::string_view> split_dots(std::string_view s) {
 }
 
 bool parse_layer(std::string_view s, int& out) {
-    if (s.empty() || s.size() > 6) return false;
-    for (char ch : s)
-        if (ch < '0' || ch > '9') return false;
-    return std::from_chars(s.data(), s.data() + s.size(), out).ec == std::errc();
+    if (s.empty() || s.size() > 6 || s[0] == '-') return false;
+    const auto v = parse_int(s);
+    if (!v) return false;
+    out = int(*v);
+    return true;
 }
 
 bool site_of(const std::vector<std::string_view>& p, EditSite& site) {

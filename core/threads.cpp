@@ -1,5 +1,7 @@
 // Process-wide compute thread count: Eigen's OpenMP GEMMs and the core's own `omp parallel for` over heads.
 #include "core/threads.h"
+#include "core/util/json.h"
+#include "core/util/number.h"
 
 #include <Eigen/Core>
 #ifdef _OPENMP
@@ -50,11 +52,11 @@ int hardware_threads() { return std::max(1, static_cast<int>(std::thread::hardwa
 int default_worker_threads() { return std::max(1, hardware_threads() - 1); }
 
 int parse_thread_count(const std::string_view text) {
-    int n = 0;
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
-    if (ec != std::errc() || end != text.data() + text.size() || n < 1 || n > 256)
-        throw std::invalid_argument("--threads expects an integer from 1 to 256, got '" + std::string(text) + "'");
-    return n;
+    const auto n = parse_int(text);  // core/util/number.h: the whole text
+    if (!n || *n < 1 || *n > 256)
+        throw std::invalid_argument("--threads expects an integer from 1 to 256, got " +
+                                    quote_value(std::string(text)));
+    return int(*n);
 }
 
 }  // namespace ts

@@ -5,6 +5,8 @@
 #include "core/util/json.h"
 #include "core/util/number.h"
 
+#include <limits>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -101,14 +103,10 @@ private:
     std::stringstream ss(s);
     std::string item;
     while (std::getline(ss, item, ',')) {
-        try {
-            size_t pos = 0;
-            const int v = std::stoi(item, &pos);
-            if (pos != item.size()) throw std::invalid_argument("");
-            ids.push_back(v);
-        } catch (...) {
-            throw std::invalid_argument("--ids expects comma-separated integers, got '" + item + "'");
-        }
+        const auto v = parse_int(item);  // core/util/number.h: the whole item
+        if (!v || *v < std::numeric_limits<int>::min() || *v > std::numeric_limits<int>::max())
+            throw std::invalid_argument("--ids expects comma-separated integers, got " + quote_value(item));
+        ids.push_back(int(*v));
     }
     return ids;
 }

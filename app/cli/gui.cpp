@@ -107,11 +107,12 @@ int run_gui(int argc, char** argv) {
     if (o.bench_edits < 0 || o.max_frames < 0)
         throw std::invalid_argument("--bench-edits and --max-frames expect a count >= 0");
     if (args.has("size")) {
-        int w = 0, h = 0;
-        if (std::sscanf(args.get("size").c_str(), "%dx%d", &w, &h) != 2 || w < 200 || h < 200)
-            throw std::invalid_argument("--size expects WxH (at least 200x200), got '" + args.get("size") + "'");
-        o.width = w;
-        o.height = h;
+        const auto wh = parse_int_pair(args.get("size"), 'x');
+        if (!wh || wh->first < 200 || wh->second < 200 || wh->first > 16384 || wh->second > 16384)
+            throw std::invalid_argument("--size expects WxH (200x200 to 16384x16384), got " +
+                                        quote_value(args.get("size")));
+        o.width = wh->first;
+        o.height = wh->second;
     }
     if (!args.positional().empty())
         throw std::invalid_argument("unexpected argument '" + args.positional().front() + "'");

@@ -14,8 +14,11 @@
 #include "core/threads.h"
 #include "core/model.h"
 #include "core/safetensors.h"
+#include "core/util/json.h"
+#include "core/util/number.h"
 
 #include <climits>
+#include <limits>
 #include <cmath>
 #include <fnmatch.h>
 #include <cstdio>
@@ -37,11 +40,10 @@ std::vector<ActivationEdit> parse_ablate(const std::string& s, const std::string
     std::stringstream ss(s);
     std::string item;
     while (std::getline(ss, item, ',')) {
-        int layer = -1, head = -1;
-        char dot = 0, extra = 0;
-        if (std::sscanf(item.c_str(), "%d%c%d%c", &layer, &dot, &head, &extra) != 3 || dot != '.' || layer < 0 ||
-            head < 0)
-            throw std::invalid_argument("--ablate expects LAYER.HEAD[,LAYER.HEAD...], got '" + item + "'");
+        const auto lh = parse_int_pair(item, '.');
+        if (!lh || lh->first < 0 || lh->second < 0)
+            throw std::invalid_argument("--ablate expects LAYER.HEAD[,LAYER.HEAD...], got " + quote_value(item));
+        const int layer = lh->first, head = lh->second;
         const std::string point = stack + "." + std::to_string(layer) + ".attn.head_out";
         edits.push_back(mode == "zero" ? ActivationEdit::zero(point, head) : ActivationEdit::mean(point, head));
     }
@@ -57,14 +59,10 @@ ActivationEdit parse_patch(const std::string& spec, const WeightMap& source, con
         throw std::invalid_argument("--patch " + spec + ": " + source_path + " has no tensor '" + point + "'");
     const Tensor& t = it->second;
     if (at == std::string::npos) return ActivationEdit::set(point, t.data);
-    int pos = -1;
-    try {
-        size_t used = 0;
-        pos = std::stoi(spec.substr(at + 1), &used);
-        if (used != spec.size() - at - 1 || pos < 0) throw std::invalid_argument("");
-    } catch (...) {
-        throw std::invalid_argument("--patch expects POINT[@POSITION], got '" + spec + "'");
-    }
+    const auto parsed = parse_int(std::string_view(spec).substr(at + 1));
+    if (!parsed || *parsed < 0 || *parsed > std::numeric_limits<int>::max())
+        throw std::invalid_argument("--patch expects POINT[@POSITION], got " + quote_value(spec));
+    const int pos = int(*parsed);
     // (T, W) matrices, or (H, T, D) head outputs: one row per head.
     const int64_t heads = t.rank() == 3 ? t.shape[0] : 1, rows = t.rank() == 3 ? t.shape[1] : t.rows(), w = t.cols();
     if (pos >= rows)
@@ -186,7 +184,7 @@ struct NameSelection {
         size_t b = a + 1;
         while (b < name.size() && std::isdigit(static_cast<unsigned char>(name[b]))) ++b;
         if (b == a + 1 || b >= name.size() || name[b] != '.' || b - a > 7) return -1;
-        return std::stoi(name.substr(a + 1, b - a - 1));
+        return int(parse_int(std::string_view(name).substr(a + 1, b - a - 1)).value_or(-1));
     }
     [[nodiscard]] bool keeps(const std::string& name) const {
         if (!only.empty() && std::none_of(only.begin(), only.end(), [&](const auto& p) { return matches(p, name); }))
@@ -226,18 +224,14 @@ NameSelection parse_selection(const Args& args) {
     if (args.has("layers")) {
         const std::string t = args.get("layers");
         const size_t dash = t.find('-');
-        try {
-            size_t used = 0;
-            sel.lo = std::stoi(t.substr(0, dash), &used);
-            if (used != (dash == std::string::npos ? t.size() : dash)) throw std::invalid_argument("");
-            sel.hi = sel.lo;
-            if (dash != std::string::npos) {
-                sel.hi = std::stoi(t.substr(dash + 1), &used);
-                if (used != t.size() - dash - 1) throw std::invalid_argument("");
-            }
-        } catch (const std::exception&) {
-            throw std::invalid_argument("--layers expects A or A-B (layer indices), got '" + t + "'");
-        }
+        const std::string_view tv(t);
+        const auto lo = parse_int(tv.substr(0, dash));
+        const auto hi = dash == std::string::npos ? lo : parse_int(tv.substr(dash + 1));
+        constexpr int64_t kMax = std::numeric_limits<int>::max();
+        if (!lo || !hi || *lo < -kMax || *lo > kMax || *hi < -kMax || *hi > kMax)
+            throw std::invalid_argument("--layers expects A or A-B (layer indices), got " + quote_value(t));
+        sel.lo = int(*lo);
+        sel.hi = int(*hi);
         if (sel.lo < 0 || sel.hi < sel.lo)
             throw std::invalid_argument("--layers expects 0 <= A <= B, got '" + t + "'");
     }
@@ -261,15 +255,9 @@ HeadRequest parse_head(const std::string& spec) {
     if (colon == std::string::npos || colon + 1 >= spec.size()) throw bad();
     HeadRequest r;
     r.name = spec.substr(0, colon);
-    try {
-        size_t used = 0;
-        r.head = std::stoi(spec.substr(colon + 1), &used);
-        if (used != spec.size() - colon - 1 || r.head < 0) throw bad();
-    } catch (const std::invalid_argument&) {
-        throw bad();
-    } catch (const std::out_of_range&) {
-        throw bad();
-    }
+    const auto head = parse_int(std::string_view(spec).substr(colon + 1));
+    if (!head || *head < 0 || *head > std::numeric_limits<int>::max()) throw bad();
+    r.head = int(*head);
     const std::optional<AttentionRows::Kind> kind = attention_entry_kind(r.name, &r.block);
     if (!kind) throw bad();
     r.kind = *kind;

@@ -3,6 +3,7 @@
 // results (app/session/interp_jobs.h) or, for rollout, from a snapshot's attention probabilities.
 #include "app/i18n/tr.h"
 #include "app/figures/figures.h"
+#include "core/util/number.h"
 
 #include "core/interp/attention_flow.h"
 
@@ -149,8 +150,7 @@ std::vector<plot::Figure> logit_attribution_figures(const InterpResult& r, int n
         if (n == "tok_emb.out" || n == "pos.out") { emb += v; continue; }
         const size_t d1 = n.find('.'), d2 = n.find('.', d1 + 1);
         if (d1 == std::string::npos || d2 == std::string::npos) { bias += v; continue; }
-        int l = -1;
-        try { l = std::stoi(n.substr(d1 + 1, d2 - d1 - 1)); } catch (...) { bias += v; continue; }
+        const int64_t l = parse_int(std::string_view(n).substr(d1 + 1, d2 - d1 - 1)).value_or(-1);
         if (l < 0 || l >= n_layers) { bias += v; continue; }
         if (n.compare(d2 + 1, 4, "attn") == 0) attn[size_t(l)] += v;
         else mlp[size_t(l)] += v;

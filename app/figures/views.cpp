@@ -9,7 +9,7 @@
 #include "app/figures/figures.h"
 #include "app/session/seq2seq.h"
 #include "core/util/json.h"
-#include "core/util/json.h"
+#include "core/util/number.h"
 
 #include <nlohmann/json.hpp>
 
@@ -173,14 +173,8 @@ std::vector<std::string> view_flag_options() { return {"unit-scale", "no-annotat
 namespace {
 
 double to_number(const std::string& option, const std::string& value) {
-    try {
-        size_t pos = 0;
-        const double v = std::stod(value, &pos);
-        if (pos != value.size() || !std::isfinite(v)) throw std::invalid_argument("");
-        return v;
-    } catch (...) {
-        throw std::invalid_argument("option --" + option + " expects a number, got '" + value + "'");
-    }
+    if (const auto v = parse_real(value)) return *v;  // core/util/number.h: the whole value, finite
+    throw std::invalid_argument("option --" + option + " expects a number, got " + quote_value(value));
 }
 int to_int(const std::string& option, const std::string& value) {
     const double v = to_number(option, value);
@@ -287,11 +281,10 @@ void apply_view_option(UiState& st, const std::string& view, const std::string& 
         std::stringstream ss(value);
         std::string item;
         while (std::getline(ss, item, ',')) {
-            int l = -1, h = -1;
-            char dot = 0, extra = 0;
-            if (std::sscanf(item.c_str(), " %d %c %d %c", &l, &dot, &h, &extra) != 3 || dot != '.' || l < 0 || h < 0)
+            const auto lh = parse_int_pair(item, '.');
+            if (!lh || lh->first < 0 || lh->second < 0)
                 throw std::invalid_argument("--ablate expects LAYER.HEAD[,LAYER.HEAD...], got " + quote_value(item));
-            st.ablated_heads.push_back({l, h});
+            st.ablated_heads.push_back({lh->first, lh->second});
         }
     } else if (option == "ablate-mode") {
         const auto k = parse_ablation_kind(value);

@@ -2,6 +2,7 @@
 #include "app/session/interp_jobs.h"
 
 #include "app/session/forward_spec.h"
+#include "core/util/number.h"
 
 #include <algorithm>
 #include <chrono>
@@ -136,7 +137,9 @@ InterpResult run_interp(InterpResult::Kind kind, const UiState& st, const Loaded
                 for (int l = 0; l < c.n_layers; ++l) {
                     const std::string prefix = stack + "." + std::to_string(l) + ".attn.head";
                     const std::string& n = r.attribution->names[i];
-                    if (n.rfind(prefix, 0) == 0) r.attr_heads(l, std::stoi(n.substr(prefix.size()))) = r.attribution->values[i];
+                    if (n.rfind(prefix, 0) != 0) continue;
+                    const int64_t h = parse_int(std::string_view(n).substr(prefix.size())).value_or(-1);
+                    if (h >= 0 && h < c.n_heads) r.attr_heads(l, int(h)) = r.attribution->values[i];
                 }
             break;
         }

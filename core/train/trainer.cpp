@@ -361,7 +361,7 @@ std::vector<std::filesystem::path> Trainer::kept_checkpoints() const {
         const std::string digits = name.substr(5, name.size() - 5 - 12);
         if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 15)
             continue;
-        const int64_t step = std::stoll(digits);
+        const int64_t step = parse_int(digits).value_or(-1);
         if (step <= m_step) found.emplace_back(step, e.path());  // a resumed run ignores snapshots from its future
     }
     std::sort(found.begin(), found.end());

@@ -5,6 +5,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 
@@ -24,6 +25,18 @@ std::optional<double> parse_real(std::string_view s) {
     const auto r = std::from_chars(s.data(), end, v, std::chars_format::general);
     if (s.empty() || r.ec != std::errc() || r.ptr != end || !std::isfinite(v)) return std::nullopt;
     return v;
+}
+
+std::optional<std::pair<int, int>> parse_int_pair(std::string_view s, char sep) {
+    const auto blank = [](char c) { return c == ' ' || c == '\t'; };
+    while (!s.empty() && blank(s.front())) s.remove_prefix(1);
+    while (!s.empty() && blank(s.back())) s.remove_suffix(1);
+    const size_t at = s.find(sep);
+    if (at == std::string_view::npos) return std::nullopt;
+    const auto a = parse_int(s.substr(0, at)), b = parse_int(s.substr(at + 1));
+    constexpr int64_t lo = std::numeric_limits<int>::min(), hi = std::numeric_limits<int>::max();
+    if (!a || !b || *a < lo || *a > hi || *b < lo || *b > hi) return std::nullopt;
+    return std::pair<int, int>{int(*a), int(*b)};
 }
 
 namespace {

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace ts {
 
@@ -15,6 +16,10 @@ namespace ts {
 /// A finite decimal or scientific number ("0.5", "-3", "1e-4") that is the whole of `s`; nullopt otherwise
 /// (also for "nan", "inf", hex and numbers beyond double's range).
 [[nodiscard]] std::optional<double> parse_real(std::string_view s);
+
+/// Two whole numbers joined by `sep`, e.g. a head "3.1" (sep '.') or a size "1280x800" (sep 'x'), each within int's
+/// range and parsed like parse_int; blanks around the whole are allowed ("  3.1 "), none inside. nullopt otherwise.
+[[nodiscard]] std::optional<std::pair<int, int>> parse_int_pair(std::string_view s, char sep);
 
 /// parse_int within [lo, hi]. Throws std::invalid_argument "<what>: expected a whole number from lo to hi, got
 /// '<s>'" (the value quoted and truncated).

@@ -82,6 +82,16 @@ TEST(UtilNumber, WholeStringFiniteAndBounded) {
     EXPECT_DOUBLE_EQ(parse_real_in("0.5", 0, 1, "--p"), 0.5);
 }
 
+// A head "L.H" (--ablate in render and trace) and a size "WxH" (--size) (#29: sscanf's %d overflowed silently and
+// took "1.2junk" in one of the two ablation parsers only).
+TEST(UtilNumber, PairsAreTwoWholeNumbers) {
+    EXPECT_EQ(parse_int_pair("3.1", '.'), (std::pair<int, int>{3, 1}));
+    EXPECT_EQ(parse_int_pair(" 0.12 ", '.'), (std::pair<int, int>{0, 12}));
+    EXPECT_EQ(parse_int_pair("1280x800", 'x'), (std::pair<int, int>{1280, 800}));
+    for (const char* bad : {"3", "3.", ".1", "3.1.2", "3 .1", "3.1x", "a.b", "99999999999.1", "1.5e2", ""})
+        EXPECT_FALSE(parse_int_pair(bad, '.')) << bad;
+}
+
 // The one UTF-8 codec (#29): well-formed sequences only (no overlongs, surrogates, > U+10FFFF, no sequence cut by
 // the end), and Python's errors="replace" for whole strings (expected values printed by CPython 3.11).
 TEST(UtilUtf8, StrictCharactersAndPythonsReplacement) {
