@@ -362,7 +362,7 @@ TEST(Forward, RejectsBadInputs) {
 using GridParam = std::tuple<NormKind, NormPlacement, Activation, PositionKind, int>;
 class ConfigGrid : public ::testing::TestWithParam<GridParam> {};
 
-TEST_P(ConfigGrid, WeightCountMatchesParameterCountAndLogitsAreFinite) {
+TEST_P(ConfigGrid, WeightCountMatchesParameterCountAndCachedForwardEqualsFull) {
     const auto [norm, placement, act, pos, kv] = GetParam();
     ModelConfig c = small_config();
     c.norm = norm;
@@ -381,6 +381,23 @@ TEST_P(ConfigGrid, WeightCountMatchesParameterCountAndLogitsAreFinite) {
     EXPECT_TRUE(all_finite(r.logits));
     EXPECT_EQ(r.trace->find("pos.out") != nullptr,
               pos == PositionKind::Learned || pos == PositionKind::Sinusoidal);
+    // The KV-cache forward equals the full forward: four tokens, then one at a time through the same cache.
+    ForwardOptions all;
+    all.all_logits = true;
+    const std::vector<int> ids = some_ids(6, c.vocab_size);
+    const ForwardResult full = forward(m, ids, all);
+    KVCache cache;
+    const ForwardResult head = forward(m, std::vector<int>(ids.begin(), ids.begin() + 4), all, &cache);
+    ASSERT_EQ(head.logits.rows(), 4);
+    EXPECT_ALLCLOSE(head.logits, MatrixRM(full.logits.topRows(4)), 1e-4f, 1e-4f);
+    for (int t = 4; t < 6; ++t) {
+        const ForwardResult step = forward(m, {ids[size_t(t)]}, all, &cache);
+        ASSERT_EQ(step.logits.rows(), 1);
+        EXPECT_ALLCLOSE(step.logits, MatrixRM(full.logits.row(t)), 1e-4f, 1e-4f) << "position " << t;
+    }
+    EXPECT_EQ(cache.n_past, 6);
+    // The logits are not all alike (a grid of constant outputs would pass any comparison).
+    EXPECT_GT((full.logits.row(5) - full.logits.row(0)).cwiseAbs().maxCoeff(), 1e-3f);
 }
 
 INSTANTIATE_TEST_SUITE_P(
