@@ -3,6 +3,7 @@
 #include "app/gfx/painter.h"
 
 #include "app/gfx/heatmap_texture.h"
+#include "app/plot/canvas.h"
 #include "app/plot/ticks.h"
 #include "app/plot/writers.h"
 #include "app/ui/astral.h"
@@ -16,6 +17,7 @@
 #include <cstdio>
 #include <cstring>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -97,24 +99,8 @@ void add_text_vertical(ImDrawList* dl, ImVec2 center, ImU32 col, const char* tex
 
 namespace {
 
-ImU32 with_alpha(ImU32 c, float a) {
-    ImVec4 v = ImGui::ColorConvertU32ToFloat4(c);
-    v.w *= a;
-    return ImGui::ColorConvertFloat4ToU32(v);
-}
-
 std::string category(const plot::Axis& a, int i) {
     return i >= 0 && i < int(a.categories.size()) ? a.categories[size_t(i)] : std::to_string(i);
-}
-
-void dashed_line(ImDrawList* dl, ImVec2 a, ImVec2 b, ImU32 col, float w, float dash = 6.0f) {
-    const float len = std::hypot(b.x - a.x, b.y - a.y);
-    if (len <= 0) return;
-    const ImVec2 d((b.x - a.x) / len, (b.y - a.y) / len);
-    for (float t = 0; t < len; t += dash * 1.7f) {
-        const float t1 = std::min(len, t + dash);
-        dl->AddLine(ImVec2(a.x + d.x * t, a.y + d.y * t), ImVec2(a.x + d.x * t1, a.y + d.y * t1), col, w);
-    }
 }
 
 ExportMenuFn g_export_menu = nullptr;
@@ -136,27 +122,116 @@ void export_popup(const Figure& f) {
 
 void set_export_menu(ExportMenuFn fn) { g_export_menu = fn; }
 
-void draw_colorbar(ImDrawList* dl, const plot::Heatmap& h, const plot::Rect& C) {
-    const float line_h = ImGui::GetTextLineHeight();
-    const ImU32 text_col = ImGui::GetColorU32(ImGuiCol_Text), frame_col = with_alpha(text_col, 0.55f);
-    const int n = 48;
-    for (int i = 0; i < n; ++i) {
-        const float t0 = float(i) / n, t1 = float(i + 1) / n;
-        const ImU32 c = to_u32(plot::colormap_sample(h.cmap, 1.0f - (t0 + t1) / 2));
-        dl->AddRectFilled(ImVec2(C.x0, C.y0 + C.h() * t0), ImVec2(C.x1, C.y0 + C.h() * t1 + 1), c);
+namespace {
+
+plot::Rgba rgba_of(ImU32 c) {
+    const ImVec4 v = ImGui::ColorConvertU32ToFloat4(c);
+    return {v.x, v.y, v.z, v.w};
+}
+
+// The figure colours of the current ImGui style (the window's theme, or the export theme raster.cpp installs).
+plot::Theme screen_theme() {
+    plot::Theme th;
+    th.text = rgba_of(ImGui::GetColorU32(ImGuiCol_Text));
+    th.text_dim = rgba_of(ImGui::GetColorU32(ImGuiCol_TextDisabled));
+    th.grid = {th.text.r, th.text.g, th.text.b, th.text.a * 0.12f};
+    th.frame = {th.text.r, th.text.g, th.text.b, th.text.a * 0.55f};
+    th.plot_background = rgba_of(ImGui::GetColorU32(ImGuiCol_FrameBg));
+    const plot::Rgba popup = rgba_of(ImGui::GetColorU32(ImGuiCol_PopupBg));
+    th.legend_background = {popup.r, popup.g, popup.b, popup.a * 0.85f};
+    return th;
+}
+
+ImVec2 im(plot::Vec2 p) { return ImVec2(p.x, p.y); }
+
+// Walks a path of points laying dashes of `on` pixels with gaps of `off` (the SVG writer's dash pattern).
+void dashed_path(ImDrawList* dl, std::span<const plot::Vec2> pts, ImU32 col, float w, float on, float off) {
+    float phase = 0;  // distance into the current on+off period
+    for (size_t i = 0; i + 1 < pts.size(); ++i) {
+        const plot::Vec2 a = pts[i], b = pts[i + 1];
+        const float len = std::hypot(b.x - a.x, b.y - a.y);
+        if (len <= 0) continue;
+        const float dx = (b.x - a.x) / len, dy = (b.y - a.y) / len;
+        float t = 0;
+        while (t < len) {
+            const bool drawing = phase < on;
+            const float step = std::min(len - t, drawing ? on - phase : on + off - phase);
+            if (drawing)
+                dl->AddLine(ImVec2(a.x + dx * t, a.y + dy * t), ImVec2(a.x + dx * (t + step), a.y + dy * (t + step)),
+                            col, w);
+            t += step;
+            phase += step;
+            if (phase >= on + off) phase = 0;
+        }
     }
-    dl->AddRect(ImVec2(C.x0, C.y0), ImVec2(C.x1, C.y1), frame_col);
-    const plot::AxisTicks cbt = plot::colorbar_ticks(h, C.h(), line_h);
-    float tw = 0;
-    for (double v : cbt.values) {
-        const float y = C.y1 - float((v - h.vmin) / (h.vmax - h.vmin)) * C.h();
-        const std::string s = plot::format_tick(v, cbt.step);
-        dl->AddLine(ImVec2(C.x1, y), ImVec2(C.x1 + 3, y), frame_col);
-        dl->AddText(ImVec2(C.x1 + 5, y - line_h / 2), text_col, s.c_str());
-        tw = std::max(tw, ImGui::CalcTextSize(s.c_str()).x);
+}
+
+/// The window's canvas (plot/canvas.h): ImDrawList primitives in the current ImGui window with its font, heatmap
+/// images as GL textures (heatmap_texture).
+class ImDrawCanvas : public plot::Canvas {
+public:
+    explicit ImDrawCanvas(ImDrawList* dl) : m_dl(dl) {}
+    [[nodiscard]] float text_width(std::string_view s) const override {
+        return ImGui::CalcTextSize(s.data(), s.data() + s.size()).x;
     }
-    const std::string ct = h.value_title();
-    add_text_vertical(dl, ImVec2(C.x1 + 5 + tw + line_h * 0.7f, (C.y0 + C.y1) / 2), text_col, ct.c_str());
+    [[nodiscard]] float line_height() const override { return ImGui::GetTextLineHeight(); }
+    [[nodiscard]] float unit() const override { return ImGui::GetFontSize() / 16.0f; }
+    void line(plot::Vec2 a, plot::Vec2 b, Rgba c, float width, bool dashed) override {
+        const plot::Vec2 pts[2] = {a, b};
+        polyline(pts, c, width, dashed);
+    }
+    void polyline(std::span<const plot::Vec2> pts, Rgba c, float width, bool dashed) override {
+        if (pts.size() < 2) return;
+        if (dashed) return dashed_path(m_dl, pts, to_u32(c), width, 6 * unit(), 4 * unit());
+        if (pts.size() == 2) return m_dl->AddLine(im(pts[0]), im(pts[1]), to_u32(c), width);
+        std::vector<ImVec2> v(pts.size());
+        for (size_t i = 0; i < pts.size(); ++i) v[i] = im(pts[i]);
+        m_dl->AddPolyline(v.data(), int(v.size()), to_u32(c), 0, width);
+    }
+    void rect_filled(const plot::Rect& r, Rgba c, float rounding, bool) override {
+        m_dl->AddRectFilled(ImVec2(r.x0, r.y0), ImVec2(r.x1, r.y1), to_u32(c), rounding);
+    }
+    void rect_outline(const plot::Rect& r, Rgba c, float width) override {
+        m_dl->AddRect(ImVec2(r.x0, r.y0), ImVec2(r.x1, r.y1), to_u32(c), 0, 0, width);
+    }
+    void circle_filled(plot::Vec2 p, float radius, Rgba c) override { m_dl->AddCircleFilled(im(p), radius, to_u32(c)); }
+    void text(plot::Vec2 p, std::string_view s, Rgba c, plot::HAlign h, plot::VAlign v, plot::TextStyle) override {
+        const float w = text_width(s);
+        const float x = p.x - (h == plot::HAlign::Left ? 0.0f : h == plot::HAlign::Center ? w / 2 : w);
+        const float y = p.y - (v == plot::VAlign::Top ? 0.0f : line_height() / 2);
+        m_dl->AddText(ImVec2(x, y), to_u32(c), s.data(), s.data() + s.size());
+    }
+    void text_vertical(plot::Vec2 center, std::string_view s, Rgba c) override {
+        add_text_vertical(m_dl, im(center), to_u32(c), std::string(s).c_str());
+    }
+    void heatmap_image(const plot::Rect& r, const plot::Heatmap& h) override {
+        if (ImTextureID tex = heatmap_texture(ImGui::GetID("##heat"), h))
+            m_dl->AddImage(tex, ImVec2(r.x0, r.y0), ImVec2(r.x1, r.y1), ImVec2(0, 0), ImVec2(1, 1));
+    }
+    void vertical_gradient(const plot::Rect& r, std::span<const Rgba> stops) override {
+        if (stops.empty()) return;
+        const size_t n = stops.size();
+        if (n == 1) return rect_filled(r, stops[0], 0, false);
+        for (size_t i = 0; i + 1 < n; ++i) {  // stops[0] at the bottom
+            const float y_lo = r.y1 - r.h() * float(i) / float(n - 1),
+                        y_hi = r.y1 - r.h() * float(i + 1) / float(n - 1);
+            const ImU32 top = to_u32(stops[i + 1]), bottom = to_u32(stops[i]);
+            m_dl->AddRectFilledMultiColor(ImVec2(r.x0, y_hi), ImVec2(r.x1, y_lo + (i == 0 ? 0.0f : 0.5f)), top, top,
+                                          bottom, bottom);
+        }
+    }
+    void push_clip(const plot::Rect& r) override { m_dl->PushClipRect(ImVec2(r.x0, r.y0), ImVec2(r.x1, r.y1), true); }
+    void pop_clip() override { m_dl->PopClipRect(); }
+
+private:
+    ImDrawList* m_dl;
+};
+
+}  // namespace
+
+void draw_colorbar(ImDrawList* dl, const plot::Heatmap& h, const plot::Rect& C, const plot::Theme* theme) {
+    ImDrawCanvas c(dl);
+    plot::paint_colorbar(c, h, C, theme ? *theme : screen_theme());
 }
 
 namespace {
@@ -188,16 +263,25 @@ PlotInteraction draw_figure_as(const Figure& f, const Figure& exported, ImVec2 s
     const ImVec2 after = ImGui::GetCursorScreenPos();
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const float line_h = ImGui::GetTextLineHeight();
-    auto measure = [](const std::string& s) { return ImGui::CalcTextSize(s.c_str()).x; };
-    plot::FigureLayout L = plot::layout_figure(f, size.x, size.y, measure, line_h, opt.compact, opt.show_note);
-    const float u = ImGui::GetFontSize() / 16.0f;  // line widths and offsets grow with the font (HiDPI, export scale)
-    auto off = [&](plot::Rect r) { return plot::Rect{r.x0 + origin.x, r.y0 + origin.y, r.x1 + origin.x, r.y1 + origin.y}; };
-    const plot::Rect P = off(L.plot);
-    const plot::Transform T = plot::make_transform(f, P);
-    const ImU32 text_col = ImGui::GetColorU32(ImGuiCol_Text);
     const ImU32 dim_col = ImGui::GetColorU32(ImGuiCol_TextDisabled);
-    const ImU32 grid_col = with_alpha(text_col, 0.12f);
-    const ImU32 frame_col = with_alpha(text_col, 0.55f);
+
+    // The figure itself: the one painter (plot/canvas.h) that SVG exports use too.
+    const bool button = !opt.compact && opt.export_button && opt.title_button && !f.title.empty();
+    plot::PaintStyle style;
+    style.theme = opt.theme ? *opt.theme : screen_theme();
+    style.compact = opt.compact;
+    style.show_note = opt.show_note;
+    style.title_reserve = (button ? ImGui::CalcTextSize(ts::tr("Export")).x + line_h : 0.0f) +
+        (f.formula.empty() || !opt.export_button ? 0.0f : ImGui::CalcTextSize("(?)").x + line_h * 0.4f);
+    // Rectangles up to 64×64 cells; beyond that one texture. Thumbnails use a texture from 16×16 cells on: the
+    // attention grid draws L × H of them (GPT-2 small at 32 tokens: 144 × 1024 rectangles, ~600k vertices a frame,
+    // ~100 ms per frame with Mesa's software renderer; as textures ~40k vertices).
+    style.image_cells = opt.compact ? 16u * 16u : 64u * 64u;
+    ImDrawCanvas canvas(dl);
+    const plot::PaintedFigure painted =
+        plot::paint_figure(canvas, f, plot::Rect{origin.x, origin.y, origin.x + size.x, origin.y + size.y}, style);
+    const plot::Rect& P = painted.plot;
+    const plot::Transform& T = painted.transform;
 
     // Interaction over the plot area only (title row and export button stay clickable).
     ImGui::SetCursorScreenPos(ImVec2(P.x0, P.y0));
@@ -207,269 +291,48 @@ PlotInteraction draw_figure_as(const Figure& f, const Figure& exported, ImVec2 s
     if (!opt.compact && opt.export_button && ImGui::IsItemClicked(ImGuiMouseButton_Right)) ImGui::OpenPopup("export");
     const ImVec2 mouse = ImGui::GetIO().MousePos;
 
-    // Title, formula tooltip, export button.
+    // The title's hover help: the whole title when it was cut, the formula and note behind "(?)"; the Export button.
     if (!opt.compact && !f.title.empty()) {
-        const plot::Rect tr = off(L.title);
-        const bool button = opt.export_button && opt.title_button;
-        const float reserve = (button ? ImGui::CalcTextSize(ts::tr("Export")).x + line_h : 0.0f) +
-                              (f.formula.empty() || !opt.export_button ? 0.0f : ImGui::CalcTextSize("(?)").x + line_h * 0.4f);
-        // A title wider than the room left of the Export button is cut with "…" (whole UTF-8 characters) instead of
-        // running under the button; the whole title is in the hover tooltip.
-        std::string title = f.title;
-        const float room = std::max(line_h, tr.w() - reserve);
-        const bool elided = ImGui::CalcTextSize(title.c_str()).x > room;
-        if (elided) {
-            const float dots = ImGui::CalcTextSize("…").x;
-            size_t cut = title.size();
-            while (cut > 0 && ImGui::CalcTextSize(title.c_str(), title.c_str() + cut).x + dots > room) {
-                --cut;
-                while (cut > 0 && (static_cast<unsigned char>(title[cut]) & 0xC0) == 0x80) --cut;
-            }
-            title = title.substr(0, cut) + "…";
-        }
-        const ImVec2 ts = ImGui::CalcTextSize(title.c_str());
-        const float tx = std::max(tr.x0, std::min((tr.x0 + tr.x1) * 0.5f - ts.x * 0.5f, tr.x1 - reserve - ts.x));
-        dl->AddText(ImVec2(tx, tr.y0 + (tr.h() - ts.y) * 0.5f), text_col, title.c_str());
-        if (elided && ImGui::IsMouseHoveringRect(ImVec2(tx, tr.y0), ImVec2(tx + ts.x, tr.y1)) && ImGui::IsWindowHovered())
+        const plot::Rect& tt = painted.title_text;
+        if (painted.title_elided && ImGui::IsMouseHoveringRect(ImVec2(tt.x0, tt.y0), ImVec2(tt.x1, tt.y1)) &&
+            ImGui::IsWindowHovered())
             ImGui::SetTooltip("%s", f.title.c_str());
-        if (!f.formula.empty() && opt.export_button) {  // the hover hint only on screen
+        if (!f.formula.empty() && opt.export_button) {
             const char* mark = "(?)";
             const ImVec2 ms = ImGui::CalcTextSize(mark);
-            const ImVec2 mp(tx + ts.x + line_h * 0.4f, tr.y0 + (tr.h() - ms.y) * 0.5f);
+            const ImVec2 mp(tt.x1 + line_h * 0.4f, tt.y0 + (tt.h() - ms.y) * 0.5f);
             dl->AddText(mp, dim_col, mark);
-            const ImVec2 tmin(tx, tr.y0), tmax(mp.x + ms.x, tr.y1);
-            if (ImGui::IsMouseHoveringRect(tmin, tmax) && ImGui::IsWindowHovered()) {
+            if (ImGui::IsMouseHoveringRect(ImVec2(tt.x0, tt.y0), ImVec2(mp.x + ms.x, tt.y1)) &&
+                ImGui::IsWindowHovered()) {
                 ImGui::BeginTooltip();
                 ImGui::PushTextWrapPos(ImGui::GetFontSize() * 40.0f);
                 ImGui::TextUnformatted(f.formula.c_str());
-                if (!f.note.empty()) { ImGui::Separator(); ImGui::TextUnformatted(f.note.c_str()); }
+                if (!f.note.empty()) {
+                    ImGui::Separator();
+                    ImGui::TextUnformatted(f.note.c_str());
+                }
                 ImGui::PopTextWrapPos();
                 ImGui::EndTooltip();
             }
         }
         if (button) {
+            const plot::Rect tr = painted.layout.title;
             const ImVec2 bs = ImGui::CalcTextSize(ts::tr("Export"));
-            ImGui::SetCursorScreenPos(ImVec2(tr.x1 - bs.x - ImGui::GetStyle().FramePadding.x * 2, tr.y0));
+            ImGui::SetCursorScreenPos(
+                ImVec2(origin.x + tr.x1 - bs.x - ImGui::GetStyle().FramePadding.x * 2, origin.y + tr.y0));
             if (ImGui::SmallButton(ts::tr("Export"))) ImGui::OpenPopup("export");
         }
     }
     if (!opt.compact && opt.export_button) export_popup(exported);
 
-    // Plot background.
-    dl->AddRectFilled(ImVec2(P.x0, P.y0), ImVec2(P.x1, P.y1), ImGui::GetColorU32(ImGuiCol_FrameBg));
-
-    // Heatmap cells.
-    if (f.heatmap && f.heatmap->rows > 0 && f.heatmap->cols > 0) {
-        const plot::Heatmap& h = *f.heatmap;
-        const float cw = P.w() / float(h.cols), ch = P.h() / float(h.rows);
-        ImTextureID tex = nullptr;
-        // Rectangles up to 64×64 cells; beyond that one texture. Thumbnails use a texture from 16×16 cells on: the
-        // attention grid draws L × H of them (GPT-2 small at 32 tokens: 144 × 1024 rectangles, ~600k vertices a
-        // frame, ~100 ms per frame with Mesa's software renderer; as textures ~40k vertices).
-        const size_t n_cells = size_t(h.rows) * size_t(h.cols);
-        if (n_cells > 64u * 64u || (opt.compact && n_cells > 16u * 16u)) tex = heatmap_texture(ImGui::GetID("##heat"), h);
-        if (tex) {
-            dl->AddImage(tex, ImVec2(P.x0, P.y0), ImVec2(P.x1, P.y1), ImVec2(0, 0), ImVec2(1, 1));
-        } else {
-            for (int r = 0; r < h.rows; ++r)
-                for (int c = 0; c < h.cols; ++c) {
-                    const Rgba col = plot::colormap_sample(h.cmap, h.shade(r, c));
-                    const ImVec2 a(P.x0 + c * cw, P.y0 + r * ch), b(P.x0 + (c + 1) * cw, P.y0 + (r + 1) * ch);
-                    dl->AddRectFilled(a, b, to_u32(col));
-                }
-        }
-        const bool has_text = h.cell_text.size() == size_t(h.rows) * size_t(h.cols);
-        if (has_text && !opt.compact && ch > line_h) {
-            for (int r = 0; r < h.rows; ++r)
-                for (int c = 0; c < h.cols; ++c) {
-                    const std::string& t = h.cell_text[size_t(r) * size_t(h.cols) + size_t(c)];
-                    const ImVec2 bs = ImGui::CalcTextSize(t.c_str());
-                    if (bs.x > cw - 2) continue;
-                    const float tv = h.shade(r, c);
-                    const bool dark_cell = std::isnan(tv) || tv < 0.6f;
-                    dl->AddText(ImVec2(P.x0 + (c + 0.5f) * cw - bs.x / 2, P.y0 + (r + 0.5f) * ch - bs.y / 2),
-                                dark_cell ? IM_COL32(255, 255, 255, 235) : IM_COL32(0, 0, 0, 235), t.c_str());
-                }
-        } else if (h.annotate && !opt.compact && cw > measure("0.00") + 4 && ch > line_h) {
-            for (int r = 0; r < h.rows; ++r)
-                for (int c = 0; c < h.cols; ++c) {
-                    const float v = h.at(r, c);
-                    const std::string label = plot::heatmap_cell_label(v);
-                    const char* buf = label.c_str();
-                    const bool dark_cell = plot::heatmap_cell_is_dark(h, v);
-                    const ImVec2 bs = ImGui::CalcTextSize(buf);
-                    dl->AddText(ImVec2(P.x0 + (c + 0.5f) * cw - bs.x / 2, P.y0 + (r + 0.5f) * ch - bs.y / 2),
-                                dark_cell ? IM_COL32(255, 255, 255, 230) : IM_COL32(0, 0, 0, 230), buf);
-                }
-        }
-        if (opt.highlight_row >= 0 && opt.highlight_row < h.rows)
-            dl->AddRect(ImVec2(P.x0, P.y0 + opt.highlight_row * ch), ImVec2(P.x1, P.y0 + (opt.highlight_row + 1) * ch),
-                        IM_COL32(255, 80, 80, 255), 0, 0, 2.0f);
+    // Selection marks over the figure.
+    if (f.heatmap && f.heatmap->rows > 0 && opt.highlight_row >= 0 && opt.highlight_row < f.heatmap->rows) {
+        const float ch = P.h() / float(f.heatmap->rows);
+        dl->AddRect(ImVec2(P.x0, P.y0 + opt.highlight_row * ch), ImVec2(P.x1, P.y0 + (opt.highlight_row + 1) * ch),
+                    IM_COL32(255, 80, 80, 255), 0, 0, 2.0f);
     }
-
-    // Grid and ticks.
-    std::vector<double> xt, yt;
-    double xstep = 1, ystep = 1;
-    if (!opt.compact) {
-        const plot::AxisTicks ax = plot::axis_ticks(f, T, line_h, true), ay = plot::axis_ticks(f, T, line_h, false);
-        xt = ax.values;
-        xstep = ax.step;
-        yt = ay.values;
-        ystep = ay.step;
-        if (!f.heatmap) {
-            for (double v : xt) dl->AddLine(ImVec2(T.px(v), P.y0), ImVec2(T.px(v), P.y1), grid_col);
-            for (double v : yt) dl->AddLine(ImVec2(P.x0, T.py(v)), ImVec2(P.x1, T.py(v)), grid_col);
-            if (!f.y.log && T.b.ymin < 0 && T.b.ymax > 0)
-                dl->AddLine(ImVec2(P.x0, T.py(0)), ImVec2(P.x1, T.py(0)), with_alpha(text_col, 0.35f));
-            if (!f.x.log && f.x.categories.empty() && T.b.xmin < 0 && T.b.xmax > 0)
-                dl->AddLine(ImVec2(T.px(0), P.y0), ImVec2(T.px(0), P.y1), with_alpha(text_col, 0.35f));
-        }
-    }
-
-    // Series, reference lines, annotations (clipped to the plot).
-    dl->PushClipRect(ImVec2(P.x0, P.y0), ImVec2(P.x1, P.y1), true);
-    for (const auto& rl : f.ref_lines) {
-        const ImU32 c = to_u32(rl.color);
-        if (rl.vertical) dashed_line(dl, ImVec2(T.px(rl.pos), P.y0), ImVec2(T.px(rl.pos), P.y1), c, 1.5f * u, 6.0f * u);
-        else dashed_line(dl, ImVec2(P.x0, T.py(rl.pos)), ImVec2(P.x1, T.py(rl.pos)), c, 1.5f * u, 6.0f * u);
-        if (!rl.label.empty()) {
-            const ImVec2 p = rl.vertical ? ImVec2(T.px(rl.pos) + 3, P.y0 + 2) : ImVec2(P.x0 + 3, T.py(rl.pos) - line_h);
-            dl->AddText(p, c, rl.label.c_str());
-        }
-    }
-    for (const auto& s : f.series) {
-        const ImU32 c = to_u32(s.color);
-        const size_t n = std::min(s.x.size(), s.y.size());
-        if (s.kind == plot::SeriesKind::Line) {
-            std::vector<ImVec2> pts;
-            auto flush = [&]() {
-                if (pts.size() >= 2) {
-                    if (s.dashed)
-                        for (size_t i = 0; i + 1 < pts.size(); i += 2) dl->AddLine(pts[i], pts[i + 1], c, s.width * u);
-                    else dl->AddPolyline(pts.data(), int(pts.size()), c, 0, s.width * u);
-                }
-                pts.clear();
-            };
-            for (size_t i = 0; i < n; ++i) {
-                if (!std::isfinite(s.y[i]) || (f.y.log && s.y[i] <= 0)) { flush(); continue; }
-                pts.emplace_back(T.px(s.x[i]), T.py(s.y[i]));
-            }
-            flush();
-        } else if (s.kind == plot::SeriesKind::Scatter) {
-            for (size_t i = 0; i < n; ++i)
-                if (std::isfinite(s.y[i])) dl->AddCircleFilled(ImVec2(T.px(s.x[i]), T.py(s.y[i])), s.marker * u, c);
-        } else {
-            for (size_t i = 0; i < n; ++i) {
-                if (!std::isfinite(s.y[i])) continue;
-                const float x0 = T.px(s.x[i] - s.bar_width / 2), x1 = T.px(s.x[i] + s.bar_width / 2);
-                const double base = f.y.log ? std::max(T.b.ymin, s.bar_base) : s.bar_base;
-                const float ya = T.py(std::max(s.y[i], base)), yb = T.py(std::min(s.y[i], base));
-                dl->AddRectFilled(ImVec2(x0, ya), ImVec2(std::max(x0 + 1.0f, x1 - 0.5f), yb), c);
-            }
-        }
-    }
-    for (const auto& a : f.annotations)
-        dl->AddText(ImVec2(T.px(a.x) + 4, T.py(a.y) - line_h - 2), to_u32(a.color), a.text.c_str());
-    dl->PopClipRect();
-
-    if (opt.selected) dl->AddRect(ImVec2(P.x0 - 2, P.y0 - 2), ImVec2(P.x1 + 2, P.y1 + 2), IM_COL32(255, 80, 80, 255), 0, 0, 3.0f);
-    if (!opt.compact) dl->AddRect(ImVec2(P.x0, P.y0), ImVec2(P.x1, P.y1), frame_col, 0, 0, u);
-
-    // Axis ticks, labels and titles.
-    if (!opt.compact) {
-        for (double v : xt) {
-            const float x = T.px(v);
-            dl->AddLine(ImVec2(x, P.y1), ImVec2(x, P.y1 + 4 * u), frame_col, u);
-            const std::string s = plot::format_tick(v, xstep);
-            const float w = measure(s);
-            dl->AddText(ImVec2(x - w / 2, P.y1 + 5 * u), text_col, s.c_str());
-        }
-        for (double v : yt) {
-            const float y = T.py(v);
-            dl->AddLine(ImVec2(P.x0 - 4 * u, y), ImVec2(P.x0, y), frame_col, u);
-            const std::string s = plot::format_tick(v, ystep);
-            dl->AddText(ImVec2(P.x0 - 6 * u - measure(s), y - line_h / 2), text_col, s.c_str());
-        }
-        const bool cells = f.heatmap.has_value();
-        const double half = cells ? 0.5 : 0.0;
-        for (size_t i = 0; f.x.show_labels && i < f.x.categories.size(); i += size_t(L.category_stride_x)) {
-            const float x = T.px(double(i) + half);
-            const std::string& s = f.x.categories[i];
-            const float w = measure(s);
-            if (L.rotate_x_categories) {
-                add_text_vertical(dl, ImVec2(x, P.y1 + 5 + std::min(w, L.x_label.y0 - L.plot.y1) / 2), text_col, s.c_str());
-            } else {
-                dl->AddText(ImVec2(x - w / 2, P.y1 + 4), text_col, s.c_str());
-            }
-        }
-        for (size_t i = 0; f.y.show_labels && i < f.y.categories.size(); i += size_t(L.category_stride_y)) {
-            const float y = T.py(double(i) + half);
-            const std::string& s = f.y.categories[i];
-            dl->AddText(ImVec2(P.x0 - 5 - measure(s), y - line_h / 2), text_col, s.c_str());
-        }
-        const std::string xtitle = f.x.shown_title(), ytitle = f.y.shown_title();
-        if (!xtitle.empty()) {
-            const plot::Rect xr = off(L.x_label);
-            dl->AddText(ImVec2((xr.x0 + xr.x1) / 2 - measure(xtitle) / 2, xr.y0 + 2), text_col, xtitle.c_str());
-        }
-        if (!ytitle.empty()) {
-            const plot::Rect yr = off(L.y_label);
-            add_text_vertical(dl, ImVec2((yr.x0 + yr.x1) / 2, (yr.y0 + yr.y1) / 2), text_col, ytitle.c_str());
-        }
-    }
-
-    // Colorbar.
-    if (!opt.compact && f.heatmap && f.colorbar) draw_colorbar(dl, *f.heatmap, off(L.colorbar));
-
-    // Note lines (exports).
-    if (!opt.compact && opt.show_note && L.note.h() > 0) {
-        const plot::Rect nr = off(L.note);
-        float y = nr.y0;
-        size_t a = 0;
-        while (a <= f.note.size()) {
-            size_t b = f.note.find('\n', a);
-            if (b == std::string::npos) b = f.note.size();
-            const std::string ln = f.note.substr(a, b - a);
-            dl->AddText(ImVec2(nr.x0, y), dim_col, ln.c_str());
-            y += line_h * 1.1f;
-            a = b + 1;
-        }
-    }
-
-    // Legend: inside the plot in the emptiest corner, or under the x-axis title when the layout put it there.
-    if (!opt.compact && f.legend) {
-        const float sw = line_h * 1.2f;
-        std::vector<std::pair<size_t, ImVec2>> entries;  // series, top-left of its row (swatch starts here)
-        if (L.legend_below.w() > 0) {
-            for (const auto& e : plot::legend_flow(f, off(L.legend_below), measure, line_h)) entries.push_back({e.series, ImVec2(e.x, e.y)});
-        } else {
-            float w = 0;
-            int count = 0;
-            for (const auto& s : f.series)
-                if (!s.name.empty()) { w = std::max(w, measure(s.name)); ++count; }
-            if (count > 0) {
-                const float bw = w + sw + line_h - 4, bh = count * line_h + 6;
-                const plot::Rect box = plot::legend_box(plot::best_legend_location(f, T, bw, bh, 4), P, bw, bh, 4);
-                dl->AddRectFilled(ImVec2(box.x0, box.y0), ImVec2(box.x1, box.y1),
-                                  with_alpha(ImGui::GetColorU32(ImGuiCol_PopupBg), 0.85f), 3.0f);
-                int k = 0;
-                for (size_t si = 0; si < f.series.size(); ++si)
-                    if (!f.series[si].name.empty()) entries.push_back({si, ImVec2(box.x0 + 4, box.y0 + 3 + float(k++) * line_h)});
-            }
-        }
-        for (const auto& [si, p0] : entries) {
-            const plot::Series& s = f.series[si];
-            const ImU32 c = to_u32(s.color);
-            const float y = p0.y;
-            if (s.kind == plot::SeriesKind::Line) {
-                if (s.dashed) dashed_line(dl, ImVec2(p0.x, y + line_h / 2), ImVec2(p0.x + sw, y + line_h / 2), c, s.width * u, 4.0f * u);
-                else dl->AddLine(ImVec2(p0.x, y + line_h / 2), ImVec2(p0.x + sw, y + line_h / 2), c, s.width * u);
-            } else {
-                dl->AddRectFilled(ImVec2(p0.x, y + 3), ImVec2(p0.x + sw, y + line_h - 3), c);
-            }
-            dl->AddText(ImVec2(p0.x + 4 + sw, y), text_col, s.name.c_str());
-        }
-    }
+    if (opt.selected)
+        dl->AddRect(ImVec2(P.x0 - 2, P.y0 - 2), ImVec2(P.x1 + 2, P.y1 + 2), IM_COL32(255, 80, 80, 255), 0, 0, 3.0f);
 
     // Hover readout with exact values.
     if (out.hovered) {

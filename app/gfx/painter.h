@@ -1,6 +1,7 @@
-// Draws a plot::Figure into the current ImGui window (ImDrawList): title with the formula as tooltip, axes with
-// nice ticks and unit labels, series, heatmaps (rectangles, or a GPU texture beyond 64×64 cells), colorbar,
-// legend, hover readout with exact values, and an Export button. Also an ImPlot-like immediate API on top.
+// Draws a plot::Figure into the current ImGui window: the figure itself through plot::paint_figure on an ImDrawList
+// canvas (the painter SVG exports use too; heatmaps beyond 64×64 cells as one GPU texture), plus what only a
+// window has: the formula and note behind "(?)", the Export button and menu, selection marks and the hover readout
+// with exact values.
 #pragma once
 
 #include "app/plot/figure.h"
@@ -27,6 +28,7 @@ struct PaintOptions {
     int highlight_row = -1, highlight_col = -1;  ///< outline one heatmap row / column (e.g. the selected query)
     bool selected = false;           ///< thick frame (thumbnail grid selection)
     bool show_note = false;          ///< print Figure::note under the plot (exports; the screen shows it on hover)
+    const plot::Theme* theme = nullptr;  ///< figure colours (exports); null: from the current ImGui style
 };
 
 /// The body of the Export popup every plot opens (its Export button or a right-click on the plot). The app installs
@@ -41,26 +43,14 @@ PlotInteraction draw_figure(const plot::Figure& f, ImVec2 size, const PaintOptio
 /// Vertical text centred at `center`: rotated 90° counter-clockwise (reads bottom to top), except that Chinese,
 /// Japanese and Korean characters stand upright one under another, with any other runs among them turned clockwise.
 void add_text_vertical(ImDrawList* dl, ImVec2 center, ImU32 col, const char* text);
-/// A vertical colorbar for h in the bar rectangle C (screen pixels), ticks and rotated title to its right, in the
-/// current ImGui style's text color (figures draw theirs with it; grid exports draw one shared bar).
-void draw_colorbar(ImDrawList* dl, const plot::Heatmap& h, const plot::Rect& C);
+/// A vertical colorbar for h in the bar rectangle C (screen pixels), ticks and rotated title to its right
+/// (plot::paint_colorbar), in `theme`'s colours or the current ImGui style's (grid exports draw one shared bar).
+void draw_colorbar(ImDrawList* dl, const plot::Heatmap& h, const plot::Rect& C, const plot::Theme* theme = nullptr);
 
 /// ImU32 from a plot color; alpha 0 means the theme's text color.
 [[nodiscard]] ImU32 to_u32(const plot::Rgba& c);
 
 /// Series colors that read on light and dark backgrounds (Okabe-Ito palette; same as plot::palette).
 [[nodiscard]] plot::Rgba palette(int i);
-
-// --- ImPlot-like immediate API (builds a Figure, draws it at EndPlot) ---------------------------------------------
-bool BeginPlot(const char* title, ImVec2 size = ImVec2(-1, 0));
-void SetupAxes(const char* x_label, const char* y_label, const char* x_unit = "", const char* y_unit = "");
-void SetupFormula(const char* formula);
-void SetupAxisLimits(double xmin, double xmax, double ymin, double ymax);
-void PlotLine(const char* label, const double* xs, const double* ys, int n);
-void PlotScatter(const char* label, const double* xs, const double* ys, int n);
-void PlotBars(const char* label, const double* xs, const double* ys, int n, double bar_width = 0.8);
-void PlotHistogram(const char* label, const float* values, int n, int bins = 40);
-void PlotHeatmap(const char* label, const float* values, int rows, int cols, plot::Colormap cmap = plot::Colormap::Viridis);
-PlotInteraction EndPlot();
 
 }  // namespace ts::gfx

@@ -146,6 +146,7 @@ Image render_figures(const std::vector<plot::Figure>& figs, const plot::ExportOp
         PaintOptions po;
         po.export_button = false;
         po.show_note = true;
+        po.theme = &th;  // the SVG writer's colours exactly
         for (size_t i = 0; i < figs.size(); ++i) {
             const plot::Rect& c = g.cells[i];
             ImGui::SetCursorScreenPos(ImVec2(std::floor(c.x0), std::floor(c.y0)));
@@ -153,7 +154,7 @@ Image render_figures(const std::vector<plot::Figure>& figs, const plot::ExportOp
             draw_figure(g.figure(figs, i), ImVec2(std::floor(c.x1) - std::floor(c.x0), std::floor(c.y1) - std::floor(c.y0)), po,
                         id.c_str());
         }
-        if (g.colorbar) draw_colorbar(ImGui::GetWindowDrawList(), *figs.front().heatmap, *g.colorbar);
+        if (g.colorbar) draw_colorbar(ImGui::GetWindowDrawList(), *figs.front().heatmap, *g.colorbar, &th);
         ImGui::End();
         ImGui::Render();
 

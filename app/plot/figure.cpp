@@ -180,7 +180,11 @@ double legend_overlap(const Figure& f, const Transform& t, const Rect& box) {
             for (size_t i = 0; i + 1 < m; ++i) {
                 if (!std::isfinite(s.y[i]) || !std::isfinite(s.y[i + 1])) continue;
                 const float x0 = t.px(s.x[i]), y0 = t.py(s.y[i]), x1 = t.px(s.x[i + 1]), y1 = t.py(s.y[i + 1]);
-                const int k = std::clamp(int(std::hypot(x1 - x0, y1 - y0) / 2.0f), 1, 4096);
+                // A point a log axis cannot place (<= 0) is NaN here: skip the segment (converting NaN to int is
+                // undefined; it once made this loop run for minutes).
+                const float len = std::hypot(x1 - x0, y1 - y0);
+                if (!std::isfinite(len)) continue;
+                const int k = std::clamp(int(std::min(len / 2.0f, 4096.0f)), 1, 4096);
                 for (int j = 0; j < k; ++j) {
                     const float a = float(j) / float(k);
                     if (box.contains(x0 + a * (x1 - x0), y0 + a * (y1 - y0))) n += 1;

@@ -2,6 +2,8 @@
 // shared colorbar (see writers.h).
 #include "app/plot/writers.h"
 
+#include "app/plot/canvas.h"
+
 #include "app/plot/ticks.h"
 #include "core/util/utf8.h"
 
@@ -59,282 +61,123 @@ std::string paint(const char* attr, const Rgba& c) {
     return s;
 }
 
-float text_width_em(const std::string& s) {
-    float w = 0;
-    for (size_t i = 0; i < s.size();) {
-        const Utf8Char ch = utf8_char_at(s, i);  // core/util/utf8.h
-        const char32_t cp = ch.cp;
-        i += ch.len;
-        w += (cp >= 0x2E80 && cp < 0xA000) || (cp >= 0xAC00 && cp < 0xD7A4) || (cp >= 0xFF00 && cp < 0xFF61) ? 1.0f : 0.6f;
+// --- the SVG canvas -------------------------------------------------------------------------------------------------
+
+/// Canvas (canvas.h) writing SVG elements: vector text with its anchor, paths, rects, clip groups, gradients and
+/// heatmap images as embedded PNG. `u` scales line widths (1 = 13 px text).
+class SvgCanvas : public Canvas {
+public:
+    SvgCanvas(std::ostringstream& os, float font, float u) : m_os(os), m_font(font), m_u(u) {}
+    [[nodiscard]] float text_width(std::string_view s) const override { return text_width_em(s) * m_font; }
+    [[nodiscard]] float line_height() const override { return m_font * 1.25f; }
+    [[nodiscard]] float unit() const override { return m_u; }
+
+    void line(Vec2 a, Vec2 b, Rgba c, float width, bool dashed) override {
+        cells(false);
+        m_os << "<path d=\"M" << f2(a.x) << ' ' << f2(a.y) << 'L' << f2(b.x) << ' ' << f2(b.y) << "\""
+             << paint("stroke", c) << " stroke-width=\"" << f2(width) << "\"" << dash(dashed) << "/>\n";
     }
-    return w;
-}
-
-std::vector<std::string> split_lines(const std::string& s) {
-    std::vector<std::string> out;
-    std::string cur;
-    for (char c : s) {
-        if (c == '\n') { out.push_back(cur); cur.clear(); }
-        else cur.push_back(c);
+    void polyline(std::span<const Vec2> pts, Rgba c, float width, bool dashed) override {
+        cells(false);
+        m_os << "<path fill=\"none\"" << paint("stroke", c) << " stroke-width=\"" << f2(width)
+             << "\" stroke-linejoin=\"round\"" << dash(dashed) << " d=\"";
+        for (size_t i = 0; i < pts.size(); ++i) m_os << (i ? 'L' : 'M') << f2(pts[i].x) << ' ' << f2(pts[i].y);
+        m_os << "\"/>\n";
     }
-    out.push_back(cur);
-    return out;
-}
+    void rect_filled(const Rect& r, Rgba c, float rounding, bool seamless) override {
+        // Heatmap cells overlap their neighbours by a hair, in a crisp-edged group, so no seam shows between them.
+        cells(seamless);
+        const float grow = seamless ? 0.3f : 0.0f;
+        m_os << "<rect x=\"" << f2(r.x0) << "\" y=\"" << f2(r.y0) << "\" width=\"" << f2(std::max(0.0f, r.w()) + grow)
+             << "\" height=\"" << f2(std::max(0.0f, r.h()) + grow) << "\"";
+        if (rounding > 0) m_os << " rx=\"" << f2(rounding) << "\"";
+        m_os << paint("fill", c) << "/>\n";
+    }
+    void rect_outline(const Rect& r, Rgba c, float width) override {
+        cells(false);
+        m_os << "<rect x=\"" << f2(r.x0) << "\" y=\"" << f2(r.y0) << "\" width=\"" << f2(r.w()) << "\" height=\""
+             << f2(r.h()) << "\" fill=\"none\"" << paint("stroke", c) << " stroke-width=\"" << f2(width) << "\"/>\n";
+    }
+    void circle_filled(Vec2 p, float radius, Rgba c) override {
+        cells(false);
+        m_os << "<circle cx=\"" << f2(p.x) << "\" cy=\"" << f2(p.y) << "\" r=\"" << f2(radius) << "\""
+             << paint("fill", c) << "/>\n";
+    }
+    void text(Vec2 p, std::string_view s, Rgba c, HAlign h, VAlign v, TextStyle style) override {
+        cells(false);
+        // SVG places the baseline: a line's top is 0.9 em above it, its middle 0.35 em.
+        const float y = p.y + m_font * (v == VAlign::Top ? 0.9f : 0.35f);
+        m_os << "<text x=\"" << f2(p.x) << "\" y=\"" << f2(y) << "\"" << anchor(h) << paint("fill", c)
+             << (style == TextStyle::Title      ? " font-weight=\"bold\""
+                     : style == TextStyle::Note ? " font-style=\"italic\""
+                                                : "")
+             << ">" << xml(std::string(s)) << "</text>\n";
+    }
+    void text_vertical(Vec2 center, std::string_view s, Rgba c) override {
+        cells(false);
+        // Turned -90° about its baseline point, which sits 0.35 em right of the text's visual centre.
+        const float x = center.x + m_font * 0.35f, y = center.y;
+        m_os << "<text x=\"" << f2(x) << "\" y=\"" << f2(y) << "\" text-anchor=\"middle\"" << paint("fill", c)
+             << " transform=\"rotate(-90 " << f2(x) << ' ' << f2(y) << ")\">" << xml(std::string(s)) << "</text>\n";
+    }
+    void heatmap_image(const Rect& r, const Heatmap& h) override {
+        cells(false);
+        const std::vector<uint8_t> px = heatmap_rgba(h);
+        const std::vector<uint8_t> png = encode_png(px.data(), h.cols, h.rows);
+        m_os << "<image x=\"" << f2(r.x0) << "\" y=\"" << f2(r.y0) << "\" width=\"" << f2(r.w()) << "\" height=\""
+             << f2(r.h()) << "\" preserveAspectRatio=\"none\" style=\"image-rendering:pixelated\" "
+             << "href=\"data:image/png;base64," << base64(png.data(), png.size()) << "\"/>\n";
+    }
+    void vertical_gradient(const Rect& r, std::span<const Rgba> stops) override {
+        cells(false);
+        const std::string id = "grad" + std::to_string(m_ids++);
+        m_os << "<linearGradient id=\"" << id << "\" x1=\"0\" y1=\"1\" x2=\"0\" y2=\"0\">";
+        for (size_t i = 0; i < stops.size(); ++i)
+            m_os << "<stop offset=\"" << f2(stops.size() > 1 ? double(i) / double(stops.size() - 1) : 0.0)
+                 << "\" stop-color=\"" << rgb(stops[i]) << "\"/>";
+        m_os << "</linearGradient>\n<rect x=\"" << f2(r.x0) << "\" y=\"" << f2(r.y0) << "\" width=\"" << f2(r.w())
+             << "\" height=\"" << f2(r.h()) << "\" fill=\"url(#" << id << ")\"/>\n";
+    }
+    void push_clip(const Rect& r) override {
+        cells(false);
+        const std::string id = "clip" + std::to_string(m_ids++);
+        m_os << "<clipPath id=\"" << id << "\"><rect x=\"" << f2(r.x0) << "\" y=\"" << f2(r.y0) << "\" width=\""
+             << f2(r.w()) << "\" height=\"" << f2(r.h()) << "\"/></clipPath>\n<g clip-path=\"url(#" << id << ")\">\n";
+    }
+    void pop_clip() override {
+        cells(false);
+        m_os << "</g>\n";
+    }
+    void begin_figure(const Figure& f) override {
+        cells(false);
+        m_os << "<g>\n<title>" << xml(f.title) << "</title>\n";
+        if (!f.formula.empty()) m_os << "<desc>" << xml(f.formula) << "</desc>\n";
+    }
+    void end_figure() override {
+        cells(false);
+        m_os << "</g>\n";
+    }
 
-// --- SVG of one figure ---------------------------------------------------------------------------------------------
+    /// Closes an open group of heatmap cells.
+    void finish() { cells(false); }
 
-struct SvgCtx {
-    std::ostringstream& os;
-    const Theme& theme;
-    float font, line_h, u;               ///< font size, line height, scale (1 = 13 px text)
-    size_t image_cells;
-    int clip_id;
+private:
+    void cells(bool on) {
+        if (on == m_in_cells) return;
+        m_os << (on ? "<g shape-rendering=\"crispEdges\">\n" : "</g>\n");
+        m_in_cells = on;
+    }
+    std::string dash(bool dashed) const {
+        return dashed ? " stroke-dasharray=\"" + f2(6 * m_u) + ' ' + f2(4 * m_u) + "\"" : std::string();
+    }
+    static const char* anchor(HAlign h) {
+        return h == HAlign::Left ? "" : h == HAlign::Center ? " text-anchor=\"middle\"" : " text-anchor=\"end\"";
+    }
+    std::ostringstream& m_os;
+    float m_font, m_u;
+    int m_ids = 0;
+    bool m_in_cells = false;
 };
-
-void text(SvgCtx& c, float x, float y, const std::string& s, const char* anchor, const Rgba& col,
-          const std::string& extra = "") {
-    c.os << "<text x=\"" << f2(x) << "\" y=\"" << f2(y) << "\"";
-    if (std::strcmp(anchor, "start") != 0) c.os << " text-anchor=\"" << anchor << "\"";
-    c.os << paint("fill", col) << extra << ">" << xml(s) << "</text>\n";
-}
-void line(SvgCtx& c, float x0, float y0, float x1, float y1, const Rgba& col, float w, bool dashed = false) {
-    c.os << "<path d=\"M" << f2(x0) << ' ' << f2(y0) << 'L' << f2(x1) << ' ' << f2(y1) << "\"" << paint("stroke", col)
-         << " stroke-width=\"" << f2(w) << "\"" << (dashed ? " stroke-dasharray=\"" + f2(6 * c.u) + ' ' + f2(4 * c.u) + "\"" : "")
-         << "/>\n";
-}
-void rect(SvgCtx& c, float x0, float y0, float w, float h, const Rgba& fill) {
-    c.os << "<rect x=\"" << f2(x0) << "\" y=\"" << f2(y0) << "\" width=\"" << f2(std::max(0.0f, w)) << "\" height=\""
-         << f2(std::max(0.0f, h)) << "\"" << paint("fill", fill) << "/>\n";
-}
-/// Baseline y that centres a line of text vertically on `y`.
-float mid(const SvgCtx& c, float y) { return y + c.font * 0.35f; }
-
-/// A vertical colorbar for h in the bar rectangle C, ticks and the rotated title to its right.
-void svg_colorbar(SvgCtx& c, const Heatmap& h, const Rect& C) {
-    const Theme& th = c.theme;
-    const float font = c.font, line_h = c.line_h, u = c.u;
-    auto measure = [&](const std::string& s) { return text_width_em(s) * font; };
-    std::ostringstream& os = c.os;
-    const std::string grad = "cbar" + std::to_string(c.clip_id++);
-    os << "<linearGradient id=\"" << grad << "\" x1=\"0\" y1=\"1\" x2=\"0\" y2=\"0\">";
-    for (int i = 0; i <= 16; ++i)
-        os << "<stop offset=\"" << f2(i / 16.0) << "\" stop-color=\"" << rgb(colormap_sample(h.cmap, float(i) / 16.0f)) << "\"/>";
-    os << "</linearGradient>\n";
-    os << "<rect x=\"" << f2(C.x0) << "\" y=\"" << f2(C.y0) << "\" width=\"" << f2(C.w()) << "\" height=\"" << f2(C.h())
-       << "\" fill=\"url(#" << grad << ")\"" << paint("stroke", th.frame) << " stroke-width=\"" << f2(u) << "\"/>\n";
-    const AxisTicks ct = colorbar_ticks(h, C.h(), line_h);
-    float tw = 0;
-    for (double v : ct.values) {
-        const float y = C.y1 - float((v - h.vmin) / (h.vmax - h.vmin)) * C.h();
-        line(c, C.x1, y, C.x1 + 3 * u, y, th.frame, u);
-        const std::string s = format_tick(v, ct.step);
-        tw = std::max(tw, measure(s));
-        text(c, C.x1 + 5 * u, mid(c, y), s, "start", th.text);
-    }
-    const std::string title = h.value_title();
-    const float x = C.x1 + 5 * u + tw + line_h * 0.7f + font * 0.35f, y = (C.y0 + C.y1) / 2;
-    text(c, x, y, title, "middle", th.text, " transform=\"rotate(-90 " + f2(x) + ' ' + f2(y) + ")\"");
-}
-
-void svg_figure(SvgCtx& c, const Figure& f, const Rect& cell) {
-    const Theme& th = c.theme;
-    const float font = c.font, line_h = c.line_h, u = c.u;
-    auto measure = [&](const std::string& s) { return text_width_em(s) * font; };
-    FigureLayout L = layout_figure(f, cell.w(), cell.h(), measure, line_h, false, true);
-    auto off = [&](Rect r) { return Rect{r.x0 + cell.x0, r.y0 + cell.y0, r.x1 + cell.x0, r.y1 + cell.y0}; };
-    const Rect P = off(L.plot);
-    const Transform T = make_transform(f, P);
-    std::ostringstream& os = c.os;
-    os << "<g>\n<title>" << xml(f.title) << "</title>\n";
-    if (!f.formula.empty()) os << "<desc>" << xml(f.formula) << "</desc>\n";
-
-    // Title.
-    if (!f.title.empty()) {
-        const Rect tr = off(L.title);
-        text(c, (tr.x0 + tr.x1) / 2, mid(c, (tr.y0 + tr.y1) / 2), f.title, "middle", th.text, " font-weight=\"bold\"");
-    }
-    rect(c, P.x0, P.y0, P.w(), P.h(), th.plot_background);
-
-    // Heatmap: cells as rectangles, or one embedded PNG scaled without smoothing when there are many.
-    if (f.heatmap && f.heatmap->rows > 0 && f.heatmap->cols > 0) {
-        const Heatmap& h = *f.heatmap;
-        const float cw = P.w() / float(h.cols), ch = P.h() / float(h.rows);
-        if (size_t(h.rows) * size_t(h.cols) > c.image_cells) {
-            const std::vector<uint8_t> px = heatmap_rgba(h);
-            const std::vector<uint8_t> png = encode_png(px.data(), h.cols, h.rows);
-            os << "<image x=\"" << f2(P.x0) << "\" y=\"" << f2(P.y0) << "\" width=\"" << f2(P.w()) << "\" height=\""
-               << f2(P.h()) << "\" preserveAspectRatio=\"none\" style=\"image-rendering:pixelated\" "
-               << "href=\"data:image/png;base64," << base64(png.data(), png.size()) << "\"/>\n";
-        } else {
-            os << "<g shape-rendering=\"crispEdges\">\n";
-            for (int r = 0; r < h.rows; ++r)
-                for (int col = 0; col < h.cols; ++col) {
-                    const Rgba cc = colormap_sample(h.cmap, h.shade(r, col));
-                    // Overlap neighbours by a hair so anti-aliasing leaves no seams.
-                    os << "<rect x=\"" << f2(P.x0 + col * cw) << "\" y=\"" << f2(P.y0 + r * ch) << "\" width=\""
-                       << f2(cw + 0.3f) << "\" height=\"" << f2(ch + 0.3f) << "\" fill=\"" << rgb(cc) << "\"/>\n";
-                }
-            os << "</g>\n";
-        }
-        const bool has_text = h.cell_text.size() == size_t(h.rows) * size_t(h.cols);
-        const Rgba white{1, 1, 1, 0.92f}, black{0, 0, 0, 0.92f};
-        if (has_text && ch > line_h) {
-            for (int r = 0; r < h.rows; ++r)
-                for (int col = 0; col < h.cols; ++col) {
-                    const std::string& t = h.cell_text[size_t(r) * size_t(h.cols) + size_t(col)];
-                    if (measure(t) > cw - 2) continue;
-                    const float tv = h.shade(r, col);
-                    text(c, P.x0 + (col + 0.5f) * cw, mid(c, P.y0 + (r + 0.5f) * ch), t, "middle",
-                         std::isnan(tv) || tv < 0.6f ? white : black);
-                }
-        } else if (h.annotate && cw > measure("0.00") + 4 && ch > line_h) {
-            for (int r = 0; r < h.rows; ++r)
-                for (int col = 0; col < h.cols; ++col) {
-                    const float v = h.at(r, col);
-                    text(c, P.x0 + (col + 0.5f) * cw, mid(c, P.y0 + (r + 0.5f) * ch), heatmap_cell_label(v), "middle",
-                         heatmap_cell_is_dark(h, v) ? white : black);
-                }
-        }
-    }
-
-    // Grid lines (not over heatmaps).
-    const AxisTicks xt = axis_ticks(f, T, line_h, true), yt = axis_ticks(f, T, line_h, false);
-    if (!f.heatmap) {
-        for (double v : xt.values) line(c, T.px(v), P.y0, T.px(v), P.y1, th.grid, u);
-        for (double v : yt.values) line(c, P.x0, T.py(v), P.x1, T.py(v), th.grid, u);
-        const Rgba zero{th.text.r, th.text.g, th.text.b, 0.35f};
-        if (!f.y.log && T.b.ymin < 0 && T.b.ymax > 0) line(c, P.x0, T.py(0), P.x1, T.py(0), zero, u);
-        if (!f.x.log && f.x.categories.empty() && T.b.xmin < 0 && T.b.xmax > 0) line(c, T.px(0), P.y0, T.px(0), P.y1, zero, u);
-    }
-
-    // Reference lines, series and annotations, clipped to the plot area.
-    const std::string clip = "clip" + std::to_string(c.clip_id++);
-    os << "<clipPath id=\"" << clip << "\"><rect x=\"" << f2(P.x0) << "\" y=\"" << f2(P.y0) << "\" width=\"" << f2(P.w())
-       << "\" height=\"" << f2(P.h()) << "\"/></clipPath>\n<g clip-path=\"url(#" << clip << ")\">\n";
-    for (const auto& rl : f.ref_lines) {
-        if (rl.vertical) line(c, T.px(rl.pos), P.y0, T.px(rl.pos), P.y1, rl.color, 1.5f * u, true);
-        else line(c, P.x0, T.py(rl.pos), P.x1, T.py(rl.pos), rl.color, 1.5f * u, true);
-        if (!rl.label.empty()) {
-            if (rl.vertical) text(c, T.px(rl.pos) + 3 * u, P.y0 + font, rl.label, "start", rl.color);
-            else text(c, P.x0 + 3 * u, T.py(rl.pos) - 4 * u, rl.label, "start", rl.color);
-        }
-    }
-    for (const auto& s : f.series) {
-        const size_t n = std::min(s.x.size(), s.y.size());
-        if (s.kind == SeriesKind::Line) {
-            std::string d;
-            bool pen_down = false;
-            for (size_t i = 0; i < n; ++i) {
-                if (!std::isfinite(s.y[i]) || (f.y.log && s.y[i] <= 0) || (f.x.log && s.x[i] <= 0)) { pen_down = false; continue; }
-                d += (pen_down ? 'L' : 'M') + f2(T.px(s.x[i])) + ' ' + f2(T.py(s.y[i]));
-                pen_down = true;
-            }
-            if (d.empty()) continue;
-            os << "<path fill=\"none\"" << paint("stroke", s.color) << " stroke-width=\"" << f2(s.width * u)
-               << "\" stroke-linejoin=\"round\"" << (s.dashed ? " stroke-dasharray=\"" + f2(6 * u) + ' ' + f2(4 * u) + "\"" : "")
-               << " d=\"" << d << "\"/>\n";
-        } else if (s.kind == SeriesKind::Scatter) {
-            for (size_t i = 0; i < n; ++i)
-                if (std::isfinite(s.y[i]))
-                    os << "<circle cx=\"" << f2(T.px(s.x[i])) << "\" cy=\"" << f2(T.py(s.y[i])) << "\" r=\"" << f2(s.marker * u)
-                       << "\"" << paint("fill", s.color) << "/>\n";
-        } else {
-            for (size_t i = 0; i < n; ++i) {
-                if (!std::isfinite(s.y[i])) continue;
-                const float x0 = T.px(s.x[i] - s.bar_width / 2), x1 = T.px(s.x[i] + s.bar_width / 2);
-                const double base = f.y.log ? std::max(T.b.ymin, s.bar_base) : s.bar_base;
-                const float ya = T.py(std::max(s.y[i], base)), yb = T.py(std::min(s.y[i], base));
-                rect(c, x0, ya, std::max(1.0f, x1 - x0 - 0.5f), yb - ya, s.color);
-            }
-        }
-    }
-    for (const auto& a : f.annotations)
-        text(c, T.px(a.x) + 4 * u, T.py(a.y) - 2 * u - line_h * 0.25f, a.text, "start", a.color.a == 0 ? th.text : a.color);
-    os << "</g>\n";
-    os << "<rect x=\"" << f2(P.x0) << "\" y=\"" << f2(P.y0) << "\" width=\"" << f2(P.w()) << "\" height=\"" << f2(P.h())
-       << "\" fill=\"none\"" << paint("stroke", th.frame) << " stroke-width=\"" << f2(u) << "\"/>\n";
-
-    // Ticks and tick labels.
-    for (double v : xt.values) {
-        const float x = T.px(v);
-        line(c, x, P.y1, x, P.y1 + 4 * u, th.frame, u);
-        text(c, x, P.y1 + 5 * u + font * 0.9f, format_tick(v, xt.step), "middle", th.text);
-    }
-    for (double v : yt.values) {
-        const float y = T.py(v);
-        line(c, P.x0 - 4 * u, y, P.x0, y, th.frame, u);
-        text(c, P.x0 - 6 * u, mid(c, y), format_tick(v, yt.step), "end", th.text);
-    }
-    const double half = f.heatmap ? 0.5 : 0.0;
-    for (size_t i = 0; f.x.show_labels && i < f.x.categories.size(); i += size_t(L.category_stride_x)) {
-        const float x = T.px(double(i) + half);
-        if (L.rotate_x_categories) {
-            const float y = P.y1 + 5 * u;
-            text(c, x + font * 0.35f, y, f.x.categories[i], "end", th.text,
-                 " transform=\"rotate(-90 " + f2(x + font * 0.35f) + ' ' + f2(y) + ")\"");
-        } else {
-            text(c, x, P.y1 + 4 * u + font * 0.9f, f.x.categories[i], "middle", th.text);
-        }
-    }
-    for (size_t i = 0; f.y.show_labels && i < f.y.categories.size(); i += size_t(L.category_stride_y))
-        text(c, P.x0 - 5 * u, mid(c, T.py(double(i) + half)), f.y.categories[i], "end", th.text);
-    const std::string xtitle = f.x.shown_title(), ytitle = f.y.shown_title();
-    if (!xtitle.empty()) {
-        const Rect xr = off(L.x_label);
-        text(c, (xr.x0 + xr.x1) / 2, xr.y0 + 2 * u + font * 0.9f, xtitle, "middle", th.text);
-    }
-    if (!ytitle.empty()) {
-        const Rect yr = off(L.y_label);
-        const float x = (yr.x0 + yr.x1) / 2 + font * 0.35f, y = (yr.y0 + yr.y1) / 2;
-        text(c, x, y, ytitle, "middle", th.text, " transform=\"rotate(-90 " + f2(x) + ' ' + f2(y) + ")\"");
-    }
-
-    // Colorbar.
-    if (f.heatmap && f.colorbar) svg_colorbar(c, *f.heatmap, off(L.colorbar));
-
-    // Legend: inside the plot in the emptiest corner, or under the x-axis title (as the screen painter).
-    if (f.legend) {
-        const float sw = line_h * 1.2f;
-        std::vector<std::pair<size_t, std::pair<float, float>>> entries;  // series, top-left of its row
-        if (L.legend_below.w() > 0) {
-            for (const auto& e : legend_flow(f, off(L.legend_below), measure, line_h)) entries.push_back({e.series, {e.x, e.y}});
-        } else {
-            float w = 0;
-            int count = 0;
-            for (const auto& s : f.series)
-                if (!s.name.empty()) { w = std::max(w, measure(s.name)); ++count; }
-            if (count > 0) {
-                const float bw = w + sw + line_h - 4 * u, bh = count * line_h + 6 * u;
-                const Rect box = legend_box(best_legend_location(f, T, bw, bh, 4 * u), P, bw, bh, 4 * u);
-                os << "<rect x=\"" << f2(box.x0) << "\" y=\"" << f2(box.y0) << "\" width=\"" << f2(box.w()) << "\" height=\""
-                   << f2(box.h()) << "\" rx=\"" << f2(3 * u) << "\"" << paint("fill", th.legend_background) << "/>\n";
-                int k = 0;
-                for (size_t si = 0; si < f.series.size(); ++si)
-                    if (!f.series[si].name.empty())
-                        entries.push_back({si, {box.x0 + 4 * u, box.y0 + 3 * u + float(k++) * line_h}});
-            }
-        }
-        for (const auto& [si, pos] : entries) {
-            const Series& s = f.series[si];
-            const float x0 = pos.first, y = pos.second;
-            if (s.kind == SeriesKind::Line) line(c, x0, y + line_h / 2, x0 + sw, y + line_h / 2, s.color, s.width * u, s.dashed);
-            else if (s.kind == SeriesKind::Scatter)
-                os << "<circle cx=\"" << f2(x0 + sw / 2) << "\" cy=\"" << f2(y + line_h / 2) << "\" r=\""
-                   << f2(std::min(s.marker * u, line_h * 0.3f)) << "\"" << paint("fill", s.color) << "/>\n";
-            else rect(c, x0, y + 3 * u, sw, line_h - 6 * u, s.color);
-            text(c, x0 + 4 * u + sw, mid(c, y + line_h / 2), s.name, "start", th.text);
-        }
-    }
-
-    // Note lines under the x-axis title.
-    if (L.note.h() > 0) {
-        const Rect nr = off(L.note);
-        const auto lines = split_lines(f.note);
-        for (size_t i = 0; i < lines.size(); ++i)
-            text(c, nr.x0, nr.y0 + line_h * 1.1f * float(i) + font, lines[i], "start", th.text_dim, " font-style=\"italic\"");
-    }
-    os << "</g>\n";
-}
 
 }  // namespace
 
@@ -423,10 +266,16 @@ std::string figures_to_svg(const std::vector<Figure>& figs, const ExportOptions&
        << "\">\n";
     if (figs.size() == 1) os << "<title>" << xml(figs.front().title) << "</title>\n";
     if (theme.background.a > 0) os << "<rect width=\"100%\" height=\"100%\"" << paint("fill", theme.background) << "/>\n";
-    SvgCtx c{os, theme, font, font * 1.25f, opt.scale, opt.svg_image_cells, 0};
-    const GridLayout g = layout_grid(figs, opt, [&](const std::string& s) { return text_width_em(s) * font; }, c.line_h);
-    for (size_t i = 0; i < figs.size(); ++i) svg_figure(c, g.figure(figs, i), g.cells[i]);
-    if (g.colorbar) svg_colorbar(c, *figs.front().heatmap, *g.colorbar);
+    SvgCanvas c(os, font, opt.scale);
+    const GridLayout g = layout_grid(
+        figs, opt, [&](const std::string& s) { return c.text_width(s); }, c.line_height());
+    PaintStyle style;
+    style.theme = theme;
+    style.show_note = true;
+    style.image_cells = opt.svg_image_cells;
+    for (size_t i = 0; i < figs.size(); ++i) paint_figure(c, g.figure(figs, i), g.cells[i], style);
+    if (g.colorbar) paint_colorbar(c, *figs.front().heatmap, *g.colorbar, theme);
+    c.finish();
     os << "</svg>\n";
     return os.str();
 }
