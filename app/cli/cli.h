@@ -6,7 +6,7 @@ namespace ts::cli {
 
 /// The executable's usage: the window's options and one line per subcommand (`transformer-studio --help`).
 extern const char* const kAppUsage;
-int run_gui(int argc, char** argv);        // app/cli/gui.cpp   (no subcommand)
+int run_gui(int argc, char** argv);        // app/ui/gui_command.cpp (no subcommand: the window)
 int run_trace(int argc, char** argv);      // app/cli/trace.cpp  (trace)
 int run_tokenizer(int argc, char** argv);  // app/cli/tokenizer.cpp (tokenizer train|encode)
 int run_train(int argc, char** argv);      // app/cli/train.cpp  (train)

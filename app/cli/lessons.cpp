@@ -3,7 +3,7 @@
 // the model's numbers (the answer it expects is printed, for the teacher).
 #include "app/cli/args.h"
 #include "app/cli/cli.h"
-#include "app/session/lesson_run.h"
+#include "app/lessons/lesson_run.h"
 
 #include <cmath>
 #include <cstdio>

@@ -6,9 +6,9 @@
 #include "app/plot/canvas.h"
 #include "app/plot/ticks.h"
 #include "app/plot/writers.h"
-#include "app/ui/astral.h"
-#include "app/ui/soft_wrap.h"  // is_cjk_breakable: the CJK ranges
-#include "app/ui/fonts.h"  // glyph requests; moves to gfx with the canvas of the architecture issue (#29)
+#include "app/gfx/astral.h"
+#include "app/gfx/fonts.h"  // glyph requests
+#include "core/util/utf8.h"  // is_cjk_breakable
 
 #include <imgui_internal.h>  // ImTextCharFromUtf8
 
@@ -73,7 +73,7 @@ void add_text_vertical(ImDrawList* dl, ImVec2 center, ImU32 col, const char* tex
         unsigned c = 0;
         const int n = ImTextCharFromUtf8(&c, p, end);
         if (n <= 0) break;
-        const bool up = ui::is_cjk_breakable(char32_t(c));  // CJK stands upright in vertical text (soft_wrap.h)
+        const bool up = is_cjk_breakable(char32_t(c));  // CJK stands upright in vertical text
         any_upright = any_upright || up;
         if (up || runs.empty() || runs.back().upright)
             runs.push_back({std::string_view(p, size_t(n)), up, 0.0f});
@@ -241,11 +241,11 @@ PlotInteraction draw_figure_as(const Figure& f, const Figure& exported, ImVec2 s
 
 PlotInteraction draw_figure(const Figure& f, ImVec2 size, const PaintOptions& opt, const char* id) {
     const std::string text = plot::figure_text(f);
-    ui::request_glyphs(text);  // token labels of model output may hold characters the atlas lacks
-    if (ui::shown(text) == text) return draw_figure_as(f, f, size, opt, id);
-    // Emoji in a label: ImGui draws their stand-ins (app/ui/astral.h); exports get the real text.
+    request_glyphs(text);  // token labels of model output may hold characters the atlas lacks
+    if (shown(text) == text) return draw_figure_as(f, f, size, opt, id);
+    // Emoji in a label: ImGui draws their stand-ins (app/gfx/astral.h); exports get the real text.
     Figure g = f;
-    plot::for_each_text(g, [](std::string& t) { t = ui::shown(t); });
+    plot::for_each_text(g, [](std::string& t) { t = shown(t); });
     return draw_figure_as(g, f, size, opt, id ? id : f.title.c_str());
 }
 

@@ -3,7 +3,7 @@
 
 #include "app/gfx/gl.h"
 #include "app/gfx/painter.h"
-#include "app/ui/fonts.h"
+#include "app/gfx/fonts.h"
 #include "core/util/utf8.h"
 
 #include <backends/imgui_impl_opengl3.h>
@@ -68,7 +68,7 @@ void use_export_context(float font_px, const std::string& text) {
     io.LogFilename = nullptr;
     std::string chars;
     for (unsigned c : need) append_utf8(chars, char32_t(c));
-    ui::build_fonts(font_px, chars, false);
+    build_fonts(font_px, chars, false);
     if (!ImGui_ImplOpenGL3_Init("#version 330 core")) throw std::runtime_error("the ImGui OpenGL 3 renderer did not start");
     g_export.font_px = font_px;
     g_export.glyphs = std::move(need);

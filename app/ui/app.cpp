@@ -9,9 +9,9 @@
 #include "app/gfx/raster.h"
 #include "app/ui/export_menu.h"
 #include "app/figures/views.h"
-#include "app/session/lesson.h"
-#include "app/ui/astral.h"
-#include "app/ui/fonts.h"
+#include "app/lessons/lesson.h"
+#include "app/gfx/astral.h"
+#include "app/gfx/fonts.h"
 #include "app/ui/input_queue.h"
 #include "core/ollama.h"
 #include "app/ui/panels/panels.h"
@@ -92,7 +92,7 @@ bool App::init_window() {
     ImGuiIO& io = ImGui::GetIO();
     io.IniFilename = m_ini_path.empty() ? nullptr : m_ini_path.c_str();
     apply_theme(m_state.dark_theme, m_scale);
-    m_fonts = build_fonts(std::round(16.0f * m_scale), m_state.text + lesson_font_text());
+    m_fonts = gfx::build_fonts(std::round(16.0f * m_scale), m_state.text + lesson_font_text());
     if (!m_fonts.notice.empty()) log_info(m_fonts.notice);
     io.ConfigInputTextCursorBlink = false;  // a blinking caret would need a frame every half second when idle
     install_input_callbacks();
@@ -107,11 +107,11 @@ bool App::init_window() {
     io.GetClipboardTextFn = [](void* w) -> const char* {
         static std::string pasted;
         const char* s = glfwGetClipboardString(static_cast<GLFWwindow*>(w));
-        pasted = shown(s ? s : "");
+        pasted = gfx::shown(s ? s : "");
         return pasted.c_str();
     };
     io.SetClipboardTextFn = [](void* w, const char* text) {
-        glfwSetClipboardString(static_cast<GLFWwindow*>(w), typed(text ? text : "").c_str());
+        glfwSetClipboardString(static_cast<GLFWwindow*>(w), gfx::typed(text ? text : "").c_str());
     };
     io.ClipboardUserData = m_window;
     ImGui_ImplOpenGL3_Init("#version 330 core");
@@ -160,7 +160,7 @@ void App::adopt_model(LoadedModel lm) {
     for (const auto& w : m_model.weight_warnings) std::fprintf(stderr, "[warn] %s\n", w.c_str());
     m_spec = ForwardSpec{};  // force a new forward
     m_examples = m_model.translation ? read_example_pairs(m_model.path) : std::vector<ExamplePair>{};
-    for (const ExamplePair& p : m_examples) request_glyphs(p.en + p.zh);  // in the atlas before the picker opens
+    for (const ExamplePair& p : m_examples) gfx::request_glyphs(p.en + p.zh);  // in the atlas before the picker opens
     m_translated.reset();
     m_translate_id = 0;
     m_reference.clear();
@@ -234,7 +234,7 @@ void App::maybe_submit() {
     m_last_submitted = m_worker->submit(std::move(r));
     if (!m_opt.frame_stats.empty())  // after this frame's input, else the last frame's (see frame())
         m_stats.submitted[m_last_submitted] = {Clock::now(), m_input_time ? m_input_time : std::exchange(m_stats.applied_input, {})};
-    if (m_fonts_dirty == false && fonts_need_rebuild(m_state.text)) m_fonts_dirty = true;
+    if (m_fonts_dirty == false && gfx::fonts_need_rebuild(m_state.text)) m_fonts_dirty = true;
 }
 
 
@@ -406,7 +406,7 @@ void App::frame() {
     }
     if (m_opt.bench_edits > 0) bench_edit();  // its edit is submitted at the end of this frame, like a keystroke's
     if (m_fonts_dirty) {
-        m_fonts = build_fonts(std::round(16.0f * m_scale), m_state.text + lesson_font_text() + m_font_extra);
+        m_fonts = gfx::build_fonts(std::round(16.0f * m_scale), m_state.text + lesson_font_text() + m_font_extra);
         ImGui_ImplOpenGL3_DestroyFontsTexture();
         ImGui_ImplOpenGL3_CreateFontsTexture();
         m_fonts_dirty = false;
@@ -435,7 +435,7 @@ void App::frame() {
     ImGui::End();
     // Characters this frame drew that the atlas lacks (model output, token labels, examples): in the atlas from the
     // next frame on (a dirty atlas asks for that frame at once).
-    if (std::string more = take_glyph_requests(); !more.empty()) {
+    if (std::string more = gfx::take_glyph_requests(); !more.empty()) {
         m_font_extra += more;
         m_fonts_dirty = true;
     }
@@ -443,8 +443,8 @@ void App::frame() {
     // worker now, and its forward runs while this frame is rasterised (at 1600×1000 under software GL, ~25 ms of a
     // keystroke's wait that a submit at the next frame's start added).
     maybe_submit();
-    if (stand_in_glyphs_missing()) m_fonts_dirty = true;  // an emoji shown for the first time
-    clear_typed();                                        // typed emoji no text box took
+    if (gfx::stand_in_glyphs_missing()) m_fonts_dirty = true;  // an emoji shown for the first time
+    gfx::clear_typed();                                        // typed emoji no text box took
 
     ImGui::Render();
     if (!m_opt.frame_stats.empty()) m_stats.build_ms.push_back(ms_between(build_start, Clock::now()));

@@ -2,7 +2,7 @@
 // activity, the per-frame hand-over to ImGui, and what counts as "animating" for the idle loop (App, app_window.h).
 #include "app/ui/app_window.h"
 
-#include "app/ui/astral.h"
+#include "app/gfx/astral.h"
 
 #include <GLFW/glfw3.h>
 #include <imgui.h>
@@ -48,8 +48,8 @@ void App::apply_input() {
             io.MousePos = ImVec2(float(e.x), float(e.y));
         } else if (e.kind == InputEvent::Kind::Key) {
             if (e.code < IM_ARRAYSIZE(io.KeysDown)) io.KeysDown[e.code] = e.down;
-        } else if (needs_stand_in(char32_t(e.code))) {
-            queue_typed(char32_t(e.code));  // emoji: the text box's callback inserts its stand-in (astral.h)
+        } else if (gfx::needs_stand_in(char32_t(e.code))) {
+            gfx::queue_typed(char32_t(e.code));  // emoji: the text box's callback inserts its stand-in (astral.h)
         } else {
             io.AddInputCharacter(unsigned(e.code));
         }

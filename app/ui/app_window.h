@@ -10,7 +10,7 @@
 #include "app/session/seq2seq.h"
 #include "app/session/state.h"
 #include "app/session/worker.h"
-#include "app/ui/fonts.h"
+#include "app/gfx/fonts.h"
 #include "app/ui/input_queue.h"
 #include "app/ui/soft_wrap.h"
 
@@ -113,7 +113,7 @@ private:
     std::string m_before_lesson_model;
     void on_panel_change(const std::string& panel);
     std::string m_font_extra;  ///< characters shown since start that the common set lacks (request_glyphs)
-    FontStatus m_fonts;
+    gfx::FontStatus m_fonts;
 
     std::unique_ptr<ForwardWorker> m_worker;
     ModelLoader m_loader;

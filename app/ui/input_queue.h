@@ -3,7 +3,7 @@
 // and released within one slow frame was never seen down, so the keystroke was lost. GL-free, so it is unit-tested.
 #pragma once
 
-#include "app/ui/astral.h"
+#include "app/gfx/astral.h"
 
 #include <cstddef>
 #include <deque>
@@ -46,7 +46,7 @@ public:
                 break;
             }
             key_pressed = key_pressed || (e.kind == InputEvent::Kind::Key && e.down);
-            const bool late = e.kind == InputEvent::Kind::Char && needs_stand_in(char32_t(e.code));
+            const bool late = e.kind == InputEvent::Kind::Char && gfx::needs_stand_in(char32_t(e.code));
             out.push_back(e);
             m_events.pop_front();
             if (late) break;

@@ -8,7 +8,7 @@
 #include "app/ui/panels/panels.h"
 #include "app/figures/figures.h"
 #include "app/plot/colormap.h"
-#include "app/ui/astral.h"
+#include "app/gfx/astral.h"
 #include "app/ui/theme.h"
 
 #include <imgui.h>
@@ -186,7 +186,7 @@ void App::sidebar() {
         if (T > 0) {
             m_state.query = std::clamp(m_state.query, -1, T - 1);
             const int q = m_state.query < 0 ? T - 1 : m_state.query;
-            const std::string lbl = shown(m_tokens->pieces[size_t(q)].label);
+            const std::string lbl = gfx::shown(m_tokens->pieces[size_t(q)].label);
             ImGui::SliderInt(tr("query"), &m_state.query, -1, T - 1, m_state.query < 0 ? (tr("last: ") + lbl).c_str() : ("%d: " + lbl).c_str());
             if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("query token for the Softmax lab and Predictions (-1 = last token)"));
         }
@@ -261,8 +261,8 @@ void App::target_probability_strip(float line_h) {
     float x = left, y = ImGui::GetCursorScreenPos().y;
     const auto& pieces = snap->tokens->pieces;
     for (size_t i = 0; i < probs.size() && i + 1 < pieces.size(); ++i) {
-        const std::string label = shown(m_model.codec->label(pieces[i + 1].id));
-        request_glyphs(label);
+        const std::string label = gfx::shown(m_model.codec->label(pieces[i + 1].id));
+        gfx::request_glyphs(label);
         const ImVec2 ts = ImGui::CalcTextSize(label.c_str());
         const float w = ts.x + 2 * pad, h = line_h + 2;
         if (x > left && x + w > right) x = left, y += h + gap;
@@ -328,7 +328,7 @@ void App::translation_section(float line_h) {
                     ImGui::Separator();
                 }
                 ImGui::PushID(int(i));
-                if (ImGui::Selectable(shown(src + "  →  " + ref).c_str())) {
+                if (ImGui::Selectable(gfx::shown(src + "  →  " + ref).c_str())) {
                     m_state.text = src;
                     m_state.target_text = ref;
                     m_reference = ref;
@@ -341,7 +341,7 @@ void App::translation_section(float line_h) {
             ImGui::SetTooltip("%s", tr("pairs the model never saw in training; picking one teacher-forces the human translation"));
     }
     ImGui::TextDisabled("%s", tr("TARGET (decoder input)"));
-    request_glyphs(m_state.target_text);  // a translation fills it with characters nobody typed
+    gfx::request_glyphs(m_state.target_text);  // a translation fills it with characters nobody typed
     text_box("##target", m_state.target_text, m_target_box, line_h, tr("type a translation, or press Translate"));
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip("%s", tr("teacher forcing: the decoder reads <start> + these tokens and predicts each next one"));
@@ -382,9 +382,9 @@ void App::translation_section(float line_h) {
                     ImGui::TableNextColumn();
                     ImGui::Text("%zu", i + 1);
                     ImGui::TableNextColumn();
-                    request_glyphs(m_model.codec->label(stp.id));
-                    for (const auto& cand : stp.top) request_glyphs(m_model.codec->label(cand.first));
-                    ImGui::Text("%s %.2f", shown(m_model.codec->label(stp.id)).c_str(), stp.prob);
+                    gfx::request_glyphs(m_model.codec->label(stp.id));
+                    for (const auto& cand : stp.top) gfx::request_glyphs(m_model.codec->label(cand.first));
+                    ImGui::Text("%s %.2f", gfx::shown(m_model.codec->label(stp.id)).c_str(), stp.prob);
                     ImGui::TableNextColumn();
                     // Flowed across lines at the column's width, never splitting a candidate (a narrow sidebar
                     // showed only the first two; Chinese has no spaces to wrap at), all of them one per line on hover.
@@ -395,7 +395,7 @@ void App::translation_section(float line_h) {
                         if (id == stp.id) continue;
                         char buf[32];
                         std::snprintf(buf, sizeof buf, " %.2f", p);
-                        const std::string cand = shown(m_model.codec->label(id)) + buf;
+                        const std::string cand = gfx::shown(m_model.codec->label(id)) + buf;
                         if (!first) {
                             const float gap = line_h * 0.8f;
                             ImGui::SameLine(0, gap);
@@ -430,7 +430,7 @@ void App::text_box(const char* id, std::string& text, WrapBox& box, float line_h
             return font->CalcTextSizeA(font->FontSize * scale, FLT_MAX, 0.0f, s.data(), s.data() + s.size()).x;
         },
         wrap_w);
-    std::string seen = shown(text);  // emoji as their stand-ins (astral.h); box.src and the wrap hold this form
+    std::string seen = gfx::shown(text);  // emoji as their stand-ins (astral.h); box.src and the wrap hold this form
     if (box.src != seen || box.width != wrap_w) {
         box.wrap = soft_wrap(seen, box.breaker);
         box.src = std::move(seen);
@@ -457,7 +457,7 @@ void App::text_box(const char* id, std::string& text, WrapBox& box, float line_h
                                   d->SelectionStart = int(real_to_soft(w.soft, s0));
                                   d->SelectionEnd = int(real_to_soft(w.soft, s1));
                                   b->wrap = std::move(w);
-                                  *b->text = typed(real);
+                                  *b->text = gfx::typed(real);
                                   b->src = std::move(real);
                                   return 0;
                               },

@@ -57,13 +57,7 @@ struct Wrapped {
 }
 
 
-/// A code point that Chinese text may break before or after (CJK ideographs, kana, Hangul, CJK and full-width
-/// punctuation): such text has no spaces, so a breaker that only breaks at spaces moves a whole CJK sentence to
-/// the next line (Dear ImGui 1.86's TextWrapped does).
-[[nodiscard]] inline bool is_cjk_breakable(char32_t c) {
-    return (c >= 0x2E80 && c <= 0x9FFF) || (c >= 0xAC00 && c <= 0xD7AF) || (c >= 0xF900 && c <= 0xFAFF) ||
-           (c >= 0xFE30 && c <= 0xFE4F) || (c >= 0xFF00 && c <= 0xFFEF) || (c >= 0x20000 && c <= 0x3FFFF);
-}
+using ts::is_cjk_breakable;  // core/util/utf8.h
 /// CJK punctuation that must not start a line (，。、：；！？）」』》 and their kin): it stays with the character
 /// before it.
 [[nodiscard]] inline bool is_cjk_closing(char32_t c) {

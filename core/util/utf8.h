@@ -39,4 +39,12 @@ void append_utf8(std::string& out, char32_t cp);
 /// Code points -> UTF-8 (append_utf8 of each).
 [[nodiscard]] std::string u32_to_utf8(std::u32string_view s);
 
+/// A code point that Chinese text may break before or after (CJK ideographs, kana, Hangul, CJK and full-width
+/// punctuation): such text has no spaces, so a breaker that only breaks at spaces moves a whole CJK sentence to
+/// the next line (Dear ImGui 1.86's TextWrapped does).
+[[nodiscard]] inline bool is_cjk_breakable(char32_t c) {
+    return (c >= 0x2E80 && c <= 0x9FFF) || (c >= 0xAC00 && c <= 0xD7AF) || (c >= 0xF900 && c <= 0xFAFF) ||
+           (c >= 0xFE30 && c <= 0xFE4F) || (c >= 0xFF00 && c <= 0xFFEF) || (c >= 0x20000 && c <= 0x3FFFF);
+}
+
 }  // namespace ts

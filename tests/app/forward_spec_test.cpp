@@ -1,7 +1,7 @@
 // ForwardSpec (#29): the one "same forward?" rule, and the typed mask / ablation knobs.
 #include "app/figures/views.h"
 #include "app/session/forward_spec.h"
-#include "app/session/lesson_check.h"
+#include "app/lessons/lesson_check.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -132,7 +132,7 @@ std::vector<unsigned char> read_bytes(const char* path) {
 }
 
 // The window's atlas merges DejaVu Sans with WenQuanYi Micro Hei and adds every character of the catalog
-// (app/ui/fonts.cpp); PNG exports add the characters of the figure text. Either font must have a glyph for every
+// (app/gfx/fonts.cpp); PNG exports add the characters of the figure text. Either font must have a glyph for every
 // character a translation uses, or it would show as a box.
 TEST(I18n, EveryCharacterOfTheCatalogHasAGlyph) {
     const char* kLatin = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";

@@ -207,28 +207,28 @@ TEST(InputQueue, AnEmojiEndsTheFramesCharacters) {
 
 TEST(Astral, StandInsRoundTripAndLeaveOtherTextAlone) {
     const std::string text = "I \xE2\x9D\xA4\xEF\xB8\x8F \xF0\x9F\x90\xB1 cats \xF0\x9F\x90\xB1";  // I ❤️ 🐱 cats 🐱
-    const std::string seen = shown(text);
+    const std::string seen = gfx::shown(text);
     EXPECT_NE(seen, text);
     EXPECT_EQ(seen.find("\xF0"), std::string::npos);  // no 4-byte sequence reaches ImGui
     EXPECT_EQ(seen.size(), text.size() - 2);          // each cat: 4 bytes -> a 3-byte stand-in
     EXPECT_EQ(seen.substr(0, 9), text.substr(0, 9));  // "I ❤️ " is in the BMP: unchanged
-    EXPECT_EQ(typed(seen), text);
-    const char32_t cat = stand_in(0x1F431);
+    EXPECT_EQ(gfx::typed(seen), text);
+    const char32_t cat = gfx::stand_in(0x1F431);
     EXPECT_GE(cat, 0xE000u);
     EXPECT_LE(cat, 0xF8FFu);
-    EXPECT_EQ(stand_in(0x1F431), cat);  // one stand-in per character, stable
-    EXPECT_EQ(stand_in(U'a'), U'a');
-    // A real Private Use character gets a stand-in of its own, so typed() cannot mistake it for the cat.
+    EXPECT_EQ(gfx::stand_in(0x1F431), cat);  // one stand-in per character, stable
+    EXPECT_EQ(gfx::stand_in(U'a'), U'a');
+    // A real Private Use character gets a stand-in of its own, so gfx::typed() cannot mistake it for the cat.
     const std::string pua = "\xEE\x80\x80 \xF0\x9F\x90\xB1";  // U+E000, 🐱
-    EXPECT_EQ(typed(shown(pua)), pua);
+    EXPECT_EQ(gfx::typed(gfx::shown(pua)), pua);
     // Plain text, CJK and invalid UTF-8 pass through unchanged.
     for (const std::string& s : {std::string("plain"), std::string("\xE4\xBD\xA0\xE5\xA5\xBD"), std::string("a\xF0\x9F"),
                                 std::string("\xFF\xFE"), std::string()}) {
-        EXPECT_EQ(shown(s), s);
-        EXPECT_EQ(typed(s), s);
+        EXPECT_EQ(gfx::shown(s), s);
+        EXPECT_EQ(gfx::typed(s), s);
     }
     bool listed = false;
-    for (const auto& [slot, cp] : stand_ins()) listed = listed || (slot == cat && cp == 0x1F431);
+    for (const auto& [slot, cp] : gfx::stand_ins()) listed = listed || (slot == cat && cp == 0x1F431);
     EXPECT_TRUE(listed);
 }
 

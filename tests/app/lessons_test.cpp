@@ -1,10 +1,10 @@
-// Lessons (app/session/lesson*.h): every bundled lesson loads in both languages, every step's set-up produces its
+// Lessons (app/lessons/lesson*.h): every bundled lesson loads in both languages, every step's set-up produces its
 // figures headless on its model, every question accepts the answer the model's numbers give and rejects a wrong one,
 // and malformed lesson files are refused with messages naming the file, the step and the field.
 #include "app/figures/views.h"
-#include "app/session/lesson.h"
-#include "app/session/lesson_check.h"
-#include "app/session/lesson_run.h"
+#include "app/lessons/lesson.h"
+#include "app/lessons/lesson_check.h"
+#include "app/lessons/lesson_run.h"
 #include "app/i18n/tr.h"
 #include "app/session/text_codec.h"
 #include "app/session/worker.h"

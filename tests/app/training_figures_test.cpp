@@ -4,7 +4,7 @@
 // Normalization panel's shifted row that shows BatchNorm's batch dependence.
 #include "app/figures/figures.h"
 #include "app/figures/views.h"
-#include "app/session/lesson_check.h"
+#include "app/lessons/lesson_check.h"
 #include "core/ops.h"
 #include "core/safetensors.h"
 #include "tests/test_util.h"

@@ -31,7 +31,7 @@ constexpr int kTokens = 32;
 
 const char* kText = bench::kBenchText;
 
-// The app keeps freed trace buffers in the heap between forwards (app/cli/gui.cpp); do the same here.
+// The app keeps freed trace buffers in the heap between forwards (app/ui/gui_command.cpp); do the same here.
 const bool kMallocTuned = [] {
     bench::tune_malloc_like_app();
     return true;

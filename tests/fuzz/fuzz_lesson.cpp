@@ -2,8 +2,8 @@
 // every claim evaluated and every text shown, and every question checked without a model (measures that need one must say so with std::runtime_error).
 // A malformed lesson must give LessonError / std::runtime_error (or std::invalid_argument from a set-up), nothing
 // else: no crash, no other exception, no unbounded allocation or time.
-#include "app/session/lesson.h"
-#include "app/session/lesson_check.h"
+#include "app/lessons/lesson.h"
+#include "app/lessons/lesson_check.h"
 #include "app/session/state.h"
 #include "core/util/json.h"
 

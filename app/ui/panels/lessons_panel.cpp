@@ -1,10 +1,10 @@
 // Lessons panel: a guided lesson (assets/lessons/*.json, or the user's own folder) shown one step at a time above
 // the panel the step needs. Entering a step sets up the app (model, text, knobs); the step's question is checked
-// live against the model's numbers (app/session/lesson_check.h) while the student moves the knob.
+// live against the model's numbers (app/lessons/lesson_check.h) while the student moves the knob.
 #include "app/i18n/language.h"
 #include "app/i18n/tr.h"
-#include "app/session/lesson.h"
-#include "app/session/lesson_check.h"
+#include "app/lessons/lesson.h"
+#include "app/lessons/lesson_check.h"
 #include "app/ui/panels/panels.h"
 
 #include <imgui.h>

@@ -1,6 +1,6 @@
 // Helpers shared by panels, and the panel registry (tab order).
 #include "app/ui/panels/panels.h"
-#include "app/ui/astral.h"
+#include "app/gfx/astral.h"
 #include "app/ui/soft_wrap.h"
 
 #include "app/figures/figures.h"
@@ -65,7 +65,7 @@ std::string wrap_for_width(const std::string& text, float width) {
 }
 
 bool text_field(const char* label, const char* hint, std::string& text) {
-    std::string seen = shown(text);
+    std::string seen = gfx::shown(text);
     const std::string before = seen;
     ImGui::InputTextWithHint(label, hint ? hint : "", &seen, ImGuiInputTextFlags_CallbackAlways,
                              [](ImGuiInputTextCallbackData* d) {
@@ -73,12 +73,12 @@ bool text_field(const char* label, const char* hint, std::string& text) {
                                  return 0;
                              });
     if (seen == before) return false;
-    text = typed(seen);
+    text = gfx::typed(seen);
     return true;
 }
 
 void insert_typed_emoji(ImGuiInputTextCallbackData* d) {
-    const std::string emoji = take_typed();
+    const std::string emoji = gfx::take_typed();
     if (emoji.empty()) return;
     if (d->SelectionStart != d->SelectionEnd)  // typing replaces a selection
         d->DeleteChars(std::min(d->SelectionStart, d->SelectionEnd), std::abs(d->SelectionEnd - d->SelectionStart));

@@ -73,7 +73,7 @@ void text_wrapped(const std::string& text, float width = 0);  ///< width 0: the 
 /// window, custom) in one order. Returns true when the user picked another.
 bool mask_combo(MaskChoice& kind);
 /// A one-line text field (ImGui::InputTextWithHint) that keeps emoji and other characters beyond U+FFFF: it edits
-/// their stand-ins (app/ui/astral.h) and writes the real text back. Returns true when the text changed.
+/// their stand-ins (app/gfx/astral.h) and writes the real text back. Returns true when the text changed.
 bool text_field(const char* label, const char* hint, std::string& text);
 /// In an ImGuiInputTextFlags_CallbackAlways callback: inserts the emoji typed this frame (astral.h's queue) at the
 /// cursor, replacing a selection. Every text box calls it, so typing an emoji works in each.

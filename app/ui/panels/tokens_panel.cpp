@@ -3,7 +3,7 @@
 #include "app/i18n/tr.h"
 #include "app/gfx/painter.h"
 #include "app/figures/figures.h"
-#include "app/ui/astral.h"
+#include "app/gfx/astral.h"
 #include "app/ui/panels/panels.h"
 
 #include <imgui.h>
@@ -19,7 +19,7 @@ void merge_tooltip(const Snapshot& s, const TokenizedText& tt, size_t i) {
     const std::string bytes = tt.text.substr(p.byte_begin, p.byte_end - p.byte_begin);
     ImGui::BeginTooltip();
     ImGui::Text(tr("token %zu: id %d"), i, p.id);
-    ImGui::Text(tr("label: %s"), shown(p.label).c_str());
+    ImGui::Text(tr("label: %s"), gfx::shown(p.label).c_str());
     ImGui::Text(tr("bytes [%zu, %zu) of the text"), p.byte_begin, p.byte_end);
     std::string hex;
     char buf[8];
@@ -83,7 +83,7 @@ void token_chips(const Snapshot& s, const TokenizedText& tt, const char* id) {
         const TokenPiece& p = tt.pieces[i];
         char idbuf[32];
         std::snprintf(idbuf, sizeof idbuf, "%d", p.id);
-        const std::string label = shown(p.label);
+        const std::string label = gfx::shown(p.label);
         const float w = std::max(ImGui::CalcTextSize(label.c_str()).x, ImGui::CalcTextSize(idbuf).x) + pad * 2;
         if (x > 0 && x + w > avail) {
             x = 0;
@@ -128,12 +128,12 @@ void token_table(const Snapshot& s, const TokenizedText& tt, const char* id, flo
             ImGui::TableNextColumn();
             ImGui::Text("%d", p.id);
             ImGui::TableNextColumn();
-            ImGui::TextUnformatted(shown(p.label).c_str());
+            ImGui::TextUnformatted(gfx::shown(p.label).c_str());
             if (ImGui::IsItemHovered()) merge_tooltip(s, tt, i);
             ImGui::TableNextColumn();
             ImGui::Text("[%zu, %zu)", p.byte_begin, p.byte_end);
             ImGui::TableNextColumn();
-            ImGui::TextUnformatted(p.byte_end > p.byte_begin ? shown(covered_text(tt.text, p.byte_begin, p.byte_end)).c_str()
+            ImGui::TextUnformatted(p.byte_end > p.byte_begin ? gfx::shown(covered_text(tt.text, p.byte_begin, p.byte_end)).c_str()
                                                               : tr("(special token)"));
         }
         ImGui::EndTable();

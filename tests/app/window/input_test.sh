@@ -43,7 +43,7 @@ echo "text after typing and Backspace: '$text'"
 [ "$text" = "The cat sat on the ma" ] || { echo "FAIL: keystrokes lost or reordered"; exit 1; }
 
 # Emoji (#28): typed characters beyond U+FFFF reach the text intact (ImGui 1.86 holds 16-bit characters only;
-# app/ui/astral.h), in order with the characters around them, in normal frames.
+# app/gfx/astral.h), in order with the characters around them, in normal frames.
 "$APP" --no-state --size 1280x800 --panel tokens --text "I" --frame-stats "$OUT/emoji.json" 2>"$OUT/emoji.log" &
 APP_PID=$!
 wait_window

@@ -8,7 +8,7 @@
 #include "app/gfx/heatmap_texture.h"
 #include "app/gfx/painter.h"
 #include "app/figures/views.h"
-#include "app/ui/fonts.h"
+#include "app/gfx/fonts.h"
 #include "app/ui/panels/panels.h"
 #include "app/session/state.h"
 #include "app/session/text_codec.h"
@@ -103,7 +103,7 @@ struct ImGuiHeadless {
         io.DeltaTime = 1.0f / 60.0f;
         io.BackendFlags |= ImGuiBackendFlags_RendererHasVtxOffset;  // as imgui_impl_opengl3 on GL >= 3.2 (> 64k vertices)
         apply_theme(true, 1.0f);
-        build_fonts(16.0f, kText);
+        gfx::build_fonts(16.0f, kText);
         unsigned char* px = nullptr;
         int w = 0, h = 0;
         io.Fonts->GetTexDataAsRGBA32(&px, &w, &h);

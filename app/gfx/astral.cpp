@@ -1,11 +1,11 @@
 // Stand-ins for characters a 16-bit ImWchar cannot hold (see astral.h).
-#include "app/ui/astral.h"
+#include "app/gfx/astral.h"
 
 #include "core/util/utf8.h"
 
 #include <unordered_map>
 
-namespace ts::ui {
+namespace ts::gfx {
 
 namespace {
 constexpr char32_t kFirstStandIn = 0xE000, kLastStandIn = 0xF8FF, kReplacement = 0xFFFD;
@@ -94,4 +94,4 @@ std::string take_typed() {
 
 void clear_typed() { typed_queue().clear(); }
 
-}  // namespace ts::ui
+}  // namespace ts::gfx

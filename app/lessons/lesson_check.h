@@ -4,7 +4,7 @@
 // GL-free.
 #pragma once
 
-#include "app/session/lesson.h"
+#include "app/lessons/lesson.h"
 #include "app/session/worker.h"
 
 #include <string>

@@ -4,7 +4,7 @@
 
 #include <string>
 
-namespace ts::ui {
+namespace ts::gfx {
 
 struct FontStatus {
     bool latin = false, cjk = false;
@@ -30,4 +30,4 @@ void request_glyphs(const std::string& text);
 /// The characters requested since the last call, UTF-8 ("" when none); clears the request.
 [[nodiscard]] std::string take_glyph_requests();
 
-}  // namespace ts::ui
+}  // namespace ts::gfx

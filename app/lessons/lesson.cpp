@@ -1,9 +1,9 @@
 // Lesson files: parsing, validation (every error names the file, the step and the field), the lesson folders,
 // and applying a step's set-up to the UI state.
-#include "app/session/lesson.h"
+#include "app/lessons/lesson.h"
 
 #include "app/figures/views.h"
-#include "app/session/lesson_check.h"
+#include "app/lessons/lesson_check.h"
 #include "app/i18n/tr.h"
 #include "core/util/json.h"
 

@@ -1,6 +1,6 @@
 // Lesson measures: the model's numbers (and the panels' formulas) a lesson question is checked against, by name,
 // each computed from the UI state and the current Snapshot the same way the figures compute what they show.
-#include "app/session/lesson_check.h"
+#include "app/lessons/lesson_check.h"
 
 #include "app/figures/figures.h"
 #include "app/i18n/tr.h"

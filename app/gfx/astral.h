@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-namespace ts::ui {
+namespace ts::gfx {
 
 /// True for the code points the window shows through a stand-in: above U+FFFF, or in U+E000–U+F8FF.
 [[nodiscard]] constexpr bool needs_stand_in(char32_t c) { return c > 0xFFFF || (c >= 0xE000 && c <= 0xF8FF); }
@@ -43,4 +43,4 @@ void queue_typed(char32_t c);
 /// nothing, as for any other character).
 void clear_typed();
 
-}  // namespace ts::ui
+}  // namespace ts::gfx

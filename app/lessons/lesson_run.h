@@ -2,8 +2,8 @@
 // as the Lessons panel would. For `transformer-studio lessons check` (a teacher's file, before class) and tests.
 #pragma once
 
-#include "app/session/lesson.h"
-#include "app/session/lesson_check.h"
+#include "app/lessons/lesson.h"
+#include "app/lessons/lesson_check.h"
 #include "app/session/worker.h"
 
 #include <map>

@@ -1,6 +1,6 @@
 // The lesson checker: match, crossing (found by scanning the knob and bisecting), argmax / argmin over an integer
 // knob, below / above a threshold; the measures themselves are in lesson_measures.cpp.
-#include "app/session/lesson_check.h"
+#include "app/lessons/lesson_check.h"
 
 #include "app/figures/figures.h"
 #include "app/session/forward_spec.h"

@@ -1,5 +1,5 @@
 // Headless lesson runs (see lesson_run.h).
-#include "app/session/lesson_run.h"
+#include "app/lessons/lesson_run.h"
 
 #include "app/figures/views.h"
 

@@ -1,8 +1,8 @@
 // Font atlas construction (see fonts.h).
-#include "app/ui/fonts.h"
+#include "app/gfx/fonts.h"
 
 #include "app/i18n/tr.h"
-#include "app/ui/astral.h"
+#include "app/gfx/astral.h"
 
 #include <imgui.h>
 #include <imgui_internal.h>  // ImTextCharFromUtf8
@@ -18,7 +18,7 @@
 #include <set>
 #include <string_view>
 
-namespace ts::ui {
+namespace ts::gfx {
 
 namespace {
 const char* kLatinFont = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
@@ -249,4 +249,4 @@ bool fonts_need_rebuild(const std::string& text) {
     return missing;
 }
 
-}  // namespace ts::ui
+}  // namespace ts::gfx
