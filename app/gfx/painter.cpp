@@ -7,7 +7,7 @@
 #include "app/plot/ticks.h"
 #include "app/plot/writers.h"
 #include "app/gfx/astral.h"
-#include "app/gfx/fonts.h"  // glyph requests
+#include "app/gfx/fonts.h"   // glyph requests
 #include "core/util/utf8.h"  // is_cjk_breakable
 
 #include <imgui_internal.h>  // ImTextCharFromUtf8

@@ -63,8 +63,8 @@ public:
 /// What differs between drawing a figure on screen and exporting it.
 struct PaintStyle {
     Theme theme;
-    bool compact = false;  ///< thumbnail: no title, axes, ticks, colorbar, legend or cell text
-    bool show_note = false;  ///< print Figure::note under the plot (exports; the screen shows it on hover)
+    bool compact = false;     ///< thumbnail: no title, axes, ticks, colorbar, legend or cell text
+    bool show_note = false;   ///< print Figure::note under the plot (exports; the screen shows it on hover)
     float title_reserve = 0;  ///< pixels kept free right of the title (the window's Export button)
     /// Heatmaps with more cells than this are one image instead of a rectangle per cell.
     size_t image_cells = 64 * 64;
@@ -72,10 +72,10 @@ struct PaintStyle {
 
 /// What paint_figure laid out, for the window's interaction (hover, tooltips, buttons) on top.
 struct PaintedFigure {
-    FigureLayout layout;  ///< relative to the cell's top-left corner
-    Rect plot;  ///< the plot area in canvas coordinates
-    Transform transform;  ///< data -> canvas coordinates of the plot area
-    Rect title_text;  ///< where the title's text went (empty without a title)
+    FigureLayout layout;        ///< relative to the cell's top-left corner
+    Rect plot;                  ///< the plot area in canvas coordinates
+    Transform transform;        ///< data -> canvas coordinates of the plot area
+    Rect title_text;            ///< where the title's text went (empty without a title)
     bool title_elided = false;  ///< the title was cut with "…" to fit
 };
 

@@ -56,7 +56,6 @@ struct Wrapped {
     return w;
 }
 
-
 using ts::is_cjk_breakable;  // core/util/utf8.h
 /// CJK punctuation that must not start a line (，。、：；！？）」』》 and their kin): it stays with the character
 /// before it.

@@ -133,8 +133,9 @@ void token_table(const Snapshot& s, const TokenizedText& tt, const char* id, flo
             ImGui::TableNextColumn();
             ImGui::Text("[%zu, %zu)", p.byte_begin, p.byte_end);
             ImGui::TableNextColumn();
-            ImGui::TextUnformatted(p.byte_end > p.byte_begin ? gfx::shown(covered_text(tt.text, p.byte_begin, p.byte_end)).c_str()
-                                                              : tr("(special token)"));
+            ImGui::TextUnformatted(p.byte_end > p.byte_begin
+                                       ? gfx::shown(covered_text(tt.text, p.byte_begin, p.byte_end)).c_str()
+                                       : tr("(special token)"));
         }
         ImGui::EndTable();
     }
