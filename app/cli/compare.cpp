@@ -27,14 +27,14 @@ int run_compare(int argc, char** argv) {
     if (print_help_if_asked(argc, argv, 2, kUsage)) return 0;
     const Args args(argc, argv, 2, {"model", "reference", "text", "ids", "json", "top", "threads"});
     if (args.has("threads")) set_compute_threads(parse_thread_count(args.get("threads")));
-    const ui::LoadedModel a = ui::load_model_folder(args.required("model"), terminal_progress());
-    const ui::LoadedModel b = ui::load_model_folder(args.required("reference"), terminal_progress());
+    const studio::LoadedModel a = studio::load_model_folder(args.required("model"), terminal_progress());
+    const studio::LoadedModel b = studio::load_model_folder(args.required("reference"), terminal_progress());
     std::vector<int> ids;
     if (args.has("ids")) {
         ids = parse_ids(args.get("ids"));
     } else if (args.has("text")) {
         if (a.codec->ids_only()) throw std::invalid_argument("model A has no tokenizer: pass token ids with --ids");
-        ids = ui::tokenize_text(args.get("text"), *a.codec, a.model->config().max_seq_len).ids;
+        ids = studio::tokenize_text(args.get("text"), *a.codec, a.model->config().max_seq_len).ids;
     } else {
         throw std::invalid_argument("give --text or --ids");
     }

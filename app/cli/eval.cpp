@@ -73,7 +73,7 @@ HeadScore best_head(const std::vector<double>& acc, int n_heads, double n) {
     return b;
 }
 
-std::string sample_text(const Model& m, const ui::TextCodec& codec, const std::string& prompt, int n_tokens,
+std::string sample_text(const Model& m, const studio::TextCodec& codec, const std::string& prompt, int n_tokens,
                         float temperature, uint64_t seed) {
     std::vector<int> ids;
     std::vector<std::pair<size_t, size_t>> spans;
@@ -161,7 +161,7 @@ int run_eval(int argc, char** argv) {
                      "examples", "length-penalty", "hyps", "threads"});
     if (args.has("threads")) set_compute_threads(parse_thread_count(args.get("threads")));
     const std::string model_dir = args.required("model");
-    const ui::LoadedModel lm = ui::load_model_folder(model_dir, terminal_progress());
+    const studio::LoadedModel lm = studio::load_model_folder(model_dir, terminal_progress());
     print_warnings("eval", lm.weight_warnings);
     const Model& m = *lm.model;
     const ModelConfig& c = m.config();
@@ -279,9 +279,9 @@ int run_eval(int argc, char** argv) {
     report["induction"] = induction;
 
     // --- samples ---
-    const float temperature = float(args.real("temperature", 0.8, ui::kMinTemperature, ui::kMaxTemperature));
+    const float temperature = float(args.real("temperature", 0.8, studio::kMinTemperature, studio::kMaxTemperature));
     const int n_samples = int(args.integer("samples", 5, 0, 1000));
-    const int n_tokens = int(args.integer("sample-tokens", 40, 1, ui::kMaxGenerateTokens));
+    const int n_tokens = int(args.integer("sample-tokens", 40, 1, studio::kMaxGenerateTokens));
     const std::vector<std::string> prompts = {"It is a truth universally acknowledged", "She was",
                                               "The weather", "Mr. Darcy", "He looked at her and"};
     nlohmann::json samples = nlohmann::json::array();

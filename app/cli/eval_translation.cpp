@@ -125,7 +125,7 @@ int run_translation_eval(const Args& args, const std::string& model_dir, const M
     std::vector<Pair> pairs = read_pairs(pairs_path, "--pairs");
     const int64_t limit = args.integer("limit", 0, 0, int64_t(1) << 40);  // 0 = all pairs
     if (limit > 0 && size_t(limit) < pairs.size()) pairs.resize(size_t(limit));
-    const int beam = int(args.integer("beam", 4, 1, ui::kMaxBeam));  // 1 = greedy only
+    const int beam = int(args.integer("beam", 4, 1, studio::kMaxBeam));  // 1 = greedy only
     const int n_examples = int(args.integer("examples", 20, 0, 100000));
     const float length_penalty = float(args.real("length-penalty", 1.0, -10.0, 10.0));
 

@@ -124,7 +124,7 @@ struct Seq2SeqInput {
     std::string translation;  ///< --translate: the decoded text
 };
 
-Seq2SeqInput seq2seq_input(const Args& args, const ui::LoadedModel& lm) {
+Seq2SeqInput seq2seq_input(const Args& args, const studio::LoadedModel& lm) {
     const int n_src = int(args.has("source")) + int(args.has("source-ids"));
     const int n_tgt = int(args.has("target")) + int(args.has("target-ids")) + int(args.flag("translate"));
     if (args.has("text") || args.has("ids"))
@@ -165,7 +165,6 @@ Seq2SeqInput seq2seq_input(const Args& args, const ui::LoadedModel& lm) {
     }
     return in;
 }
-
 
 // Which trace names the file gets: --only (or --filter) patterns, --exclude patterns, --layers A-B. A pattern with
 // *, ? or [ is a shell glob over the whole name (fnmatch); any other is a prefix ("dec.1.attn.").
@@ -314,7 +313,7 @@ int run_trace(int argc, char** argv) {
     std::vector<HeadRequest> heads;
     for (const auto& spec : args.all("head")) heads.push_back(parse_head(spec));
     if (args.has("threads")) set_compute_threads(parse_thread_count(args.get("threads")));
-    const ui::LoadedModel lm = ui::load_model_folder(args.required("model"), terminal_progress());
+    const studio::LoadedModel lm = studio::load_model_folder(args.required("model"), terminal_progress());
     print_warnings("trace", lm.weight_warnings);
     const bool seq2seq = lm.model->config().arch == Arch::EncoderDecoder;
     if (!seq2seq) {
@@ -342,7 +341,8 @@ int run_trace(int argc, char** argv) {
                                             ? "model folder has no tokenizer (tokenizer.json, tokenizer.model, vocab.txt, ...): "
                                               "pass token ids with --ids"
                                             : "no tokenizer: " + lm.tokenizer_warning + "; pass token ids with --ids");
-        const ui::TokenizedText tt = ui::tokenize_text(args.get("text"), *lm.codec, lm.model->config().max_seq_len);
+        const studio::TokenizedText tt =
+            studio::tokenize_text(args.get("text"), *lm.codec, lm.model->config().max_seq_len);
         for (const auto& n : tt.notices) std::fprintf(stderr, "note: %s\n", n.c_str());
         ids = tt.ids;
     } else {

@@ -15,7 +15,7 @@ namespace ts::cli {
 namespace {
 
 std::string token_text(const TranslationModel& tm, int id) {
-    return ui::printable_label(decode_target(tm, {id}), false);
+    return studio::printable_label(decode_target(tm, {id}), false);
 }
 
 // One indented line per step: "  step 3: 'cat' p=0.8123   top: 'cat' 0.8123 | 'dog' 0.0712 | ..."
@@ -62,7 +62,7 @@ int run_translate(int argc, char** argv) {
     DecodeOptions opt = decode_options_from(args);
     const std::string to = args.get("to");
     const std::string model_dir = args.required("model");
-    const TranslationModel tm = open_translation_model(ui::load_model_folder(model_dir, terminal_progress()));
+    const TranslationModel tm = open_translation_model(studio::load_model_folder(model_dir, terminal_progress()));
     print_warnings("translate", tm.lm.weight_warnings);
     if (!to.empty() && tm.spec.direction == "model")
         std::fprintf(stderr, "transformer-studio translate: note: --to is ignored: a Hugging Face checkpoint translates "

@@ -25,7 +25,7 @@ void require_encoder_decoder(const Model& m, const std::string& dir) {
                                     ", not an encoder-decoder translation model");
 }
 
-TranslationModel open_translation_model(ui::LoadedModel lm) {
+TranslationModel open_translation_model(studio::LoadedModel lm) {
     require_encoder_decoder(*lm.model, lm.path);
     if (!lm.codec || lm.codec->ids_only())
         throw std::runtime_error(lm.path + ": no usable tokenizer" +
@@ -55,7 +55,7 @@ TranslationModel open_translation_model(ui::LoadedModel lm) {
 
 namespace {
 
-std::vector<int> encode_plain(const TranslationModel& tm, const ui::TextCodec& codec, const std::string& text) {
+std::vector<int> encode_plain(const TranslationModel& tm, const studio::TextCodec& codec, const std::string& text) {
     if (tm.tok) {
         EncodeOptions eo;
         eo.match_added_tokens = false;
@@ -96,7 +96,7 @@ std::string decode_target(const TranslationModel& tm, const std::vector<int>& id
 DecodeOptions decode_options_from(const Args& args) {
     DecodeOptions o;
     // The window's beam limit: --beam 10000 asked for gigabytes of hypotheses.
-    o.beam = int(args.integer("beam", 1, 1, ui::kMaxBeam));
+    o.beam = int(args.integer("beam", 1, 1, studio::kMaxBeam));
     o.max_len = int(args.integer("max-len", 128, 1, 1 << 16));
     const double lp = args.number("length-penalty", 1.0);
     if (!std::isfinite(lp)) throw std::invalid_argument("--length-penalty expects a finite number");

@@ -18,9 +18,10 @@ namespace ts::cli {
 /// (T5, Marian, BART: config.json and generation_config.json give the start and end tokens, the task or the
 /// direction is the checkpoint's own).
 struct TranslationModel {
-    ui::LoadedModel lm;
-    std::shared_ptr<const ui::TextCodec> source_codec;  ///< text -> encoder ids
-    std::shared_ptr<const ui::TextCodec> target_codec;  ///< decoder ids <-> text (Marian: target.spm; else the same)
+    studio::LoadedModel lm;
+    std::shared_ptr<const studio::TextCodec> source_codec;  ///< text -> encoder ids
+    std::shared_ptr<const studio::TextCodec>
+        target_codec;  ///< decoder ids <-> text (Marian: target.spm; else the same)
     /// This project's byte-level BPE (translation.json folders): encoded with special-token strings kept as plain
     /// text, as training fed them. Null for Hugging Face folders.
     std::shared_ptr<const Tokenizer> tok;
@@ -34,9 +35,9 @@ struct TranslationModel {
 void require_encoder_decoder(const Model& m, const std::string& dir);
 
 /// Opens an already loaded model folder as a translation model: checks the architecture, that the folder has a
-/// tokenizer (ui::load_model_folder's codecs) and a source/target format (translation.json, or a Hugging Face
+/// tokenizer (studio::load_model_folder's codecs) and a source/target format (translation.json, or a Hugging Face
 /// encoder–decoder's config). Throws one-line errors naming what is missing.
-[[nodiscard]] TranslationModel open_translation_model(ui::LoadedModel lm);
+[[nodiscard]] TranslationModel open_translation_model(studio::LoadedModel lm);
 
 /// Encoder input of one line of text: make_source_ids over the text's tokens (without the tokenizer's own
 /// post-processor specials: the model's start/end tokens are added as training or the checkpoint defines them);

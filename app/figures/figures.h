@@ -17,6 +17,8 @@
 
 namespace ts::ui {
 
+using namespace ts::studio;  // the session layer (app/session) below: state, ForwardSpec, worker, snapshots
+
 // --- shared helpers ---------------------------------------------------------------------------------------------------
 /// Token labels of the snapshot ("3:cat" style when `with_index`), one per position.
 [[nodiscard]] std::vector<std::string> snapshot_token_labels(const Snapshot& s, bool with_index = false);

@@ -16,6 +16,8 @@
 
 namespace ts::ui {
 
+using namespace ts::studio;  // the session layer (app/session) below: state, ForwardSpec, worker, snapshots
+
 struct ViewInfo {
     std::string name;                    ///< "attention-grid"
     std::string panel;                   ///< the app tab it comes from ("Attention")

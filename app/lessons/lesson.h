@@ -16,6 +16,8 @@
 
 namespace ts::ui {
 
+using namespace ts::studio;  // the session layer (app/session) below: state, ForwardSpec, worker, snapshots
+
 /// A text in both interface languages. `zh` may be empty (then the English text is shown).
 /// Texts may name the interface's own labels with placeholders, `{ui:head}`, `{ui:Model}`, `{ui:context length T}`:
 /// the braces hold an English interface string (a msgid of po/), shown as the interface shows it (tr()), so a

@@ -12,6 +12,8 @@
 
 namespace ts::ui {
 
+using namespace ts::studio;  // the session layer (app/session) below: state, ForwardSpec, worker, snapshots
+
 struct MeasureInfo {
     std::string name;
     bool needs_snapshot;                 ///< needs a forward pass (the softmax measures need one only for a model row)

@@ -13,6 +13,8 @@
 
 namespace ts::ui {
 
+using namespace ts::studio;  // the session layer (app/session) below: state, ForwardSpec, worker, snapshots
+
 struct StepRun {
     size_t step = 0;             ///< 0-based
     std::string model;           ///< the model's config name it ran on

@@ -9,7 +9,7 @@
 #include <cmath>
 #include <stdexcept>
 
-namespace ts::ui {
+namespace ts::studio {
 
 ForwardSpec forward_spec(const UiState& st, const ModelConfig& c, const std::string& panel) {
     ForwardSpec s;
@@ -235,4 +235,4 @@ MaskSpec painted_mask_spec(const std::vector<uint8_t>& cells, int n, int T, int 
     return m;
 }
 
-}  // namespace ts::ui
+}  // namespace ts::studio

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-namespace ts::ui {
+namespace ts::studio {
 
 struct ForwardSpec {
     const Model* model = nullptr;        ///< identity only (set by the LoadedModel overload of forward_spec)
@@ -98,4 +98,4 @@ void paint_cell(UiState& st, int n, int row, int col, bool visible);
 /// when cells.size() != n² or T, S < 0.
 [[nodiscard]] MaskSpec painted_mask_spec(const std::vector<uint8_t>& cells, int n, int T, int S);
 
-}  // namespace ts::ui
+}  // namespace ts::studio

@@ -9,7 +9,7 @@
 #include <cmath>
 #include <stdexcept>
 
-namespace ts::ui {
+namespace ts::studio {
 
 int first_token(const TextCodec& codec, const std::string& text, const char* what) {
     if (text.empty()) return -1;
@@ -201,4 +201,4 @@ void InterpJobs::clear() {
     for (auto& l : m_latest) l.reset();
 }
 
-}  // namespace ts::ui
+}  // namespace ts::studio

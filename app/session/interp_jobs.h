@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-namespace ts::ui {
+namespace ts::studio {
 
 /// The inputs an analysis was run on, resolved to ids (for titles and notes).
 struct InterpInputs {
@@ -105,4 +105,4 @@ private:
     std::function<void()> m_on_done;
 };
 
-}  // namespace ts::ui
+}  // namespace ts::studio

@@ -3,7 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace ts::ui {
+namespace ts::studio {
 
 namespace {
 constexpr std::array<const char*, 5> kMaskNames{"none", "causal", "padding", "sliding", "custom"};
@@ -39,22 +39,24 @@ std::optional<interp::AblationKind> parse_ablation_kind(std::string_view s) {
     return std::nullopt;
 }
 
-}  // namespace ts::ui
+}  // namespace ts::studio
 
 namespace nlohmann {
 
-void adl_serializer<ts::ui::MaskChoice>::to_json(json& j, ts::ui::MaskChoice v) { j = ts::ui::name_of(v); }
+void adl_serializer<ts::studio::MaskChoice>::to_json(json& j, ts::studio::MaskChoice v) { j = ts::studio::name_of(v); }
 
-void adl_serializer<ts::ui::MaskChoice>::from_json(const json& j, ts::ui::MaskChoice& v) {
-    const auto m = j.is_string() ? ts::ui::parse_mask_choice(j.get_ref<const std::string&>()) : std::nullopt;
-    if (!m) throw json::type_error::create(302, "a mask must be " + ts::ui::mask_choice_list(), nullptr);
+void adl_serializer<ts::studio::MaskChoice>::from_json(const json& j, ts::studio::MaskChoice& v) {
+    const auto m = j.is_string() ? ts::studio::parse_mask_choice(j.get_ref<const std::string&>()) : std::nullopt;
+    if (!m) throw json::type_error::create(302, "a mask must be " + ts::studio::mask_choice_list(), nullptr);
     v = *m;
 }
 
-void adl_serializer<ts::interp::AblationKind>::to_json(json& j, ts::interp::AblationKind v) { j = ts::ui::name_of(v); }
+void adl_serializer<ts::interp::AblationKind>::to_json(json& j, ts::interp::AblationKind v) {
+    j = ts::studio::name_of(v);
+}
 
 void adl_serializer<ts::interp::AblationKind>::from_json(const json& j, ts::interp::AblationKind& v) {
-    const auto k = j.is_string() ? ts::ui::parse_ablation_kind(j.get_ref<const std::string&>()) : std::nullopt;
+    const auto k = j.is_string() ? ts::studio::parse_ablation_kind(j.get_ref<const std::string&>()) : std::nullopt;
     if (!k) throw json::type_error::create(302, "an ablation must be zero or mean", nullptr);
     v = *k;
 }

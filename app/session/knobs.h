@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-namespace ts::ui {
+namespace ts::studio {
 
 /// The attention mask the Softmax lab shows and, with "apply to the model", the forward runs (mask_spec_for in
 /// app/session/forward_spec.h says what each does). Listed in the order the mask combo shows them.
@@ -31,15 +31,15 @@ inline constexpr std::array<MaskChoice, 5> kMaskChoices{MaskChoice::None, MaskCh
 /// "none, causal, padding, sliding or custom": the names for an error message.
 [[nodiscard]] std::string mask_choice_list();
 
-}  // namespace ts::ui
+}  // namespace ts::studio
 
 // JSON as the name (state files, lessons, `--set attn_mask=sliding`); reading an unknown name throws
 // nlohmann::json::type_error, so a state file's unknown value is reported and the default kept, like any wrong type.
 namespace nlohmann {
 template <>
-struct adl_serializer<ts::ui::MaskChoice> {
-    static void to_json(json& j, ts::ui::MaskChoice v);
-    static void from_json(const json& j, ts::ui::MaskChoice& v);
+struct adl_serializer<ts::studio::MaskChoice> {
+    static void to_json(json& j, ts::studio::MaskChoice v);
+    static void from_json(const json& j, ts::studio::MaskChoice& v);
 };
 template <>
 struct adl_serializer<ts::interp::AblationKind> {

@@ -3,7 +3,7 @@
 // clamped into the same ranges (UiState::clamp).
 #pragma once
 
-namespace ts::ui {
+namespace ts::studio {
 
 inline constexpr int kMaxBeam = 16;                ///< beam width of translation decoding (1 = greedy)
 inline constexpr int kMaxGenerateTokens = 512;     ///< tokens one Generate / sampling run adds
@@ -12,4 +12,4 @@ inline constexpr float kMinExportScale = 0.25f, kMaxExportScale = 8.0f;  ///< te
 inline constexpr float kMinTemperature = 0.05f, kMaxTemperature = 10.0f; ///< softmax / sampling temperature
 inline constexpr int kMaxRepeat = 1000;            ///< `render --repeat` (benchmarking a view)
 
-}  // namespace ts::ui
+}  // namespace ts::studio

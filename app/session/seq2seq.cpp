@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <fstream>
 
-namespace ts::ui {
+namespace ts::studio {
 
 namespace {
 
@@ -130,4 +130,4 @@ std::vector<ExamplePair> parse_example_pairs(std::string_view text) {
     return out;
 }
 
-}  // namespace ts::ui
+}  // namespace ts::studio

@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-namespace ts::ui {
+namespace ts::studio {
 
 struct LoadedModel;
 
@@ -54,4 +54,4 @@ struct ExamplePair {
 /// The text of an examples.tsv, as read_example_pairs. Pairs whose sides are not valid UTF-8 are skipped too.
 [[nodiscard]] std::vector<ExamplePair> parse_example_pairs(std::string_view text);
 
-}  // namespace ts::ui
+}  // namespace ts::studio

@@ -16,7 +16,7 @@
 #include <stdexcept>
 #include <system_error>
 
-namespace ts::ui {
+namespace ts::studio {
 
 void UiState::remember_model(const std::string& path) {
     if (path.empty()) return;
@@ -235,4 +235,4 @@ void save_state(const std::filesystem::path& file, const UiState& s) {
     write_file_atomic(file, j.dump(2) + "\n");  // core/util/file.h: never a half-written settings file
 }
 
-}  // namespace ts::ui
+}  // namespace ts::studio

@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-namespace ts::ui {
+namespace ts::studio {
 
 struct UiState {
     std::string model_path;              ///< "" = the bundled default (or the random demo model)
@@ -170,4 +170,4 @@ void read_state_fields(const nlohmann::json& j, UiState& s, std::vector<std::str
 /// naming the path when it cannot be written.
 void save_state(const std::filesystem::path& file, const UiState& s);
 
-}  // namespace ts::ui
+}  // namespace ts::studio

@@ -16,7 +16,7 @@
 #include <cstdio>
 #include <stdexcept>
 
-namespace ts::ui {
+namespace ts::studio {
 
 namespace {
 // Bytes of the well-formed character at s[i] (core/util/utf8.h), 0 for an invalid byte.
@@ -203,4 +203,4 @@ std::string printable_label(std::string_view s, bool show_space) {
     return out;
 }
 
-}  // namespace ts::ui
+}  // namespace ts::studio

@@ -17,7 +17,7 @@ class TextTokenizer;
 struct GgufHeader;
 }
 
-namespace ts::ui {
+namespace ts::studio {
 
 /// One token of the typed text: its id, a printable label, and its [begin, end) byte span in the text.
 struct TokenPiece {
@@ -91,4 +91,4 @@ using ts::is_valid_utf8;
 /// when show_space is set.
 [[nodiscard]] std::string printable_label(std::string_view bytes, bool show_space = true);
 
-}  // namespace ts::ui
+}  // namespace ts::studio

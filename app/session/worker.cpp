@@ -25,7 +25,7 @@
 #include <unistd.h>
 #endif
 
-namespace ts::ui {
+namespace ts::studio {
 
 // --- snapshot -----------------------------------------------------------------------------------------------------
 
@@ -557,4 +557,4 @@ std::optional<ModelLoader::Result> ModelLoader::poll() {
     return m_future.get();
 }
 
-}  // namespace ts::ui
+}  // namespace ts::studio

@@ -25,8 +25,7 @@
 #include <thread>
 #include <vector>
 
-namespace ts::ui {
-
+namespace ts::studio {
 
 struct Snapshot;
 
@@ -242,4 +241,4 @@ private:
     std::shared_ptr<std::atomic<float>> m_progress;
 };
 
-}  // namespace ts::ui
+}  // namespace ts::studio

@@ -12,6 +12,8 @@
 
 namespace ts::ui {
 
+using namespace ts::studio;  // the session layer (app/session) below
+
 struct ExportMenuContext {
     UiState* state = nullptr;
     const Snapshot* snap = nullptr;

@@ -52,7 +52,7 @@ int run_gui(int argc, char** argv) {
     // The compute worker's threads: max(1, cores - 1) so the UI thread keeps a core (issue #14).
     set_compute_threads(args.has("threads") ? parse_thread_count(args.get("threads")) : default_worker_threads());
     if (args.has("memory-budget"))
-        ui::set_forward_memory_budget(parse_memory_budget(args.get("memory-budget"), available_memory_bytes()));
+        studio::set_forward_memory_budget(parse_memory_budget(args.get("memory-budget"), available_memory_bytes()));
     ui::AppOptions o;
     o.exe_path = argc > 0 ? argv[0] : "";
     o.model_dir = args.get("model");
@@ -64,7 +64,7 @@ int run_gui(int argc, char** argv) {
     o.translate_to = args.get("to");
     if (!o.translate_to.empty() && o.translate_to != "auto" && o.translate_to != "en" && o.translate_to != "zh")
         throw std::invalid_argument("--to expects auto, en or zh, got '" + o.translate_to + "'");
-    o.beam = int(args.integer("beam", 0, 1, ui::kMaxBeam));  // 0 (absent) = the saved setting
+    o.beam = int(args.integer("beam", 0, 1, studio::kMaxBeam));  // 0 (absent) = the saved setting
     o.attn_source = args.get("attn-source");
     if (!o.attn_source.empty() && o.attn_source != "decoder" && o.attn_source != "encoder" && o.attn_source != "cross")
         throw std::invalid_argument("--attn-source expects decoder, encoder or cross, got '" + o.attn_source + "'");

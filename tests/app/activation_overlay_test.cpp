@@ -14,6 +14,7 @@ namespace {
 
 using namespace ts;
 using namespace ts::ui;
+using namespace ts::studio;
 
 TEST(ActivationOverlay, HistogramBehindTheCurvesScaledToTheirRange) {
     const LoadedModel lm = make_demo_model();

@@ -12,6 +12,7 @@
 
 using namespace ts;
 using namespace ts::ui;
+using namespace ts::studio;
 
 namespace {
 

@@ -21,6 +21,7 @@
 namespace fs = std::filesystem;
 using namespace ts;
 using namespace ts::ui;
+using namespace ts::studio;
 
 namespace {
 

@@ -8,6 +8,7 @@
 
 using namespace ts;
 using namespace ts::ui;
+using namespace ts::studio;
 
 namespace {
 ModelConfig config_of(Arch arch) {

@@ -108,16 +108,16 @@ TEST(I18n, CatalogTextHoldsTheTranslations) {
 namespace {
 
 TEST(I18n, LanguageIsRememberedInTheUiState) {
-    ts::ui::UiState s;
+    ts::studio::UiState s;
     EXPECT_EQ(s.language, "");  // first start: from the system locale
     s.language = "zh";
     nlohmann::json j = s;
-    ts::ui::UiState back;
-    ts::ui::from_json(j, back);
+    ts::studio::UiState back;
+    ts::studio::from_json(j, back);
     EXPECT_EQ(back.language, "zh");
     j["language"] = "fr";  // a hand-edited file: unknown languages fall back to the system locale
-    ts::ui::UiState bad;
-    ts::ui::from_json(j, bad);
+    ts::studio::UiState bad;
+    ts::studio::from_json(j, bad);
     bad.clamp();
     EXPECT_EQ(bad.language, "");
 }

@@ -15,6 +15,7 @@ namespace {
 
 using namespace ts;
 using namespace ts::ui;
+using namespace ts::studio;
 
 std::shared_ptr<const Snapshot> long_snapshot(int T) {
     LoadedModel lm = make_demo_model();

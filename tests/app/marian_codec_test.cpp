@@ -12,7 +12,7 @@
 #include <fstream>
 #include <set>
 
-namespace ts::ui {
+namespace ts::studio {
 namespace {
 
 // A tiny SentencePiece BPE model (serialized ModelProto) trained on `text`.
@@ -71,4 +71,4 @@ TEST(MarianCodec, TargetSideHasItsOwnTokenizer) {
 }
 
 }  // namespace
-}  // namespace ts::ui
+}  // namespace ts::studio

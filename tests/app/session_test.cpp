@@ -19,7 +19,7 @@
 #include <thread>
 
 namespace fs = std::filesystem;
-using namespace ts::ui;
+using namespace ts::studio;
 
 namespace {
 fs::path temp_dir(const std::string& name) {
@@ -428,34 +428,34 @@ TEST(Models, NonfiniteWeightsOpenWithWarningsNamingTheTensor) {
 // the same setting. Before, the lab copied its values over the sidebar's every frame, so the sidebar temperature
 // could not be dragged and a value set elsewhere was reset on returning to the Softmax tab.
 TEST(State, ApplyToModelLinksTheSidebarAndTheSoftmaxLab) {
-    ts::ui::UiState st;
-    std::optional<ts::ui::AttentionKnobs> link;
+    ts::studio::UiState st;
+    std::optional<ts::studio::AttentionKnobs> link;
     st.sm_temperature = 3.38f;
     st.sm_mask = MaskChoice::None;
     st.attn_temperature = 0.746f;
-    ts::ui::link_attention_knobs(st, link);  // off: independent
+    ts::studio::link_attention_knobs(st, link);  // off: independent
     EXPECT_FLOAT_EQ(st.attn_temperature, 0.746f);
     EXPECT_FALSE(link);
     st.apply_to_model = true;
-    ts::ui::link_attention_knobs(st, link);  // switched on: the lab's values go to the model
+    ts::studio::link_attention_knobs(st, link);  // switched on: the lab's values go to the model
     EXPECT_FLOAT_EQ(st.attn_temperature, 3.38f);
     EXPECT_EQ(st.attn_mask, MaskChoice::None);
     st.attn_temperature = 0.5f;  // the sidebar slider moves
     st.attn_mask = MaskChoice::Causal;
-    ts::ui::link_attention_knobs(st, link);
+    ts::studio::link_attention_knobs(st, link);
     EXPECT_FLOAT_EQ(st.attn_temperature, 0.5f);  // it stays where the student put it
     EXPECT_FLOAT_EQ(st.sm_temperature, 0.5f);    // and the lab follows
     EXPECT_EQ(st.sm_mask, MaskChoice::Causal);
-    ts::ui::link_attention_knobs(st, link);      // the next frame changes nothing
+    ts::studio::link_attention_knobs(st, link);  // the next frame changes nothing
     EXPECT_FLOAT_EQ(st.attn_temperature, 0.5f);
     st.sm_temperature = 2.0f;  // the lab's slider moves
     st.sm_window = 9;
-    ts::ui::link_attention_knobs(st, link);
+    ts::studio::link_attention_knobs(st, link);
     EXPECT_FLOAT_EQ(st.attn_temperature, 2.0f);
     EXPECT_EQ(st.attn_window, 9);
     st.apply_to_model = false;  // off again: the lab can explore without touching the model
-    ts::ui::link_attention_knobs(st, link);
+    ts::studio::link_attention_knobs(st, link);
     st.sm_temperature = 7.0f;
-    ts::ui::link_attention_knobs(st, link);
+    ts::studio::link_attention_knobs(st, link);
     EXPECT_FLOAT_EQ(st.attn_temperature, 2.0f);
 }

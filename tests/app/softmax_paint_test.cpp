@@ -15,6 +15,7 @@ namespace {
 
 using namespace ts;
 using namespace ts::ui;
+using namespace ts::studio;
 
 TEST(SoftmaxPaint, PaintedCellsBecomeACustomMaskSpec) {
     UiState st;

@@ -12,7 +12,7 @@
 #include <fstream>
 
 namespace fs = std::filesystem;
-using namespace ts::ui;
+using namespace ts::studio;
 
 namespace {
 

@@ -16,6 +16,7 @@
 
 using namespace ts;
 using namespace ts::ui;
+using namespace ts::studio;
 
 TEST(TrainingFigures, WarmupScheduleRisesLinearlyThenDecaysAsInverseSqrt) {
     const double d = 512, w = 4000;

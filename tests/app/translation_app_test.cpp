@@ -19,6 +19,7 @@ namespace {
 
 using namespace ts;
 using namespace ts::ui;
+using namespace ts::studio;
 
 // A byte-vocabulary encoder–decoder with four extra ids for the pair format: 256 end/start, 257 pad, 258 <2en>,
 // 259 <2zh>. Random weights: only shapes and bookkeeping are checked here (decoding itself: tests/core/decode_test).

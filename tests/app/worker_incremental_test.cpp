@@ -12,7 +12,7 @@
 
 namespace {
 
-using namespace ts::ui;
+using namespace ts::studio;
 
 ForwardRequest request_for(const LoadedModel& lm, const std::string& text) {
     ForwardRequest r;

@@ -12,7 +12,7 @@
 namespace {
 
 using namespace ts;
-using namespace ts::ui;
+using namespace ts::studio;
 
 TEST(WorkerLens, LastLayerFromTheForwardLogitsEqualsTheLensComputedFromTheTrace) {
     const LoadedModel lm = make_demo_model();

@@ -9,7 +9,7 @@
 
 namespace {
 
-using namespace ts::ui;
+using namespace ts::studio;
 
 ForwardRequest demo_request(const LoadedModel& lm) {
     ForwardRequest r;

@@ -62,11 +62,11 @@ void BM_KeystrokeQwen2Shape(benchmark::State& state) {
     set_compute_threads(static_cast<int>(state.range(0)));
     const bool incremental = state.range(1) == 1;
     auto pool = std::make_shared<TensorPool>();
-    auto memory = std::make_shared<ui::ForwardMemory>();
+    auto memory = std::make_shared<studio::ForwardMemory>();
     auto make_request = [&](int n, int last) {
-        ui::ForwardRequest r;
+        studio::ForwardRequest r;
         r.model = model;
-        auto tt = std::make_shared<ui::TokenizedText>();
+        auto tt = std::make_shared<studio::TokenizedText>();
         for (int t = 0; t < n; ++t) tt->ids.push_back((t * 7919 + 11) % 151936);
         tt->ids.back() = last;
         r.tokens = tt;
@@ -74,22 +74,22 @@ void BM_KeystrokeQwen2Shape(benchmark::State& state) {
         if (incremental) r.memory = memory;
         return r;
     };
-    (void)ui::run_forward_request(make_request(31, 5), 1);  // the sentence before the keystroke
+    (void)studio::run_forward_request(make_request(31, 5), 1);  // the sentence before the keystroke
     int k = 0;
     double to_partial_ms = 0;
     for (auto _ : state) {
         state.PauseTiming();
-        if (incremental) (void)ui::run_forward_request(make_request(31, 5), 1);  // back to 31 tokens (not timed)
+        if (incremental) (void)studio::run_forward_request(make_request(31, 5), 1);  // back to 31 tokens (not timed)
         state.ResumeTiming();
-        ui::ForwardRequest r = make_request(32, 100 + (k++ % 1000));
+        studio::ForwardRequest r = make_request(32, 100 + (k++ % 1000));
         const auto t0 = std::chrono::steady_clock::now();
-        std::shared_ptr<const ui::Snapshot> partial;
-        r.publish_partial = [&](std::shared_ptr<const ui::Snapshot> s) {
+        std::shared_ptr<const studio::Snapshot> partial;
+        r.publish_partial = [&](std::shared_ptr<const studio::Snapshot> s) {
             partial = std::move(s);
             to_partial_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         };
         r.superseded = [] { return true; };  // the lens stops: the next keystroke would replace it
-        auto snap = ui::run_forward_request(r, 2);
+        auto snap = studio::run_forward_request(r, 2);
         benchmark::DoNotOptimize(snap.get());
     }
     set_compute_threads(1);

@@ -26,6 +26,7 @@ namespace {
 
 using namespace ts;
 using namespace ts::ui;
+using namespace ts::studio;
 
 constexpr int kTokens = 32;
 

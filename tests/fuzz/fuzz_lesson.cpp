@@ -21,7 +21,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         return 0;  // LessonError is a runtime_error
     }
     if (lesson.steps.empty()) __builtin_trap();  // a validated lesson has steps
-    ts::ui::UiState st;
+    ts::studio::UiState st;
     for (size_t i = 0; i < lesson.steps.size() && i < 16; ++i) {
         try {
             ts::ui::apply_lesson_setup(lesson, i, st);

@@ -12,19 +12,19 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string_view text(reinterpret_cast<const char*>(data), size);
-    ts::ui::UiState st;
+    ts::studio::UiState st;
     std::string warning;
     try {
-        st = ts::ui::parse_state_text(text, "fuzz_state.json", &warning);
+        st = ts::studio::parse_state_text(text, "fuzz_state.json", &warning);
     } catch (const std::runtime_error&) {
         return 0;
     }
-    if (st.ui_scale != 0.0f && !(st.ui_scale >= ts::ui::kMinUiScale && st.ui_scale <= ts::ui::kMaxUiScale))
+    if (st.ui_scale != 0.0f && !(st.ui_scale >= ts::studio::kMinUiScale && st.ui_scale <= ts::studio::kMaxUiScale))
         __builtin_trap();
     if (st.decode_beam < 1 || st.decode_beam > 16 || st.layer < 0 || st.head < 0) __builtin_trap();
     const nlohmann::json saved = st;
-    ts::ui::UiState again;
-    ts::ui::from_json(saved, again);
+    ts::studio::UiState again;
+    ts::studio::from_json(saved, again);
     if (nlohmann::json(again) != saved) __builtin_trap();
     return 0;
 }

@@ -44,8 +44,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         }
         return 0;
     }
-    for (const ts::ui::ExamplePair& p : ts::ui::parse_example_pairs(text)) {
-        if (p.en.empty() || p.zh.empty() || !ts::ui::is_valid_utf8(p.en) || !ts::ui::is_valid_utf8(p.zh)) __builtin_trap();
+    for (const ts::studio::ExamplePair& p : ts::studio::parse_example_pairs(text)) {
+        if (p.en.empty() || p.zh.empty() || !ts::studio::is_valid_utf8(p.en) || !ts::studio::is_valid_utf8(p.zh))
+            __builtin_trap();
         for (const std::string* s : {&p.en, &p.zh})
             if (s->find('\t') != std::string::npos || s->find('\n') != std::string::npos) __builtin_trap();
     }

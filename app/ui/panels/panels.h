@@ -14,6 +14,8 @@ struct ImGuiInputTextCallbackData;
 
 namespace ts::ui {
 
+using namespace ts::studio;  // the session layer (app/session) below
+
 struct PanelContext {
     UiState& state;
     const Snapshot* snap = nullptr;      ///< newest result; nullptr until the first forward finished

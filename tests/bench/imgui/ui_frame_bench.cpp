@@ -46,6 +46,7 @@ namespace {
 
 using namespace ts;
 using namespace ts::ui;
+using namespace ts::studio;
 
 constexpr int kTokens = 32;
 const char* kText = bench::kBenchText;
