@@ -2,6 +2,7 @@
 // golden-fixture loading.
 #pragma once
 
+#include "core/model_config.h"
 #include "core/safetensors.h"
 #include "core/tensor.h"
 
@@ -97,5 +98,19 @@ inline ::testing::AssertionResult contains(const std::string& msg, std::initiali
     return ::testing::AssertionSuccess();
 }
 inline std::string testdata_path(const std::string& file) { return std::string(TS_TESTDATA_DIR) + "/" + file; }
+
+/// One cell of the config grid (tests/core/model_test.cpp, tests/train/config_grid_test.cpp): `c` with this norm,
+/// placement, FFN activation, position kind and KV-head count; qk-norm with 2 KV heads, untied embeddings with 1.
+inline ModelConfig config_grid_cell(ModelConfig c, NormKind norm, NormPlacement placement, Activation act,
+                                    PositionKind pos, int kv) {
+    c.norm = norm;
+    c.norm_placement = placement;
+    c.activation = act;
+    c.position = pos;
+    c.n_kv_heads = kv;
+    c.qk_norm = kv == 2;
+    c.tie_embeddings = kv != 1;
+    return c;
+}
 
 }  // namespace ts::test

@@ -364,14 +364,7 @@ class ConfigGrid : public ::testing::TestWithParam<GridParam> {};
 
 TEST_P(ConfigGrid, WeightCountMatchesParameterCountAndCachedForwardEqualsFull) {
     const auto [norm, placement, act, pos, kv] = GetParam();
-    ModelConfig c = small_config();
-    c.norm = norm;
-    c.norm_placement = placement;
-    c.activation = act;
-    c.position = pos;
-    c.n_kv_heads = kv;
-    c.qk_norm = kv == 2;
-    c.tie_embeddings = kv != 1;
+    const ModelConfig c = test::config_grid_cell(small_config(), norm, placement, act, pos, kv);
     int64_t n = 0;
     for (const auto& [name, shape] : expected_weights(c)) n += Tensor::count(shape);
     EXPECT_EQ(n, c.parameter_count());

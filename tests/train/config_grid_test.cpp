@@ -25,16 +25,10 @@ void check_config(NormKind norm, NormPlacement placement, Activation act, Positi
     c.vocab_size = 40;
     c.d_model = 16;
     c.n_heads = 4;
-    c.n_kv_heads = kv;
     c.d_ff = 24;
     c.n_layers = 2;
     c.max_seq_len = 16;
-    c.norm = norm;
-    c.norm_placement = placement;
-    c.activation = act;
-    c.position = pos;
-    c.qk_norm = kv == 2;
-    c.tie_embeddings = kv != 1;
+    c = ts::test::config_grid_cell(c, norm, placement, act, pos, kv);
     ts::WeightMap w = ts::train::init_transformer_weights(c, 21);
     // Large enough weights that the logits are far from uniform and every path matters.
     for (auto& [name, t] : w)
