@@ -37,79 +37,6 @@ const char* kActivationKeys[] = {"tanh", "sigmoid", "relu", "leaky_relu", "gelu"
 
 }  // namespace
 
-const std::vector<ViewInfo>& all_views() {
-    static const std::vector<ViewInfo> v = {
-        {"tokens", "Tokens", "bytes per token of the text (bars, tokens as categories)", with_knobs({}), true},
-        {"attention", "Attention", "attention weights of one head (query × key heatmap)",
-         with_knobs({"layer", "head", "attn-source", "unit-scale", "no-annotate"}), true},
-        {"attention-layer", "Attention", "every head of one layer, one shared 0..1 scale",
-         with_knobs({"layer", "attn-source"}), true},
-        {"attention-grid", "Attention", "every layer × head, one shared 0..1 scale", with_knobs({"attn-source"}),
-         true},
-        {"attention-steps", "Attention", "Q·Kᵀ → ÷√d_head → + mask → softmax → ·V for one head",
-         with_knobs({"layer", "head", "attn-source"}), true},
-        {"softmax", "Softmax", "softmax of one query row (or typed logits) at temperature T vs T = 1",
-         with_knobs({"layer", "head", "query", "temperature", "mask", "window", "padding", "logits"}), true},
-        {"softmax-scores", "Softmax", "the scores z of that row, masked keys marked",
-         with_knobs({"layer", "head", "query", "temperature", "mask", "window", "padding", "logits"}), true},
-        {"softmax-entropy", "Softmax", "entropy of softmax(z / T) against T",
-         with_knobs({"layer", "head", "query", "temperature", "mask", "window", "padding", "logits"}), true},
-        {"softmax-mask", "Softmax", "the mask of every query row (1 = visible; custom: the painted cells)",
-         with_knobs({"layer", "head", "query", "temperature", "mask", "window", "padding", "logits"}), true},
-        {"softmax-lab", "Softmax", "scores, probabilities and entropy side by side",
-         with_knobs({"layer", "head", "query", "temperature", "mask", "window", "padding", "logits"}), true},
-        {"activations", "Activations", "activation functions f(x) with the example points",
-         {"alpha", "beta", "range", "curves"}, false},
-        {"activations-grad", "Activations", "their derivatives f′(x)", {"alpha", "beta", "range", "curves"}, false},
-        {"ffn-histogram", "Activations", "histogram of the model's FFN pre-activations at a layer", with_knobs({"layer"}), true},
-        {"normalization", "Normalization", "LayerNorm, RMSNorm, BatchNorm on synthetic data (before/after histograms)",
-         {"mean", "std", "gamma", "shift", "eps"}, false},
-        {"normalization-model", "Normalization", "LayerNorm and RMSNorm on the model's residual stream at a layer",
-         with_knobs({"layer", "gamma", "shift", "eps"}), true},
-        {"positions-table", "Positions", "sinusoidal position table (position × dimension heatmap)",
-         {"d-model", "base", "positions"}, false},
-        {"positions-curves", "Positions", "a few sinusoidal dimensions against position", {"d-model", "base", "positions"}, false},
-        {"positions-similarity", "Positions", "PE(pos)·PE(pos+k) against the offset k", {"d-model", "base", "positions"}, false},
-        {"rope-angle", "Positions", "RoPE rotation angle per pair against position", {"d-model", "positions", "rope-theta"}, false},
-        {"rope-dot", "Positions", "⟨RoPE(q, m), RoPE(k, n)⟩ against m − n",
-         {"d-model", "positions", "rope-theta", "interleaved"}, false},
-        {"relative-bias", "Positions", "T5 relative position bias of one head over (query i, key j)",
-         {"head", "positions", "attn-source"}, true},
-        {"relative-bias-heads", "Positions", "T5 relative position bias of every head against key − query",
-         {"attn-source"}, true},
-        {"relative-buckets", "Positions", "T5 relative position bucket against key − query (the model's settings)", {},
-         false},
-        {"predictions", "Predictions", "next-token distribution (temperature, top-k, top-p) vs plain softmax",
-         with_knobs({"query", "temperature", "top-k", "top-p"}), true},
-        {"logit-lens", "Predictions", "argmax next token after each layer at each position", with_knobs({}), true},
-        {"fill-mask", "Predictions", "masked-LM models (BERT): top candidates for each mask token in the text",
-         with_knobs({}), true},
-        {"residual", "Residual", "residual-stream L2 norm after every sub-layer, per token and mean", with_knobs({"query"}), true},
-        {"prepost-norm", "Residual", "pre-norm vs post-norm residual norm at random init (16 layers)", {}, false},
-        {"parameters", "Model", "parameters per component of the model", {}, false},
-        {"kv-cache", "Model", "KV-cache bytes against context length for MHA / GQA / MQA", {"context"}, false},
-        {"lr-schedule", "Training", "learning rate with warm-up (Vaswani et al. 2017) against the same without", {}, false},
-        {"dropout", "Training", "inverted dropout on one token's residual vector, and the mean over many masks",
-         with_knobs({"layer", "query"}), true},
-        {"weight-decay", "Training", "one weight over training steps under weight decay", {}, false},
-        {"label-smoothing", "Training", "label smoothing: the target distribution and the loss against p(correct)", {}, false},
-        {"ablation-sweep", "Causal", "change of log p(target) when each head alone is ablated (layer × head)",
-         with_knobs({"target"}), true},
-        {"patching-resid", "Causal", "activation patching, residual stream: restored logit difference (layer × position)",
-         with_knobs({"corrupt", "answer", "wrong"}), true},
-        {"patching-heads", "Causal", "activation patching, head outputs: restored logit difference (layer × head)",
-         with_knobs({"corrupt", "answer", "wrong"}), true},
-        {"logit-attribution", "Causal", "direct logit attribution of a token (or a difference), by layer (bars)",
-         with_knobs({"target", "minus"}), true},
-        {"logit-attribution-heads", "Causal", "direct logit attribution of a token (or a difference), by head",
-         with_knobs({"target", "minus"}), true},
-        {"attention-rollout", "Causal", "attention rollout (Abnar & Zuidema 2020): output position × input token",
-         with_knobs({}), true},
-        {"attention-flow", "Causal", "attention flow, exact max-flow (at most 64 tokens)", with_knobs({}), true},
-    };
-    return v;
-}
-
 const ViewInfo* find_view(const std::string& name) {
     for (const auto& v : all_views())
         if (v.name == name) return &v;
@@ -354,189 +281,413 @@ std::shared_ptr<const Snapshot> run_forward_now(const UiState& st, const LoadedM
 
 // --- building ---------------------------------------------------------------------------------------------------------
 
-ViewFigures build_view(const std::string& view, const UiState& st, const Snapshot* snap, const LoadedModel* model) {
-    const ViewInfo* info = find_view(view);
-    if (!info) throw std::invalid_argument("unknown view '" + view + "' (see --view list)");
-    ViewFigures out;
-    auto need_snap = [&]() -> const Snapshot& {
+/// What a view's builder reads and writes: the state, the forward pass and model it may need, the layer and head it
+/// shows (clamped to the model; for encoder–decoder attention views, to the chosen stack), and the figures it adds.
+struct ViewBuild {
+    const std::string& view;
+    const UiState& st;
+    const Snapshot* snap;
+    const LoadedModel* model;
+    ViewFigures out{};
+    const Model* m = nullptr;  ///< the snapshot's model, else the loaded one (may be null)
+    int layer = 0, head = 0;
+    std::string src_tag{};  ///< encoder–decoder attention views: "dec_", "enc_" or "cross_" in file stems
+    std::string lh{};       ///< "<src_tag>layerL_headH"
+
+    const Snapshot& need_snap() const {
         if (!snap) throw std::runtime_error("view " + view + " needs a forward pass of the text");
         if (!snap->error.empty()) throw std::runtime_error("the forward pass failed: " + snap->error);
         if (!snap->trace || !snap->tokens || snap->tokens->ids.empty())
             throw std::runtime_error("view " + view + " needs some text (the text is empty)");
         return *snap;
-    };
-    auto need_model = [&]() -> const Model& {
+    }
+    const Model& need_model() const {
         if (model && model->model) return *model->model;
         if (snap && snap->model) return *snap->model;
         throw std::runtime_error("view " + view + " needs a model");
-    };
-    auto add = [&](plot::Figure f, std::string name) {
-        out.figures.push_back(std::move(f));
-        out.names.push_back(std::move(name));
-    };
-    const Model* m = snap && snap->model ? snap->model.get() : (model ? model->model.get() : nullptr);
-    int layer = clamp_layer(st, m);
-    const int head = clamp_head(st, m);
-    const bool attn_view = view.rfind("attention", 0) == 0;
-    // Encoder–decoder models: the attention views show st.attn_source (the encoder may have fewer layers).
-    std::string src_tag;
-    if (attn_view && snap && has_attention_sources(*snap)) {
-        layer = std::min(layer, std::max(0, attention_layers(*snap, st.attn_source) - 1));
-        src_tag = st.attn_source == "decoder" ? "dec_" : st.attn_source == "encoder" ? "enc_" : "cross_";
     }
-    const std::string lh = src_tag + "layer" + std::to_string(layer) + "_head" + std::to_string(head);
-
-    auto need_interp = [&](InterpResult::Kind kind) {
+    InterpResult need_interp(InterpResult::Kind kind) const {
         if (!model || !model->model) throw std::runtime_error("view " + view + " needs a model");
         InterpResult r = run_interp(kind, st, *model, -1, {}, nullptr, view == "patching-heads" ? kPatchHeads : kPatchResid);
         if (!r.error.empty()) throw std::runtime_error(r.error);
         return r;
-    };
-
-    if (view == "tokens") {
-        add(tokens_figure(need_snap(), true), "tokens");
-    } else if (view == "ablation-sweep") {
-        add(ablation_sweep_figure(need_interp(InterpResult::Kind::Sweep)), "ablation_sweep");
-    } else if (view == "patching-resid" || view == "patching-heads") {
-        const auto figs = patching_figures(need_interp(InterpResult::Kind::Patching));
-        for (const auto& f : figs)
-            if (f.view == view) add(f, view == "patching-resid" ? "patching_resid" : "patching_heads");
-    } else if (view == "logit-attribution" || view == "logit-attribution-heads") {
-        const InterpResult r = need_interp(InterpResult::Kind::Attribution);
-        if (r.attribution && !r.attribution->error.empty()) throw std::runtime_error(r.attribution->error);
-        const auto figs = logit_attribution_figures(r, need_model().config().n_layers);
-        if (view == "logit-attribution") add(figs[0], "logit_attribution_layers");
-        else add(figs[1], "logit_attribution_heads");
-    } else if (view == "attention-rollout") {
-        add(attention_rollout_figure(need_snap()), "attention_rollout");
-    } else if (view == "attention-flow") {
-        add(attention_flow_figure(need_interp(InterpResult::Kind::Flow)), "attention_flow");
-    } else if (view == "attention") {
-        plot::Figure f = attention_head_figure(need_snap(), layer, head, st);
-        if (!f.heatmap) throw std::runtime_error("attention probabilities of layer " + std::to_string(layer) + " were not recorded");
-        add(std::move(f), "attention_" + lh);
-    } else if (view == "attention-layer" || view == "attention-grid") {
-        const Snapshot& s = need_snap();
-        const bool all = view == "attention-grid";
-        out.figures = attention_head_grid(s, layer, all, st.attn_source);
-        if (out.figures.empty()) throw std::runtime_error("no attention probabilities were recorded");
-        const int H = s.model->config().n_heads;
-        out.columns = H;
-        for (size_t i = 0; i < out.figures.size(); ++i)
-            out.names.push_back(src_tag + "layer" + std::to_string(all ? int(i) / H : layer) + "_head" + std::to_string(int(i) % H));
-    } else if (view == "attention-steps") {
-        out.figures = attention_step_figures(need_snap(), layer, head, st.attn_source);
-        out.columns = 5;
-        const char* steps[] = {"1_scores", "2_scaled", "3_masked", "4_softmax", "5_values"};
-        for (int k = 0; k < 5; ++k) out.names.push_back(lh + "_" + steps[k]);
-    } else if (view.rfind("softmax", 0) == 0) {
-        if (!st.sm_use_typed) need_snap();
-        SoftmaxLab lab = softmax_lab(st, snap);
-        if (!lab.error.empty()) throw std::runtime_error("softmax lab: " + lab.error);
-        if (view == "softmax-mask") {
-            add(lab.mask_figure, "softmax_mask");
-            return out;
-        }
-        const char* names[] = {"softmax_scores", "softmax_probs", "softmax_entropy"};
-        const int pick = view == "softmax-scores" ? 0 : view == "softmax" ? 1 : view == "softmax-entropy" ? 2 : -1;
-        for (int k = 0; k < 3; ++k)
-            if (pick < 0 || pick == k) add(lab.figures[size_t(k)], names[k]);
-        if (pick < 0) out.columns = 3;
-    } else if (view == "activations" || view == "activations-grad") {
-        plot::Figure f = activation_curves(st, view == "activations-grad");
-        // With a forward pass at hand (the app's Export; `render` runs none for this view) the real FFN
-        // pre-activations go behind the curves, as in the window.
-        if (snap && snap->trace && st.act_overlay) overlay_ffn_pre_activations(f, *snap, layer);
-        add(std::move(f), view == "activations" ? "activations" : "activations_grad");
-    } else if (view == "ffn-histogram") {
-        auto f = ffn_histogram(need_snap(), layer);
-        if (!f) throw std::runtime_error("FFN pre-activations of layer " + std::to_string(layer) + " were not recorded");
-        add(std::move(*f), "ffn_histogram_layer" + std::to_string(layer));
-    } else if (view == "normalization") {
-        const char* names[] = {"layernorm", "rmsnorm", "batchnorm"};
-        auto figs = normalization_synthetic_figures(st);
-        for (size_t k = 0; k < figs.size(); ++k) add(std::move(figs[k]), names[k]);
-        out.columns = 3;
-    } else if (view == "normalization-model") {
-        auto figs = normalization_model_figures(st, need_snap(), layer);
-        if (figs.empty()) throw std::runtime_error("the residual stream of layer " + std::to_string(layer) + " was not recorded");
-        add(std::move(figs[0]), "layernorm_layer" + std::to_string(layer));
-        add(std::move(figs[1]), "rmsnorm_layer" + std::to_string(layer));
-        out.columns = 2;
-    } else if (view.rfind("positions", 0) == 0 || view.rfind("rope", 0) == 0) {
-        const char* names[] = {"positions-table", "positions-curves", "positions-similarity", "rope-angle", "rope-dot"};
-        auto figs = position_figures(st);
-        for (int k = 0; k < 5; ++k)
-            if (view == names[k]) {
-                std::string n = names[k];
-                std::replace(n.begin(), n.end(), '-', '_');
-                add(std::move(figs[size_t(k)]), n);
-            }
-    } else if (view == "relative-bias" || view == "relative-bias-heads") {
-        const Model& mm = need_model();
-        if (!mm.config().relative_attention_bias)
-            throw std::runtime_error("model '" + mm.config().name + "' has no relative position bias (T5 has)");
-        const std::string stack = st.attn_source == "encoder" ? "enc" : "dec";
-        auto f = view == "relative-bias" ? relative_bias_heatmap_figure(mm, stack, head, std::min(st.pe_positions, 128))
-                                         : relative_bias_heads_figure(mm, stack);
-        add(std::move(*f), (view == "relative-bias" ? "relative_bias_" + stack + "_head" + std::to_string(head)
-                                                    : "relative_bias_heads_" + stack));
-    } else if (view == "relative-buckets") {
-        const ModelConfig* c = m && m->config().relative_attention_bias ? &m->config() : nullptr;
-        add(relative_bucket_figure(c ? c->relative_attention_num_buckets : 32,
-                                   c ? c->relative_attention_max_distance : 128),
-            "relative_buckets");
-    } else if (view == "predictions") {
-        const Snapshot& s = need_snap();
-        if (s.logits_positions() == 0) throw std::runtime_error("this model has no LM head: no next-token predictions");
-        add(next_token_figure(s, st, resolve_query(st, s.logits_positions())), "predictions");
-    } else if (view == "fill-mask") {
-        const Snapshot& s = need_snap();
-        if (!has_fill_mask(s)) throw std::runtime_error("this model has no masked-LM head (fill-mask needs e.g. BERT)");
-        if (mask_token_id(s) < 0) throw std::runtime_error("the tokenizer has no mask token ([MASK] or <mask>)");
-        auto figs = fill_mask_figures(s);
-        if (figs.empty()) throw std::runtime_error("the text has no mask token: type [MASK] where a word should be guessed");
-        const std::vector<int> pos = mask_positions(s);
-        for (size_t k = 0; k < figs.size(); ++k) add(std::move(figs[k]), "fill_mask_pos" + std::to_string(pos[k]));
-    } else if (view == "logit-lens") {
-        auto f = logit_lens_figure(need_snap());
-        if (!f) throw std::runtime_error("the logit lens was not computed for this model");
-        add(std::move(*f), "logit_lens");
-    } else if (view == "residual") {
-        const Snapshot& s = need_snap();
-        add(residual_norm_figure(s, resolve_query(st, int(s.tokens->ids.size()))), "residual_norm");
-    } else if (view == "prepost-norm") {
-        const NormCurves nc = random_init_curves();
-        if (!nc.error.empty()) throw std::runtime_error("pre/post-norm comparison failed: " + nc.error);
-        auto figs = prepost_norm_figures(nc);
-        add(std::move(figs[0]), "prenorm");
-        add(std::move(figs[1]), "postnorm");
-        out.columns = 2;
-    } else if (view == "parameters") {
-        add(parameter_figure(need_model()), "parameters");
-    } else if (view == "kv-cache") {
-        add(kv_cache_figure(need_model(), st.kv_context), "kv_cache");
-    } else if (view == "lr-schedule") {
-        add(lr_schedule_figure(st), "lr_schedule");
-    } else if (view == "dropout") {
-        auto figs = dropout_figures(st, need_snap());
-        add(std::move(figs[0]), "dropout");
-        add(std::move(figs[1]), "dropout_mean");
-        out.columns = 2;
-    } else if (view == "weight-decay") {
-        add(weight_decay_figure(st), "weight_decay");
-    } else if (view == "label-smoothing") {
-        auto figs = label_smoothing_figures(st);
-        add(std::move(figs[0]), "label_target");
-        add(std::move(figs[1]), "label_loss");
-        out.columns = 2;
-    } else {
-        throw std::invalid_argument("view '" + view + "' has no builder");
     }
+    void add(plot::Figure f, std::string name) {
+        out.figures.push_back(std::move(f));
+        out.names.push_back(std::move(name));
+    }
+};
+
+namespace {
+
+// --- the builders, one per view or family of views (all_views says which view each builds) -------------------------
+
+void build_tokens(ViewBuild& b) { b.add(tokens_figure(b.need_snap(), true), "tokens"); }
+
+void build_ablation_sweep(ViewBuild& b) {
+    b.add(ablation_sweep_figure(b.need_interp(InterpResult::Kind::Sweep)), "ablation_sweep");
+}
+
+void build_patching(ViewBuild& b) {
+    const auto figs = patching_figures(b.need_interp(InterpResult::Kind::Patching));
+    for (const auto& f : figs)
+        if (f.view == b.view) b.add(f, b.view == "patching-resid" ? "patching_resid" : "patching_heads");
+}
+
+void build_logit_attribution(ViewBuild& b) {
+    const InterpResult r = b.need_interp(InterpResult::Kind::Attribution);
+    if (r.attribution && !r.attribution->error.empty()) throw std::runtime_error(r.attribution->error);
+    const auto figs = logit_attribution_figures(r, b.need_model().config().n_layers);
+    if (b.view == "logit-attribution") b.add(figs[0], "logit_attribution_layers");
+    else b.add(figs[1], "logit_attribution_heads");
+}
+
+void build_attention_rollout(ViewBuild& b) { b.add(attention_rollout_figure(b.need_snap()), "attention_rollout"); }
+
+void build_attention_flow(ViewBuild& b) {
+    b.add(attention_flow_figure(b.need_interp(InterpResult::Kind::Flow)), "attention_flow");
+}
+
+void build_attention(ViewBuild& b) {
+    plot::Figure f = attention_head_figure(b.need_snap(), b.layer, b.head, b.st);
+    if (!f.heatmap)
+        throw std::runtime_error("attention probabilities of layer " + std::to_string(b.layer) + " were not recorded");
+    b.add(std::move(f), "attention_" + b.lh);
+}
+
+void build_attention_heads(ViewBuild& b) {
+    const Snapshot& s = b.need_snap();
+    const bool all = b.view == "attention-grid";
+    b.out.figures = attention_head_grid(s, b.layer, all, b.st.attn_source);
+    if (b.out.figures.empty()) throw std::runtime_error("no attention probabilities were recorded");
+    const int H = s.model->config().n_heads;
+    b.out.columns = H;
+    for (size_t i = 0; i < b.out.figures.size(); ++i)
+        b.out.names.push_back(b.src_tag + "layer" + std::to_string(all ? int(i) / H : b.layer) + "_head" +
+                              std::to_string(int(i) % H));
+}
+
+void build_attention_steps(ViewBuild& b) {
+    b.out.figures = attention_step_figures(b.need_snap(), b.layer, b.head, b.st.attn_source);
+    b.out.columns = 5;
+    const char* steps[] = {"1_scores", "2_scaled", "3_masked", "4_softmax", "5_values"};
+    for (int k = 0; k < 5; ++k) b.out.names.push_back(b.lh + "_" + steps[k]);
+}
+
+void build_softmax(ViewBuild& b) {
+    if (!b.st.sm_use_typed) b.need_snap();
+    SoftmaxLab lab = softmax_lab(b.st, b.snap);
+    if (!lab.error.empty()) throw std::runtime_error("softmax lab: " + lab.error);
+    if (b.view == "softmax-mask") {
+        b.add(lab.mask_figure, "softmax_mask");
+        return;
+    }
+    const char* names[] = {"softmax_scores", "softmax_probs", "softmax_entropy"};
+    const int pick = b.view == "softmax-scores" ? 0 : b.view == "softmax" ? 1 : b.view == "softmax-entropy" ? 2 : -1;
+    for (int k = 0; k < 3; ++k)
+        if (pick < 0 || pick == k) b.add(lab.figures[size_t(k)], names[k]);
+    if (pick < 0) b.out.columns = 3;
+}
+
+void build_activations(ViewBuild& b) {
+    plot::Figure f = activation_curves(b.st, b.view == "activations-grad");
+    // With a forward pass at hand (the app's Export; `render` runs none for this b.view) the real FFN
+    // pre-activations go behind the curves, as in the window.
+    if (b.snap && b.snap->trace && b.st.act_overlay) overlay_ffn_pre_activations(f, *b.snap, b.layer);
+    b.add(std::move(f), b.view == "activations" ? "activations" : "activations_grad");
+}
+
+void build_ffn_histogram(ViewBuild& b) {
+    auto f = ffn_histogram(b.need_snap(), b.layer);
+    if (!f) throw std::runtime_error("FFN pre-activations of layer " + std::to_string(b.layer) + " were not recorded");
+    b.add(std::move(*f), "ffn_histogram_layer" + std::to_string(b.layer));
+}
+
+void build_normalization(ViewBuild& b) {
+    const char* names[] = {"layernorm", "rmsnorm", "batchnorm"};
+    auto figs = normalization_synthetic_figures(b.st);
+    for (size_t k = 0; k < figs.size(); ++k) b.add(std::move(figs[k]), names[k]);
+    b.out.columns = 3;
+}
+
+void build_normalization_model(ViewBuild& b) {
+    auto figs = normalization_model_figures(b.st, b.need_snap(), b.layer);
+    if (figs.empty())
+        throw std::runtime_error("the residual stream of layer " + std::to_string(b.layer) + " was not recorded");
+    b.add(std::move(figs[0]), "layernorm_layer" + std::to_string(b.layer));
+    b.add(std::move(figs[1]), "rmsnorm_layer" + std::to_string(b.layer));
+    b.out.columns = 2;
+}
+
+void build_positions(ViewBuild& b) {
+    const char* names[] = {"positions-table", "positions-curves", "positions-similarity", "rope-angle", "rope-dot"};
+    auto figs = position_figures(b.st);
+    for (int k = 0; k < 5; ++k)
+        if (b.view == names[k]) {
+            std::string n = names[k];
+            std::replace(n.begin(), n.end(), '-', '_');
+            b.add(std::move(figs[size_t(k)]), n);
+        }
+}
+
+void build_relative_bias(ViewBuild& b) {
+    const Model& mm = b.need_model();
+    if (!mm.config().relative_attention_bias)
+        throw std::runtime_error("model '" + mm.config().name + "' has no relative position bias (T5 has)");
+    const std::string stack = b.st.attn_source == "encoder" ? "enc" : "dec";
+    auto f = b.view == "relative-bias"
+        ? relative_bias_heatmap_figure(mm, stack, b.head, std::min(b.st.pe_positions, 128))
+        : relative_bias_heads_figure(mm, stack);
+    b.add(std::move(*f),
+          (b.view == "relative-bias" ? "relative_bias_" + stack + "_head" + std::to_string(b.head)
+                                     : "relative_bias_heads_" + stack));
+}
+
+void build_relative_buckets(ViewBuild& b) {
+    const ModelConfig* c = b.m && b.m->config().relative_attention_bias ? &b.m->config() : nullptr;
+    b.add(relative_bucket_figure(c ? c->relative_attention_num_buckets : 32,
+                                 c ? c->relative_attention_max_distance : 128),
+          "relative_buckets");
+}
+
+void build_predictions(ViewBuild& b) {
+    const Snapshot& s = b.need_snap();
+    if (s.logits_positions() == 0) throw std::runtime_error("this model has no LM head: no next-token predictions");
+    b.add(next_token_figure(s, b.st, resolve_query(b.st, s.logits_positions())), "predictions");
+}
+
+void build_fill_mask(ViewBuild& b) {
+    const Snapshot& s = b.need_snap();
+    if (!has_fill_mask(s)) throw std::runtime_error("this model has no masked-LM head (fill-mask needs e.g. BERT)");
+    if (mask_token_id(s) < 0) throw std::runtime_error("the tokenizer has no mask token ([MASK] or <mask>)");
+    auto figs = fill_mask_figures(s);
+    if (figs.empty())
+        throw std::runtime_error("the text has no mask token: type [MASK] where a word should be guessed");
+    const std::vector<int> pos = mask_positions(s);
+    for (size_t k = 0; k < figs.size(); ++k) b.add(std::move(figs[k]), "fill_mask_pos" + std::to_string(pos[k]));
+}
+
+void build_logit_lens(ViewBuild& b) {
+    auto f = logit_lens_figure(b.need_snap());
+    if (!f) throw std::runtime_error("the logit lens was not computed for this model");
+    b.add(std::move(*f), "logit_lens");
+}
+
+void build_residual(ViewBuild& b) {
+    const Snapshot& s = b.need_snap();
+    b.add(residual_norm_figure(s, resolve_query(b.st, int(s.tokens->ids.size()))), "residual_norm");
+}
+
+void build_prepost_norm(ViewBuild& b) {
+    const NormCurves nc = random_init_curves();
+    if (!nc.error.empty()) throw std::runtime_error("pre/post-norm comparison failed: " + nc.error);
+    auto figs = prepost_norm_figures(nc);
+    b.add(std::move(figs[0]), "prenorm");
+    b.add(std::move(figs[1]), "postnorm");
+    b.out.columns = 2;
+}
+
+void build_parameters(ViewBuild& b) { b.add(parameter_figure(b.need_model()), "parameters"); }
+
+void build_kv_cache(ViewBuild& b) { b.add(kv_cache_figure(b.need_model(), b.st.kv_context), "kv_cache"); }
+
+void build_lr_schedule(ViewBuild& b) { b.add(lr_schedule_figure(b.st), "lr_schedule"); }
+
+void build_dropout(ViewBuild& b) {
+    auto figs = dropout_figures(b.st, b.need_snap());
+    b.add(std::move(figs[0]), "dropout");
+    b.add(std::move(figs[1]), "dropout_mean");
+    b.out.columns = 2;
+}
+
+void build_weight_decay(ViewBuild& b) { b.add(weight_decay_figure(b.st), "weight_decay"); }
+
+void build_label_smoothing(ViewBuild& b) {
+    auto figs = label_smoothing_figures(b.st);
+    b.add(std::move(figs[0]), "label_target");
+    b.add(std::move(figs[1]), "label_loss");
+    b.out.columns = 2;
+}
+
+}  // namespace
+
+// The one table of views: name, tab, description, the CLI options (knobs) it reads, whether it needs a forward pass,
+// and its builder.
+const std::vector<ViewInfo>& all_views() {
+    static const std::vector<ViewInfo> v = {
+        {"tokens", "Tokens", "bytes per token of the text (bars, tokens as categories)", with_knobs({}), true,
+         build_tokens},
+        {"attention", "Attention", "attention weights of one head (query × key heatmap)",
+         with_knobs({"layer", "head", "attn-source", "unit-scale", "no-annotate"}), true, build_attention},
+        {"attention-layer", "Attention", "every head of one layer, one shared 0..1 scale",
+         with_knobs({"layer", "attn-source"}), true, build_attention_heads},
+        {"attention-grid", "Attention", "every layer × head, one shared 0..1 scale", with_knobs({"attn-source"}), true,
+         build_attention_heads},
+        {"attention-steps", "Attention", "Q·Kᵀ → ÷√d_head → + mask → softmax → ·V for one head",
+         with_knobs({"layer", "head", "attn-source"}), true, build_attention_steps},
+        {"softmax", "Softmax", "softmax of one query row (or typed logits) at temperature T vs T = 1",
+         with_knobs({"layer", "head", "query", "temperature", "mask", "window", "padding", "logits"}), true,
+         build_softmax},
+        {"softmax-scores", "Softmax", "the scores z of that row, masked keys marked",
+         with_knobs({"layer", "head", "query", "temperature", "mask", "window", "padding", "logits"}), true,
+         build_softmax},
+        {"softmax-entropy", "Softmax", "entropy of softmax(z / T) against T",
+         with_knobs({"layer", "head", "query", "temperature", "mask", "window", "padding", "logits"}), true,
+         build_softmax},
+        {"softmax-mask", "Softmax", "the mask of every query row (1 = visible; custom: the painted cells)",
+         with_knobs({"layer", "head", "query", "temperature", "mask", "window", "padding", "logits"}), true,
+         build_softmax},
+        {"softmax-lab", "Softmax", "scores, probabilities and entropy side by side",
+         with_knobs({"layer", "head", "query", "temperature", "mask", "window", "padding", "logits"}), true,
+         build_softmax},
+        {"activations",
+         "Activations",
+         "activation functions f(x) with the example points",
+         {"alpha", "beta", "range", "curves"},
+         false,
+         build_activations},
+        {"activations-grad",
+         "Activations",
+         "their derivatives f′(x)",
+         {"alpha", "beta", "range", "curves"},
+         false,
+         build_activations},
+        {"ffn-histogram", "Activations", "histogram of the model's FFN pre-activations at a layer",
+         with_knobs({"layer"}), true, build_ffn_histogram},
+        {"normalization",
+         "Normalization",
+         "LayerNorm, RMSNorm, BatchNorm on synthetic data (before/after histograms)",
+         {"mean", "std", "gamma", "shift", "eps"},
+         false,
+         build_normalization},
+        {"normalization-model", "Normalization", "LayerNorm and RMSNorm on the model's residual stream at a layer",
+         with_knobs({"layer", "gamma", "shift", "eps"}), true, build_normalization_model},
+        {"positions-table",
+         "Positions",
+         "sinusoidal position table (position × dimension heatmap)",
+         {"d-model", "base", "positions"},
+         false,
+         build_positions},
+        {"positions-curves",
+         "Positions",
+         "a few sinusoidal dimensions against position",
+         {"d-model", "base", "positions"},
+         false,
+         build_positions},
+        {"positions-similarity",
+         "Positions",
+         "PE(pos)·PE(pos+k) against the offset k",
+         {"d-model", "base", "positions"},
+         false,
+         build_positions},
+        {"rope-angle",
+         "Positions",
+         "RoPE rotation angle per pair against position",
+         {"d-model", "positions", "rope-theta"},
+         false,
+         build_positions},
+        {"rope-dot",
+         "Positions",
+         "⟨RoPE(q, m), RoPE(k, n)⟩ against m − n",
+         {"d-model", "positions", "rope-theta", "interleaved"},
+         false,
+         build_positions},
+        {"relative-bias",
+         "Positions",
+         "T5 relative position bias of one head over (query i, key j)",
+         {"head", "positions", "attn-source"},
+         true,
+         build_relative_bias},
+        {"relative-bias-heads",
+         "Positions",
+         "T5 relative position bias of every head against key − query",
+         {"attn-source"},
+         true,
+         build_relative_bias},
+        {"relative-buckets",
+         "Positions",
+         "T5 relative position bucket against key − query (the model's settings)",
+         {},
+         false,
+         build_relative_buckets},
+        {"predictions", "Predictions", "next-token distribution (temperature, top-k, top-p) vs plain softmax",
+         with_knobs({"query", "temperature", "top-k", "top-p"}), true, build_predictions},
+        {"logit-lens", "Predictions", "argmax next token after each layer at each position", with_knobs({}), true,
+         build_logit_lens},
+        {"fill-mask", "Predictions", "masked-LM models (BERT): top candidates for each mask token in the text",
+         with_knobs({}), true, build_fill_mask},
+        {"residual", "Residual", "residual-stream L2 norm after every sub-layer, per token and mean",
+         with_knobs({"query"}), true, build_residual},
+        {"prepost-norm",
+         "Residual",
+         "pre-norm vs post-norm residual norm at random init (16 layers)",
+         {},
+         false,
+         build_prepost_norm},
+        {"parameters", "Model", "parameters per component of the model", {}, false, build_parameters},
+        {"kv-cache",
+         "Model",
+         "KV-cache bytes against context length for MHA / GQA / MQA",
+         {"context"},
+         false,
+         build_kv_cache},
+        {"lr-schedule",
+         "Training",
+         "learning rate with warm-up (Vaswani et al. 2017) against the same without",
+         {},
+         false,
+         build_lr_schedule},
+        {"dropout", "Training", "inverted dropout on one token's residual vector, and the mean over many masks",
+         with_knobs({"layer", "query"}), true, build_dropout},
+        {"weight-decay",
+         "Training",
+         "one weight over training steps under weight decay",
+         {},
+         false,
+         build_weight_decay},
+        {"label-smoothing",
+         "Training",
+         "label smoothing: the target distribution and the loss against p(correct)",
+         {},
+         false,
+         build_label_smoothing},
+        {"ablation-sweep", "Causal", "change of log p(target) when each head alone is ablated (layer × head)",
+         with_knobs({"target"}), true, build_ablation_sweep},
+        {"patching-resid", "Causal",
+         "activation patching, residual stream: restored logit difference (layer × position)",
+         with_knobs({"corrupt", "answer", "wrong"}), true, build_patching},
+        {"patching-heads", "Causal", "activation patching, head outputs: restored logit difference (layer × head)",
+         with_knobs({"corrupt", "answer", "wrong"}), true, build_patching},
+        {"logit-attribution", "Causal", "direct logit attribution of a token (or a difference), by layer (bars)",
+         with_knobs({"target", "minus"}), true, build_logit_attribution},
+        {"logit-attribution-heads", "Causal", "direct logit attribution of a token (or a difference), by head",
+         with_knobs({"target", "minus"}), true, build_logit_attribution},
+        {"attention-rollout", "Causal", "attention rollout (Abnar & Zuidema 2020): output position × input token",
+         with_knobs({}), true, build_attention_rollout},
+        {"attention-flow", "Causal", "attention flow, exact max-flow (at most 64 tokens)", with_knobs({}), true,
+         build_attention_flow},
+    };
+    return v;
+}
+
+ViewFigures build_view(const std::string& view, const UiState& st, const Snapshot* snap, const LoadedModel* model) {
+    const ViewInfo* info = find_view(view);
+    if (!info) throw std::invalid_argument("unknown view '" + view + "' (see --view list)");
+    ViewBuild b{view, st, snap, model};
+    b.m = snap && snap->model ? snap->model.get() : (model ? model->model.get() : nullptr);
+    b.layer = clamp_layer(st, b.m);
+    b.head = clamp_head(st, b.m);
+    // Encoder–decoder models: the attention views show st.attn_source (the encoder may have fewer layers).
+    if (view.rfind("attention", 0) == 0 && snap && has_attention_sources(*snap)) {
+        b.layer = std::min(b.layer, std::max(0, attention_layers(*snap, st.attn_source) - 1));
+        b.src_tag = st.attn_source == "decoder" ? "dec_" : st.attn_source == "encoder" ? "enc_" : "cross_";
+    }
+    b.lh = b.src_tag + "layer" + std::to_string(b.layer) + "_head" + std::to_string(b.head);
+    info->build(b);
     // A model with random weights teaches nothing: say so on every model figure.
     if (info->needs_forward && model && model->random_weights)
-        for (auto& f : out.figures) f.note = (f.note.empty() ? "" : f.note + "; ") + "random-weight demo model";
-    return out;
+        for (auto& f : b.out.figures) f.note = (f.note.empty() ? "" : f.note + "; ") + "random-weight demo model";
+    return std::move(b.out);
 }
 
 // --- sessions ---------------------------------------------------------------------------------------------------------

@@ -18,12 +18,15 @@ namespace ts::ui {
 
 using namespace ts::studio;  // the session layer (app/session) below: state, ForwardSpec, worker, snapshots
 
+struct ViewBuild;  // views.cpp: what a builder reads (state, snapshot, model, layer and head) and the figures it adds
+
 struct ViewInfo {
     std::string name;                    ///< "attention-grid"
     std::string panel;                   ///< the app tab it comes from ("Attention")
     std::string description;
     std::vector<std::string> options;    ///< CLI options that change it (without "--")
     bool needs_forward = true;           ///< needs a forward pass of the text (false: synthetic / formula only)
+    void (*build)(ViewBuild&) = nullptr;  ///< makes its figures (build_view)
 };
 /// Every view, grouped by panel in tab order.
 [[nodiscard]] const std::vector<ViewInfo>& all_views();

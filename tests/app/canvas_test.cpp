@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <map>
+#include <set>
 #include <string>
 
 using namespace ts;
@@ -57,6 +58,17 @@ void expect_svg_has_every_call(const plot::Figure& f, const std::string& what) {
 }
 
 }  // namespace
+
+// One table of views (#29): each row names its builder; no view is built by a chain of name comparisons.
+TEST(OneViewTable, EveryViewHasItsBuilderAndATab) {
+    std::set<std::string> names;
+    for (const ViewInfo& v : all_views()) {
+        EXPECT_NE(v.build, nullptr) << v.name;
+        EXPECT_FALSE(v.panel.empty()) << v.name;
+        EXPECT_TRUE(names.insert(v.name).second) << v.name << " twice";
+    }
+    EXPECT_GT(names.size(), 40u);
+}
 
 TEST(OnePainter, SvgHoldsEveryCallOfThePainterForEveryView) {
     const LoadedModel lm = make_demo_model();
