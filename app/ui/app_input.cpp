@@ -40,6 +40,11 @@ void App::install_input_callbacks() {
 /// buttons from their current state) and before ImGui::NewFrame.
 void App::apply_input() {
     ImGuiIO& io = ImGui::GetIO();
+    // Nothing in the first two frames: ImGui finds what is under the mouse from the windows and items of the frames
+    // before, and a click handled in frame 0 or 1 hit nothing and was lost (measured with xdotool on the tab bar).
+    // A click made while the app starts (the model loads before the first frame: seconds on a cold machine) waits
+    // in the queue for frame 2 instead.
+    if (ImGui::GetFrameCount() < 2) return;
     const auto events = m_input.take_frame();
     for (const auto& e : events) {
         if (e.kind == InputEvent::Kind::MouseButton) {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Input under slow frames and an idle window (issue #11), driven with xdotool under Xvfb:
-#   1. a quick click (press + release inside one 250 ms frame) on the "Attention" tab selects it;
+#   1. a quick click (press + release inside one 250 ms frame) on the "Attention" tab, made as soon as the window is
+#      mapped (the app still loading its model, before its first frame), selects it;
 #   2. typing into the text box and a quick Backspace, all inside slow frames, lose no key and keep their order;
 #   3. emoji typed (characters beyond U+FFFF) reach the text intact;
 #   4. an idle window draws no frames (it sleeps in glfwWaitEvents) and SIGTERM closes it with its stats written.
@@ -23,7 +24,6 @@ read -r BX BY < <(json "$OUT/layout.json" "' '.join(str(int((r[0]+r[2])/2)) + ' 
   --frame-stats "$OUT/slow.json" 2>"$OUT/slow.log" &
 APP_PID=$!
 wait_window
-sleep 2
 xdotool mousemove $TX $TY click 1
 sleep 1.5
 xdotool mousemove $BX $BY click 1

@@ -3,7 +3,8 @@
 #                     and kills it (and the app whose pid is in APP_PID, if any) when the script exits; NAME prefixes
 #                     the error messages
 #   json FILE EXPR    prints a Python expression over the JSON document j in FILE
-#   wait_window       waits up to 30 s for the "Transformer Studio" window, else exits 1
+#   wait_window       waits up to 30 s for the "Transformer Studio" window to be mapped (a click on a window that is
+#                     named but not yet mapped goes to the root window), else exits 1
 start_xvfb() {
   TEST_NAME=$1
   for tool in Xvfb xdotool xmodmap python3; do
@@ -22,6 +23,6 @@ start_xvfb() {
 cleanup_window_test() { [ -n "${APP_PID:-}" ] && kill -9 $APP_PID 2>/dev/null; kill $XVFB 2>/dev/null || true; }
 json() { python3 -c "import json,sys; j=json.load(open('$1')); print(eval(sys.argv[1]))" "$2"; }
 wait_window() {
-  for i in $(seq 150); do xdotool search --name "Transformer Studio" >/dev/null 2>&1 && return 0; sleep 0.2; done
+  for i in $(seq 150); do xdotool search --onlyvisible --name "Transformer Studio" >/dev/null 2>&1 && return 0; sleep 0.2; done
   echo "$TEST_NAME: the window did not appear"; exit 1
 }
