@@ -22,7 +22,7 @@ struct ViewBuild;  // views.cpp: what a builder reads (state, snapshot, model, l
 
 struct ViewInfo {
     std::string name;                    ///< "attention-grid"
-    std::string panel;                   ///< the app tab it comes from ("Attention")
+    Panel panel = Panel::Tokens;         ///< the app tab it comes from
     std::string description;
     std::vector<std::string> options;    ///< CLI options that change it (without "--")
     bool needs_forward = true;           ///< needs a forward pass of the text (false: synthetic / formula only)
@@ -32,8 +32,8 @@ struct ViewInfo {
 [[nodiscard]] const std::vector<ViewInfo>& all_views();
 /// nullptr when unknown.
 [[nodiscard]] const ViewInfo* find_view(const std::string& name);
-/// The main view of a panel ("Attention" -> "attention"); "" for an unknown panel.
-[[nodiscard]] std::string default_view_for_panel(const std::string& panel);
+/// The main view of a panel (Attention -> "attention"); "" for Lessons, which has none of its own.
+[[nodiscard]] std::string default_view_for_panel(Panel panel);
 /// Multi-line listing for `render --view list`.
 [[nodiscard]] std::string describe_views();
 
@@ -65,9 +65,10 @@ void set_state_field(UiState& st, const std::string& assignment);
 /// std::invalid_argument naming the option, the value and the model's range.
 void check_view_knobs(const UiState& st, const std::string& view, const ModelConfig& c);
 /// Tokenizes st.text and runs the forward pass on this thread (what the worker would publish). With `panel`, only
-/// what that tab's views read (panel_reads_logits, panel_shows_lens); empty: logits and the logit lens too.
+/// what that tab's views read (panel_reads_logits, panel_shows_lens); nullopt: logits and the logit lens too.
 [[nodiscard]] std::shared_ptr<const Snapshot> run_forward_now(const UiState& st, const LoadedModel& m,
-                                                            bool translate = false, const std::string& panel = "");
+                                                              bool translate = false,
+                                                              std::optional<Panel> panel = std::nullopt);
 
 /// A session file is a UiState JSON (same keys as state.json). load_session throws std::runtime_error naming the
 /// file when it cannot be read or is not a JSON object; unknown keys are ignored, bad values repaired (clamp()).

@@ -499,13 +499,13 @@ void apply_lesson_setup(const Lesson& lesson, size_t step, UiState& st) {
     for (size_t i = 0; i <= step && i < lesson.steps.size(); ++i) apply_step_setup(lesson.steps[i], st);
 }
 
-std::string step_panel(const LessonStep& step) {
+std::optional<Panel> step_panel(const LessonStep& step) {
     const ViewInfo* v = find_view(step.view);
-    return v ? v->panel : "";
+    return v ? std::optional<Panel>(v->panel) : std::nullopt;
 }
 
 void apply_step_setup(const LessonStep& step, UiState& st) {
-    if (step_panel(step) == "Training") st.train_topic = step.view;  // the panel shows one topic at a time
+    if (step_panel(step) == Panel::Training) st.train_topic = step.view;  // the panel shows one topic at a time
     if (step.text) st.text = *step.text;
     if (step.target_text) st.target_text = *step.target_text;
     for (auto it = step.set.begin(); it != step.set.end(); ++it)

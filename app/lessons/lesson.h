@@ -130,8 +130,8 @@ struct LessonLibrary {
 /// (config_dir()/lessons, e.g. ~/.config/transformer-studio/lessons), in that order.
 [[nodiscard]] std::vector<std::filesystem::path> lesson_dirs();
 
-/// The panel name of a step's view ("Softmax" for "softmax-lab").
-[[nodiscard]] std::string step_panel(const LessonStep& step);
+/// The panel of a step's view (Softmax for "softmax-lab"); nullopt for a view that does not exist.
+[[nodiscard]] std::optional<Panel> step_panel(const LessonStep& step);
 /// Applies the set-ups of steps 0..`step` in order, so a step entered directly (or set up again) finds the
 /// sentence and settings earlier steps established. Throws as apply_step_setup.
 void apply_lesson_setup(const Lesson& lesson, size_t step, UiState& st);

@@ -11,7 +11,7 @@
 
 namespace ts::studio {
 
-ForwardSpec forward_spec(const UiState& st, const ModelConfig& c, const std::string& panel) {
+ForwardSpec forward_spec(const UiState& st, const ModelConfig& c, std::optional<Panel> panel) {
     ForwardSpec s;
     s.text = st.text;
     if (c.arch == Arch::EncoderDecoder) {
@@ -34,14 +34,14 @@ ForwardSpec forward_spec(const UiState& st, const ModelConfig& c, const std::str
         for (const auto& h : st.ablated_heads)
             if (h[0] >= 0 && h[0] < c.n_layers && h[1] >= 0 && h[1] < c.n_heads) s.ablated.push_back(h);
     if (!s.ablated.empty()) s.ablation = st.ablate_mode;
-    if (!panel.empty()) {
-        s.logits = panel_reads_logits(panel);
-        s.lens = panel_shows_lens(panel);
+    if (panel) {
+        s.logits = panel_reads_logits(*panel);
+        s.lens = panel_shows_lens(*panel);
     }
     return s;
 }
 
-ForwardSpec forward_spec(const UiState& st, const LoadedModel& m, const std::string& panel) {
+ForwardSpec forward_spec(const UiState& st, const LoadedModel& m, std::optional<Panel> panel) {
     if (!m.model) {
         ForwardSpec s = forward_spec(st, ModelConfig{}, panel);
         s.ablated.clear();
@@ -52,10 +52,10 @@ ForwardSpec forward_spec(const UiState& st, const LoadedModel& m, const std::str
     return s;
 }
 
-bool panel_reads_logits(const std::string& panel) {
-    return panel == "Predictions" || panel == "Causal" || panel == "Lessons";
+bool panel_reads_logits(Panel panel) {
+    return panel == Panel::Predictions || panel == Panel::Causal || panel == Panel::Lessons;
 }
-bool panel_shows_lens(const std::string& panel) { return panel == "Predictions"; }
+bool panel_shows_lens(Panel panel) { return panel == Panel::Predictions; }
 
 namespace {
 

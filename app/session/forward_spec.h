@@ -38,11 +38,13 @@ struct ForwardSpec {
     bool operator==(const ForwardSpec&) const = default;
 };
 
-/// The spec of the forward `st` asks of a model with config `c` for tab `panel` ("" = every output: logits and the
-/// logit lens, as `render` and tests want). `model` is left null.
-[[nodiscard]] ForwardSpec forward_spec(const UiState& st, const ModelConfig& c, const std::string& panel = "");
+/// The spec of the forward `st` asks of a model with config `c` for tab `panel` (nullopt = every output: logits and
+/// the logit lens, as `render` and tests want). `model` is left null.
+[[nodiscard]] ForwardSpec forward_spec(const UiState& st, const ModelConfig& c,
+                                       std::optional<Panel> panel = std::nullopt);
 /// As above for a loaded model (null model: a spec with no model, equal to no other model's).
-[[nodiscard]] ForwardSpec forward_spec(const UiState& st, const LoadedModel& m, const std::string& panel = "");
+[[nodiscard]] ForwardSpec forward_spec(const UiState& st, const LoadedModel& m,
+                                       std::optional<Panel> panel = std::nullopt);
 
 /// Whether changing UiState's numeric field `knob` can change the ForwardSpec (some model, some tab): such a knob
 /// needs a new forward, so a lesson cannot scan it over one snapshot. Decided by changing the knob in states where
@@ -51,9 +53,9 @@ struct ForwardSpec {
 
 /// Whether a tab's views read logits (Predictions, Causal, Lessons): the others get a forward without the LM head
 /// (ForwardRequest::logits). For GPT-2 small the head is a third of the weights a forward reads.
-[[nodiscard]] bool panel_reads_logits(const std::string& panel);
+[[nodiscard]] bool panel_reads_logits(Panel panel);
 /// Whether a tab shows the logit lens (Predictions).
-[[nodiscard]] bool panel_shows_lens(const std::string& panel);
+[[nodiscard]] bool panel_shows_lens(Panel panel);
 
 /// The one rule from mask knobs to a ts::MaskSpec over T keys, for the model's forward and the Softmax lab's rows
 /// (the lab builds them with core's mask_table), so the lab shows what the model runs: None; Causal; Sliding (a

@@ -1,7 +1,11 @@
 // Name tables of the typed knobs (see knobs.h).
 #include "app/session/knobs.h"
 
+#include "app/i18n/tr.h"
+
 #include <nlohmann/json.hpp>
+
+#include <cctype>
 
 namespace ts::studio {
 
@@ -31,6 +35,40 @@ std::string mask_choice_list() {
     return out;
 }
 
+namespace {
+// Marked for the catalog: the window shows each tab as tr(name_of(p)).
+constexpr std::array<const char*, 12> kPanelNames{TS_N_("Tokens"),      TS_N_("Attention"),     TS_N_("Softmax"),
+                                                  TS_N_("Activations"), TS_N_("Normalization"), TS_N_("Positions"),
+                                                  TS_N_("Predictions"), TS_N_("Residual"),      TS_N_("Model"),
+                                                  TS_N_("Training"),    TS_N_("Causal"),        TS_N_("Lessons")};
+static_assert(kPanelNames.size() == kPanels.size());
+
+bool same_ignoring_case(std::string_view a, std::string_view b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i)
+        if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i])))
+            return false;
+    return true;
+}
+}  // namespace
+
+const char* name_of(Panel p) { return kPanelNames[static_cast<size_t>(p)]; }
+
+std::optional<Panel> parse_panel(std::string_view s) {
+    for (Panel p : kPanels)
+        if (same_ignoring_case(s, name_of(p))) return p;
+    return std::nullopt;
+}
+
+std::string panel_list() {
+    std::string out;
+    for (size_t i = 0; i < kPanels.size(); ++i) {
+        if (i > 0) out += i + 1 == kPanels.size() ? " or " : ", ";
+        out += name_of(kPanels[i]);
+    }
+    return out;
+}
+
 const char* name_of(interp::AblationKind k) { return k == interp::AblationKind::Mean ? "mean" : "zero"; }
 
 std::optional<interp::AblationKind> parse_ablation_kind(std::string_view s) {
@@ -49,6 +87,14 @@ void adl_serializer<ts::studio::MaskChoice>::from_json(const json& j, ts::studio
     const auto m = j.is_string() ? ts::studio::parse_mask_choice(j.get_ref<const std::string&>()) : std::nullopt;
     if (!m) throw json::type_error::create(302, "a mask must be " + ts::studio::mask_choice_list(), nullptr);
     v = *m;
+}
+
+void adl_serializer<ts::studio::Panel>::to_json(json& j, ts::studio::Panel v) { j = ts::studio::name_of(v); }
+
+void adl_serializer<ts::studio::Panel>::from_json(const json& j, ts::studio::Panel& v) {
+    const auto p = j.is_string() ? ts::studio::parse_panel(j.get_ref<const std::string&>()) : std::nullopt;
+    if (!p) throw json::type_error::create(302, "a panel must be " + ts::studio::panel_list(), nullptr);
+    v = *p;
 }
 
 void adl_serializer<ts::interp::AblationKind>::to_json(json& j, ts::interp::AblationKind v) {

@@ -31,6 +31,33 @@ inline constexpr std::array<MaskChoice, 5> kMaskChoices{MaskChoice::None, MaskCh
 /// "none, causal, padding, sliding or custom": the names for an error message.
 [[nodiscard]] std::string mask_choice_list();
 
+/// The window's tabs, in tab order. What a forward computes depends on the tab (forward_spec), and every view
+/// belongs to one (app/figures/views.h).
+enum class Panel {
+    Tokens,
+    Attention,
+    Softmax,
+    Activations,
+    Normalization,
+    Positions,
+    Predictions,
+    Residual,
+    Model,
+    Training,
+    Causal,
+    Lessons
+};
+inline constexpr std::array<Panel, 12> kPanels{
+    Panel::Tokens,      Panel::Attention, Panel::Softmax, Panel::Activations, Panel::Normalization, Panel::Positions,
+    Panel::Predictions, Panel::Residual,  Panel::Model,   Panel::Training,    Panel::Causal,        Panel::Lessons};
+/// The tab's English label ("Attention"): its name in state files, frame stats and lessons, its ImGui ID, and the
+/// msgid its translated label comes from.
+[[nodiscard]] const char* name_of(Panel p);
+/// The tab named `s`, in any case ("attention" for `--panel attention`); nullopt for any other text.
+[[nodiscard]] std::optional<Panel> parse_panel(std::string_view s);
+/// "Tokens, Attention, …, Causal or Lessons": the names for an error message.
+[[nodiscard]] std::string panel_list();
+
 }  // namespace ts::studio
 
 // JSON as the name (state files, lessons, `--set attn_mask=sliding`); reading an unknown name throws
@@ -40,6 +67,11 @@ template <>
 struct adl_serializer<ts::studio::MaskChoice> {
     static void to_json(json& j, ts::studio::MaskChoice v);
     static void from_json(const json& j, ts::studio::MaskChoice& v);
+};
+template <>
+struct adl_serializer<ts::studio::Panel> {
+    static void to_json(json& j, ts::studio::Panel v);
+    static void from_json(const json& j, ts::studio::Panel& v);
 };
 template <>
 struct adl_serializer<ts::interp::AblationKind> {

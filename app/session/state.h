@@ -21,7 +21,7 @@ struct UiState {
     std::string model_path;              ///< "" = the bundled default (or the random demo model)
     std::vector<std::string> recent;     ///< most recent first, at most kMaxRecent
     std::string text = "The quick brown fox jumps over the lazy dog.";
-    std::string panel = "Tokens";
+    Panel panel = Panel::Tokens;
     int layer = 0, head = 0, query = -1; ///< query = selected query position (-1 = last token)
     bool dark_theme = true;
     float ui_scale = 0.0f;               ///< 0 = from the monitor's content scale

@@ -186,7 +186,7 @@ void App::poll_results() {
     }
     // A partial snapshot (no logit lens yet) updates every panel but Predictions, which waits for the complete one
     // rather than flicker its lens plot.
-    if (auto s = m_worker->latest(); s && s != m_snap && !(s->partial && m_state.panel == "Predictions")) {
+    if (auto s = m_worker->latest(); s && s != m_snap && !(s->partial && m_state.panel == Panel::Predictions)) {
         m_snap = s;
         if (m_translate_id != 0 && s->id >= m_translate_id) {
             if (s->id == m_translate_id && s->translation && s->tokens) {
@@ -293,15 +293,16 @@ void App::main_area() {
     if (ImGui::BeginTabBar("panels")) {
         for (const auto& p : all_panels()) {
             ImGuiTabItemFlags flags = 0;
-            if (!m_force_panel.empty() && m_force_panel == p.name) flags |= ImGuiTabItemFlags_SetSelected;
+            const char* name = name_of(p.panel);
+            if (m_force_panel == p.panel) flags |= ImGuiTabItemFlags_SetSelected;
             // Translated label, English ID: the tab keeps its identity (and m_state.panel its value) across languages.
-            const std::string label = std::string(tr(p.name)) + "###" + p.name;
+            const std::string label = std::string(tr(name)) + "###" + name;
             const bool open = ImGui::BeginTabItem(label.c_str(), nullptr, flags);
             // Students meet both names: the English one on hover while another language is on.
-            if (ImGui::IsItemHovered() && std::strcmp(tr(p.name), p.name) != 0) ImGui::SetTooltip("%s", p.name);
-            if (!m_opt.frame_stats.empty()) record_rect("tab:" + std::string(p.name));
+            if (ImGui::IsItemHovered() && std::strcmp(tr(name), name) != 0) ImGui::SetTooltip("%s", name);
+            if (!m_opt.frame_stats.empty()) record_rect("tab:" + std::string(name));
             if (open) {
-                if (m_force_panel.empty() || m_force_panel == p.name) m_state.panel = p.name;
+                if (!m_force_panel || m_force_panel == p.panel) m_state.panel = p.panel;
                 // Before the panel draws: a lesson sets its text up when drawn, so the student's must be kept first.
                 on_panel_change(m_state.panel);
                 ImGui::BeginChild("panel_body", ImVec2(0, 0), false);
@@ -312,15 +313,15 @@ void App::main_area() {
         }
         ImGui::EndTabBar();
     }
-    m_force_panel.clear();
+    m_force_panel.reset();
 }
 
 // A lesson opens in its own set-up and gives the student's model, text and knobs back when they leave it: entering
 // the Lessons tab keeps a copy of the state and model; leaving it restores them (the lesson and its step are kept,
 // so coming back resumes it). The look of the window (language, theme, size) and exports are never reverted.
-void App::on_panel_change(const std::string& panel) {
+void App::on_panel_change(Panel panel) {
     if (panel == m_prev_panel) return;
-    const bool entering = panel == "Lessons", leaving = m_prev_panel == "Lessons";
+    const bool entering = panel == Panel::Lessons, leaving = m_prev_panel == Panel::Lessons;
     m_prev_panel = panel;
     if (entering) {
         m_before_lesson = m_state;
@@ -465,7 +466,7 @@ void App::frame() {
         if (ready || waited > 120.0) {
             if (!ready) log_error("timed out waiting for the forward pass before the screenshot");
             if (++m_shot_frames >= std::max(2, m_opt.frames)) {
-                const std::string name = m_shot_panels[m_shot_index];
+                const std::string name = name_of(m_shot_panels[m_shot_index]);
                 std::string file = name;
                 std::transform(file.begin(), file.end(), file.begin(), [](unsigned char c) { return char(std::tolower(c)); });
                 const std::string path = (std::filesystem::path(m_opt.screenshot_dir) / (file + ".png")).string();
@@ -541,22 +542,13 @@ int App::run() {
     if (m_opt.theme == "light") m_state.dark_theme = false;
     if (m_opt.theme == "dark") m_state.dark_theme = true;
     if (!m_opt.panel.empty() && m_opt.panel != "all") {
-        bool found = false;
-        for (const auto& p : all_panels()) {
-            std::string a = p.name, b = m_opt.panel;
-            std::transform(a.begin(), a.end(), a.begin(), ::tolower);
-            std::transform(b.begin(), b.end(), b.begin(), ::tolower);
-            if (a == b) { m_state.panel = p.name; found = true; }
-        }
-        if (!found) {
-            std::string names;
-            for (const auto& p : all_panels()) names += std::string(" ") + p.name;
-            throw std::invalid_argument("unknown panel '" + m_opt.panel + "' (expected all or one of:" + names + ")");
-        }
+        const std::optional<Panel> p = parse_panel(m_opt.panel);
+        if (!p) throw std::invalid_argument("unknown panel '" + m_opt.panel + "' (expected all, " + panel_list() + ")");
+        m_state.panel = *p;
     }
     if (!m_opt.screenshot_dir.empty()) {
         if (m_opt.panel == "all" || m_opt.panel.empty())
-            for (const auto& p : all_panels()) m_shot_panels.push_back(p.name);
+            for (const auto& p : all_panels()) m_shot_panels.push_back(p.panel);
         else m_shot_panels.push_back(m_state.panel);
         m_state.panel = m_shot_panels.front();
     }

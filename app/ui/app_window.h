@@ -108,10 +108,10 @@ private:
     float m_scale = 1.0f;
     bool m_fonts_dirty = false;
     // The Lessons tab's own set-up (on_panel_change): what the student had before entering it.
-    std::string m_prev_panel;
+    std::optional<Panel> m_prev_panel;
     std::optional<UiState> m_before_lesson;
     std::string m_before_lesson_model;
-    void on_panel_change(const std::string& panel);
+    void on_panel_change(Panel panel);
     std::string m_font_extra;  ///< characters shown since start that the common set lacks (request_glyphs)
     gfx::FontStatus m_fonts;
 
@@ -130,11 +130,11 @@ private:
     uint64_t m_seen_gen = 0;
 
     // Screenshot mode.
-    std::vector<std::string> m_shot_panels;
+    std::vector<Panel> m_shot_panels;
     size_t m_shot_index = 0;
     int m_shot_frames = 0;
     std::chrono::steady_clock::time_point m_shot_wait_start;
-    std::string m_force_panel;
+    std::optional<Panel> m_force_panel;  ///< selected by the next frame (start-up, screenshot mode), then cleared
     bool m_quit = false;
     int m_exit_code = 0;
 

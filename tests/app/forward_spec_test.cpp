@@ -69,13 +69,13 @@ TEST(ForwardSpec, EncoderDecoderReadsTargetLanguageAndBeam) {
 TEST(ForwardSpec, TabsDecideLogitsAndLens) {
     const ModelConfig dec = config_of(Arch::DecoderOnly);
     const UiState st;
-    EXPECT_TRUE(forward_spec(st, dec, "Predictions").lens);
-    EXPECT_TRUE(forward_spec(st, dec, "Predictions").logits);
-    EXPECT_FALSE(forward_spec(st, dec, "Attention").logits);
-    EXPECT_FALSE(forward_spec(st, dec, "Causal").lens);
-    EXPECT_TRUE(forward_spec(st, dec, "Causal").logits);
-    EXPECT_NE(forward_spec(st, dec, "Attention"), forward_spec(st, dec, "Predictions"));
-    EXPECT_EQ(forward_spec(st, dec, "Attention"), forward_spec(st, dec, "Tokens"));
+    EXPECT_TRUE(forward_spec(st, dec, Panel::Predictions).lens);
+    EXPECT_TRUE(forward_spec(st, dec, Panel::Predictions).logits);
+    EXPECT_FALSE(forward_spec(st, dec, Panel::Attention).logits);
+    EXPECT_FALSE(forward_spec(st, dec, Panel::Causal).lens);
+    EXPECT_TRUE(forward_spec(st, dec, Panel::Causal).logits);
+    EXPECT_NE(forward_spec(st, dec, Panel::Attention), forward_spec(st, dec, Panel::Predictions));
+    EXPECT_EQ(forward_spec(st, dec, Panel::Attention), forward_spec(st, dec, Panel::Tokens));
     // "" (render, tests): every output.
     EXPECT_TRUE(forward_spec(st, dec).lens);
     EXPECT_TRUE(forward_spec(st, dec).logits);
@@ -91,7 +91,7 @@ TEST(ForwardSpec, RequestAndAnalysisOptionsFollowTheSpec) {
     st.attn_mask = MaskChoice::Sliding;
     st.attn_window = 2;
     st.ablated_heads = {{1, 0}};
-    const ForwardSpec s = forward_spec(st, lm, "Attention");
+    const ForwardSpec s = forward_spec(st, lm, Panel::Attention);
     EXPECT_EQ(s.model, lm.model.get());
     auto tokens = std::make_shared<const TokenizedText>(tokenize_text(st.text, *lm.codec, 64));
     const ForwardRequest r = make_forward_request(s, lm, tokens);
@@ -155,5 +155,34 @@ TEST(TypedKnobs, NamesRoundTripAndUnknownNamesAreRefused) {
         ADD_FAILURE() << "no error";
     } catch (const std::invalid_argument& e) {
         EXPECT_NE(std::string(e.what()).find("none, causal, padding, sliding or custom"), std::string::npos) << e.what();
+    }
+}
+
+// Tabs are a typed knob too (#29): one name table for the state file, `--panel`, the tab labels and the views.
+TEST(TypedKnobs, PanelsHaveOneNameTable) {
+    for (const Panel p : kPanels) {
+        EXPECT_EQ(parse_panel(name_of(p)), p);
+        EXPECT_EQ(nlohmann::json(p).get<Panel>(), p);
+    }
+    EXPECT_EQ(parse_panel("attention"), Panel::Attention);  // `--panel attention`
+    EXPECT_EQ(parse_panel("LESSONS"), Panel::Lessons);
+    EXPECT_FALSE(parse_panel("Attentio"));
+    EXPECT_FALSE(parse_panel(""));
+    EXPECT_EQ(nlohmann::json(Panel::Normalization), "Normalization");
+    EXPECT_EQ(panel_list().substr(0, 18), "Tokens, Attention,");
+    EXPECT_EQ(panel_list().substr(panel_list().size() - 17), "Causal or Lessons");
+    // An unknown tab in a state file keeps the default and is reported.
+    std::vector<std::string> ignored;
+    UiState st;
+    read_state_fields(nlohmann::json{{"panel", "Heads"}, {"layer", 2}}, st, &ignored);
+    EXPECT_EQ(st.panel, UiState{}.panel);
+    EXPECT_EQ(st.layer, 2);
+    EXPECT_EQ(ignored, (std::vector<std::string>{"panel"}));
+    // Every tab but Lessons has a main view of its own, and the views of a tab come together in tab order.
+    for (const Panel p : kPanels) EXPECT_EQ(default_view_for_panel(p).empty(), p == Panel::Lessons) << name_of(p);
+    std::optional<Panel> prev;
+    for (const ViewInfo& v : all_views()) {
+        if (prev) EXPECT_LE(int(*prev), int(v.panel)) << v.name << " is out of tab order";
+        prev = v.panel;
     }
 }

@@ -38,7 +38,7 @@ TEST(State, RoundTripKeepsEveryField) {
     s.remember_model("/models/b");
     s.remember_model("/models/a");  // moves to the front, no duplicate
     s.text = "注意力 is all you need";
-    s.panel = "Attention";
+    s.panel = Panel::Attention;
     s.layer = 3;
     s.head = 2;
     s.dark_theme = false;
@@ -56,7 +56,7 @@ TEST(State, RoundTripKeepsEveryField) {
     ASSERT_EQ(r.recent.size(), 2u);
     EXPECT_EQ(r.recent[0], "/models/a");
     EXPECT_EQ(r.text, s.text);
-    EXPECT_EQ(r.panel, "Attention");
+    EXPECT_EQ(r.panel, Panel::Attention);
     EXPECT_EQ(r.layer, 3);
     EXPECT_EQ(r.head, 2);
     EXPECT_FALSE(r.dark_theme);

@@ -76,7 +76,7 @@ const Setup& setup() {
 UiState attention_state() {
     UiState st;
     st.text = kText;
-    st.panel = "Attention";
+    st.panel = Panel::Attention;
     st.layer = 1;
     st.head = 2;
     st.apply_to_model = true;

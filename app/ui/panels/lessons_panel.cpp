@@ -313,10 +313,10 @@ void draw_lessons_panel(PanelContext& ctx) {
     ImGui::EndChild();
 
     // --- the panel the step works with ---
-    const std::string panel = step_panel(step);
+    const std::optional<Panel> panel = step_panel(step);
     for (const auto& p : all_panels()) {
-        if (panel != p.name) continue;
-        ImGui::TextDisabled("%s", trf("Panel: %s", tr(p.name)).c_str());
+        if (panel != p.panel) continue;
+        ImGui::TextDisabled("%s", trf("Panel: %s", tr(name_of(p.panel))).c_str());
         ImGui::BeginChild("lesson_panel", ImVec2(0, 0), false);
         p.draw(ctx);
         ImGui::EndChild();

@@ -17,14 +17,18 @@
 namespace ts::ui {
 
 const std::vector<PanelInfo>& all_panels() {
-    static const std::vector<PanelInfo> p = {
-        {TS_N_("Tokens"), draw_tokens_panel},           {TS_N_("Attention"), draw_attention_panel},
-        {TS_N_("Softmax"), draw_softmax_panel},         {TS_N_("Activations"), draw_activations_panel},
-        {TS_N_("Normalization"), draw_normalization_panel}, {TS_N_("Positions"), draw_positions_panel},
-        {TS_N_("Predictions"), draw_predictions_panel}, {TS_N_("Residual"), draw_residual_panel},
-        {TS_N_("Model"), draw_model_panel},             {TS_N_("Training"), draw_training_panel},
-        {TS_N_("Causal"), draw_causal_panel},
-        {TS_N_("Lessons"), draw_lessons_panel}};
+    static const std::vector<PanelInfo> p = {{Panel::Tokens, draw_tokens_panel},
+                                             {Panel::Attention, draw_attention_panel},
+                                             {Panel::Softmax, draw_softmax_panel},
+                                             {Panel::Activations, draw_activations_panel},
+                                             {Panel::Normalization, draw_normalization_panel},
+                                             {Panel::Positions, draw_positions_panel},
+                                             {Panel::Predictions, draw_predictions_panel},
+                                             {Panel::Residual, draw_residual_panel},
+                                             {Panel::Model, draw_model_panel},
+                                             {Panel::Training, draw_training_panel},
+                                             {Panel::Causal, draw_causal_panel},
+                                             {Panel::Lessons, draw_lessons_panel}};
     return p;
 }
 

@@ -35,7 +35,7 @@ struct PanelContext {
 };
 
 struct PanelInfo {
-    const char* name;
+    Panel panel;  ///< its label is tr(name_of(panel))
     void (*draw)(PanelContext&);
 };
 /// All panels in tab order.

@@ -155,7 +155,7 @@ void BM_UiFrameAttention(benchmark::State& state) {
     }
     ImGuiHeadless imgui;
     UiState st;
-    st.panel = "Attention";
+    st.panel = Panel::Attention;
     st.layer = 1;
     st.head = 1;
     const ImVec2 mouse = state.range(1) ? ImVec2(1200, 300) : ImVec2(-1, -1);
