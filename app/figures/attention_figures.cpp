@@ -57,25 +57,25 @@ int resolve_query(const UiState& st, int T) {
 
 bool has_attention_sources(const Snapshot& s) { return s.model && s.model->config().arch == Arch::EncoderDecoder; }
 
-std::string attention_prefix(const Snapshot& s, const std::string& source, int layer) {
+std::string attention_prefix(const Snapshot& s, AttnSource source, int layer) {
     const std::string l = std::to_string(layer);
     if (has_attention_sources(s)) {
-        if (source == "encoder") return "enc." + l + ".attn.";
-        if (source == "cross") return "dec." + l + ".cross_attn.";
+        if (source == AttnSource::Encoder) return "enc." + l + ".attn.";
+        if (source == AttnSource::Cross) return "dec." + l + ".cross_attn.";
     }
     return s.stack() + "." + l + ".attn.";
 }
 
-int attention_layers(const Snapshot& s, const std::string& source) {
+int attention_layers(const Snapshot& s, AttnSource source) {
     if (!s.model) return 0;
     const ModelConfig& c = s.model->config();
-    return has_attention_sources(s) && source == "encoder" ? c.n_enc_layers : c.n_layers;
+    return has_attention_sources(s) && source == AttnSource::Encoder ? c.n_enc_layers : c.n_layers;
 }
 
-std::string attention_source_title(const Snapshot& s, const std::string& source) {
+std::string attention_source_title(const Snapshot& s, AttnSource source) {
     if (!has_attention_sources(s)) return "";
-    if (source == "encoder") return tr("encoder self-attention");
-    if (source == "cross") return tr("cross-attention");
+    if (source == AttnSource::Encoder) return tr("encoder self-attention");
+    if (source == AttnSource::Cross) return tr("cross-attention");
     return tr("decoder self-attention");
 }
 
@@ -85,12 +85,12 @@ namespace {
 struct AxisNames {
     std::string rows, cols;
 };
-AxisNames axis_names(const Snapshot& s, const std::string& source, bool short_names) {
+AxisNames axis_names(const Snapshot& s, AttnSource source, bool short_names) {
     if (has_attention_sources(s)) {
-        if (source == "cross")
+        if (source == AttnSource::Cross)
             return short_names ? AxisNames{tr("query (target)"), tr("key (source)")}
                                : AxisNames{tr("decoder (target) token, query"), tr("encoder (source) token, key")};
-        if (source == "encoder")
+        if (source == AttnSource::Encoder)
             return short_names ? AxisNames{tr("query (source)"), tr("key (source)")}
                                : AxisNames{tr("encoder (source) token, query"), tr("encoder (source) token, key")};
         return short_names ? AxisNames{tr("query (target)"), tr("key (target)")}
@@ -104,11 +104,11 @@ AxisNames axis_names(const Snapshot& s, const std::string& source, bool short_na
 struct AxisLabels {
     std::vector<std::string> rows, cols;
 };
-AxisLabels attention_labels(const Snapshot& s, const std::string& source) {
+AxisLabels attention_labels(const Snapshot& s, AttnSource source) {
     AxisLabels a;
     const bool enc_dec = has_attention_sources(s);
-    a.rows = enc_dec && source == "encoder" ? snapshot_source_labels(s) : snapshot_token_labels(s);
-    a.cols = enc_dec && source != "decoder" ? snapshot_source_labels(s) : snapshot_token_labels(s);
+    a.rows = enc_dec && source == AttnSource::Encoder ? snapshot_source_labels(s) : snapshot_token_labels(s);
+    a.cols = enc_dec && source != AttnSource::Decoder ? snapshot_source_labels(s) : snapshot_token_labels(s);
     return a;
 }
 
@@ -229,14 +229,14 @@ void overview_axes(plot::Figure& f) {
     f.y.label = trf("query position / %d", f.heatmap->row_step);
 }
 
-std::string probs_name(const Snapshot& s, int layer, const std::string& source) {
+std::string probs_name(const Snapshot& s, int layer, AttnSource source) {
     return attention_prefix(s, source, layer) + "probs";
 }
 
 }  // namespace
 
 plot::Figure attention_head_figure(const Snapshot& s, int layer, int head, const UiState& st) {
-    const std::string& src = st.attn_source;
+    AttnSource src = st.attn_source;
     const std::string what = attention_source_title(s, src);
     plot::Figure big = head_figure(s, probs_name(s, layer, src), head,
                                    what.empty() ? trf("Attention weights, layer %d, head %d", layer, head)
@@ -263,7 +263,7 @@ plot::Figure attention_head_figure(const Snapshot& s, int layer, int head, const
     big.y.label = ax.rows;
     if (int(labels.cols.size()) == big.heatmap->cols) big.x.categories = labels.cols;
     if (int(labels.rows.size()) == big.heatmap->rows) big.y.categories = labels.rows;
-    if (has_attention_sources(s) && src == "cross")
+    if (has_attention_sources(s) && src == AttnSource::Cross)
         big.formula = tr("A = softmax(Q_dec K_encᵀ / √d_head) — row t: how much decoder (target) token t reads from each "
                       "encoder (source) token; each row sums to 1. No causal mask: every target token sees the whole "
                       "source.");
@@ -275,7 +275,7 @@ plot::Figure attention_head_figure(const Snapshot& s, int layer, int head, const
     return big;
 }
 
-plot::Figure attention_thumb_figure(const Snapshot& s, int layer, int head, bool unit_scale, const std::string& source) {
+plot::Figure attention_thumb_figure(const Snapshot& s, int layer, int head, bool unit_scale, AttnSource source) {
     plot::Figure f = head_figure(s, probs_name(s, layer, source), head, "", plot::Colormap::Viridis, tr("attention weight"), true);
     if (f.heatmap && unit_scale) f.heatmap->vmax = 1.0f;
     f.view = "attention";
@@ -288,7 +288,7 @@ plot::Figure attention_thumb_figure(const Snapshot& s, int layer, int head, bool
     return f;
 }
 
-std::vector<plot::Figure> attention_head_grid(const Snapshot& s, int layer, bool grid_all, const std::string& source) {
+std::vector<plot::Figure> attention_head_grid(const Snapshot& s, int layer, bool grid_all, AttnSource source) {
     std::vector<plot::Figure> out;
     if (!s.model) return out;
     const ModelConfig& c = s.model->config();
@@ -322,7 +322,7 @@ std::vector<plot::Figure> attention_head_grid(const Snapshot& s, int layer, bool
     return out;
 }
 
-std::vector<plot::Figure> attention_step_figures(const Snapshot& s, int layer, int head, const std::string& source) {
+std::vector<plot::Figure> attention_step_figures(const Snapshot& s, int layer, int head, AttnSource source) {
     struct Step {
         const char* name;
         const char* title;

@@ -50,25 +50,25 @@ using namespace ts::studio;  // the session layer (app/session) below: state, Fo
 /// Trace prefix of one layer's attention: "dec.3.attn." (decoder self; encoder-only models: "enc.3.attn."),
 /// "enc.3.attn." (source "encoder") or "dec.3.cross_attn." (source "cross", probs (n_heads, T, S)). The source is
 /// ignored unless has_attention_sources(s).
-[[nodiscard]] std::string attention_prefix(const Snapshot& s, const std::string& source, int layer);
+[[nodiscard]] std::string attention_prefix(const Snapshot& s, AttnSource source, int layer);
 /// Layers of that stack (n_enc_layers for "encoder" on encoder–decoder models, else n_layers).
-[[nodiscard]] int attention_layers(const Snapshot& s, const std::string& source);
+[[nodiscard]] int attention_layers(const Snapshot& s, AttnSource source);
 /// "decoder self-attention" | "encoder self-attention" | "cross-attention" | "" (not encoder–decoder).
-[[nodiscard]] std::string attention_source_title(const Snapshot& s, const std::string& source);
+[[nodiscard]] std::string attention_source_title(const Snapshot& s, AttnSource source);
 /// The selected head's attention weights (query rows × key columns), st.attn_unit_scale / st.attn_annotate,
 /// st.attn_source (encoder–decoder models; cross-attention: decoder (target) rows × encoder (source) columns).
 /// No heatmap when the trace has no `<prefix>probs` (see attention_prefix).
 [[nodiscard]] plot::Figure attention_head_figure(const Snapshot& s, int layer, int head, const UiState& st);
 /// Thumbnail of one head for the layer × head grid (no labels).
 [[nodiscard]] plot::Figure attention_thumb_figure(const Snapshot& s, int layer, int head, bool unit_scale,
-                                                  const std::string& source = "decoder");
+                                                  AttnSource source = AttnSource::Decoder);
 /// Every head of a layer, or every layer × head (grid_all): full small figures titled "layer l, head h" on one
 /// shared 0..1 color scale.
 [[nodiscard]] std::vector<plot::Figure> attention_head_grid(const Snapshot& s, int layer, bool grid_all,
-                                                            const std::string& source = "decoder");
+                                                            AttnSource source = AttnSource::Decoder);
 /// QKᵀ, ÷√d_head, + mask, softmax, ·V for one head (5 figures; a step that was not recorded has no heatmap).
 [[nodiscard]] std::vector<plot::Figure> attention_step_figures(const Snapshot& s, int layer, int head,
-                                                               const std::string& source = "decoder");
+                                                               AttnSource source = AttnSource::Decoder);
 
 // --- softmax lab ------------------------------------------------------------------------------------------------------
 /// "2, 1, 0.1" -> numbers; on error returns {} and sets *error.

@@ -156,9 +156,10 @@ void apply_view_option(UiState& st, const std::string& view, const std::string& 
     else if (option == "attn-window") { st.attn_window = std::max(1, to_int(option, value)); st.apply_to_model = true; }
     else if (option == "attn-padding") { st.attn_padding = std::max(0, to_int(option, value)); st.apply_to_model = true; }
     else if (option == "attn-source") {
-        if (value != "decoder" && value != "encoder" && value != "cross")
+        const std::optional<AttnSource> s = parse_attn_source(value);
+        if (!s)
             throw std::invalid_argument("option --attn-source expects decoder, encoder or cross, got '" + value + "'");
-        st.attn_source = value;
+        st.attn_source = *s;
     } else if (option == "unit-scale") st.attn_unit_scale = true;
     else if (option == "no-annotate") st.attn_annotate = false;
     else if (option == "temperature" && softmax) st.sm_temperature = in_range(option, value, kMinTemperature, kMaxTemperature);
@@ -258,7 +259,7 @@ void check_view_knobs(const UiState& st, const std::string& view, const ModelCon
     const auto reads = [&](const char* option) {
         return v && std::find(v->options.begin(), v->options.end(), option) != v->options.end();
     };
-    const bool encoder = c.arch == Arch::EncoderDecoder && st.attn_source == "encoder";
+    const bool encoder = c.arch == Arch::EncoderDecoder && st.attn_source == AttnSource::Encoder;
     const int layers = encoder ? c.n_enc_layers : c.n_layers;
     const std::string stack =
         c.arch == Arch::EncoderDecoder ? (encoder ? "this model's encoder" : "this model's decoder") : "this model";
@@ -441,7 +442,7 @@ void build_relative_bias(ViewBuild& b) {
     const Model& mm = b.need_model();
     if (!mm.config().relative_attention_bias)
         throw std::runtime_error("model '" + mm.config().name + "' has no relative position bias (T5 has)");
-    const std::string stack = b.st.attn_source == "encoder" ? "enc" : "dec";
+    const std::string stack = b.st.attn_source == AttnSource::Encoder ? "enc" : "dec";
     auto f = b.view == "relative-bias"
         ? relative_bias_heatmap_figure(mm, stack, b.head, std::min(b.st.pe_positions, 128))
         : relative_bias_heads_figure(mm, stack);
@@ -687,7 +688,9 @@ ViewFigures build_view(const std::string& view, const UiState& st, const Snapsho
     // Encoder–decoder models: the attention views show st.attn_source (the encoder may have fewer layers).
     if (view.rfind("attention", 0) == 0 && snap && has_attention_sources(*snap)) {
         b.layer = std::min(b.layer, std::max(0, attention_layers(*snap, st.attn_source) - 1));
-        b.src_tag = st.attn_source == "decoder" ? "dec_" : st.attn_source == "encoder" ? "enc_" : "cross_";
+        b.src_tag = st.attn_source == AttnSource::Decoder ? "dec_"
+            : st.attn_source == AttnSource::Encoder       ? "enc_"
+                                                          : "cross_";
     }
     b.lh = b.src_tag + "layer" + std::to_string(b.layer) + "_head" + std::to_string(b.head);
     info->build(b);

@@ -100,7 +100,9 @@ void knob_range(const LessonQuestion& q, const Snapshot* snap, const Model* mode
     *hi = q.knob_max;
     const Model* m = snap && snap->model ? snap->model.get() : model;
     if (q.knob == "layer") {
-        const int L = snap && snap->trace ? attention_layers(*snap, st ? st->attn_source : std::string("decoder")) : m ? m->config().n_layers : 1;
+        const int L = snap && snap->trace ? attention_layers(*snap, st ? st->attn_source : AttnSource::Decoder)
+            : m                           ? m->config().n_layers
+                                          : 1;
         *hi = std::min(*hi, double(L - 1));
     } else if (q.knob == "head") {
         if (m) *hi = std::min(*hi, double(m->config().n_heads - 1));

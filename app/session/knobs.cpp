@@ -36,6 +36,19 @@ std::string mask_choice_list() {
 }
 
 namespace {
+constexpr std::array<const char*, 3> kAttnSourceNames{"encoder", "decoder", "cross"};
+static_assert(kAttnSourceNames.size() == kAttnSources.size());
+}  // namespace
+
+const char* name_of(AttnSource s) { return kAttnSourceNames[static_cast<size_t>(s)]; }
+
+std::optional<AttnSource> parse_attn_source(std::string_view s) {
+    for (AttnSource a : kAttnSources)
+        if (s == name_of(a)) return a;
+    return std::nullopt;
+}
+
+namespace {
 // Marked for the catalog: the window shows each tab as tr(name_of(p)).
 constexpr std::array<const char*, 12> kPanelNames{TS_N_("Tokens"),      TS_N_("Attention"),     TS_N_("Softmax"),
                                                   TS_N_("Activations"), TS_N_("Normalization"), TS_N_("Positions"),
@@ -87,6 +100,14 @@ void adl_serializer<ts::studio::MaskChoice>::from_json(const json& j, ts::studio
     const auto m = j.is_string() ? ts::studio::parse_mask_choice(j.get_ref<const std::string&>()) : std::nullopt;
     if (!m) throw json::type_error::create(302, "a mask must be " + ts::studio::mask_choice_list(), nullptr);
     v = *m;
+}
+
+void adl_serializer<ts::studio::AttnSource>::to_json(json& j, ts::studio::AttnSource v) { j = ts::studio::name_of(v); }
+
+void adl_serializer<ts::studio::AttnSource>::from_json(const json& j, ts::studio::AttnSource& v) {
+    const auto s = j.is_string() ? ts::studio::parse_attn_source(j.get_ref<const std::string&>()) : std::nullopt;
+    if (!s) throw json::type_error::create(302, "an attention source must be encoder, decoder or cross", nullptr);
+    v = *s;
 }
 
 void adl_serializer<ts::studio::Panel>::to_json(json& j, ts::studio::Panel v) { j = ts::studio::name_of(v); }

@@ -31,6 +31,16 @@ inline constexpr std::array<MaskChoice, 5> kMaskChoices{MaskChoice::None, MaskCh
 /// "none, causal, padding, sliding or custom": the names for an error message.
 [[nodiscard]] std::string mask_choice_list();
 
+/// Encoder–decoder models: which attention the Attention tab and its views show: Encoder (encoder self-attention,
+/// enc.i.attn.*), Decoder (decoder self-attention, dec.i.attn.*) or Cross (dec.i.cross_attn.*: decoder queries ×
+/// encoder keys). Ignored for decoder-only and encoder-only models. In the order the tab's radio buttons show them.
+enum class AttnSource { Encoder, Decoder, Cross };
+inline constexpr std::array<AttnSource, 3> kAttnSources{AttnSource::Encoder, AttnSource::Decoder, AttnSource::Cross};
+/// "encoder", "decoder", "cross": the name in state files, lessons and `--attn-source`.
+[[nodiscard]] const char* name_of(AttnSource s);
+/// The source named `s` (exact); nullopt for any other text.
+[[nodiscard]] std::optional<AttnSource> parse_attn_source(std::string_view s);
+
 /// The window's tabs, in tab order. What a forward computes depends on the tab (forward_spec), and every view
 /// belongs to one (app/figures/views.h).
 enum class Panel {
@@ -67,6 +77,11 @@ template <>
 struct adl_serializer<ts::studio::MaskChoice> {
     static void to_json(json& j, ts::studio::MaskChoice v);
     static void from_json(const json& j, ts::studio::MaskChoice& v);
+};
+template <>
+struct adl_serializer<ts::studio::AttnSource> {
+    static void to_json(json& j, ts::studio::AttnSource v);
+    static void from_json(const json& j, ts::studio::AttnSource& v);
 };
 template <>
 struct adl_serializer<ts::studio::Panel> {

@@ -38,7 +38,6 @@ void UiState::clamp() {
     sm_temperature = std::clamp(sm_temperature, kMinTemperature, kMaxTemperature);
     sm_window = std::clamp(sm_window, 1, 4096);
     sm_padding = std::clamp(sm_padding, 0, 4096);
-    if (attn_source != "decoder" && attn_source != "encoder" && attn_source != "cross") attn_source = "decoder";
     if (translate_to != "auto" && translate_to != "en" && translate_to != "zh") translate_to = "auto";
     decode_beam = std::clamp(decode_beam, 1, kMaxBeam);
     sm_paint_n = std::clamp(sm_paint_n, 0, 4096);

@@ -33,10 +33,7 @@ struct UiState {
     /// Long sequences (> 256 positions): the big attention heatmap shows the full-resolution 256 × 256 window whose
     /// top-left cell is (attn_zoom_row, attn_zoom_col); -1 = the pooled overview. Not saved.
     int attn_zoom_row = -1, attn_zoom_col = -1;
-    /// Encoder–decoder models: which attention the Attention panel shows: "decoder" (decoder self-attention,
-    /// dec.i.attn.*), "encoder" (encoder self-attention, enc.i.attn.*) or "cross" (dec.i.cross_attn.*: decoder
-    /// queries × encoder keys). Ignored for decoder-only / encoder-only models.
-    std::string attn_source = "decoder";
+    AttnSource attn_source = AttnSource::Decoder;  ///< encoder–decoder models: which attention is shown (knobs.h)
 
     // Encoder–decoder models: `text` is the source sentence (encoder input); the decoder reads `target_text`
     // (teacher forcing) or what Translate decoded.

@@ -531,7 +531,7 @@ int App::run() {
     if (m_opt.has_target) m_state.target_text = m_opt.target;
     if (!m_opt.translate_to.empty()) m_state.translate_to = m_opt.translate_to;
     if (m_opt.beam > 0) m_state.decode_beam = m_opt.beam;
-    if (!m_opt.attn_source.empty()) m_state.attn_source = m_opt.attn_source;
+    if (m_opt.attn_source) m_state.attn_source = *m_opt.attn_source;
     // Interface language: --lang, else the remembered choice, else the system locale's.
     if (!m_opt.lang.empty()) m_state.language = i18n::normalize_language(m_opt.lang);
     apply_language(m_state.language.empty() ? i18n::system_language() : m_state.language);

@@ -3,6 +3,9 @@
 // frame timing for benchmarks (--frame-stats FILE, --bench-edits N, --max-frames N; tests/bench/ui_frame_bench.sh).
 #pragma once
 
+#include "app/session/knobs.h"
+
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,7 +21,7 @@ struct AppOptions {
     bool translate = false;        ///< --translate: translate the text once the model is loaded
     std::string translate_to;      ///< --to auto|en|zh
     int beam = 0;                  ///< --beam N (> 0: overrides the remembered width; 1 = greedy)
-    std::string attn_source;       ///< --attn-source decoder|encoder|cross
+    std::optional<studio::AttnSource> attn_source;  ///< --attn-source decoder|encoder|cross
     std::string screenshot_dir;    ///< non-empty: screenshot mode (exit when done)
     int frames = 5;                ///< frames to render per panel before its screenshot
     std::string panel;             ///< panel to open ("all" in screenshot mode: every panel)

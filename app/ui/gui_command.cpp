@@ -65,9 +65,11 @@ int run_gui(int argc, char** argv) {
     if (!o.translate_to.empty() && o.translate_to != "auto" && o.translate_to != "en" && o.translate_to != "zh")
         throw std::invalid_argument("--to expects auto, en or zh, got '" + o.translate_to + "'");
     o.beam = int(args.integer("beam", 0, 1, studio::kMaxBeam));  // 0 (absent) = the saved setting
-    o.attn_source = args.get("attn-source");
-    if (!o.attn_source.empty() && o.attn_source != "decoder" && o.attn_source != "encoder" && o.attn_source != "cross")
-        throw std::invalid_argument("--attn-source expects decoder, encoder or cross, got '" + o.attn_source + "'");
+    if (const std::string a = args.get("attn-source"); !a.empty()) {
+        o.attn_source = studio::parse_attn_source(a);
+        if (!o.attn_source)
+            throw std::invalid_argument("--attn-source expects decoder, encoder or cross, got '" + a + "'");
+    }
     o.theme = args.get("theme");
     if (!o.theme.empty() && o.theme != "light" && o.theme != "dark")
         throw std::invalid_argument("--theme expects light or dark, got '" + o.theme + "'");

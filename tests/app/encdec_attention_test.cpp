@@ -28,7 +28,7 @@ TEST(EncDecAttention, CrossAttentionFigureIsTheTraceAndRowsSumToOne) {
     st.text = "cat sat on mat";
     st.layer = 0;
     st.head = 1;
-    st.attn_source = "cross";
+    st.attn_source = AttnSource::Cross;
     const auto snap = run_forward_now(st, lm);
     ASSERT_TRUE(snap->error.empty()) << snap->error;
     ASSERT_TRUE(has_attention_sources(*snap));
@@ -73,27 +73,29 @@ TEST(EncDecAttention, SourceSelectsEncoderAndDecoderSelfAttention) {
     ASSERT_TRUE(snap->error.empty()) << snap->error;
     const int T = int(snap->tokens->ids.size());
     struct Case {
-        const char* source;
+        AttnSource source;
         const char* tensor;
         bool causal;
     };
-    for (const Case& c : {Case{"encoder", "enc.1.attn.probs", false}, Case{"decoder", "dec.1.attn.probs", true}}) {
+    for (const Case& c :
+         {Case{AttnSource::Encoder, "enc.1.attn.probs", false}, Case{AttnSource::Decoder, "dec.1.attn.probs", true}}) {
         st.attn_source = c.source;
         const plot::Figure f = attention_head_figure(*snap, 1, 0, st);
-        ASSERT_TRUE(f.heatmap) << c.source;
+        ASSERT_TRUE(f.heatmap) << name_of(c.source);
         const Tensor* p = snap->find(c.tensor);
         ASSERT_NE(p, nullptr) << c.tensor;
         ASSERT_EQ(f.heatmap->rows * f.heatmap->cols, T * T);
         double upper = 0;
-        for (int i = 0; i < T * T; ++i) EXPECT_EQ(f.heatmap->values[size_t(i)], p->data[size_t(i)]) << c.source << " " << i;
+        for (int i = 0; i < T * T; ++i)
+            EXPECT_EQ(f.heatmap->values[size_t(i)], p->data[size_t(i)]) << name_of(c.source) << " " << i;
         for (int t = 0; t < T; ++t)
             for (int s = t + 1; s < T; ++s) upper += f.heatmap->values[size_t(t * T + s)];
-        if (c.causal) EXPECT_EQ(upper, 0.0) << c.source;
-        else EXPECT_GT(upper, 0.01) << c.source;
+        if (c.causal) EXPECT_EQ(upper, 0.0) << name_of(c.source);
+        else EXPECT_GT(upper, 0.01) << name_of(c.source);
         // #28: the cells the causal mask removed are flagged (drawn grey), exactly the upper triangle; their value
         // stays 0 in the data and the CSV, and the picture gives them the masked colour, not the colormap's 0.
         if (c.causal) {
-            ASSERT_EQ(f.heatmap->masked.size(), size_t(T) * size_t(T)) << c.source;
+            ASSERT_EQ(f.heatmap->masked.size(), size_t(T) * size_t(T)) << name_of(c.source);
             for (int t = 0; t < T; ++t)
                 for (int s = 0; s < T; ++s) EXPECT_EQ(f.heatmap->is_masked(t, s), s > t) << t << " " << s;
             const std::vector<uint8_t> px = plot::heatmap_rgba(*f.heatmap);
@@ -105,29 +107,29 @@ TEST(EncDecAttention, SourceSelectsEncoderAndDecoderSelfAttention) {
             EXPECT_EQ(plot::figure_to_csv(f).find("-inf"), std::string::npos);
             EXPECT_NE(f.note.find("masked"), std::string::npos) << f.note;
         } else {
-            EXPECT_TRUE(f.heatmap->masked.empty()) << c.source;  // no mask: nothing grey
+            EXPECT_TRUE(f.heatmap->masked.empty()) << name_of(c.source);  // no mask: nothing grey
         }
         const auto grid = attention_head_grid(*snap, 0, true, c.source);
-        EXPECT_EQ(grid.size(), 2u * 4u) << c.source;
+        EXPECT_EQ(grid.size(), 2u * 4u) << name_of(c.source);
         const auto steps = attention_step_figures(*snap, 0, 0, c.source);
         ASSERT_EQ(steps.size(), 5u);
-        EXPECT_TRUE(steps[3].heatmap) << c.source;
+        EXPECT_TRUE(steps[3].heatmap) << name_of(c.source);
     }
-    EXPECT_EQ(attention_prefix(*snap, "cross", 1), "dec.1.cross_attn.");
-    EXPECT_EQ(attention_prefix(*snap, "encoder", 0), "enc.0.attn.");
+    EXPECT_EQ(attention_prefix(*snap, AttnSource::Cross, 1), "dec.1.cross_attn.");
+    EXPECT_EQ(attention_prefix(*snap, AttnSource::Encoder, 0), "enc.0.attn.");
 }
 
 TEST(EncDecAttention, RenderOptionIsListedAndValidated) {
     EXPECT_NE(describe_views().find("--attn-source"), std::string::npos);
     UiState st;
     apply_view_option(st, "attention-steps", "attn-source", "encoder");
-    EXPECT_EQ(st.attn_source, "encoder");
+    EXPECT_EQ(st.attn_source, AttnSource::Encoder);
     EXPECT_THROW(apply_view_option(st, "attention", "attn-source", "sideways"), std::invalid_argument);
     EXPECT_THROW(apply_view_option(st, "tokens", "attn-source", "cross"), std::invalid_argument);
     // Decoder-only models ignore the source.
     const LoadedModel demo = make_demo_model();
     st.text = "ab";
-    st.attn_source = "cross";
+    st.attn_source = AttnSource::Cross;
     const auto snap = run_forward_now(st, demo);
     EXPECT_FALSE(has_attention_sources(*snap));
     EXPECT_TRUE(attention_head_figure(*snap, 0, 0, st).heatmap);

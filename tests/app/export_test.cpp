@@ -338,7 +338,7 @@ TEST(ExportViews, RelativeBiasViewsOfAT5Folder) {
     UiState st;
     st.head = 2;
     st.pe_positions = 10;
-    st.attn_source = "encoder";
+    st.attn_source = AttnSource::Encoder;
     const ViewFigures vf = build_view("relative-bias", st, nullptr, &m);
     ASSERT_EQ(vf.figures.size(), 1u);
     ASSERT_TRUE(vf.figures[0].heatmap);
@@ -350,7 +350,7 @@ TEST(ExportViews, RelativeBiasViewsOfAT5Folder) {
     for (int i = 0; i < 10; ++i)
         for (int j = 0; j < 10; ++j)
             EXPECT_EQ(vf.figures[0].heatmap->at(i, j), table.data[size_t(relative_position_bucket(j - i, true, 8, 12)) * H + 2]);
-    st.attn_source = "decoder";
+    st.attn_source = AttnSource::Decoder;
     const ViewFigures heads = build_view("relative-bias-heads", st, nullptr, &m);
     EXPECT_EQ(int(heads.figures[0].series.size()), H);
     EXPECT_TRUE(std::isinf(build_view("relative-bias", st, nullptr, &m).figures[0].heatmap->at(0, 1)));  // future key

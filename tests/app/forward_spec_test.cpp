@@ -171,13 +171,19 @@ TEST(TypedKnobs, PanelsHaveOneNameTable) {
     EXPECT_EQ(nlohmann::json(Panel::Normalization), "Normalization");
     EXPECT_EQ(panel_list().substr(0, 18), "Tokens, Attention,");
     EXPECT_EQ(panel_list().substr(panel_list().size() - 17), "Causal or Lessons");
-    // An unknown tab in a state file keeps the default and is reported.
+    // An unknown tab (or attention source) in a state file keeps the default and is reported.
     std::vector<std::string> ignored;
     UiState st;
-    read_state_fields(nlohmann::json{{"panel", "Heads"}, {"layer", 2}}, st, &ignored);
+    read_state_fields(nlohmann::json{{"panel", "Heads"}, {"layer", 2}, {"attn_source", "self"}}, st, &ignored);
     EXPECT_EQ(st.panel, UiState{}.panel);
+    EXPECT_EQ(st.attn_source, AttnSource::Decoder);
     EXPECT_EQ(st.layer, 2);
-    EXPECT_EQ(ignored, (std::vector<std::string>{"panel"}));
+    EXPECT_EQ(ignored, (std::vector<std::string>{"panel", "attn_source"}));
+    for (const AttnSource a : kAttnSources) EXPECT_EQ(nlohmann::json(a).get<AttnSource>(), a);
+    EXPECT_EQ(parse_attn_source("cross"), AttnSource::Cross);
+    EXPECT_FALSE(parse_attn_source("Cross"));
+    set_state_field(st, "attn_source=encoder");  // lessons set it by name
+    EXPECT_EQ(st.attn_source, AttnSource::Encoder);
     // Every tab but Lessons has a main view of its own, and the views of a tab come together in tab order.
     for (const Panel p : kPanels) EXPECT_EQ(default_view_for_panel(p).empty(), p == Panel::Lessons) << name_of(p);
     std::optional<Panel> prev;

@@ -80,28 +80,28 @@ TEST(TranslationApp, AttentionSourcesLabelRowsAndColumnsWithTheirSequence) {
     EXPECT_EQ(snap->logits.rows(), T);  // the decoder predicts the next target token at every target position
 
     struct Case {
-        const char* source;
+        AttnSource source;
         int rows, cols;
         std::string first_row, first_col;
     };
     const std::string lang = lm.codec->label(259), start = lm.codec->label(256);
-    for (const Case& c : {Case{"cross", T, S, start, lang}, Case{"encoder", S, S, lang, lang},
-                          Case{"decoder", T, T, start, start}}) {
+    for (const Case& c : {Case{AttnSource::Cross, T, S, start, lang}, Case{AttnSource::Encoder, S, S, lang, lang},
+                          Case{AttnSource::Decoder, T, T, start, start}}) {
         st.attn_source = c.source;
         const plot::Figure f = attention_head_figure(*snap, 1, 2, st);
-        ASSERT_TRUE(f.heatmap) << c.source;
-        EXPECT_EQ(f.heatmap->rows, c.rows) << c.source;
-        EXPECT_EQ(f.heatmap->cols, c.cols) << c.source;
-        ASSERT_EQ(int(f.y.categories.size()), c.rows) << c.source;
-        ASSERT_EQ(int(f.x.categories.size()), c.cols) << c.source;
-        EXPECT_EQ(f.y.categories.front(), c.first_row) << c.source;
-        EXPECT_EQ(f.x.categories.front(), c.first_col) << c.source;
+        ASSERT_TRUE(f.heatmap) << name_of(c.source);
+        EXPECT_EQ(f.heatmap->rows, c.rows) << name_of(c.source);
+        EXPECT_EQ(f.heatmap->cols, c.cols) << name_of(c.source);
+        ASSERT_EQ(int(f.y.categories.size()), c.rows) << name_of(c.source);
+        ASSERT_EQ(int(f.x.categories.size()), c.cols) << name_of(c.source);
+        EXPECT_EQ(f.y.categories.front(), c.first_row) << name_of(c.source);
+        EXPECT_EQ(f.x.categories.front(), c.first_col) << name_of(c.source);
         const auto layer = attention_head_grid(*snap, 0, false, c.source);
         ASSERT_FALSE(layer.empty());
-        EXPECT_EQ(int(layer[0].x.categories.size()), c.cols) << c.source;
+        EXPECT_EQ(int(layer[0].x.categories.size()), c.cols) << name_of(c.source);
         const auto steps = attention_step_figures(*snap, 0, 0, c.source);
-        EXPECT_EQ(int(steps[3].x.categories.size()), c.cols) << c.source;
-        EXPECT_EQ(int(steps[3].y.categories.size()), c.rows) << c.source;
+        EXPECT_EQ(int(steps[3].x.categories.size()), c.cols) << name_of(c.source);
+        EXPECT_EQ(int(steps[3].y.categories.size()), c.rows) << name_of(c.source);
     }
     // The tokens view shows the source.
     const plot::Figure tf = tokens_figure(*snap, true);

@@ -17,7 +17,7 @@ void draw_attention_panel(PanelContext& ctx) {
     if (!ctx.snap || !ctx.snap->trace) return empty_message(no_forward_message(ctx, tr("waiting for the first forward pass...")));
     const Snapshot& s = *ctx.snap;
     const ModelConfig& c = s.model->config();
-    const std::string& src = ctx.state.attn_source;
+    const AttnSource src = ctx.state.attn_source;
     const int L = std::max(1, attention_layers(s, src));
     const int layer = std::min(current_layer(ctx), L - 1), head = current_head(ctx);
     const int query = current_query(ctx);
@@ -25,7 +25,6 @@ void draw_attention_panel(PanelContext& ctx) {
     // Encoder–decoder: which attention to show.
     if (has_attention_sources(s)) {
         ImGui::TextUnformatted(tr("Show:"));
-        const char* keys[] = {"encoder", "decoder", "cross"};
         const char* names[] = {tr("encoder self-attention"), tr("decoder self-attention (causal)"),
                                tr("cross-attention (decoder → encoder)")};
         const char* tips[] = {tr("enc.i.attn.probs: every source token reads every source token (no mask)"),
@@ -34,7 +33,7 @@ void draw_attention_panel(PanelContext& ctx) {
                                  "the queries come from the decoder, keys and values from the encoder output")};
         for (int k = 0; k < 3; ++k) {
             ImGui::SameLine();
-            if (ImGui::RadioButton(names[k], src == keys[k])) ctx.state.attn_source = keys[k];
+            if (ImGui::RadioButton(names[k], src == kAttnSources[k])) ctx.state.attn_source = kAttnSources[k];
             if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tips[k]);
         }
         if (!s.source_tokens || s.source_tokens == s.tokens) {

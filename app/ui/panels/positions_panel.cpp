@@ -64,7 +64,7 @@ void draw_positions_panel(PanelContext& ctx) {
     gfx::draw_figure(figs[4], ImVec2(half_w, h2), {}, "rope_dot");
     if (rel_model) {
         const ModelConfig& c = rel_model->config();
-        const std::string stack = st.attn_source == "encoder" ? "enc" : "dec";
+        const std::string stack = st.attn_source == AttnSource::Encoder ? "enc" : "dec";
         const int head = std::clamp(st.head, 0, c.n_heads - 1);
         const std::string line = stack == "enc"
                                      ? trf("Relative position bias (T5): encoder stack, head %d (stack and head follow "
