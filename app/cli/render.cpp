@@ -155,7 +155,7 @@ int run_render(int argc, char** argv) {
     st.export_scale = eo.scale;
     st.export_light = !eo.dark;
     st.export_transparent = eo.transparent;
-    st.export_format = plot::to_string(format);
+    st.export_format = format;
 
     if (format == plot::ExportFormat::Png) {
         std::string why;

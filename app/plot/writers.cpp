@@ -40,6 +40,11 @@ const char* to_string(ExportFormat f) {
     return "?";
 }
 
+std::optional<ExportFormat> parse_export_format(std::string_view s) {
+    for (ExportFormat f : kExportFormats)
+        if (s == to_string(f)) return f;
+    return std::nullopt;
+}
 
 // --- PNG ------------------------------------------------------------------------------------------------------------
 

@@ -29,9 +29,13 @@ struct ExportOptions {
 };
 
 enum class ExportFormat { Png, Svg, Csv };
+inline constexpr ExportFormat kExportFormats[] = {ExportFormat::Png, ExportFormat::Svg, ExportFormat::Csv};
 /// From the file extension (.png, .svg, .csv; case-insensitive). Throws std::invalid_argument naming the path.
 [[nodiscard]] ExportFormat export_format_from_path(const std::filesystem::path& path);
+/// "png", "svg", "csv": the name in state files and the Export menu, and the file extension without its dot.
 [[nodiscard]] const char* to_string(ExportFormat f);
+/// The format named `s` (exact, as to_string writes it); nullopt for any other text.
+[[nodiscard]] std::optional<ExportFormat> parse_export_format(std::string_view s);
 
 /// One figure's numbers with a header row.
 ///  Heatmap: "row\\col,<col labels...>" then "<row label>,v,v,..." (masked cells written as -inf); with per-cell

@@ -110,6 +110,14 @@ void adl_serializer<ts::studio::AttnSource>::from_json(const json& j, ts::studio
     v = *s;
 }
 
+void adl_serializer<ts::plot::ExportFormat>::to_json(json& j, ts::plot::ExportFormat v) { j = ts::plot::to_string(v); }
+
+void adl_serializer<ts::plot::ExportFormat>::from_json(const json& j, ts::plot::ExportFormat& v) {
+    const auto f = j.is_string() ? ts::plot::parse_export_format(j.get_ref<const std::string&>()) : std::nullopt;
+    if (!f) throw json::type_error::create(302, "an export format must be png, svg or csv", nullptr);
+    v = *f;
+}
+
 void adl_serializer<ts::studio::Panel>::to_json(json& j, ts::studio::Panel v) { j = ts::studio::name_of(v); }
 
 void adl_serializer<ts::studio::Panel>::from_json(const json& j, ts::studio::Panel& v) {

@@ -3,6 +3,7 @@
 // GL-free.
 #pragma once
 
+#include "app/plot/writers.h"
 #include "core/interp/ablation.h"
 
 #include <nlohmann/json_fwd.hpp>
@@ -82,6 +83,11 @@ template <>
 struct adl_serializer<ts::studio::AttnSource> {
     static void to_json(json& j, ts::studio::AttnSource v);
     static void from_json(const json& j, ts::studio::AttnSource& v);
+};
+template <>
+struct adl_serializer<ts::plot::ExportFormat> {
+    static void to_json(json& j, ts::plot::ExportFormat v);
+    static void from_json(const json& j, ts::plot::ExportFormat& v);
 };
 template <>
 struct adl_serializer<ts::studio::Panel> {

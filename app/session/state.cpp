@@ -74,7 +74,6 @@ void UiState::clamp() {
     export_height = std::clamp(export_height, 16, kMaxExportPixels);
     export_scale = std::clamp(export_scale, kMinExportScale, kMaxExportScale);
     if (language != "en" && language != "zh") language.clear();
-    if (export_format != "png" && export_format != "svg" && export_format != "csv") export_format = "png";
     if (recent.size() > kMaxRecent) recent.resize(kMaxRecent);
 }
 

@@ -117,7 +117,7 @@ struct UiState {
     // Export (figure files and `render --session`).
     std::string view;                    ///< the view a session file reproduces ("" = the panel's main view)
     std::string export_dir;              ///< "" = ~/Pictures/transformer-studio (or the current folder)
-    std::string export_format = "png";   ///< png | svg | csv
+    plot::ExportFormat export_format = plot::ExportFormat::Png;
     int export_width = 1600, export_height = 1000;
     float export_scale = 1.0f;
     bool export_light = true;            ///< light theme for print (false: the dark theme)

@@ -50,7 +50,7 @@ void export_folder(const std::string& view, const UiState& st) {
     try {
         UiState s = st;
         const ViewFigures vf = build_view(view, s, g_ctx.snap, g_ctx.model);
-        const std::string ext = "." + st.export_format;
+        const std::string ext = "." + std::string(plot::to_string(st.export_format));
         const std::string folder_name = view == "attention-layer" ? "attention_layer" + std::to_string(clamp_layer(st, g_ctx.model ? g_ctx.model->model.get() : nullptr))
                                                                   : file_stem(view);
         const std::filesystem::path dir = export_dir(st) / folder_name;
@@ -111,13 +111,11 @@ void draw_export_menu(const plot::Figure& f) {
     }
     ImGui::TextDisabled(tr("Export \"%s\""), f.title.c_str());
     ImGui::Separator();
-    const char* formats[] = {"png", "svg", "csv"};
-    int fi = st.export_format == "svg" ? 1 : st.export_format == "csv" ? 2 : 0;
-    for (int i = 0; i < 3; ++i) {
-        if (i) ImGui::SameLine();
-        if (ImGui::RadioButton(formats[i], fi == i)) st.export_format = formats[i];
+    for (const plot::ExportFormat f : plot::kExportFormats) {
+        if (f != plot::kExportFormats[0]) ImGui::SameLine();
+        if (ImGui::RadioButton(plot::to_string(f), st.export_format == f)) st.export_format = f;
     }
-    if (st.export_format != "csv") {
+    if (st.export_format != plot::ExportFormat::Csv) {
         ImGui::SetNextItemWidth(line_h * 5);
         ImGui::InputInt(tr("width"), &st.export_width, 0);
         ImGui::SameLine();
@@ -140,7 +138,7 @@ void draw_export_menu(const plot::Figure& f) {
     ImGui::InputText(tr("folder"), &st.export_dir);
     ImGui::SetNextItemWidth(line_h * 22);
     ImGui::InputText(tr("file name"), &g_file_name);
-    const std::filesystem::path path = export_dir(st) / (g_file_name + "." + st.export_format);
+    const std::filesystem::path path = export_dir(st) / (g_file_name + "." + plot::to_string(st.export_format));
     ImGui::TextDisabled("→ %s", path.string().c_str());
     if (ImGui::Button(tr("Export"))) {
         try {

@@ -182,6 +182,12 @@ TEST(TypedKnobs, PanelsHaveOneNameTable) {
     for (const AttnSource a : kAttnSources) EXPECT_EQ(nlohmann::json(a).get<AttnSource>(), a);
     EXPECT_EQ(parse_attn_source("cross"), AttnSource::Cross);
     EXPECT_FALSE(parse_attn_source("Cross"));
+    for (const plot::ExportFormat f : plot::kExportFormats) EXPECT_EQ(nlohmann::json(f).get<plot::ExportFormat>(), f);
+    EXPECT_EQ(nlohmann::json(plot::ExportFormat::Svg), "svg");
+    EXPECT_FALSE(plot::parse_export_format("SVG"));
+    read_state_fields(nlohmann::json{{"export_format", "pdf"}}, st, &ignored);
+    EXPECT_EQ(st.export_format, plot::ExportFormat::Png);
+    EXPECT_EQ(ignored.back(), "export_format");
     set_state_field(st, "attn_source=encoder");  // lessons set it by name
     EXPECT_EQ(st.attn_source, AttnSource::Encoder);
     // Every tab but Lessons has a main view of its own, and the views of a tab come together in tab order.
