@@ -256,7 +256,10 @@ void softmax_row_inplace(float* row, int n, float temperature) {
         r.setZero();
         return;
     }
-    r.array() = (r.array() - mx).exp();
+    // Eigen 3.4's vectorised exp clamps its argument near -88.7, so a masked key (-inf) would get 1.6e-39 in SIMD
+    // lanes and exactly 0 in the scalar tail: which keys got which depended on the row length and the CPU's vector
+    // width. Masked keys get exactly 0 everywhere, as in torch.softmax.
+    r.array() = (r.array() == -kInf).select(0.0f, (r.array() - mx).exp());
     r /= r.sum();
 }
 
