@@ -58,7 +58,7 @@ void add_text_turned(ImDrawList* dl, ImVec2 center, ImU32 col, std::string_view 
 
 }  // namespace
 
-void add_text_vertical(ImDrawList* dl, ImVec2 center, ImU32 col, const char* text) {
+void add_text_vertical(ImDrawList* dl, ImVec2 center, ImU32 col, std::string_view text) {
     // Runs of upright CJK characters and of other text (turned clockwise, read top to bottom like the CJK).
     struct Run {
         std::string_view text;
@@ -66,8 +66,8 @@ void add_text_vertical(ImDrawList* dl, ImVec2 center, ImU32 col, const char* tex
         float length;  // along the vertical
     };
     std::vector<Run> runs;
-    const char* p = text;
-    const char* end = text + std::strlen(text);
+    const char* p = text.data();
+    const char* end = p + text.size();
     bool any_upright = false;
     while (p < end) {
         unsigned c = 0;
@@ -184,9 +184,9 @@ public:
         if (pts.size() < 2) return;
         if (dashed) return dashed_path(m_dl, pts, to_u32(c), width, 6 * unit(), 4 * unit());
         if (pts.size() == 2) return m_dl->AddLine(im(pts[0]), im(pts[1]), to_u32(c), width);
-        std::vector<ImVec2> v(pts.size());
-        for (size_t i = 0; i < pts.size(); ++i) v[i] = im(pts[i]);
-        m_dl->AddPolyline(v.data(), int(v.size()), to_u32(c), 0, width);
+        m_points.resize(pts.size());  // kept across calls: a figure's curves allocate once per canvas
+        for (size_t i = 0; i < pts.size(); ++i) m_points[i] = im(pts[i]);
+        m_dl->AddPolyline(m_points.data(), int(m_points.size()), to_u32(c), 0, width);
     }
     void rect_filled(const plot::Rect& r, Rgba c, float rounding, bool) override {
         m_dl->AddRectFilled(ImVec2(r.x0, r.y0), ImVec2(r.x1, r.y1), to_u32(c), rounding);
@@ -202,7 +202,7 @@ public:
         m_dl->AddText(ImVec2(x, y), to_u32(c), s.data(), s.data() + s.size());
     }
     void text_vertical(plot::Vec2 center, std::string_view s, Rgba c) override {
-        add_text_vertical(m_dl, im(center), to_u32(c), std::string(s).c_str());
+        add_text_vertical(m_dl, im(center), to_u32(c), s);
     }
     void heatmap_image(const plot::Rect& r, const plot::Heatmap& h) override {
         if (ImTextureID tex = heatmap_texture(ImGui::GetID("##heat"), h))
@@ -225,6 +225,7 @@ public:
 
 private:
     ImDrawList* m_dl;
+    std::vector<ImVec2> m_points;
 };
 
 }  // namespace

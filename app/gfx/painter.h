@@ -9,6 +9,7 @@
 #include <imgui.h>
 
 #include <string>
+#include <string_view>
 
 namespace ts::gfx {
 
@@ -42,7 +43,7 @@ PlotInteraction draw_figure(const plot::Figure& f, ImVec2 size, const PaintOptio
 
 /// Vertical text centred at `center`: rotated 90° counter-clockwise (reads bottom to top), except that Chinese,
 /// Japanese and Korean characters stand upright one under another, with any other runs among them turned clockwise.
-void add_text_vertical(ImDrawList* dl, ImVec2 center, ImU32 col, const char* text);
+void add_text_vertical(ImDrawList* dl, ImVec2 center, ImU32 col, std::string_view text);
 /// A vertical colorbar for h in the bar rectangle C (screen pixels), ticks and rotated title to its right
 /// (plot::paint_colorbar), in `theme`'s colours or the current ImGui style's (grid exports draw one shared bar).
 void draw_colorbar(ImDrawList* dl, const plot::Heatmap& h, const plot::Rect& C, const plot::Theme* theme = nullptr);
