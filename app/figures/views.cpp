@@ -382,20 +382,23 @@ void build_attention_steps(ViewBuild& b) {
     for (int k = 0; k < 5; ++k) b.out.names.push_back(b.lh + "_" + steps[k]);
 }
 
-void build_softmax(ViewBuild& b) {
+// The Softmax lab's figures: 0 scores, 1 probabilities, 2 entropy (softmax_lab's order), 3 the mask; -1 the first
+// three side by side.
+void add_softmax_lab(ViewBuild& b, int pick) {
     if (!b.st.sm_use_typed) b.need_snap();
     SoftmaxLab lab = softmax_lab(b.st, b.snap);
     if (!lab.error.empty()) throw std::runtime_error("softmax lab: " + lab.error);
-    if (b.view == "softmax-mask") {
-        b.add(lab.mask_figure, "softmax_mask");
-        return;
-    }
+    if (pick == 3) return b.add(lab.mask_figure, "softmax_mask");
     const char* names[] = {"softmax_scores", "softmax_probs", "softmax_entropy"};
-    const int pick = b.view == "softmax-scores" ? 0 : b.view == "softmax" ? 1 : b.view == "softmax-entropy" ? 2 : -1;
     for (int k = 0; k < 3; ++k)
         if (pick < 0 || pick == k) b.add(lab.figures[size_t(k)], names[k]);
     if (pick < 0) b.out.columns = 3;
 }
+void build_softmax_scores(ViewBuild& b) { add_softmax_lab(b, 0); }
+void build_softmax(ViewBuild& b) { add_softmax_lab(b, 1); }
+void build_softmax_entropy(ViewBuild& b) { add_softmax_lab(b, 2); }
+void build_softmax_mask(ViewBuild& b) { add_softmax_lab(b, 3); }
+void build_softmax_lab(ViewBuild& b) { add_softmax_lab(b, -1); }
 
 void build_activations(ViewBuild& b) {
     plot::Figure f = activation_curves(b.st, b.view == "activations-grad");
@@ -522,6 +525,9 @@ void build_label_smoothing(ViewBuild& b) {
 // The one table of views: name, tab, description, the CLI options (knobs) it reads, whether it needs a forward pass,
 // and its builder.
 const std::vector<ViewInfo>& all_views() {
+    // The Softmax lab's views all read the same knobs.
+    const std::vector<std::string> softmax_knobs =
+        with_knobs({"layer", "head", "query", "temperature", "mask", "window", "padding", "logits"});
     static const std::vector<ViewInfo> v = {
         {"tokens", Panel::Tokens, "bytes per token of the text (bars, tokens as categories)", with_knobs({}), true,
          build_tokens},
@@ -534,20 +540,15 @@ const std::vector<ViewInfo>& all_views() {
         {"attention-steps", Panel::Attention, "Q·Kᵀ → ÷√d_head → + mask → softmax → ·V for one head",
          with_knobs({"layer", "head", "attn-source"}), true, build_attention_steps},
         {"softmax", Panel::Softmax, "softmax of one query row (or typed logits) at temperature T vs T = 1",
-         with_knobs({"layer", "head", "query", "temperature", "mask", "window", "padding", "logits"}), true,
-         build_softmax},
-        {"softmax-scores", Panel::Softmax, "the scores z of that row, masked keys marked",
-         with_knobs({"layer", "head", "query", "temperature", "mask", "window", "padding", "logits"}), true,
-         build_softmax},
-        {"softmax-entropy", Panel::Softmax, "entropy of softmax(z / T) against T",
-         with_knobs({"layer", "head", "query", "temperature", "mask", "window", "padding", "logits"}), true,
-         build_softmax},
+         softmax_knobs, true, build_softmax},
+        {"softmax-scores", Panel::Softmax, "the scores z of that row, masked keys marked", softmax_knobs, true,
+         build_softmax_scores},
+        {"softmax-entropy", Panel::Softmax, "entropy of softmax(z / T) against T", softmax_knobs, true,
+         build_softmax_entropy},
         {"softmax-mask", Panel::Softmax, "the mask of every query row (1 = visible; custom: the painted cells)",
-         with_knobs({"layer", "head", "query", "temperature", "mask", "window", "padding", "logits"}), true,
-         build_softmax},
-        {"softmax-lab", Panel::Softmax, "scores, probabilities and entropy side by side",
-         with_knobs({"layer", "head", "query", "temperature", "mask", "window", "padding", "logits"}), true,
-         build_softmax},
+         softmax_knobs, true, build_softmax_mask},
+        {"softmax-lab", Panel::Softmax, "scores, probabilities and entropy side by side", softmax_knobs, true,
+         build_softmax_lab},
         {"activations",
          Panel::Activations,
          "activation functions f(x) with the example points",
