@@ -149,7 +149,7 @@ ts_cli_test(train_pairs_bad_direction fail CMD ${TS_CLI} train
             --tokenizer ${CMAKE_SOURCE_DIR}/tests/golden/hf_gpt2 --pairs ${CMAKE_CURRENT_SOURCE_DIR}/cli/data/pairs_tiny.tsv
             --direction fr-en --out ${TS_CLI_OUT}/x STDERR_REGEX "unknown direction 'fr-en'")
 
-# Translation (core/decode.h through `translate` and `trace`): a tiny model trained by the test memorizes
+# Translation (core/forward/decode.h through `translate` and `trace`): a tiny model trained by the test memorizes
 # tests/cli/data/pairs_tiny.tsv and must translate its pairs back both ways; see tests/cli/translate_test.sh.
 add_test(NAME cli_translate
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/translate_test.sh ${TS_CLI} ${TS_CLI_OUT}/translate)

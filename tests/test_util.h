@@ -2,9 +2,9 @@
 // golden-fixture loading.
 #pragma once
 
-#include "core/model_config.h"
-#include "core/safetensors.h"
-#include "core/tensor.h"
+#include "core/model/model_config.h"
+#include "core/formats/safetensors.h"
+#include "core/model/tensor.h"
 
 #include <gtest/gtest.h>
 

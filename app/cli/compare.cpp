@@ -5,7 +5,7 @@
 #include "app/cli/cli.h"
 #include "app/session/worker.h"
 #include "core/interp/model_diff.h"
-#include "core/threads.h"
+#include "core/kernels/threads.h"
 #include "core/util/file.h"
 
 #include <nlohmann/json.hpp>

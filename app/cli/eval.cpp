@@ -7,11 +7,11 @@
 #include "app/plot/writers.h"
 #include "app/session/text_codec.h"
 #include "app/session/worker.h"
-#include "core/sample.h"
+#include "core/forward/sample.h"
 #include "core/util/random.h"
-#include "core/threads.h"
-#include "core/model.h"
-#include "core/ops.h"
+#include "core/kernels/threads.h"
+#include "core/model/model.h"
+#include "core/kernels/ops.h"
 #include "core/util/json.h"
 #include "app/session/limits.h"
 
@@ -78,7 +78,7 @@ std::string sample_text(const Model& m, const studio::TextCodec& codec, const st
     std::vector<int> ids;
     std::vector<std::pair<size_t, size_t>> spans;
     codec.encode(prompt, ids, spans);
-    GenerateOptions g;  // core/sample.h: the same generation as the window's Generate
+    GenerateOptions g;  // core/forward/sample.h: the same generation as the window's Generate
     g.max_new_tokens = std::max(0, std::min(n_tokens, m.config().max_seq_len - int(ids.size())));
     g.sampling.temperature = temperature;
     g.seed = seed;

@@ -3,11 +3,11 @@
 // cross-attention's arg-max lands on the IBM Model 1 reference alignment — the numbers behind the model card.
 #include "app/cli/eval_translation.h"
 
-#include "core/decode.h"
+#include "core/forward/decode.h"
 #include "core/eval/alignment_hits.h"
 #include "core/eval/mt_metrics.h"
 #include "core/eval/retrieval.h"
-#include "core/model.h"
+#include "core/model/model.h"
 #include "core/tokenizer/bpe.h"
 #include "core/tokenizer/tokenizer_io.h"
 #include "app/session/limits.h"

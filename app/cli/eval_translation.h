@@ -2,7 +2,7 @@
 #pragma once
 
 #include "app/cli/args.h"
-#include "core/model.h"
+#include "core/model/model.h"
 
 #include <string>
 

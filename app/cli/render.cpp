@@ -11,7 +11,7 @@
 #include "app/i18n/tr.h"
 #include "app/plot/writers.h"
 #include "app/figures/views.h"
-#include "core/threads.h"
+#include "core/kernels/threads.h"
 #include "app/session/limits.h"
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 // `transformer-studio trace`: runs one forward pass with full capture and writes every recorded tensor to a
 // safetensors file (plus token ids), for analysis outside the app (numpy, torch, safetensors readers). With
-// --ablate / --patch the forward carries activation edits (core/intervention.h): heads zero- or mean-ablated, or
+// --ablate / --patch the forward carries activation edits (core/trace/intervention.h): heads zero- or mean-ablated, or
 // trace points set to the values of an earlier trace file; the trace then holds the edited values and stderr
 // compares the last position's logits with an unedited run (and with the patch source's). Encoder-decoder models take
 // the source and the target separately (--source / --target, or --translate to decode the target first).
@@ -9,11 +9,11 @@
 #include "app/cli/translation_model.h"
 #include "app/session/text_codec.h"
 #include "app/session/worker.h"
-#include "core/attention_rows.h"
-#include "core/memory_budget.h"
-#include "core/threads.h"
-#include "core/model.h"
-#include "core/safetensors.h"
+#include "core/kernels/attention_rows.h"
+#include "core/model/memory_budget.h"
+#include "core/kernels/threads.h"
+#include "core/model/model.h"
+#include "core/formats/safetensors.h"
 #include "core/util/json.h"
 #include "core/util/number.h"
 

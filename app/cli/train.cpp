@@ -4,9 +4,9 @@
 // DIR/checkpoint/.
 #include "app/cli/cli.h"
 #include "app/cli/args.h"
-#include "core/threads.h"
-#include "core/model.h"
-#include "core/safetensors.h"
+#include "core/kernels/threads.h"
+#include "core/model/model.h"
+#include "core/formats/safetensors.h"
 #include "core/tokenizer/tokenizer_io.h"
 #include "core/train/data.h"
 #include "core/train/pair_data.h"

@@ -1,5 +1,5 @@
 // `transformer-studio translate`: translates text with an encoder-decoder model folder (greedy or beam search,
-// core/decode.h), one output line per input line, optionally with every step's top candidates.
+// core/forward/decode.h), one output line per input line, optionally with every step's top candidates.
 #include "app/cli/args.h"
 #include "app/cli/cli.h"
 #include "app/cli/translation_model.h"

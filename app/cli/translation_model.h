@@ -5,7 +5,7 @@
 
 #include "app/cli/args.h"
 #include "app/session/worker.h"
-#include "core/decode.h"
+#include "core/forward/decode.h"
 #include "core/tokenizer/bpe.h"
 
 #include <memory>

@@ -3,7 +3,7 @@
 #include "app/i18n/tr.h"
 #include "app/plot/ticks.h"
 #include "app/figures/figures.h"
-#include "core/ops.h"
+#include "core/kernels/ops.h"
 
 #include <algorithm>
 #include <cmath>

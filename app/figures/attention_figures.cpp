@@ -4,7 +4,7 @@
 #include "app/figures/figures.h"
 
 #include "app/plot/ticks.h"
-#include "core/attention_rows.h"
+#include "core/kernels/attention_rows.h"
 
 #include <algorithm>
 #include <cmath>

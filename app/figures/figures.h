@@ -7,7 +7,7 @@
 #include "app/session/interp_jobs.h"
 #include "app/session/state.h"
 #include "app/session/worker.h"
-#include "core/memory_budget.h"  // human_bytes
+#include "core/model/memory_budget.h"  // human_bytes
 
 #include <functional>
 #include <optional>

@@ -2,7 +2,7 @@
 // the model's residual stream, with mean / variance / RMS in the note.
 #include "app/i18n/tr.h"
 #include "app/figures/figures.h"
-#include "core/ops.h"
+#include "core/kernels/ops.h"
 
 #include <cmath>
 #include <cstdio>

@@ -2,7 +2,7 @@
 // angle per pair and ⟨RoPE(q, m), RoPE(k, n)⟩ against m − n.
 #include "app/i18n/tr.h"
 #include "app/figures/figures.h"
-#include "core/ops.h"
+#include "core/kernels/ops.h"
 
 #include <algorithm>
 #include <cmath>

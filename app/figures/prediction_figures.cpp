@@ -3,7 +3,7 @@
 #include "app/plot/ticks.h"
 #include "app/figures/figures.h"
 #include "app/i18n/tr.h"
-#include "core/ops.h"
+#include "core/kernels/ops.h"
 #include "core/tokenizer/bpe.h"
 
 #include <algorithm>

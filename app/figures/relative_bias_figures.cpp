@@ -3,7 +3,7 @@
 // the attention score before the softmax, T5's answer to "how does attention know about order".
 #include "app/figures/figures.h"
 #include "app/i18n/tr.h"
-#include "core/ops.h"
+#include "core/kernels/ops.h"
 
 #include <algorithm>
 #include <cmath>

@@ -3,9 +3,9 @@
 #include "app/i18n/tr.h"
 #include "app/plot/ticks.h"
 #include "app/figures/figures.h"
-#include "core/attention_rows.h"
+#include "core/kernels/attention_rows.h"
 #include "app/figures/views.h"
-#include "core/ops.h"
+#include "core/kernels/ops.h"
 #include "core/util/json.h"
 #include "core/util/number.h"
 

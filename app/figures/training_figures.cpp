@@ -5,7 +5,7 @@
 #include "app/i18n/tr.h"
 #include "app/plot/colormap.h"
 #include "app/plot/ticks.h"
-#include "core/ops.h"
+#include "core/kernels/ops.h"
 
 #include <algorithm>
 #include <cmath>

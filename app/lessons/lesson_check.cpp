@@ -5,7 +5,7 @@
 #include "app/figures/figures.h"
 #include "app/session/forward_spec.h"
 #include "app/i18n/tr.h"
-#include "core/ops.h"
+#include "core/kernels/ops.h"
 
 #include <algorithm>
 #include <cmath>

@@ -5,8 +5,8 @@
 #include "app/figures/figures.h"
 #include "app/i18n/tr.h"
 #include "app/plot/ticks.h"
-#include "core/attention_rows.h"
-#include "core/ops.h"
+#include "core/kernels/attention_rows.h"
+#include "core/kernels/ops.h"
 
 #include <algorithm>
 #include <cmath>

@@ -9,7 +9,7 @@
 #include "app/session/state.h"
 #include "app/session/worker.h"
 #include "core/interp/ablation.h"
-#include "core/model.h"
+#include "core/model/model.h"
 
 #include <array>
 #include <cstdint>

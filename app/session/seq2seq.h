@@ -5,7 +5,7 @@
 #pragma once
 
 #include "app/session/text_codec.h"
-#include "core/decode.h"
+#include "core/forward/decode.h"
 
 #include <filesystem>
 #include <memory>

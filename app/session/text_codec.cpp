@@ -3,7 +3,7 @@
 
 #if __has_include("core/tokenizer/tokenizer_io.h")
 #include "app/i18n/tr.h"
-#include "core/gguf.h"
+#include "core/formats/gguf.h"
 #include "core/tokenizer/bpe.h"
 #include "core/tokenizer/text_tokenizer.h"
 #include "core/tokenizer/tokenizer_io.h"

@@ -3,12 +3,12 @@
 
 #include "app/session/seq2seq.h"
 
-#include "core/memory_budget.h"
-#include "core/ops.h"
-#include "core/gguf_model.h"
-#include "core/ollama.h"
-#include "core/hf_checkpoint.h"
-#include "core/safetensors.h"
+#include "core/model/memory_budget.h"
+#include "core/kernels/ops.h"
+#include "core/formats/gguf_model.h"
+#include "core/formats/ollama.h"
+#include "core/formats/hf_checkpoint.h"
+#include "core/formats/safetensors.h"
 
 #include <algorithm>
 #include <atomic>
@@ -240,7 +240,8 @@ std::shared_ptr<const Snapshot> run_forward_request(const ForwardRequest& r, uin
                     return early;  // a newer request waits: its forward matters more than this lens
             }
         } else {
-            GenerateOptions g;  // core/sample.h: the KV cache, core's generator (the same text for a seed everywhere)
+            // core/forward/sample.h: the KV cache, core's generator (the same text for a seed everywhere)
+            GenerateOptions g;
             g.max_new_tokens = r.generate_tokens;
             g.sampling = r.sampling;
             g.seed = r.seed;

@@ -5,11 +5,11 @@
 #pragma once
 
 #include "app/session/text_codec.h"
-#include "core/decode.h"
-#include "core/incremental.h"
-#include "core/model.h"
-#include "core/gguf_model.h"  // GgufSummary
-#include "core/sample.h"  // SamplingOptions, generate
+#include "core/forward/decode.h"
+#include "core/forward/incremental.h"
+#include "core/model/model.h"
+#include "core/formats/gguf_model.h"  // GgufSummary
+#include "core/forward/sample.h"      // SamplingOptions, generate
 
 #include <atomic>
 #include <condition_variable>
@@ -30,7 +30,7 @@ namespace ts::studio {
 struct Snapshot;
 
 /// What the worker remembers of its last forward so the next keystroke computes only the changed tail
-/// (core/incremental.h). Used by one thread at a time (the worker's); holds the model so its address stays unique.
+/// (core/forward/incremental.h). Used by one thread at a time (the worker's); holds the model so its address stays unique.
 struct ForwardMemory {
     std::shared_ptr<const Model> model;
     IncrementalState state;
@@ -50,7 +50,7 @@ struct ForwardRequest {
     DecodeOptions decode;                                ///< Translate: greedy (beam 1) or beam search
     float temperature = 1.0f;           ///< attention softmax temperature
     MaskSpec mask;                      ///< decoder self-attention mask (encoder-only models: encoder mask)
-    std::vector<ActivationEdit> edits;  ///< interventions applied inside the forward (core/intervention.h)
+    std::vector<ActivationEdit> edits;  ///< interventions applied inside the forward (core/trace/intervention.h)
     bool capture_all = true;            ///< record every trace name
     bool logit_lens = true;             ///< compute per-layer argmax through the final norm + LM head
     /// Logits of every position from the forward. false (default): the forward computes the last position's only
@@ -79,7 +79,7 @@ struct ForwardRequest {
     std::shared_ptr<ForwardMemory> memory;
 };
 
-/// The memory budget every forward request is checked against before it runs (core/memory_budget.h); 0 (the
+/// The memory budget every forward request is checked against before it runs (core/model/memory_budget.h); 0 (the
 /// default) = default_memory_budget() at the time of the request. Set once at start-up (the gui's --memory-budget).
 void set_forward_memory_budget(size_t bytes);
 [[nodiscard]] size_t forward_memory_budget();
@@ -201,7 +201,7 @@ struct LoadedModel {
     std::shared_ptr<const GgufSummary> gguf;
 };
 
-/// Loads a GGUF file (core/gguf_model.h, its tokenizer from the metadata) or a model folder: ours (config.json + model.safetensors) or a Hugging Face one (config.json with
+/// Loads a GGUF file (core/formats/gguf_model.h, its tokenizer from the metadata) or a model folder: ours (config.json + model.safetensors) or a Hugging Face one (config.json with
 /// "model_type": gpt2, llama, mistral, qwen2, bert, gpt_neox, gemma; single or sharded safetensors; also a hub cache path
 /// models--org--name), plus its tokenizer (tokenizer.json or vocab.json + merges.txt) when usable.
 /// `progress(bytes_done, bytes_total)` is called while weights are decoded. Throws std::runtime_error naming the

@@ -13,7 +13,7 @@
 #include "app/gfx/astral.h"
 #include "app/gfx/fonts.h"
 #include "app/ui/input_queue.h"
-#include "core/ollama.h"
+#include "core/formats/ollama.h"
 #include "app/ui/panels/panels.h"
 #include "app/session/state.h"
 #include "app/session/worker.h"

@@ -121,7 +121,7 @@ private:
     std::shared_ptr<const TokenizedText> m_tokens;         ///< the decoder's input (or the text)
     std::shared_ptr<const TokenizedText> m_source_tokens;  ///< encoder–decoder: the encoder's input
     std::vector<std::string> m_bundled;                    ///< bundled model folders (assets/models)
-    std::vector<std::string> m_ollama;                     ///< models in Ollama's local store, by name (core/ollama.h)
+    std::vector<std::string> m_ollama;  ///< models in Ollama's local store, by name (core/formats/ollama.h)
     std::shared_ptr<const Snapshot> m_snap, m_gen;
     uint64_t m_last_submitted = 0;
     ForwardSpec m_spec;  ///< the last forward submitted (ForwardSpec{}: none, the next frame submits one)

@@ -8,8 +8,8 @@
 #include "app/i18n/tr.h"
 #include "app/session/worker.h"
 #include "app/ui/app.h"
-#include "core/memory_budget.h"
-#include "core/threads.h"
+#include "core/model/memory_budget.h"
+#include "core/kernels/threads.h"
 #include "app/session/limits.h"
 
 #include <cstdio>

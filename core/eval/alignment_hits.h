@@ -6,7 +6,7 @@
 // Translation").
 #pragma once
 
-#include "core/tensor.h"
+#include "core/model/tensor.h"
 
 #include <cstdint>
 #include <filesystem>

@@ -3,7 +3,7 @@
 // encoder-only models); encoder-decoder models are refused with a message.
 #pragma once
 
-#include "core/model.h"
+#include "core/model/model.h"
 
 #include <atomic>
 #include <functional>

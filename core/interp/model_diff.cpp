@@ -1,7 +1,7 @@
 // Two models on the same tokens (see core/interp/model_diff.h).
 #include "core/interp/model_diff.h"
 
-#include "core/attention_rows.h"
+#include "core/kernels/attention_rows.h"
 #include "core/interp/interp_common.h"
 
 #include <cmath>

@@ -6,7 +6,7 @@
 // full difference map on request, from the traces).
 #pragma once
 
-#include "core/model.h"
+#include "core/model/model.h"
 
 #include <string>
 #include <vector>

@@ -6,7 +6,7 @@
 //    normalizer, dummy prefix) serialized here and run by libsentencepiece itself.
 // The per-`pre` regexes and defaults (add_bos, add_space_prefix, ignore_merges) are llama.cpp's (llama-vocab.cpp),
 // which keeps the patterns of the tokenizer.json files they come from.
-#include "core/gguf.h"
+#include "core/formats/gguf.h"
 #include "core/tokenizer/text_tokenizer.h"
 #include "core/util/utf8.h"
 

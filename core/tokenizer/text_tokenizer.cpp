@@ -1,7 +1,7 @@
 // Which tokenizer a model folder has (text_tokenizer.h), special-token roles, and the byte-level BPE adapter.
 #include "core/tokenizer/text_tokenizer.h"
 
-#include "core/gguf.h"
+#include "core/formats/gguf.h"
 
 #include "core/tokenizer/byte_level.h"
 #include "core/tokenizer/text_tokenizer_detail.h"

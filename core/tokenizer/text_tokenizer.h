@@ -117,7 +117,7 @@ struct TokenizerPair {
                                                                              bool add_bos, bool add_eos,
                                                                              const std::string& name = "tokenizer.model");
 
-/// The tokenizer in a GGUF file's metadata (tokenizer.ggml.*; core/gguf.h), or nullptr when it has none.
+/// The tokenizer in a GGUF file's metadata (tokenizer.ggml.*; core/formats/gguf.h), or nullptr when it has none.
 /// tokenizer.ggml.model "gpt2": byte-level BPE (tokens, merges, token_type; the pre-tokenizer named by
 /// tokenizer.ggml.pre: gpt-2, llama-bpe / llama3, qwen2, smollm, default and their aliases); "llama": SentencePiece
 /// BPE (tokens, scores, token_type with all 256 <0xNN> byte tokens and one unknown token; add_space_prefix) run by

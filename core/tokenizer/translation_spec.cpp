@@ -1,7 +1,7 @@
 // translation.json of a translation model folder (written by `transformer-studio train` on a pair corpus) read and
-// resolved to ids of the folder's tokenizer. Declared in core/decode.h; lives in ts_tokenizer because it needs the
-// Tokenizer, while the decoding itself (core/decode.cpp) needs only the model.
-#include "core/decode.h"
+// resolved to ids of the folder's tokenizer. Declared in core/forward/decode.h; lives in ts_tokenizer because it needs the
+// Tokenizer, while the decoding itself (core/forward/decode.cpp) needs only the model.
+#include "core/forward/decode.h"
 #include "core/util/json.h"
 #include "core/tokenizer/bpe.h"
 

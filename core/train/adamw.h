@@ -3,7 +3,7 @@
 // and the inverse square root of "Attention Is All You Need" eq. 3.
 #pragma once
 
-#include "core/model.h"
+#include "core/model/model.h"
 
 #include <cstdint>
 #include <string_view>

@@ -3,7 +3,7 @@
 // positions added to them (std 0.02·√d vs ~0.7), so the first steps see mostly positions.
 #pragma once
 
-#include "core/model.h"
+#include "core/model/model.h"
 
 #include <cstdint>
 

@@ -2,7 +2,7 @@
 // cross-entropy with its gradient. Plain loops over row-major blocks with Eigen maps where they vectorize.
 #include "core/train/train_kernels.h"
 
-#include "core/ops.h"
+#include "core/kernels/ops.h"
 
 #include <cmath>
 #include <stdexcept>

@@ -3,8 +3,8 @@
 // masks, and the softmax cross-entropy (+ label smoothing, z-loss) with its gradient.
 #pragma once
 
-#include "core/model_config.h"
-#include "core/tensor.h"
+#include "core/model/model_config.h"
+#include "core/model/tensor.h"
 #include "core/util/random.h"
 
 #include <cstdint>

@@ -3,7 +3,7 @@
 // train_stack.cpp, attention in train_attention.cpp.
 #include "core/train/train_model.h"
 
-#include "core/ops.h"
+#include "core/kernels/ops.h"
 #include "core/train/train_util.h"
 
 #include <cmath>
@@ -25,7 +25,7 @@ TrainModel::TrainModel(ModelConfig config, WeightMap params) : m_config(std::mov
     if (m_config.arch == Arch::EncoderOnly)
         throw std::invalid_argument(std::string("TrainModel trains decoder-only and encoder-decoder models; config "
                                                 "arch is '") + to_string(m_config.arch) + "'");
-    // The switches of the Hugging Face families (core/model_config.h) have no backward pass here.
+    // The switches of the Hugging Face families (core/model/model_config.h) have no backward pass here.
     const auto refuse = [&](bool on, const char* what) {
         if (on) throw std::invalid_argument(std::string("TrainModel does not train models with ") + what);
     };

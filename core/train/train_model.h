@@ -6,9 +6,9 @@
 // causal decoder with target padding, and gradients into the encoder through every cross-attention.
 #pragma once
 
-#include "core/model.h"
-#include "core/model_config.h"
-#include "core/tensor.h"
+#include "core/model/model.h"
+#include "core/model/model_config.h"
+#include "core/model/tensor.h"
 #include "core/train/train_kernels.h"
 
 #include <cstdint>

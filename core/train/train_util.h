@@ -2,8 +2,8 @@
 // Internal to core/train.
 #pragma once
 
-#include "core/tensor.h"
-#include "core/threads.h"
+#include "core/model/tensor.h"
+#include "core/kernels/threads.h"
 
 #include <utility>
 

@@ -2,7 +2,7 @@
 // folder written during and after training.
 #include "core/train/trainer.h"
 
-#include "core/safetensors.h"
+#include "core/formats/safetensors.h"
 #include "core/util/json.h"
 #include "core/util/number.h"
 #include "core/util/file.h"

@@ -5,7 +5,7 @@
 // so that is the whole RNG state) and the model folder (DIR/config.json + DIR/model.safetensors).
 #pragma once
 
-#include "core/model.h"
+#include "core/model/model.h"
 #include "core/train/adamw.h"
 #include "core/train/data.h"
 #include "core/train/pair_data.h"

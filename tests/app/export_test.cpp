@@ -4,7 +4,7 @@
 #include "app/figures/figures.h"
 #include "app/figures/views.h"
 #include "app/session/worker.h"
-#include "core/ops.h"
+#include "core/kernels/ops.h"
 #include "tests/test_util.h"
 
 #include <gtest/gtest.h>

@@ -4,7 +4,7 @@
 // MLM head.
 #include "app/figures/figures.h"
 #include "app/figures/views.h"
-#include "core/ops.h"
+#include "core/kernels/ops.h"
 #include "tests/test_util.h"
 
 #include <gtest/gtest.h>

@@ -8,7 +8,7 @@
 #include "app/i18n/tr.h"
 #include "app/session/text_codec.h"
 #include "app/session/worker.h"
-#include "core/model.h"
+#include "core/model/model.h"
 
 #include <gtest/gtest.h>
 

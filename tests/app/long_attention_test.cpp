@@ -4,7 +4,7 @@
 #include "app/figures/figures.h"
 #include "app/session/text_codec.h"
 #include "app/session/worker.h"
-#include "core/attention_rows.h"
+#include "core/kernels/attention_rows.h"
 
 #include <gtest/gtest.h>
 

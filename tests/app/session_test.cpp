@@ -3,7 +3,7 @@
 #include "app/session/state.h"
 #include "app/session/text_codec.h"
 #include "app/session/worker.h"
-#include "core/safetensors.h"
+#include "core/formats/safetensors.h"
 #include "tests/test_util.h"
 
 #include <gtest/gtest.h>

@@ -3,7 +3,7 @@
 
 #include "app/session/text_codec.h"
 #include "app/session/worker.h"
-#include "core/model.h"
+#include "core/model/model.h"
 
 #include <cstdint>
 #include <memory>

@@ -3,7 +3,7 @@
 // the model open in ids-only mode with a message naming the file.
 #include "app/session/text_codec.h"
 #include "app/session/worker.h"
-#include "core/safetensors.h"
+#include "core/formats/safetensors.h"
 #include "core/tokenizer/text_tokenizer.h"
 
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 // `transformer-studio trace` selections (#30): --only / --exclude / --layers write exactly the chosen names with the
 // values of a full trace, --head writes one head of an attention entry equal to its slice of the whole entry, and the
 // streamed file reads back bit for bit. Runs the CLI binary (TS_CLI_BIN) on tests/golden/hf_gpt2.
-#include "core/safetensors.h"
+#include "core/formats/safetensors.h"
 
 #include "tests/test_util.h"
 

@@ -5,8 +5,8 @@
 #include "app/figures/figures.h"
 #include "app/figures/views.h"
 #include "app/lessons/lesson_check.h"
-#include "core/ops.h"
-#include "core/safetensors.h"
+#include "core/kernels/ops.h"
+#include "core/formats/safetensors.h"
 #include "tests/test_util.h"
 
 #include <gtest/gtest.h>

@@ -3,7 +3,7 @@
 // the snapshot keeps logits for every position (the Predictions panel shows the selected query's row).
 #include "app/session/text_codec.h"
 #include "app/session/worker.h"
-#include "core/ops.h"
+#include "core/kernels/ops.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // random weights, plus the malloc tuning the app uses (keep trace buffers in the heap between forwards).
 #pragma once
 
-#include "core/model_config.h"
+#include "core/model/model_config.h"
 
 #include <malloc.h>
 

@@ -1,10 +1,10 @@
 // Decoding speed of an encoder-decoder model shaped like the project's zh-en translation model (d_model 256, 4 heads,
 // d_ff 512, 3 + 3 post-norm layers, vocab 8192; random weights): greedy decoding of a 20-token target after a
-// 20-token source, (1) with the KV cache of core/decode.h (encoder once, self-attention K/V cached, cross-attention
+// 20-token source, (1) with the KV cache of core/forward/decode.h (encoder once, self-attention K/V cached, cross-attention
 // K/V of the memory projected once per layer), (2) with the self-attention cache only (cross-attention K/V projected
 // again every step), (3) naively, one full forward_seq2seq over the whole prefix per step; and translate_ids with
 // beam 1 and 4 (time per call; the counter `tokens` is how many target tokens it produced).
-#include "core/decode.h"
+#include "core/forward/decode.h"
 
 #include <benchmark/benchmark.h>
 

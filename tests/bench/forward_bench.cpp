@@ -2,10 +2,10 @@
 // at T = 32, with full trace capture (and without, to show the capture cost), plus a plain Eigen sgemm of a
 // comparable shape, and with logits for the last position only (ForwardOptions::all_logits = false, full capture
 // otherwise: the LM head is one row instead of T). Compare with tests/reference/bench_forward_torch.py (same shapes, PyTorch, 1 thread).
-#include "core/attention_rows.h"
-#include "core/incremental.h"
-#include "core/model.h"
-#include "core/threads.h"
+#include "core/kernels/attention_rows.h"
+#include "core/forward/incremental.h"
+#include "core/model/model.h"
+#include "core/kernels/threads.h"
 
 #include <benchmark/benchmark.h>
 

@@ -2,9 +2,9 @@
 // synthetic ones and runs llama.cpp on the same files) at T = 64 and 256, 1 and 2 threads, recording every
 // intermediate (the app's capture) with the last position's logits, as llama.cpp computes them. Quantized matrices
 // stay quantized (Storage::Ggml) and are dequantized 128 rows at a time inside each product.
-#include "core/gguf_model.h"
-#include "core/model.h"
-#include "core/threads.h"
+#include "core/formats/gguf_model.h"
+#include "core/model/model.h"
+#include "core/kernels/threads.h"
 
 #include <benchmark/benchmark.h>
 

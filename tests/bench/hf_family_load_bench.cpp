@@ -4,8 +4,8 @@
 // without holding the model in memory, to /tmp/ts_hf_bench/neox_0p5b_bf16 (not committed). Each measurement runs in
 // a forked child so its peak resident size (VmHWM) is its own: load_hf_model from a warm page cache, then one
 // forward of a 32-token sentence with full capture (what the app runs before it shows the attention panels).
-#include "core/hf_checkpoint.h"
-#include "core/model.h"
+#include "core/formats/hf_checkpoint.h"
+#include "core/model/model.h"
 #include "tests/bench/bench_checkpoints.h"
 
 #include <benchmark/benchmark.h>

@@ -2,9 +2,9 @@
 // attn.bias buffers; F32 ~550 MB and BF16 ~250 MB) generated once in /tmp/ts_hf_bench (not committed), loaded from
 // a warm page cache. Reports wall time per load and the peak resident size (VmHWM) during the loads, and the peak
 // resident size of load + one GPT-2-small forward with full capture against checkpoint bytes + trace bytes.
-#include "core/hf_checkpoint.h"
-#include "core/model.h"
-#include "core/safetensors.h"
+#include "core/formats/hf_checkpoint.h"
+#include "core/model/model.h"
+#include "core/formats/safetensors.h"
 #include "tests/bench/bench_checkpoints.h"
 
 #include <benchmark/benchmark.h>

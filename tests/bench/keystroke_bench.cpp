@@ -4,7 +4,7 @@
 // sentence (one more token typed at the end), timed until the partial snapshot with every attention map is
 // published (the logit lens follows it). range(0): compute threads; range(1): 1 = incremental (the app), 0 = full.
 #include "app/session/worker.h"
-#include "core/threads.h"
+#include "core/kernels/threads.h"
 
 #include <benchmark/benchmark.h>
 

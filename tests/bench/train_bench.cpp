@@ -1,9 +1,9 @@
 // Training throughput: one full step (forward, backward, global-norm clip, AdamW) on the default model sizes
 // (4 layers, d_model 256, 4 heads, vocab 8192, T 128 (and 256), batch 8), GPT-2-style and Llama-style. Compare with
 // tests/reference/train_torch.py (the same step in PyTorch, 1 thread).
-#include "core/model.h"
+#include "core/model/model.h"
 #include "core/train/adamw.h"
-#include "core/threads.h"
+#include "core/kernels/threads.h"
 #include "core/train/train_model.h"
 
 #include <benchmark/benchmark.h>

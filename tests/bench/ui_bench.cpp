@@ -9,7 +9,7 @@
 #include "app/session/state.h"
 #include "app/session/text_codec.h"
 #include "app/session/worker.h"
-#include "core/model.h"
+#include "core/model/model.h"
 
 #include <benchmark/benchmark.h>
 

@@ -1,10 +1,10 @@
-// Attention on demand (core/attention_rows.h): masks as rules agree with their definition; any rows of any head equal
+// Attention on demand (core/kernels/attention_rows.h): masks as rules agree with their definition; any rows of any head equal
 // the whole (H, T, S) entry bit for bit and are the probabilities the forward itself used (head_out = probs V with
 // the forward's own block products); the values equal a double-precision recomputation from the trace's queries and
 // keys for every mask kind, cross-attention and incremental (KV-cache) traces.
-#include "core/attention_rows.h"
-#include "core/incremental.h"
-#include "core/model.h"
+#include "core/kernels/attention_rows.h"
+#include "core/forward/incremental.h"
+#include "core/model/model.h"
 
 #include "tests/test_util.h"
 

@@ -2,7 +2,7 @@
 // second copy is far easier than the first, and ablating L3 H2 takes much of that advantage away. Prints the
 // numbers (mean next-token loss on each copy, with and without ablation, and the per-head sweep) for the record.
 #include "core/interp/ablation.h"
-#include "core/safetensors.h"
+#include "core/formats/safetensors.h"
 #include "core/tokenizer/tokenizer_io.h"
 
 #include <gtest/gtest.h>

@@ -1,8 +1,8 @@
-// Decoding for encoder–decoder models (core/decode.h): cached decoder steps against full forward_seq2seq recomputes,
+// Decoding for encoder–decoder models (core/forward/decode.h): cached decoder steps against full forward_seq2seq recomputes,
 // greedy and beam search against independent references that recompute everything (an exhaustive search over every
 // target sequence up to max_len, a naive beam search, a naive greedy loop), max_len, translation.json and the
 // language helpers, and the errors.
-#include "core/decode.h"
+#include "core/forward/decode.h"
 #include "core/tokenizer/bpe.h"
 #include "tests/test_util.h"
 
@@ -136,7 +136,7 @@ RefResult exhaustive_search(const Model& m, const std::vector<int>& src, const T
     return best;
 }
 
-// Beam search as documented in core/decode.h, written plainly: every hypothesis is recomputed from scratch and
+// Beam search as documented in core/forward/decode.h, written plainly: every hypothesis is recomputed from scratch and
 // expanded over the whole vocabulary.
 RefResult naive_beam_search(const Model& m, const std::vector<int>& src, const TranslationSpec& spec, int B,
                             int max_len, float alpha, bool exact_stop) {

@@ -1,7 +1,7 @@
 // Forward pass against PyTorch: torch.nn.Transformer (encoder-decoder) and torch-written GPT-2-, Llama-, interleaved-
 // RoPE and encoder-only models (fixtures from tests/reference/make_model_fixtures.py, expected values in float64).
-#include "core/model.h"
-#include "core/safetensors.h"
+#include "core/model/model.h"
+#include "core/formats/safetensors.h"
 #include "tests/test_util.h"
 
 #include <nlohmann/json.hpp>

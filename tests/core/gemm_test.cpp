@@ -1,11 +1,11 @@
-// Panel-ordered weights (core/gemm.h): the packing is a permutation, the product equals Eigen's x · Wᵀ to float
+// Panel-ordered weights (core/kernels/gemm.h): the packing is a permutation, the product equals Eigen's x · Wᵀ to float
 // rounding on shapes that do not fill the last panel or the last 256-deep block, a row's result does not depend on
 // how many rows are multiplied with it or on the thread count, and the portable kernel gives what the native one
 // gives. The model packs its attention and FFN matrices and gives them back row-major.
-#include "core/gemm.h"
-#include "core/half.h"
-#include "core/model.h"
-#include "core/threads.h"
+#include "core/kernels/gemm.h"
+#include "core/model/half.h"
+#include "core/model/model.h"
+#include "core/kernels/threads.h"
 
 #include <gtest/gtest.h>
 

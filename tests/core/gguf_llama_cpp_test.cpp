@@ -9,8 +9,8 @@
 //    bits (F16 / BF16) before quantized (half) products, we do not, so only the distributions are close: KL of the
 //    last position <= 5e-3 (measured 3e-4 to 5e-4).
 //  - GPT-2: ggml's CPU GELU reads a float16 table: 1e-3 of the largest |logit| (measured 2.8e-4).
-#include "core/gguf.h"
-#include "core/gguf_model.h"
+#include "core/formats/gguf.h"
+#include "core/formats/gguf_model.h"
 #include "core/tokenizer/text_tokenizer.h"
 #include "tests/test_util.h"
 

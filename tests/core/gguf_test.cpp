@@ -2,11 +2,11 @@
 // tests/golden/hf_* checkpoints by llama.cpp's gguf-py (tests/reference/make_gguf_fixtures.py) against the same
 // PyTorch logits the HF loader is checked with, quantized models against their F32 twins, and malformed headers
 // built byte by byte.
-#include "core/model.h"
-#include "core/gguf.h"
-#include "core/gguf_model.h"
-#include "core/half.h"
-#include "core/safetensors.h"
+#include "core/model/model.h"
+#include "core/formats/gguf.h"
+#include "core/formats/gguf_model.h"
+#include "core/model/half.h"
+#include "core/formats/safetensors.h"
 #include "tests/test_util.h"
 
 #include <cstring>

@@ -2,8 +2,8 @@
 // outputs "out.*", config and options in the metadata) for tests that run the C++ model on PyTorch's weights.
 #pragma once
 
-#include "core/model.h"
-#include "core/safetensors.h"
+#include "core/model/model.h"
+#include "core/formats/safetensors.h"
 #include "tests/test_util.h"
 
 #include <map>

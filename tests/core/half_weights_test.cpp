@@ -1,10 +1,10 @@
 // Half-precision weights kept as stored (issue #14): a BF16 / F16 checkpoint loads with its matrices in 16 bits
 // (about the file's size), the products widen them block by block, and every traced value equals the forward of
 // the same weights widened to float32 at load, within the family tolerance (1e-5).
-#include "core/half.h"
-#include "core/hf_checkpoint.h"
-#include "core/safetensors.h"
-#include "core/threads.h"
+#include "core/model/half.h"
+#include "core/formats/hf_checkpoint.h"
+#include "core/formats/safetensors.h"
+#include "core/kernels/threads.h"
 #include "tests/test_util.h"
 
 #include <nlohmann/json.hpp>

@@ -1,8 +1,8 @@
 // Hugging Face checkpoint loading: tiny GPT-2 / Llama / Qwen2 / Mistral folders (tests/golden/hf_*, made by
 // tests/reference/make_hf_fixtures.py) against PyTorch reference forwards, malformed folders built at runtime,
 // and hub cache layouts.
-#include "core/hf_checkpoint.h"
-#include "core/safetensors.h"
+#include "core/formats/hf_checkpoint.h"
+#include "core/formats/safetensors.h"
 #include "tests/test_util.h"
 
 #include <nlohmann/json.hpp>

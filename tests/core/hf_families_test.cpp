@@ -1,8 +1,8 @@
 // Hugging Face BERT, GPT-NeoX (Pythia) and Gemma folders (tests/golden/hf_{bert,gpt_neox,gpt_neox_sequential,gemma},
 // made by tests/reference/make_bert_neox_gemma_fixtures.py) against reference forwards written in plain torch
 // from the transformers equations; the config mapping onto ModelConfig's switches; and the errors that name keys.
-#include "core/hf_checkpoint.h"
-#include "core/safetensors.h"
+#include "core/formats/hf_checkpoint.h"
+#include "core/formats/safetensors.h"
 #include "core/tokenizer/tokenizer_io.h"
 #include "tests/test_util.h"
 

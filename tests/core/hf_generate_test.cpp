@@ -3,8 +3,8 @@
 // tests/reference/hf_generate_reference.py with transformers 4.42.3 on torch 1.13): the same target ids for five
 // sources each, with num_beams 1 and 4, length_penalty 1, early_stopping False, max_new_tokens 10, padding never
 // produced; and for beam search HF's sequences_scores equals our score (log p / length).
-#include "core/decode.h"
-#include "core/hf_checkpoint.h"
+#include "core/forward/decode.h"
+#include "core/formats/hf_checkpoint.h"
 #include "tests/test_util.h"
 
 #include <gtest/gtest.h>

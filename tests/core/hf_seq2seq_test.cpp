@@ -3,10 +3,10 @@
 // tests/reference/make_hf_seq2seq_fixtures.py) against PyTorch reference forwards: logits, every head's encoder
 // self-, decoder self- and cross-attention probabilities, T5's relative position buckets and bias; the switches they
 // map onto; the source/target spec derived from config.json / generation_config.json; malformed configs.
-#include "core/decode.h"
-#include "core/hf_checkpoint.h"
-#include "core/ops.h"
-#include "core/safetensors.h"
+#include "core/forward/decode.h"
+#include "core/formats/hf_checkpoint.h"
+#include "core/kernels/ops.h"
+#include "core/formats/safetensors.h"
 #include "tests/test_util.h"
 
 #include <nlohmann/json.hpp>

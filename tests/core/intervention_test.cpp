@@ -1,8 +1,8 @@
 // Activation edits inside the forward pass (ForwardOptions::edits): zero / mean / set on head outputs, sub-layer
 // outputs, FFN neurons and residual-stream points, for decoder-only, encoder-only and encoder-decoder models, with
 // and without capture and with a KV cache; and the errors that name the point.
-#include "core/intervention.h"
-#include "core/model.h"
+#include "core/trace/intervention.h"
+#include "core/model/model.h"
 #include "tests/core/golden_model.h"
 #include "tests/test_util.h"
 

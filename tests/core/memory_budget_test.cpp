@@ -1,6 +1,6 @@
-// The memory budget (core/memory_budget.h): sizes and fractions parse or fail with the text named; the fitted
+// The memory budget (core/model/memory_budget.h): sizes and fractions parse or fail with the text named; the fitted
 // estimate follows what a forward really holds at a longer T; refusals are one line with what to do.
-#include "core/memory_budget.h"
+#include "core/model/memory_budget.h"
 
 #include <gtest/gtest.h>
 

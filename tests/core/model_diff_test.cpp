@@ -2,7 +2,7 @@
 // weights. KL and top-1 agreement are recomputed here from the two forwards' logits with a plain loop (torch's
 // kl_div(log_softmax(A), log_softmax(B), log_target=True, reduction="sum") per row is the same sum); the residual
 // errors from the traces; a model against itself gives zeros everywhere.
-#include "core/gguf_model.h"
+#include "core/formats/gguf_model.h"
 #include "core/interp/model_diff.h"
 #include "tests/test_util.h"
 

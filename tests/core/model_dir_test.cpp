@@ -2,8 +2,8 @@
 // not back (absurd d_model, vocab_size, n_layers) is refused before decoding, naming the field or the tensor with
 // the expected and found shapes; weights holding NaN/±Inf open, with a warning naming the tensor. Our own folders
 // (load_model_dir) and Hugging Face ones (load_hf_model).
-#include "core/hf_checkpoint.h"
-#include "core/safetensors.h"
+#include "core/formats/hf_checkpoint.h"
+#include "core/formats/safetensors.h"
 #include "tests/test_util.h"
 
 #include <nlohmann/json.hpp>

@@ -1,7 +1,7 @@
 // Model and forward-pass properties: weight checks, GQA = MHA with duplicated KV heads, causality, KV-cache
 // incremental decoding, masks, temperature, trace contents, and a config grid (parameter count + finite logits).
-#include "core/model.h"
-#include "core/ops.h"
+#include "core/model/model.h"
+#include "core/kernels/ops.h"
 #include "tests/test_util.h"
 
 #include <cmath>

@@ -1,8 +1,8 @@
-// Ollama's local store (core/ollama.h): names resolve to the GGUF blob their manifest names, the store lists its
+// Ollama's local store (core/formats/ollama.h): names resolve to the GGUF blob their manifest names, the store lists its
 // models by the names Ollama prints, and a broken manifest or a missing blob is named. The store is built in a
 // temporary folder with tests/golden/gguf/llama_q8_0.gguf as the blob.
-#include "core/gguf_model.h"
-#include "core/ollama.h"
+#include "core/formats/gguf_model.h"
+#include "core/formats/ollama.h"
 #include "tests/test_util.h"
 
 #include <fstream>

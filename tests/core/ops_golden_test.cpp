@@ -1,8 +1,8 @@
 // Compares core/ops against PyTorch 1.13 outputs stored in tests/golden/ops_*.safetensors (made by
 // tests/reference/make_op_fixtures.py; regenerate with /usr/bin/python3 tests/reference/make_op_fixtures.py).
 // fp32 throughout; every comparison is at <= 1e-5 absolute.
-#include "core/ops.h"
-#include "core/safetensors.h"
+#include "core/kernels/ops.h"
+#include "core/formats/safetensors.h"
 
 #include "tests/test_util.h"
 

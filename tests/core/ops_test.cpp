@@ -1,7 +1,7 @@
 // Unit tests for core/ops: the course notes' worked examples (sinusoidal PE, GELU/Swish values, norms on a shifted
 // batch), analytic derivatives vs finite differences, RoPE's relative-position property, softmax stability,
 // losses and dropout. Bit-level agreement with PyTorch lives in ops_golden_test.cpp.
-#include "core/ops.h"
+#include "core/kernels/ops.h"
 
 #include "tests/test_util.h"
 

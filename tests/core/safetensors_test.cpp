@@ -1,7 +1,7 @@
 // safetensors parser robustness (header rules for every tensor, non-finite counting) and round trips, config.json
 // parsing and ModelConfig validation messages (including absurd sizes).
-#include "core/model_config.h"
-#include "core/safetensors.h"
+#include "core/model/model_config.h"
+#include "core/formats/safetensors.h"
 #include "tests/test_util.h"
 
 #include <nlohmann/json.hpp>

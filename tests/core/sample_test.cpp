@@ -1,7 +1,7 @@
-// Next-token sampling and generation (core/sample.h): the filtered distribution, draws that follow it and repeat
+// Next-token sampling and generation (core/forward/sample.h): the filtered distribution, draws that follow it and repeat
 // for a seed, and generation on the KV cache that gives the tokens of a full forward per step, also once the
 // context slides past max_seq_len.
-#include "core/sample.h"
+#include "core/forward/sample.h"
 #include "core/util/random.h"
 
 #include <gtest/gtest.h>

@@ -2,8 +2,8 @@
 // the HF config the metadata stands for, the tokenizer in its metadata, and the dequantization of every tensor
 // (the parser guarantees each tensor's bytes lie inside the input, so reading them must stay in bounds). Any
 // exception other than the documented std::runtime_error (or a crash / sanitizer report) is a bug.
-#include "core/gguf.h"
-#include "core/gguf_model.h"
+#include "core/formats/gguf.h"
+#include "core/formats/gguf_model.h"
 #include "core/tokenizer/text_tokenizer.h"
 
 #include <cstddef>

@@ -2,7 +2,7 @@
 // count) and the config.json parser on arbitrary bytes. Any exception other than the documented
 // std::runtime_error (or a crash/sanitizer report) is a bug, and so is a validated config whose expected weights
 // do not add up to its parameter count.
-#include "core/safetensors.h"
+#include "core/formats/safetensors.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -4,7 +4,7 @@
 // has two non-empty, valid UTF-8 sides without tabs or newlines.
 #include "app/session/seq2seq.h"
 #include "app/session/text_codec.h"
-#include "core/decode.h"
+#include "core/forward/decode.h"
 #include "core/tokenizer/bpe.h"
 
 #include <cstddef>

@@ -138,7 +138,7 @@ def reference_forward(cfg, W, ids, allowed, temperature):
 
 
 def random_weights(cfg, gen, std=0.2):
-    """Our weight names (same list as core/model.cpp expected_weights for decoder/encoder-only configs)."""
+    """Our weight names (same list as core/model/model.cpp expected_weights for decoder/encoder-only configs)."""
     D, H, K, Fd = cfg["d_model"], cfg["n_heads"], cfg["n_kv_heads"], cfg["d_ff"]
     Dh = D // H
     ln_bias = cfg["norm"] == "layernorm" and cfg["norm_bias"]

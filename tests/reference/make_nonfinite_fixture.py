@@ -14,7 +14,7 @@ CONFIG = {"name": "nonfinite-demo", "arch": "decoder", "vocab_size": 16, "d_mode
 
 
 def weights():
-    """Names and shapes of core/model.h for CONFIG (LayerNorm with bias, biased attention and FFN, learned
+    """Names and shapes of core/model/model.h for CONFIG (LayerNorm with bias, biased attention and FFN, learned
     positions, tied head), with normal(0, 0.02) matrices, unit norm weights and zero biases."""
     d, f, v, t = CONFIG["d_model"], CONFIG["d_ff"], CONFIG["vocab_size"], CONFIG["max_seq_len"]
     shapes = {"tok_emb.weight": [v, d], "pos_emb.weight": [t, d]}

@@ -6,7 +6,7 @@
 //    tokenizer.model (token types; scores, which a SentencePiece BPE model merges by: here minus the rank of the
 //    tokenizer.json merge that makes the piece, since transformers' converter ranked the merges by those scores), run
 //    by libsentencepiece, gives tokenizers.js's ids on the parity texts.
-#include "core/gguf.h"
+#include "core/formats/gguf.h"
 #include "core/tokenizer/text_tokenizer.h"
 #include "tests/test_util.h"
 #include "tests/tokenizer/tokenizer_test_util.h"

@@ -1,8 +1,8 @@
 // The training forward against the inference forward over every combination of norm, placement, FFN activation,
 // position kind and head grouping (#29: the grid once checked only that values were finite): the training logits
 // equal the inference logits and the training loss equals the cross-entropy of the inference logits.
-#include "core/model.h"
-#include "core/ops.h"
+#include "core/model/model.h"
+#include "core/kernels/ops.h"
 #include "core/train/train_init.h"
 #include "core/train/train_model.h"
 #include "tests/test_util.h"

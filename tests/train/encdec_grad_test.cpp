@@ -2,10 +2,10 @@
 // from tests/reference/make_grad_fixtures.py: post-norm, pre-norm, and 3 encoder / 1 decoder layers, padding in
 // source and target, label smoothing 0.1): loss and every parameter gradient; the training loss equals the
 // cross-entropy of the inference forward_seq2seq logits; padding changes nothing; finite differences with dropout.
-#include "core/model.h"
-#include "core/ops.h"
-#include "core/safetensors.h"
-#include "core/threads.h"
+#include "core/model/model.h"
+#include "core/kernels/ops.h"
+#include "core/formats/safetensors.h"
+#include "core/kernels/threads.h"
 #include "core/train/train_model.h"
 #include "tests/test_util.h"
 

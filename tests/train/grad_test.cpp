@@ -1,9 +1,9 @@
 // Training forward/backward against torch autograd (tests/golden/grad_*.safetensors from
 // tests/reference/make_grad_fixtures.py): loss and every parameter gradient, one config per variant family;
 // plus the training loss equals cross_entropy of the inference forward's logits.
-#include "core/model.h"
-#include "core/ops.h"
-#include "core/safetensors.h"
+#include "core/model/model.h"
+#include "core/kernels/ops.h"
+#include "core/formats/safetensors.h"
 #include "core/train/train_model.h"
 #include "tests/test_util.h"
 

@@ -2,7 +2,7 @@
 // separate encoder positions, final_logits_bias, T5's LM-head rescale, Marian's half-split sinusoids) are inference
 // only: the trainer, whose kernels do not implement them, refuses such a config naming the switch instead of
 // silently training a different model.
-#include "core/model.h"
+#include "core/model/model.h"
 #include "core/train/train_model.h"
 
 #include <gtest/gtest.h>

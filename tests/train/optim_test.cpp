@@ -1,6 +1,6 @@
 // AdamW + gradient clipping against torch.optim.AdamW / clip_grad_norm_ (tests/golden/adamw_step.safetensors from
 // tests/reference/make_grad_fixtures.py), the decay groups, and the warm-up + cosine schedule.
-#include "core/safetensors.h"
+#include "core/formats/safetensors.h"
 #include "core/train/adamw.h"
 #include "tests/test_util.h"
 

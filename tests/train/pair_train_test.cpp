@@ -1,7 +1,7 @@
 // Encoder–decoder training on sentence pairs: reading a pair TSV per direction (language tokens, end tokens, length
 // limit), PairDataset's length-bucketed batches (every pair once per epoch, budget respected, little padding,
 // deterministic), a 50-step smoke run whose loss falls, and bit-identical resume.
-#include "core/model.h"
+#include "core/model/model.h"
 #include "core/tokenizer/bpe_train.h"
 #include "core/train/pair_data.h"
 #include "core/train/train_init.h"

@@ -1,9 +1,9 @@
 // Trainer behaviour: finite-difference gradients (with and without dropout), the training kernels against the
 // ops.h reference functions, token files and batches, overfitting a tiny repeated sequence, bit-exact resume from a
 // checkpoint, and the model folder it writes.
-#include "core/model.h"
-#include "core/ops.h"
-#include "core/safetensors.h"
+#include "core/model/model.h"
+#include "core/kernels/ops.h"
+#include "core/formats/safetensors.h"
 #include "core/train/data.h"
 #include "core/train/train_kernels.h"
 #include "core/train/train_model.h"

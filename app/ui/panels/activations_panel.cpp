@@ -6,7 +6,7 @@
 #include "app/plot/ticks.h"
 #include "app/figures/figures.h"
 #include "app/ui/panels/panels.h"
-#include "core/ops.h"
+#include "core/kernels/ops.h"
 
 #include <imgui.h>
 

@@ -6,7 +6,7 @@
 #include "app/figures/figures.h"
 #include "app/i18n/tr.h"
 #include "app/ui/panels/panels.h"
-#include "core/gguf.h"
+#include "core/formats/gguf.h"
 
 #include <imgui.h>
 

@@ -5,7 +5,7 @@
 #include "app/gfx/painter.h"
 #include "app/figures/figures.h"
 #include "app/ui/panels/panels.h"
-#include "core/ops.h"
+#include "core/kernels/ops.h"
 
 #include <imgui.h>
 

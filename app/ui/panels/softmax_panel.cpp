@@ -7,7 +7,7 @@
 #include "app/figures/figures.h"
 #include "app/ui/panels/panels.h"
 #include "app/session/forward_spec.h"
-#include "core/ops.h"
+#include "core/kernels/ops.h"
 
 #include <imgui.h>
 #include <imgui_stdlib.h>

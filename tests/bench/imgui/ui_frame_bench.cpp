@@ -14,9 +14,9 @@
 #include "app/session/text_codec.h"
 #include "app/session/worker.h"
 #include "app/ui/theme.h"
-#include "core/model.h"
+#include "core/model/model.h"
 #include "tests/bench/bench_models.h"
-#include "core/safetensors.h"
+#include "core/formats/safetensors.h"
 
 #include <benchmark/benchmark.h>
 #include <imgui.h>
