@@ -158,7 +158,7 @@ void apply_view_option(UiState& st, const std::string& view, const std::string& 
     else if (option == "attn-source") {
         const std::optional<AttnSource> s = parse_attn_source(value);
         if (!s)
-            throw std::invalid_argument("option --attn-source expects decoder, encoder or cross, got '" + value + "'");
+            throw std::invalid_argument("option --attn-source expects " + attn_source_list() + ", got '" + value + "'");
         st.attn_source = *s;
     } else if (option == "unit-scale") st.attn_unit_scale = true;
     else if (option == "no-annotate") st.attn_annotate = false;

@@ -12,43 +12,8 @@ namespace ts::studio {
 namespace {
 constexpr std::array<const char*, 5> kMaskNames{"none", "causal", "padding", "sliding", "custom"};
 static_assert(kMaskNames.size() == kMaskChoices.size());
-}  // namespace
-
-const char* name_of(MaskChoice m) {
-    for (size_t i = 0; i < kMaskChoices.size(); ++i)
-        if (kMaskChoices[i] == m) return kMaskNames[i];
-    return "causal";
-}
-
-std::optional<MaskChoice> parse_mask_choice(std::string_view s) {
-    for (size_t i = 0; i < kMaskChoices.size(); ++i)
-        if (s == kMaskNames[i]) return kMaskChoices[i];
-    return std::nullopt;
-}
-
-std::string mask_choice_list() {
-    std::string out;
-    for (size_t i = 0; i < kMaskNames.size(); ++i) {
-        if (i > 0) out += i + 1 == kMaskNames.size() ? " or " : ", ";
-        out += kMaskNames[i];
-    }
-    return out;
-}
-
-namespace {
 constexpr std::array<const char*, 3> kAttnSourceNames{"encoder", "decoder", "cross"};
 static_assert(kAttnSourceNames.size() == kAttnSources.size());
-}  // namespace
-
-const char* name_of(AttnSource s) { return kAttnSourceNames[static_cast<size_t>(s)]; }
-
-std::optional<AttnSource> parse_attn_source(std::string_view s) {
-    for (AttnSource a : kAttnSources)
-        if (s == name_of(a)) return a;
-    return std::nullopt;
-}
-
-namespace {
 // Marked for the catalog: the window shows each tab as tr(name_of(p)).
 constexpr std::array<const char*, 12> kPanelNames{TS_N_("Tokens"),      TS_N_("Attention"),     TS_N_("Softmax"),
                                                   TS_N_("Activations"), TS_N_("Normalization"), TS_N_("Positions"),
@@ -63,24 +28,37 @@ bool same_ignoring_case(std::string_view a, std::string_view b) {
             return false;
     return true;
 }
-}  // namespace
 
-const char* name_of(Panel p) { return kPanelNames[static_cast<size_t>(p)]; }
-
-std::optional<Panel> parse_panel(std::string_view s) {
-    for (Panel p : kPanels)
-        if (same_ignoring_case(s, name_of(p))) return p;
+// The one lookup and the one listing over a kind's table (every enum here lists its values in declaration order).
+template <typename E, size_t N>
+std::optional<E> parse_by_name(const std::array<E, N>& all, std::string_view s, bool any_case = false) {
+    for (E e : all)
+        if (any_case ? same_ignoring_case(s, name_of(e)) : s == name_of(e)) return e;
     return std::nullopt;
 }
 
-std::string panel_list() {
+template <typename E, size_t N>
+std::string list_names(const std::array<E, N>& all) {
     std::string out;
-    for (size_t i = 0; i < kPanels.size(); ++i) {
-        if (i > 0) out += i + 1 == kPanels.size() ? " or " : ", ";
-        out += name_of(kPanels[i]);
+    for (size_t i = 0; i < N; ++i) {
+        if (i > 0) out += i + 1 == N ? " or " : ", ";
+        out += name_of(all[i]);
     }
     return out;
 }
+}  // namespace
+
+const char* name_of(MaskChoice m) { return kMaskNames[static_cast<size_t>(m)]; }
+std::optional<MaskChoice> parse_mask_choice(std::string_view s) { return parse_by_name(kMaskChoices, s); }
+std::string mask_choice_list() { return list_names(kMaskChoices); }
+
+const char* name_of(AttnSource s) { return kAttnSourceNames[static_cast<size_t>(s)]; }
+std::optional<AttnSource> parse_attn_source(std::string_view s) { return parse_by_name(kAttnSources, s); }
+std::string attn_source_list() { return list_names(kAttnSources); }
+
+const char* name_of(Panel p) { return kPanelNames[static_cast<size_t>(p)]; }
+std::optional<Panel> parse_panel(std::string_view s) { return parse_by_name(kPanels, s, true); }
+std::string panel_list() { return list_names(kPanels); }
 
 const char* name_of(interp::AblationKind k) { return k == interp::AblationKind::Mean ? "mean" : "zero"; }
 
@@ -106,7 +84,8 @@ void adl_serializer<ts::studio::AttnSource>::to_json(json& j, ts::studio::AttnSo
 
 void adl_serializer<ts::studio::AttnSource>::from_json(const json& j, ts::studio::AttnSource& v) {
     const auto s = j.is_string() ? ts::studio::parse_attn_source(j.get_ref<const std::string&>()) : std::nullopt;
-    if (!s) throw json::type_error::create(302, "an attention source must be encoder, decoder or cross", nullptr);
+    if (!s)
+        throw json::type_error::create(302, "an attention source must be " + ts::studio::attn_source_list(), nullptr);
     v = *s;
 }
 

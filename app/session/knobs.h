@@ -41,6 +41,8 @@ inline constexpr std::array<AttnSource, 3> kAttnSources{AttnSource::Encoder, Att
 [[nodiscard]] const char* name_of(AttnSource s);
 /// The source named `s` (exact); nullopt for any other text.
 [[nodiscard]] std::optional<AttnSource> parse_attn_source(std::string_view s);
+/// "encoder, decoder or cross": the names for an error message.
+[[nodiscard]] std::string attn_source_list();
 
 /// The window's tabs, in tab order. What a forward computes depends on the tab (forward_spec), and every view
 /// belongs to one (app/figures/views.h).

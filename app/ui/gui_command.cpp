@@ -68,7 +68,7 @@ int run_gui(int argc, char** argv) {
     if (const std::string a = args.get("attn-source"); !a.empty()) {
         o.attn_source = studio::parse_attn_source(a);
         if (!o.attn_source)
-            throw std::invalid_argument("--attn-source expects decoder, encoder or cross, got '" + a + "'");
+            throw std::invalid_argument("--attn-source expects " + studio::attn_source_list() + ", got '" + a + "'");
     }
     o.theme = args.get("theme");
     if (!o.theme.empty() && o.theme != "light" && o.theme != "dark")
