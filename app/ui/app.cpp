@@ -385,6 +385,8 @@ void App::write_frame_stats() const {
     j["worker_busy"] = m_stats.worker_busy;
     j["edit_to_frame_ms"] = m_stats.result_ms;
     j["input_to_frame_ms"] = m_stats.input_ms;
+    j["mouse_presses"] = m_stats.presses;
+    j["lost_presses"] = m_stats.lost_presses;
     j["key_to_result_ms"] = m_stats.key_result_ms;  // keystroke -> its forward on screen (ui_frame_bench.sh (5))
     j["panel"] = m_state.panel;
     for (const auto& [name, r] : m_stats.rects) j["rects"][name] = r;
@@ -479,7 +481,12 @@ void App::frame() {
             }
         }
     }
-    if (m_opt.slow_frame_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(m_opt.slow_frame_ms));
+    if (m_opt.slow_frame_ms > 0) {
+        // The tests' clock: input sent after this line arrives in the next frame (input_test.sh).
+        std::fprintf(stderr, "[frame] %d drawn\n", ImGui::GetFrameCount() - 1);
+        std::fflush(stderr);
+        std::this_thread::sleep_for(std::chrono::milliseconds(m_opt.slow_frame_ms));
+    }
     glfwSwapBuffers(m_window);
     const Clock::time_point shown = Clock::now();
     if (had_input && m_input_time) {

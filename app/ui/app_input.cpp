@@ -5,6 +5,8 @@
 #include "app/gfx/astral.h"
 
 #include <GLFW/glfw3.h>
+#include <algorithm>
+#include <iterator>
 #include <imgui.h>
 
 namespace ts::ui::detail {
@@ -36,35 +38,45 @@ void App::install_input_callbacks() {
     glfwSetCursorEnterCallback(m_window, [](GLFWwindow* w, int) { app_of(w)->m_input_seen = true; });
 }
 
-/// Feeds this frame's share of the queued input to ImGui, after the GLFW backend's NewFrame (which sets the mouse
-/// buttons from their current state) and before ImGui::NewFrame.
+/// Feeds this frame's share of the queued input to ImGui, after the GLFW backend's NewFrame and before
+/// ImGui::NewFrame. ImGui sees the buttons and keys exactly as the queue hands them over: the backend also sets them
+/// (a press from its own callback, held for one frame, and the live device state), and a press it showed in a frame
+/// before the queue's own made the queue's look like the same press still held, so no click happened (a click on a
+/// tab during the first frames under a slow start, seen in CI under ASan).
 void App::apply_input() {
     ImGuiIO& io = ImGui::GetIO();
+    static_assert(IM_ARRAYSIZE(io.MouseDown) == IM_ARRAYSIZE(m_buttons_down));
+    static_assert(IM_ARRAYSIZE(io.KeysDown) == IM_ARRAYSIZE(m_keys_down));
     // Nothing in the first two frames: ImGui finds what is under the mouse from the windows and items of the frames
     // before, and a click handled in frame 0 or 1 hit nothing and was lost (measured with xdotool on the tab bar).
-    // A click made while the app starts (the model loads before the first frame: seconds on a cold machine) waits
-    // in the queue for frame 2 instead.
-    if (ImGui::GetFrameCount() < 2) return;
-    const auto events = m_input.take_frame();
-    for (const auto& e : events) {
-        if (e.kind == InputEvent::Kind::MouseButton) {
-            if (e.code < 0 || e.code >= IM_ARRAYSIZE(io.MouseDown)) continue;
-            io.MouseDown[e.code] = e.down;
-            io.MousePos = ImVec2(float(e.x), float(e.y));
-        } else if (e.kind == InputEvent::Kind::Key) {
-            if (e.code < IM_ARRAYSIZE(io.KeysDown)) io.KeysDown[e.code] = e.down;
-        } else if (gfx::needs_stand_in(char32_t(e.code))) {
-            gfx::queue_typed(char32_t(e.code));  // emoji: the text box's callback inserts its stand-in (astral.h)
-        } else {
-            io.AddInputCharacter(unsigned(e.code));
+    // A click made while the app starts (the model loads before the first frame: seconds on a cold machine) or
+    // during its first frames waits in the queue for frame 2 instead.
+    if (ImGui::GetFrameCount() >= 2) {
+        for (const auto& e : m_input.take_frame()) {
+            if (e.kind == InputEvent::Kind::MouseButton) {
+                if (e.code < 0 || e.code >= IM_ARRAYSIZE(m_buttons_down)) continue;
+                m_buttons_down[e.code] = e.down;
+                if (e.down) {
+                    // ImGui clicks on a button that was up in the frame before; one it saw down then hears no click.
+                    ++m_stats.presses;
+                    if (io.MouseDownDuration[e.code] >= 0.0f) ++m_stats.lost_presses;
+                }
+                io.MousePos = ImVec2(float(e.x), float(e.y));
+            } else if (e.kind == InputEvent::Kind::Key) {
+                if (e.code < IM_ARRAYSIZE(m_keys_down)) m_keys_down[e.code] = e.down;
+            } else if (gfx::needs_stand_in(char32_t(e.code))) {
+                gfx::queue_typed(char32_t(e.code));  // emoji: the text box's callback inserts its stand-in (astral.h)
+            } else {
+                io.AddInputCharacter(unsigned(e.code));
+            }
         }
     }
-    if (!events.empty()) {
-        io.KeyCtrl = io.KeysDown[GLFW_KEY_LEFT_CONTROL] || io.KeysDown[GLFW_KEY_RIGHT_CONTROL];
-        io.KeyShift = io.KeysDown[GLFW_KEY_LEFT_SHIFT] || io.KeysDown[GLFW_KEY_RIGHT_SHIFT];
-        io.KeyAlt = io.KeysDown[GLFW_KEY_LEFT_ALT] || io.KeysDown[GLFW_KEY_RIGHT_ALT];
-        io.KeySuper = io.KeysDown[GLFW_KEY_LEFT_SUPER] || io.KeysDown[GLFW_KEY_RIGHT_SUPER];
-    }
+    std::copy(std::begin(m_buttons_down), std::end(m_buttons_down), std::begin(io.MouseDown));
+    std::copy(std::begin(m_keys_down), std::end(m_keys_down), std::begin(io.KeysDown));
+    io.KeyCtrl = m_keys_down[GLFW_KEY_LEFT_CONTROL] || m_keys_down[GLFW_KEY_RIGHT_CONTROL];
+    io.KeyShift = m_keys_down[GLFW_KEY_LEFT_SHIFT] || m_keys_down[GLFW_KEY_RIGHT_SHIFT];
+    io.KeyAlt = m_keys_down[GLFW_KEY_LEFT_ALT] || m_keys_down[GLFW_KEY_RIGHT_ALT];
+    io.KeySuper = m_keys_down[GLFW_KEY_LEFT_SUPER] || m_keys_down[GLFW_KEY_RIGHT_SUPER];
 }
 
 /// True while frames must keep coming without input (fonts, queued input, test and benchmark modes); a loading

@@ -40,6 +40,8 @@ struct FrameStats {
     std::vector<double> result_ms;       ///< text edit -> first frame presenting its forward pass
     std::vector<double> input_ms;        ///< key/mouse/char event -> the frame that applied it is on screen
     double first_frame_ms = -1, first_data_ms = -1;  ///< since process start
+    int presses = 0;                                 ///< mouse presses the queue handed to ImGui
+    int lost_presses = 0;                ///< of those, presses ImGui saw as a button still held (so no click)
     std::vector<double> key_result_ms;   ///< key/char event -> first frame presenting the forward of the text it edited
     struct Submitted {
         Clock::time_point at;                     ///< submit time
@@ -145,6 +147,10 @@ private:
     // Input and idle: events queue here (one transition per button/key per frame); the loop waits for events
     // unless something animates, and draws a few frames after each event so hover and layout settle.
     InputQueue m_input;
+    /// The mouse buttons and keys as the queue has handed them to ImGui so far: written to ImGui's io every frame,
+    /// over what the GLFW backend set from its own callbacks and the live device state (apply_input).
+    bool m_buttons_down[5] = {};
+    bool m_keys_down[512] = {};
     bool m_input_seen = false;
     std::optional<Clock::time_point> m_input_time;  ///< oldest event not yet on screen (--frame-stats)
     int m_settle_frames = 0;

@@ -2,7 +2,8 @@
 //   --model DIR  --text TEXT  --theme light|dark  --panel NAME  --size WxH  --no-state  --lang en|zh
 //   --screenshot-dir DIR [--frames N] [--panel NAME|all]   render, save one PNG per panel, exit (tests)
 //   --frame-stats FILE [--bench-edits N] [--max-frames N]  per-frame times as JSON (tests/bench/ui_frame_bench.sh)
-//   --slow-frame-ms N   sleep N ms in every frame (tests: no click or keystroke is lost when frames are slow)
+//   --slow-frame-ms N   sleep N ms in every frame (tests: no click or keystroke is lost when frames are slow); each
+//                       frame says "[frame] K drawn" on stderr before its sleep, the tests' clock
 #include "app/cli/cli.h"
 #include "app/cli/args.h"
 #include "app/i18n/tr.h"
