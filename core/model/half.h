@@ -3,7 +3,7 @@
 #pragma once
 
 #include "core/kernels/gemm.h"
-#include "core/formats/gguf.h"
+#include "core/kernels/quants.h"
 #include "core/model/tensor.h"
 
 #include <cstdint>

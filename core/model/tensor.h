@@ -36,7 +36,7 @@ using ConstMapRM = Eigen::Map<const MatrixRM>;
 /// `panels`, the order of the forward's matrix product (F32Panels: a model's linear-layer weights; core/kernels/gemm.h), or
 /// half-precision bits in that order in `half` (F16Panels, BF16Panels: the same weights of a half-precision model).
 /// Ggml: a GGUF file's quantized blocks kept as stored (Q4_0 ... Q6_K, `ggml_type` a ggml type number) in `blocks`,
-/// row-major (each row a whole number of blocks); the products dequantize a few rows at a time (core/formats/gguf.h,
+/// row-major (each row a whole number of blocks); the products dequantize a few rows at a time (core/kernels/quants.h,
 /// ggml_dequantize_rows), so a 4-bit model takes about its file size.
 enum class Storage : uint8_t { F32, F16, BF16, F32Panels, F16Panels, BF16Panels, Ggml };
 

@@ -1,8 +1,8 @@
-// ggml's block formats decoded to float32 (declared in core/formats/gguf.h). Block layouts are ggml-common.h's; each value
+// ggml's block formats decoded to float32 (declared in core/kernels/quants.h). Block layouts are ggml-common.h's; each value
 // is computed with the products in the order ggml-quants.c's dequantize_row_* uses (and gguf-py's quants.py
 // mirrors), and this file is built with -ffp-contract=off (CMakeLists.txt) so the compiler cannot fuse a
 // multiply-add into one rounding: the results are equal bit for bit.
-#include "core/formats/gguf.h"
+#include "core/kernels/quants.h"
 
 #include "core/model/half.h"
 #include "core/model/nonfinite.h"
