@@ -25,14 +25,14 @@ std::string fmt(double v) {
 }
 
 /// Runs every lesson; problems are printed on stdout with their step and summed up in one stderr line.
-int check_lessons(const std::vector<ui::Lesson>& lessons, std::vector<std::string> problems) {
-    const std::vector<std::string> bundled = ui::list_bundled_model_dirs("");
-    const std::string def = ui::find_default_model_dir("");
-    ui::ModelCache cache;
-    for (const ui::Lesson& l : lessons) {
+int check_lessons(const std::vector<lessons::Lesson>& lessons, std::vector<std::string> problems) {
+    const std::vector<std::string> bundled = studio::list_bundled_model_dirs("");
+    const std::string def = studio::find_default_model_dir("");
+    lessons::ModelCache cache;
+    for (const lessons::Lesson& l : lessons) {
         std::printf("%s (%s): %zu steps\n", l.id.c_str(), l.file.c_str(), l.steps.size());
-        for (const ui::StepRun& r : ui::run_lesson_headless(l, bundled, def, cache)) {
-            const ui::LessonStep& s = l.steps[r.step];
+        for (const lessons::StepRun& r : lessons::run_lesson_headless(l, bundled, def, cache)) {
+            const lessons::LessonStep& s = l.steps[r.step];
             std::string line = "  step " + std::to_string(r.step + 1) + " [" + s.view + " on " +
                                (r.model.empty() ? std::string("?") : r.model) + "]";
             if (r.model_missing) line += " (lesson model missing: fallback)";
@@ -47,12 +47,12 @@ int check_lessons(const std::vector<ui::Lesson>& lessons, std::vector<std::strin
                 line += std::to_string(r.figures);
                 line += " figure(s)";
                 if (r.has_question) {
-                    const ui::LessonQuestion& q = *s.question;
-                    line += std::string("; ") + ui::check_kind_name(q.check) + " " + q.measure + ": " + q.knob + " = " +
-                            fmt(r.check.expected) + " expected";
+                    const lessons::LessonQuestion& q = *s.question;
+                    line += std::string("; ") + lessons::check_kind_name(q.check) + " " + q.measure + ": " + q.knob +
+                        " = " + fmt(r.check.expected) + " expected";
                     if (std::isfinite(r.runner_up_gap)) {
                         line += " (next best " + fmt(r.runner_up_gap) + " away)";
-                        if (r.runner_up_gap < ui::kMinArgmaxGap * std::fabs(r.check.best_measure))
+                        if (r.runner_up_gap < lessons::kMinArgmaxGap * std::fabs(r.check.best_measure))
                             step_problems.push_back("question: the best " + q.knob + " (" + fmt(r.check.best_measure) +
                                                     ") is within " + fmt(r.runner_up_gap) +
                                                     " of a wrong one: too close to tell apart by eye");
@@ -64,10 +64,11 @@ int check_lessons(const std::vector<ui::Lesson>& lessons, std::vector<std::strin
             if (r.model_missing && !s.claims.empty())
                 std::printf("    %zu claim(s) not checked: they are about the lesson's own model\n", s.claims.size());
             for (size_t c = 0; c < r.claims.size() && c < s.claims.size(); ++c) {
-                const ui::ClaimResult& cr = r.claims[c];
+                const lessons::ClaimResult& cr = r.claims[c];
                 const std::string verdict = !cr.error.empty() ? "ERROR: " + cr.error : cr.holds ? "holds" : "FALSE";
-                std::printf("    claim \"%s\": %s = %s (%s): %s\n", s.claims[c].about.c_str(), s.claims[c].measure.c_str(),
-                            fmt(cr.value).c_str(), ui::claim_bounds(s.claims[c]).c_str(), verdict.c_str());
+                std::printf("    claim \"%s\": %s = %s (%s): %s\n", s.claims[c].about.c_str(),
+                            s.claims[c].measure.c_str(), fmt(cr.value).c_str(),
+                            lessons::claim_bounds(s.claims[c]).c_str(), verdict.c_str());
                 if (!cr.holds) step_problems.push_back("claim \"" + s.claims[c].about + "\" " + verdict);
             }
             for (const std::string& p : step_problems) {
@@ -91,19 +92,19 @@ int run_lessons(int argc, char** argv) {
     const auto& pos = args.positional();
     if (pos.empty()) throw std::invalid_argument("expected list or check FILE... (see --help)");
     if (pos[0] == "list") {
-        const ui::LessonLibrary lib = ui::load_lesson_library(ui::lesson_dirs());
+        const lessons::LessonLibrary lib = lessons::load_lesson_library(lessons::lesson_dirs());
         for (const auto& e : lib.errors) std::fprintf(stderr, "transformer-studio lessons: %s\n", e.c_str());
-        for (const ui::Lesson& l : lib.lessons)
+        for (const lessons::Lesson& l : lib.lessons)
             std::printf("%-22s %2zu steps  %s  (%s)\n", l.id.c_str(), l.steps.size(), l.title.en.c_str(), l.file.c_str());
         return lib.errors.empty() ? 0 : 1;
     }
     if (pos[0] != "check") throw std::invalid_argument("unknown action '" + pos[0] + "' (expected list or check)");
     if (pos.size() < 2) throw std::invalid_argument("check expects one or more lesson files");
-    std::vector<ui::Lesson> lessons;
+    std::vector<lessons::Lesson> lessons;
     std::vector<std::string> problems;
     for (size_t i = 1; i < pos.size(); ++i) {
         try {
-            lessons.push_back(ui::load_lesson_file(pos[i]));
+            lessons.push_back(lessons::load_lesson_file(pos[i]));
         } catch (const std::exception& e) {
             std::printf("ERROR: %s\n", e.what());
             problems.push_back(e.what());

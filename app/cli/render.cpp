@@ -28,12 +28,12 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-ui::LoadedModel load_model_for(const ui::UiState& st, const std::string& exe, bool quiet) {
-    if (!st.model_path.empty()) return ui::load_model_folder(st.model_path);  // explicit: failing is an error
-    const std::string def = ui::find_default_model_dir(exe);
-    if (!def.empty()) return ui::load_model_folder(def);
+studio::LoadedModel load_model_for(const studio::UiState& st, const std::string& exe, bool quiet) {
+    if (!st.model_path.empty()) return studio::load_model_folder(st.model_path);  // explicit: failing is an error
+    const std::string def = studio::find_default_model_dir(exe);
+    if (!def.empty()) return studio::load_model_folder(def);
     if (!quiet) std::fprintf(stderr, "note: no bundled model found (assets/models); using the random-weight demo model\n");
-    return ui::make_demo_model();
+    return studio::make_demo_model();
 }
 
 }  // namespace
@@ -55,21 +55,21 @@ int run_render(int argc, char** argv) {
                                      "columns", "figure", "save-session", "repeat", "source", "target", "beam", "to",
                                      "threads", "lang"};
     std::set<std::string> flags = {"transparent", "quiet", "translate"};
-    for (const auto& o : ui::view_value_options()) options.insert(o);
-    for (const auto& f : ui::view_flag_options()) flags.insert(f);
+    for (const auto& o : figures::view_value_options()) options.insert(o);
+    for (const auto& f : figures::view_flag_options()) flags.insert(f);
     const Args args(argc, argv, 2, options, flags, {"set"});
     if (!args.positional().empty()) throw std::invalid_argument("unexpected argument '" + args.positional().front() + "'");
     const bool quiet = args.flag("quiet");
     if (args.has("threads")) set_compute_threads(parse_thread_count(args.get("threads")));
 
     if (args.get("view") == "list") {
-        std::fputs(ui::describe_views().c_str(), stdout);
+        std::fputs(figures::describe_views().c_str(), stdout);
         return 0;
     }
 
     // State: a session file, else the defaults; then the command line on top.
-    ui::UiState st;
-    if (args.has("session")) st = ui::load_session(args.get("session"));
+    studio::UiState st;
+    if (args.has("session")) st = figures::load_session(args.get("session"));
     if (args.has("text") && args.has("source")) throw std::invalid_argument("--source and --text name the same text; give one");
     if (args.has("text")) st.text = args.get("text");
     if (args.has("source")) st.text = args.get("source");
@@ -81,22 +81,22 @@ int run_render(int argc, char** argv) {
             throw std::invalid_argument("--to expects en, zh or auto, got '" + st.translate_to + "'");
     }
     if (args.has("beam")) {
-        st.decode_beam = int(args.integer("beam", 1, 1, ui::kMaxBeam));
+        st.decode_beam = int(args.integer("beam", 1, 1, studio::kMaxBeam));
     }
     if (args.has("model")) st.model_path = args.get("model");
     std::string view = args.get("view");
-    if (view.empty()) view = !st.view.empty() ? st.view : ui::default_view_for_panel(st.panel);
-    const ui::ViewInfo* info = ui::find_view(view);
+    if (view.empty()) view = !st.view.empty() ? st.view : figures::default_view_for_panel(st.panel);
+    const figures::ViewInfo* info = figures::find_view(view);
     if (!info) throw std::invalid_argument("unknown view '" + view + "' (transformer-studio render --view list shows them)");
     // --target is the Causal views' target token where the view has that option, else the encoder–decoder target.
     const bool target_is_token =
         std::find(info->options.begin(), info->options.end(), std::string("target")) != info->options.end();
     if (args.has("target") && !target_is_token) st.target_text = args.get("target");
-    for (const auto& o : ui::view_value_options())
-        if (args.has(o) && !(o == "target" && !target_is_token)) ui::apply_view_option(st, view, o, args.get(o));
-    for (const auto& f : ui::view_flag_options())
-        if (args.flag(f)) ui::apply_view_option(st, view, f, "true");
-    for (const auto& a : args.all("set")) ui::set_state_field(st, a);
+    for (const auto& o : figures::view_value_options())
+        if (args.has(o) && !(o == "target" && !target_is_token)) figures::apply_view_option(st, view, o, args.get(o));
+    for (const auto& f : figures::view_flag_options())
+        if (args.flag(f)) figures::apply_view_option(st, view, f, "true");
+    for (const auto& a : args.all("set")) figures::set_state_field(st, a);
     st.view = view;
     // Interface language of the figure text: --lang, else the session's, else English (reproducible exports).
     const std::string lang = i18n::normalize_language(args.get("lang", st.language.empty() ? "en" : st.language));
@@ -109,9 +109,10 @@ int run_render(int argc, char** argv) {
     const plot::ExportFormat format = plot::export_format_from_path(out);
     plot::ExportOptions eo;
     const bool from_session = args.has("session");
-    eo.width = int(args.integer("width", from_session ? st.export_width : 0, 16, ui::kMaxExportPixels));
-    eo.height = int(args.integer("height", from_session ? st.export_height : 0, 16, ui::kMaxExportPixels));
-    eo.scale = float(args.real("scale", from_session ? st.export_scale : 1.0, ui::kMinExportScale, ui::kMaxExportScale));
+    eo.width = int(args.integer("width", from_session ? st.export_width : 0, 16, studio::kMaxExportPixels));
+    eo.height = int(args.integer("height", from_session ? st.export_height : 0, 16, studio::kMaxExportPixels));
+    eo.scale = float(
+        args.real("scale", from_session ? st.export_scale : 1.0, studio::kMinExportScale, studio::kMaxExportScale));
     const std::string theme = args.get("theme", from_session && !st.export_light ? "dark" : "light");
     if (theme != "light" && theme != "dark") throw std::invalid_argument("--theme expects light or dark, got '" + theme + "'");
     eo.dark = theme == "dark";
@@ -119,17 +120,17 @@ int run_render(int argc, char** argv) {
     eo.columns = int(args.integer("columns", 0, 0, 64));
 
     // Model and forward pass (only what the view needs).
-    ui::LoadedModel model;
-    std::shared_ptr<const ui::Snapshot> snap;
+    studio::LoadedModel model;
+    std::shared_ptr<const studio::Snapshot> snap;
     const bool needs_model = info->needs_forward || view == "parameters" || view == "kv-cache";
     const bool typed_softmax = view.rfind("softmax", 0) == 0 && st.sm_use_typed;
     if (needs_model && !typed_softmax) {
         model = load_model_for(st, argc > 0 ? argv[0] : "", quiet);
         print_warnings("render", model.weight_warnings);
         if (!model.tokenizer_warning.empty()) print_warnings("render", {model.tokenizer_warning});
-        if (model.model) ui::check_view_knobs(st, view, model.model->config());
+        if (model.model) figures::check_view_knobs(st, view, model.model->config());
         if (info->needs_forward) {
-            snap = ui::run_forward_now(st, model, args.flag("translate"), info->panel);
+            snap = figures::run_forward_now(st, model, args.flag("translate"), info->panel);
             if (!snap->error.empty()) throw std::runtime_error("the forward pass failed: " + snap->error);
             if (snap->translation && snap->tokens && !quiet)
                 std::fprintf(stderr, "translation: %s\n", snap->tokens->text.c_str());
@@ -138,7 +139,7 @@ int run_render(int argc, char** argv) {
                     if (!quiet) std::fprintf(stderr, "note: %s\n", n.c_str());
         }
     }
-    ui::ViewFigures vf = ui::build_view(view, st, snap.get(), model.model ? &model : nullptr);
+    figures::ViewFigures vf = figures::build_view(view, st, snap.get(), model.model ? &model : nullptr);
     if (args.has("figure")) {
         const int k = int(args.integer("figure", 1, 1, 1 << 20));
         if (k < 1 || k > int(vf.figures.size()))
@@ -161,7 +162,7 @@ int run_render(int argc, char** argv) {
         std::string why;
         auto gl = gfx::HeadlessGl::create(&why);
         if (!gl) throw std::runtime_error("PNG export needs EGL + OpenGL 3.3 (" + why + "); SVG and CSV work without it");
-        const int repeat = int(args.integer("repeat", 1, 1, ui::kMaxRepeat));
+        const int repeat = int(args.integer("repeat", 1, 1, studio::kMaxRepeat));
         try {
             for (int i = 0; i < repeat; ++i) {
                 const auto t1 = std::chrono::steady_clock::now();
@@ -178,7 +179,7 @@ int run_render(int argc, char** argv) {
     } else {
         plot::write_file_atomic(out, plot::figures_to_csv(vf.figures));
     }
-    if (args.has("save-session")) ui::save_session(args.get("save-session"), st);
+    if (args.has("save-session")) figures::save_session(args.get("save-session"), st);
     if (!quiet)
         std::printf("wrote %s (view %s, %zu figure%s, %dx%d, %.2f s)\n", out.c_str(), view.c_str(), vf.figures.size(),
                     multi ? "s" : "", eo.width, eo.height, seconds_since(t0));

@@ -9,7 +9,7 @@
 #include <cmath>
 #include <cstdio>
 
-namespace ts::ui {
+namespace ts::figures {
 
 std::vector<ActivationDef> activation_defs(float a, float b) {
     return {
@@ -137,4 +137,4 @@ std::optional<plot::Figure> ffn_histogram(const Snapshot& s, int layer) {
     return h;
 }
 
-}  // namespace ts::ui
+}  // namespace ts::figures

@@ -10,7 +10,7 @@
 #include <cmath>
 #include <optional>
 
-namespace ts::ui {
+namespace ts::figures {
 
 namespace {
 std::vector<std::string> piece_labels(const TokenizedText* t, bool with_index) {
@@ -406,4 +406,4 @@ plot::Figure tokens_figure(const Snapshot& s, bool source) {
     return f;
 }
 
-}  // namespace ts::ui
+}  // namespace ts::figures

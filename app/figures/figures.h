@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-namespace ts::ui {
+namespace ts::figures {
 
 using namespace ts::studio;  // the session layer (app/session) below: state, ForwardSpec, worker, snapshots
 
@@ -211,4 +211,4 @@ struct ParameterCounts {
 /// Attention flow (normalised rows) of an InterpResult of kind Flow.
 [[nodiscard]] plot::Figure attention_flow_figure(const InterpResult& r);
 
-}  // namespace ts::ui
+}  // namespace ts::figures

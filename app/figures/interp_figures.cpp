@@ -11,7 +11,7 @@
 #include <cmath>
 #include <cstdio>
 
-namespace ts::ui {
+namespace ts::figures {
 
 namespace {
 
@@ -209,4 +209,4 @@ plot::Figure attention_flow_figure(const InterpResult& r) {
     return f;
 }
 
-}  // namespace ts::ui
+}  // namespace ts::figures

@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <map>
 
-namespace ts::ui {
+namespace ts::figures {
 
 namespace {
 std::string component_of(const std::string& name) {
@@ -132,4 +132,4 @@ plot::Figure kv_cache_figure(const Model& m, int context) {
     return fk;
 }
 
-}  // namespace ts::ui
+}  // namespace ts::figures

@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <random>
 
-namespace ts::ui {
+namespace ts::figures {
 
 namespace {
 
@@ -111,4 +111,4 @@ std::vector<plot::Figure> normalization_model_figures(const UiState& st, const S
     return {a, b};
 }
 
-}  // namespace ts::ui
+}  // namespace ts::figures

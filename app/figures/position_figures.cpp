@@ -8,7 +8,7 @@
 #include <cmath>
 #include <random>
 
-namespace ts::ui {
+namespace ts::figures {
 
 std::vector<plot::Figure> position_figures(const UiState& st) {
     const int N = st.pe_positions, D = st.pe_d_model;
@@ -139,4 +139,4 @@ std::vector<plot::Figure> position_figures(const UiState& st) {
     return out;
 }
 
-}  // namespace ts::ui
+}  // namespace ts::figures

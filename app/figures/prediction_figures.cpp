@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <numeric>
 
-namespace ts::ui {
+namespace ts::figures {
 
 plot::Figure next_token_figure(const Snapshot& s, const UiState& st, int q) {
     plot::Figure f;
@@ -168,4 +168,4 @@ std::optional<plot::Figure> logit_lens_figure(const Snapshot& s) {
     return fl;
 }
 
-}  // namespace ts::ui
+}  // namespace ts::figures

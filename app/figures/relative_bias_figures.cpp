@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <cmath>
 
-namespace ts::ui {
+namespace ts::figures {
 
 namespace {
 
@@ -120,4 +120,4 @@ std::optional<plot::Figure> relative_bias_heatmap_figure(const Model& m, const s
     return f;
 }
 
-}  // namespace ts::ui
+}  // namespace ts::figures

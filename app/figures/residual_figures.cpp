@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
-namespace ts::ui {
+namespace ts::figures {
 
 plot::Figure residual_norm_figure(const Snapshot& s, int q) {
     plot::Figure f;
@@ -143,4 +143,4 @@ std::vector<plot::Figure> prepost_norm_figures(const NormCurves& nc) {
     return out;
 }
 
-}  // namespace ts::ui
+}  // namespace ts::figures

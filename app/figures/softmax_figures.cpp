@@ -15,7 +15,7 @@
 #include <optional>
 #include <sstream>
 
-namespace ts::ui {
+namespace ts::figures {
 
 namespace {
 constexpr size_t kMaxTypedLogits = 1024;  // a (n, n) mask figure of 1024 keys is 4 MB; 20,000 was 3.2 GB
@@ -239,4 +239,4 @@ SoftmaxLab softmax_lab(const UiState& st, const Snapshot* snap) {
     return lab;
 }
 
-}  // namespace ts::ui
+}  // namespace ts::figures

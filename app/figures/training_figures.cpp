@@ -13,7 +13,7 @@
 #include <random>
 #include <stdexcept>
 
-namespace ts::ui {
+namespace ts::figures {
 
 double noam_lr(double step, double d_model, double warmup) {
     if (!(step >= 1) || !(d_model > 0)) throw std::invalid_argument("noam_lr: step ≥ 1 and d_model > 0");
@@ -273,4 +273,4 @@ std::vector<plot::Figure> label_smoothing_figures(const UiState& st) {
     return {std::move(t), std::move(l)};
 }
 
-}  // namespace ts::ui
+}  // namespace ts::figures

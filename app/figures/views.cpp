@@ -22,7 +22,7 @@
 #include <sstream>
 #include <stdexcept>
 
-namespace ts::ui {
+namespace ts::figures {
 
 namespace {
 
@@ -314,9 +314,10 @@ struct ViewBuild {
         if (snap && snap->model) return *snap->model;
         throw std::runtime_error("view " + view + " needs a model");
     }
-    InterpResult need_interp(InterpResult::Kind kind) const {
+    /// Runs one analysis on the loaded model; `patch` (kPatchResid, kPatchHeads) says what patching restores.
+    InterpResult need_interp(InterpResult::Kind kind, int patch = kPatchResid) const {
         if (!model || !model->model) throw std::runtime_error("view " + view + " needs a model");
-        InterpResult r = run_interp(kind, st, *model, -1, {}, nullptr, view == "patching-heads" ? kPatchHeads : kPatchResid);
+        InterpResult r = run_interp(kind, st, *model, -1, {}, nullptr, patch);
         if (!r.error.empty()) throw std::runtime_error(r.error);
         return r;
     }
@@ -336,19 +337,24 @@ void build_ablation_sweep(ViewBuild& b) {
     b.add(ablation_sweep_figure(b.need_interp(InterpResult::Kind::Sweep)), "ablation_sweep");
 }
 
-void build_patching(ViewBuild& b) {
-    const auto figs = patching_figures(b.need_interp(InterpResult::Kind::Patching));
-    for (const auto& f : figs)
-        if (f.view == b.view) b.add(f, b.view == "patching-resid" ? "patching_resid" : "patching_heads");
+// Patching restores the residual stream (layer × position) or the head outputs (layer × head); the figure of
+// that kind is the one whose view is the view asked for.
+void add_patching(ViewBuild& b, int patch, const char* file) {
+    for (const auto& f : patching_figures(b.need_interp(InterpResult::Kind::Patching, patch)))
+        if (f.view == b.view) b.add(f, file);
 }
+void build_patching_resid(ViewBuild& b) { add_patching(b, kPatchResid, "patching_resid"); }
+void build_patching_heads(ViewBuild& b) { add_patching(b, kPatchHeads, "patching_heads"); }
 
-void build_logit_attribution(ViewBuild& b) {
+// Direct logit attribution: figure 0 by layer, 1 by head (logit_attribution_figures' order).
+void add_logit_attribution(ViewBuild& b, size_t pick, const char* file) {
     const InterpResult r = b.need_interp(InterpResult::Kind::Attribution);
     if (r.attribution && !r.attribution->error.empty()) throw std::runtime_error(r.attribution->error);
-    const auto figs = logit_attribution_figures(r, b.need_model().config().n_layers);
-    if (b.view == "logit-attribution") b.add(figs[0], "logit_attribution_layers");
-    else b.add(figs[1], "logit_attribution_heads");
+    auto figs = logit_attribution_figures(r, b.need_model().config().n_layers);
+    b.add(std::move(figs.at(pick)), file);
 }
+void build_logit_attribution(ViewBuild& b) { add_logit_attribution(b, 0, "logit_attribution_layers"); }
+void build_logit_attribution_heads(ViewBuild& b) { add_logit_attribution(b, 1, "logit_attribution_heads"); }
 
 void build_attention_rollout(ViewBuild& b) { b.add(attention_rollout_figure(b.need_snap()), "attention_rollout"); }
 
@@ -363,9 +369,9 @@ void build_attention(ViewBuild& b) {
     b.add(std::move(f), "attention_" + b.lh);
 }
 
-void build_attention_heads(ViewBuild& b) {
+// Every head of the chosen layer, or (all) of every layer, on one shared 0..1 scale.
+void add_attention_heads(ViewBuild& b, bool all) {
     const Snapshot& s = b.need_snap();
-    const bool all = b.view == "attention-grid";
     b.out.figures = attention_head_grid(s, b.layer, all, b.st.attn_source);
     if (b.out.figures.empty()) throw std::runtime_error("no attention probabilities were recorded");
     const int H = s.model->config().n_heads;
@@ -374,6 +380,8 @@ void build_attention_heads(ViewBuild& b) {
         b.out.names.push_back(b.src_tag + "layer" + std::to_string(all ? int(i) / H : b.layer) + "_head" +
                               std::to_string(int(i) % H));
 }
+void build_attention_layer(ViewBuild& b) { add_attention_heads(b, false); }
+void build_attention_grid(ViewBuild& b) { add_attention_heads(b, true); }
 
 void build_attention_steps(ViewBuild& b) {
     b.out.figures = attention_step_figures(b.need_snap(), b.layer, b.head, b.st.attn_source);
@@ -400,13 +408,15 @@ void build_softmax_entropy(ViewBuild& b) { add_softmax_lab(b, 2); }
 void build_softmax_mask(ViewBuild& b) { add_softmax_lab(b, 3); }
 void build_softmax_lab(ViewBuild& b) { add_softmax_lab(b, -1); }
 
-void build_activations(ViewBuild& b) {
-    plot::Figure f = activation_curves(b.st, b.view == "activations-grad");
-    // With a forward pass at hand (the app's Export; `render` runs none for this b.view) the real FFN
-    // pre-activations go behind the curves, as in the window.
+// The activation functions (or their derivatives). With a forward pass at hand (the app's Export; `render` runs
+// none for these views) the real FFN pre-activations go behind the curves, as in the window.
+void add_activations(ViewBuild& b, bool derivative, const char* file) {
+    plot::Figure f = activation_curves(b.st, derivative);
     if (b.snap && b.snap->trace && b.st.act_overlay) overlay_ffn_pre_activations(f, *b.snap, b.layer);
-    b.add(std::move(f), b.view == "activations" ? "activations" : "activations_grad");
+    b.add(std::move(f), file);
 }
+void build_activations(ViewBuild& b) { add_activations(b, false, "activations"); }
+void build_activations_grad(ViewBuild& b) { add_activations(b, true, "activations_grad"); }
 
 void build_ffn_histogram(ViewBuild& b) {
     auto f = ffn_histogram(b.need_snap(), b.layer);
@@ -430,28 +440,37 @@ void build_normalization_model(ViewBuild& b) {
     b.out.columns = 2;
 }
 
-void build_positions(ViewBuild& b) {
-    const char* names[] = {"positions-table", "positions-curves", "positions-similarity", "rope-angle", "rope-dot"};
+// One of position_figures' five: 0 the sinusoidal table, 1 its curves, 2 PE·PE against the offset, 3 the RoPE
+// angle, 4 the RoPE dot product.
+void add_position_figure(ViewBuild& b, size_t pick, const char* file) {
     auto figs = position_figures(b.st);
-    for (int k = 0; k < 5; ++k)
-        if (b.view == names[k]) {
-            std::string n = names[k];
-            std::replace(n.begin(), n.end(), '-', '_');
-            b.add(std::move(figs[size_t(k)]), n);
-        }
+    b.add(std::move(figs.at(pick)), file);
 }
+void build_positions_table(ViewBuild& b) { add_position_figure(b, 0, "positions_table"); }
+void build_positions_curves(ViewBuild& b) { add_position_figure(b, 1, "positions_curves"); }
+void build_positions_similarity(ViewBuild& b) { add_position_figure(b, 2, "positions_similarity"); }
+void build_rope_angle(ViewBuild& b) { add_position_figure(b, 3, "rope_angle"); }
+void build_rope_dot(ViewBuild& b) { add_position_figure(b, 4, "rope_dot"); }
 
-void build_relative_bias(ViewBuild& b) {
+// T5's relative position bias of the encoder's or the decoder's stack (attn_source): one head over (query, key), or
+// every head against key − query.
+const Model& relative_bias_model(ViewBuild& b) {
     const Model& mm = b.need_model();
     if (!mm.config().relative_attention_bias)
         throw std::runtime_error("model '" + mm.config().name + "' has no relative position bias (T5 has)");
-    const std::string stack = b.st.attn_source == AttnSource::Encoder ? "enc" : "dec";
-    auto f = b.view == "relative-bias"
-        ? relative_bias_heatmap_figure(mm, stack, b.head, std::min(b.st.pe_positions, 128))
-        : relative_bias_heads_figure(mm, stack);
-    b.add(std::move(*f),
-          (b.view == "relative-bias" ? "relative_bias_" + stack + "_head" + std::to_string(b.head)
-                                     : "relative_bias_heads_" + stack));
+    return mm;
+}
+std::string relative_bias_stack(const ViewBuild& b) { return b.st.attn_source == AttnSource::Encoder ? "enc" : "dec"; }
+void build_relative_bias(ViewBuild& b) {
+    const Model& mm = relative_bias_model(b);
+    const std::string stack = relative_bias_stack(b);
+    auto f = relative_bias_heatmap_figure(mm, stack, b.head, std::min(b.st.pe_positions, 128));
+    b.add(std::move(*f), "relative_bias_" + stack + "_head" + std::to_string(b.head));
+}
+void build_relative_bias_heads(ViewBuild& b) {
+    const Model& mm = relative_bias_model(b);
+    const std::string stack = relative_bias_stack(b);
+    b.add(std::move(*relative_bias_heads_figure(mm, stack)), "relative_bias_heads_" + stack);
 }
 
 void build_relative_buckets(ViewBuild& b) {
@@ -534,9 +553,9 @@ const std::vector<ViewInfo>& all_views() {
         {"attention", Panel::Attention, "attention weights of one head (query × key heatmap)",
          with_knobs({"layer", "head", "attn-source", "unit-scale", "no-annotate"}), true, build_attention},
         {"attention-layer", Panel::Attention, "every head of one layer, one shared 0..1 scale",
-         with_knobs({"layer", "attn-source"}), true, build_attention_heads},
+         with_knobs({"layer", "attn-source"}), true, build_attention_layer},
         {"attention-grid", Panel::Attention, "every layer × head, one shared 0..1 scale", with_knobs({"attn-source"}),
-         true, build_attention_heads},
+         true, build_attention_grid},
         {"attention-steps", Panel::Attention, "Q·Kᵀ → ÷√d_head → + mask → softmax → ·V for one head",
          with_knobs({"layer", "head", "attn-source"}), true, build_attention_steps},
         {"softmax", Panel::Softmax, "softmax of one query row (or typed logits) at temperature T vs T = 1",
@@ -560,7 +579,7 @@ const std::vector<ViewInfo>& all_views() {
          "their derivatives f′(x)",
          {"alpha", "beta", "range", "curves"},
          false,
-         build_activations},
+         build_activations_grad},
         {"ffn-histogram", Panel::Activations, "histogram of the model's FFN pre-activations at a layer",
          with_knobs({"layer"}), true, build_ffn_histogram},
         {"normalization",
@@ -576,31 +595,31 @@ const std::vector<ViewInfo>& all_views() {
          "sinusoidal position table (position × dimension heatmap)",
          {"d-model", "base", "positions"},
          false,
-         build_positions},
+         build_positions_table},
         {"positions-curves",
          Panel::Positions,
          "a few sinusoidal dimensions against position",
          {"d-model", "base", "positions"},
          false,
-         build_positions},
+         build_positions_curves},
         {"positions-similarity",
          Panel::Positions,
          "PE(pos)·PE(pos+k) against the offset k",
          {"d-model", "base", "positions"},
          false,
-         build_positions},
+         build_positions_similarity},
         {"rope-angle",
          Panel::Positions,
          "RoPE rotation angle per pair against position",
          {"d-model", "positions", "rope-theta"},
          false,
-         build_positions},
+         build_rope_angle},
         {"rope-dot",
          Panel::Positions,
          "⟨RoPE(q, m), RoPE(k, n)⟩ against m − n",
          {"d-model", "positions", "rope-theta", "interleaved"},
          false,
-         build_positions},
+         build_rope_dot},
         {"relative-bias",
          Panel::Positions,
          "T5 relative position bias of one head over (query i, key j)",
@@ -612,7 +631,7 @@ const std::vector<ViewInfo>& all_views() {
          "T5 relative position bias of every head against key − query",
          {"attn-source"},
          true,
-         build_relative_bias},
+         build_relative_bias_heads},
         {"relative-buckets",
          Panel::Positions,
          "T5 relative position bucket against key − query (the model's settings)",
@@ -664,13 +683,13 @@ const std::vector<ViewInfo>& all_views() {
          with_knobs({"target"}), true, build_ablation_sweep},
         {"patching-resid", Panel::Causal,
          "activation patching, residual stream: restored logit difference (layer × position)",
-         with_knobs({"corrupt", "answer", "wrong"}), true, build_patching},
+         with_knobs({"corrupt", "answer", "wrong"}), true, build_patching_resid},
         {"patching-heads", Panel::Causal, "activation patching, head outputs: restored logit difference (layer × head)",
-         with_knobs({"corrupt", "answer", "wrong"}), true, build_patching},
+         with_knobs({"corrupt", "answer", "wrong"}), true, build_patching_heads},
         {"logit-attribution", Panel::Causal, "direct logit attribution of a token (or a difference), by layer (bars)",
          with_knobs({"target", "minus"}), true, build_logit_attribution},
         {"logit-attribution-heads", Panel::Causal, "direct logit attribution of a token (or a difference), by head",
-         with_knobs({"target", "minus"}), true, build_logit_attribution},
+         with_knobs({"target", "minus"}), true, build_logit_attribution_heads},
         {"attention-rollout", Panel::Causal, "attention rollout (Abnar & Zuidema 2020): output position × input token",
          with_knobs({}), true, build_attention_rollout},
         {"attention-flow", Panel::Causal, "attention flow, exact max-flow (at most 64 tokens)", with_knobs({}), true,
@@ -687,7 +706,7 @@ ViewFigures build_view(const std::string& view, const UiState& st, const Snapsho
     b.layer = clamp_layer(st, b.m);
     b.head = clamp_head(st, b.m);
     // Encoder–decoder models: the attention views show st.attn_source (the encoder may have fewer layers).
-    if (view.rfind("attention", 0) == 0 && snap && has_attention_sources(*snap)) {
+    if (info->panel == Panel::Attention && snap && has_attention_sources(*snap)) {
         b.layer = std::min(b.layer, std::max(0, attention_layers(*snap, st.attn_source) - 1));
         b.src_tag = st.attn_source == AttnSource::Decoder ? "dec_"
             : st.attn_source == AttnSource::Encoder       ? "enc_"
@@ -716,4 +735,4 @@ void save_session(const std::filesystem::path& file, const UiState& st) {
     plot::write_file_atomic(file, j.dump(2) + "\n");
 }
 
-}  // namespace ts::ui
+}  // namespace ts::figures

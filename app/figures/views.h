@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-namespace ts::ui {
+namespace ts::figures {
 
 using namespace ts::studio;  // the session layer (app/session) below: state, ForwardSpec, worker, snapshots
 
@@ -76,4 +76,4 @@ void check_view_knobs(const UiState& st, const std::string& view, const ModelCon
 /// Atomic write (temp file + rename); throws std::runtime_error naming the path.
 void save_session(const std::filesystem::path& file, const UiState& st);
 
-}  // namespace ts::ui
+}  // namespace ts::figures

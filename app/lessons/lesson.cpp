@@ -15,7 +15,7 @@
 #include <sstream>
 #include <unistd.h>
 
-namespace ts::ui {
+namespace ts::lessons {
 
 namespace {
 
@@ -285,7 +285,8 @@ LessonStep parse_step(const nlohmann::json& s, const Where& w) {
     if (find(s, "text")) st.text = get_string(s, "text", w, "", true);
     if (find(s, "target")) st.target_text = get_string(s, "target", w, "", true);
     st.view = get_string(s, "view", w, "", true);
-    if (!find_view(st.view)) w.fail("view", "unknown view '" + st.view + "' (see `transformer-studio render --view list`)");
+    if (!figures::find_view(st.view))
+        w.fail("view", "unknown view '" + st.view + "' (see `transformer-studio render --view list`)");
     if (const nlohmann::json* set = find(s, "set")) {
         if (!set->is_object()) w.fail("set", "expected an object of settings, found " + type_name(*set));
         UiState scratch;
@@ -294,7 +295,8 @@ LessonStep parse_step(const nlohmann::json& s, const Where& w) {
                 it.key() == "panel" || it.key() == "view")
                 w.fail("set." + it.key(), "set it with the step's own field (model, text, target, view), not in \"set\"");
             try {
-                set_state_field(scratch, it.key() + "=" + (it->is_string() ? it->get<std::string>() : it->dump()));
+                figures::set_state_field(scratch,
+                                         it.key() + "=" + (it->is_string() ? it->get<std::string>() : it->dump()));
             } catch (const std::exception& e) {
                 std::string msg = e.what();  // set_state_field speaks of "--set key: ...": drop that prefix
                 for (const std::string& pre : {std::string("--set: "), "--set " + it.key() + ": "})
@@ -500,7 +502,7 @@ void apply_lesson_setup(const Lesson& lesson, size_t step, UiState& st) {
 }
 
 std::optional<Panel> step_panel(const LessonStep& step) {
-    const ViewInfo* v = find_view(step.view);
+    const figures::ViewInfo* v = figures::find_view(step.view);
     return v ? std::optional<Panel>(v->panel) : std::nullopt;
 }
 
@@ -509,7 +511,7 @@ void apply_step_setup(const LessonStep& step, UiState& st) {
     if (step.text) st.text = *step.text;
     if (step.target_text) st.target_text = *step.target_text;
     for (auto it = step.set.begin(); it != step.set.end(); ++it)
-        set_state_field(st, it.key() + "=" + (it->is_string() ? it->get<std::string>() : it->dump()));
+        figures::set_state_field(st, it.key() + "=" + (it->is_string() ? it->get<std::string>() : it->dump()));
     if (step.question && step.question->knob != "answer" && std::isfinite(step.question->start))
         set_knob(st, step.question->knob, step.question->start);
 }
@@ -532,4 +534,4 @@ ResolvedModel resolve_lesson_model(const Lesson& lesson, const LessonStep& step,
     return r;
 }
 
-}  // namespace ts::ui
+}  // namespace ts::lessons

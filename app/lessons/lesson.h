@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-namespace ts::ui {
+namespace ts::lessons {
 
 using namespace ts::studio;  // the session layer (app/session) below: state, ForwardSpec, worker, snapshots
 
@@ -152,4 +152,4 @@ struct ResolvedModel {
 
 [[nodiscard]] const char* check_kind_name(CheckKind k);
 
-}  // namespace ts::ui
+}  // namespace ts::lessons

@@ -14,7 +14,7 @@
 #include <random>
 #include <stdexcept>
 
-namespace ts::ui {
+namespace ts::lessons {
 
 namespace {
 
@@ -100,7 +100,7 @@ void knob_range(const LessonQuestion& q, const Snapshot* snap, const Model* mode
     *hi = q.knob_max;
     const Model* m = snap && snap->model ? snap->model.get() : model;
     if (q.knob == "layer") {
-        const int L = snap && snap->trace ? attention_layers(*snap, st ? st->attn_source : AttnSource::Decoder)
+        const int L = snap && snap->trace ? figures::attention_layers(*snap, st ? st->attn_source : AttnSource::Decoder)
             : m                           ? m->config().n_layers
                                           : 1;
         *hi = std::min(*hi, double(L - 1));
@@ -217,4 +217,4 @@ CheckResult check_question(const LessonQuestion& q, const UiState& st, const Sna
     return r;
 }
 
-}  // namespace ts::ui
+}  // namespace ts::lessons

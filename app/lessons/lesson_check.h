@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace ts::ui {
+namespace ts::lessons {
 
 using namespace ts::studio;  // the session layer (app/session) below: state, ForwardSpec, worker, snapshots
 
@@ -70,4 +70,4 @@ struct CheckResult {
 void knob_range(const LessonQuestion& q, const Snapshot* snap, const Model* model, double* lo, double* hi,
                 const UiState* st = nullptr);
 
-}  // namespace ts::ui
+}  // namespace ts::lessons

@@ -17,7 +17,9 @@
 #include <span>
 #include <stdexcept>
 
-namespace ts::ui {
+namespace ts::lessons {
+
+using namespace ts::figures;  // a measure reads the numbers the step's figure shows, from the same builders
 
 namespace {
 
@@ -482,4 +484,4 @@ std::string claim_bounds(const LessonClaim& c) {
     return s;
 }
 
-}  // namespace ts::ui
+}  // namespace ts::lessons

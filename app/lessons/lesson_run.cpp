@@ -6,7 +6,7 @@
 #include <cmath>
 #include <cstdio>
 
-namespace ts::ui {
+namespace ts::lessons {
 
 namespace {
 
@@ -71,9 +71,9 @@ std::vector<StepRun> run_lesson_headless(const Lesson& lesson, const std::vector
             apply_lesson_setup(lesson, i, st);
             r.skipped = step.requires_arch == "encoder_decoder" && lm->model->config().arch != Arch::EncoderDecoder;
             if (!r.skipped) {
-                const std::shared_ptr<const Snapshot> snap = run_forward_now(st, *lm);
+                const std::shared_ptr<const Snapshot> snap = figures::run_forward_now(st, *lm);
                 if (!snap->error.empty()) throw std::runtime_error("forward pass: " + snap->error);
-                r.figures = build_view(step.view, st, snap.get(), lm.get()).figures.size();
+                r.figures = figures::build_view(step.view, st, snap.get(), lm.get()).figures.size();
                 if (step.question) {
                     const LessonQuestion& q = *step.question;
                     r.has_question = true;
@@ -93,4 +93,4 @@ std::vector<StepRun> run_lesson_headless(const Lesson& lesson, const std::vector
     return out;
 }
 
-}  // namespace ts::ui
+}  // namespace ts::lessons

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace ts::ui {
+namespace ts::lessons {
 
 using namespace ts::studio;  // the session layer (app/session) below: state, ForwardSpec, worker, snapshots
 
@@ -43,4 +43,4 @@ using ModelCache = std::map<std::string, std::shared_ptr<LoadedModel>>;
 [[nodiscard]] std::vector<StepRun> run_lesson_headless(const Lesson& lesson, const std::vector<std::string>& bundled_dirs,
                                                        const std::string& default_dir, ModelCache& cache);
 
-}  // namespace ts::ui
+}  // namespace ts::lessons

@@ -92,7 +92,7 @@ bool App::init_window() {
     ImGuiIO& io = ImGui::GetIO();
     io.IniFilename = m_ini_path.empty() ? nullptr : m_ini_path.c_str();
     apply_theme(m_state.dark_theme, m_scale);
-    m_fonts = gfx::build_fonts(std::round(16.0f * m_scale), m_state.text + lesson_font_text());
+    m_fonts = gfx::build_fonts(std::round(16.0f * m_scale), m_state.text + lessons::lesson_font_text());
     if (!m_fonts.notice.empty()) log_info(m_fonts.notice);
     io.ConfigInputTextCursorBlink = false;  // a blinking caret would need a frame every half second when idle
     install_input_callbacks();
@@ -409,7 +409,8 @@ void App::frame() {
     }
     if (m_opt.bench_edits > 0) bench_edit();  // its edit is submitted at the end of this frame, like a keystroke's
     if (m_fonts_dirty) {
-        m_fonts = gfx::build_fonts(std::round(16.0f * m_scale), m_state.text + lesson_font_text() + m_font_extra);
+        m_fonts =
+            gfx::build_fonts(std::round(16.0f * m_scale), m_state.text + lessons::lesson_font_text() + m_font_extra);
         ImGui_ImplOpenGL3_DestroyFontsTexture();
         ImGui_ImplOpenGL3_CreateFontsTexture();
         m_fonts_dirty = false;

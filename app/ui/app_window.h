@@ -29,6 +29,9 @@ struct GLFWwindow;
 
 namespace ts::ui::detail {
 
+using namespace ts::studio;   // the session layer (app/session) below
+using namespace ts::figures;  // the figure builders and views (app/figures)
+
 using Clock = std::chrono::steady_clock;
 [[nodiscard]] double ms_between(Clock::time_point a, Clock::time_point b);
 

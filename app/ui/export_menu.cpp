@@ -16,6 +16,8 @@
 
 namespace ts::ui {
 
+using namespace ts::figures;  // the views an export writes (app/figures)
+
 namespace {
 
 ExportMenuContext g_ctx;

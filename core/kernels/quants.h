@@ -16,8 +16,19 @@ struct NonfiniteCount;  // core/model/nonfinite.h
 /// ggml's tensor types (ggml.h `enum ggml_type`; the numbers are the file's). The ones named here are the ones
 /// ggml_dequantize decodes; ggml_type_info also knows the sizes of the others (IQ*, TQ*, MXFP4 ...).
 enum class GgmlType : uint32_t {
-    F32 = 0, F16 = 1, Q4_0 = 2, Q4_1 = 3, Q5_0 = 6, Q5_1 = 7, Q8_0 = 8,
-    Q2_K = 10, Q3_K = 11, Q4_K = 12, Q5_K = 13, Q6_K = 14, BF16 = 30,
+    F32 = 0,
+    F16 = 1,
+    Q4_0 = 2,
+    Q4_1 = 3,
+    Q5_0 = 6,
+    Q5_1 = 7,
+    Q8_0 = 8,
+    Q2_K = 10,
+    Q3_K = 11,
+    Q4_K = 12,
+    Q5_K = 13,
+    Q6_K = 14,
+    BF16 = 30,
 };
 
 /// A type's name ("Q4_K"), values per block and bytes per block (ggml's type traits / gguf-py GGML_QUANT_SIZES),

@@ -13,7 +13,7 @@
 namespace {
 
 using namespace ts;
-using namespace ts::ui;
+using namespace ts::figures;
 using namespace ts::studio;
 
 TEST(ActivationOverlay, HistogramBehindTheCurvesScaledToTheirRange) {

@@ -12,7 +12,7 @@
 #include <string>
 
 using namespace ts;
-using namespace ts::ui;
+using namespace ts::figures;
 using namespace ts::studio;
 
 namespace {

@@ -13,7 +13,7 @@
 #include <numeric>
 #include <thread>
 
-namespace ts::ui {
+namespace ts::figures {
 namespace {
 
 UiState demo_state() {
@@ -122,4 +122,4 @@ TEST(Causal, JobsRunInTheBackgroundAndReportProgress) {
 }
 
 }  // namespace
-}  // namespace ts::ui
+}  // namespace ts::figures

@@ -17,7 +17,7 @@
 namespace {
 
 using namespace ts;
-using namespace ts::ui;
+using namespace ts::figures;
 using namespace ts::studio;
 
 LoadedModel tiny_encdec() { return test::tiny_encdec_model("tiny-encdec", 256, 64, 7); }

@@ -20,7 +20,7 @@
 
 namespace fs = std::filesystem;
 using namespace ts;
-using namespace ts::ui;
+using namespace ts::figures;
 using namespace ts::studio;
 
 namespace {
@@ -325,6 +325,7 @@ TEST(ExportViews, EveryViewBuildsFromTheDemoModel) {
         for (const auto& f : vf.figures) {
             EXPECT_FALSE(f.title.empty());
             EXPECT_FALSE(f.view.empty());
+            if (vf.figures.size() == 1) EXPECT_EQ(f.view, v.name);  // each view's builder picks its own figure
             EXPECT_TRUE(f.heatmap || !f.series.empty());
         }
         EXPECT_EQ(xml_problem(plot::figures_to_svg(vf.figures, svg_options())), "");

@@ -12,7 +12,7 @@
 #include <algorithm>
 #include <numeric>
 
-namespace ts::ui {
+namespace ts::figures {
 namespace {
 
 std::string view_error(const std::string& view, const UiState& st, const Snapshot* s, const LoadedModel* m) {
@@ -66,4 +66,4 @@ TEST(FillMask, RefusesATextWithoutMaskAndAModelWithoutHead) {
 }
 
 }  // namespace
-}  // namespace ts::ui
+}  // namespace ts::figures

@@ -7,7 +7,8 @@
 #include <nlohmann/json.hpp>
 
 using namespace ts;
-using namespace ts::ui;
+using namespace ts::figures;
+using namespace ts::lessons;
 using namespace ts::studio;
 
 namespace {

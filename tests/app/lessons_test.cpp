@@ -19,7 +19,8 @@
 
 namespace fs = std::filesystem;
 using namespace ts;
-using namespace ts::ui;
+using namespace ts::figures;
+using namespace ts::lessons;
 using namespace ts::studio;
 
 namespace {

@@ -14,7 +14,7 @@
 namespace {
 
 using namespace ts;
-using namespace ts::ui;
+using namespace ts::figures;
 using namespace ts::studio;
 
 std::shared_ptr<const Snapshot> long_snapshot(int T) {

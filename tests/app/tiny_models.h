@@ -12,7 +12,7 @@ namespace ts::test {
 
 /// A byte-vocabulary encoder–decoder (d_model 32, 4 heads, d_ff 64, 2 + 2 layers) with random weights from `seed`.
 /// vocab_size >= 256; ids past 255 are free for special tokens. Only shapes and bookkeeping can be checked with it.
-inline ui::LoadedModel tiny_encdec_model(const char* name, int vocab_size, int max_seq_len, uint64_t seed) {
+inline studio::LoadedModel tiny_encdec_model(const char* name, int vocab_size, int max_seq_len, uint64_t seed) {
     ModelConfig c;
     c.name = name;
     c.arch = Arch::EncoderDecoder;
@@ -24,9 +24,9 @@ inline ui::LoadedModel tiny_encdec_model(const char* name, int vocab_size, int m
     c.n_layers = 2;
     c.n_enc_layers = 2;
     c.max_seq_len = max_seq_len;
-    ui::LoadedModel lm;
+    studio::LoadedModel lm;
     lm.model = std::make_shared<const Model>(c, init_weights(c, seed));
-    lm.codec = ui::make_byte_codec(c.vocab_size);
+    lm.codec = studio::make_byte_codec(c.vocab_size);
     return lm;
 }
 

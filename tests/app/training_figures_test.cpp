@@ -15,7 +15,8 @@
 #include <filesystem>
 
 using namespace ts;
-using namespace ts::ui;
+using namespace ts::figures;
+using namespace ts::lessons;
 using namespace ts::studio;
 
 TEST(TrainingFigures, WarmupScheduleRisesLinearlyThenDecaysAsInverseSqrt) {

@@ -18,7 +18,7 @@
 namespace {
 
 using namespace ts;
-using namespace ts::ui;
+using namespace ts::figures;
 using namespace ts::studio;
 
 // A byte-vocabulary encoder–decoder with four extra ids for the pair format: 256 end/start, 257 pad, 258 <2en>,

@@ -25,7 +25,7 @@
 namespace {
 
 using namespace ts;
-using namespace ts::ui;
+using namespace ts::figures;
 using namespace ts::studio;
 
 constexpr int kTokens = 32;

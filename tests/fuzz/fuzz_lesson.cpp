@@ -14,9 +14,9 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string_view text(reinterpret_cast<const char*>(data), size);
-    ts::ui::Lesson lesson;
+    ts::lessons::Lesson lesson;
     try {
-        lesson = ts::ui::parse_lesson(ts::parse_json(text, "fuzz.json"), "fuzz.json");
+        lesson = ts::lessons::parse_lesson(ts::parse_json(text, "fuzz.json"), "fuzz.json");
     } catch (const std::runtime_error&) {
         return 0;  // LessonError is a runtime_error
     }
@@ -24,18 +24,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     ts::studio::UiState st;
     for (size_t i = 0; i < lesson.steps.size() && i < 16; ++i) {
         try {
-            ts::ui::apply_lesson_setup(lesson, i, st);
+            ts::lessons::apply_lesson_setup(lesson, i, st);
         } catch (const std::invalid_argument&) {
             continue;
         }
         // Texts with their {ui:…} placeholders filled, and the claims (they report errors, never throw).
         (void)lesson.steps[i].body.in("zh");
         (void)lesson.steps[i].title.in("en");
-        for (const auto& c : lesson.steps[i].claims) (void)ts::ui::evaluate_claim(c, st, nullptr, nullptr);
+        for (const auto& c : lesson.steps[i].claims) (void)ts::lessons::evaluate_claim(c, st, nullptr, nullptr);
         const auto& q = lesson.steps[i].question;
         if (!q) continue;
         try {
-            (void)ts::ui::check_question(*q, st, nullptr, nullptr, 0.5);
+            (void)ts::lessons::check_question(*q, st, nullptr, nullptr, 0.5);
         } catch (const std::runtime_error&) {
         } catch (const std::invalid_argument&) {
         }

@@ -17,6 +17,8 @@
 
 namespace ts::ui {
 
+using namespace ts::lessons;  // the lesson files, checks and runs (app/lessons) this panel presents
+
 namespace {
 
 struct LessonsUi {

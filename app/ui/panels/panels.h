@@ -2,6 +2,7 @@
 // draws them; actions that need the model (re-run, generate) go through PanelContext.
 #pragma once
 
+#include "app/figures/figures.h"
 #include "app/session/state.h"
 #include "app/session/interp_jobs.h"
 #include "app/session/worker.h"
@@ -14,7 +15,8 @@ struct ImGuiInputTextCallbackData;
 
 namespace ts::ui {
 
-using namespace ts::studio;  // the session layer (app/session) below
+using namespace ts::studio;   // the session layer (app/session) below
+using namespace ts::figures;  // the figure builders and views (app/figures) the panels draw
 
 struct PanelContext {
     UiState& state;
