@@ -22,7 +22,8 @@ namespace ts::figures {
 
 namespace {
 // The activation curves `--curves` may name (activation_curves' keys).
-const char* kActivationKeys[] = {"tanh", "sigmoid", "relu", "leaky_relu", "gelu", "gelu_tanh", "swish", "glu", "swiglu", "geglu"};
+const char* kActivationKeys[] = {"tanh",      "sigmoid", "relu", "leaky_relu", "gelu",
+                                 "gelu_tanh", "swish",   "glu",  "swiglu",     "geglu"};
 }  // namespace
 
 // --- options ----------------------------------------------------------------------------------------------------------
@@ -45,21 +46,22 @@ double to_number(const std::string& option, const std::string& value) {
 }
 int to_int(const std::string& option, const std::string& value) {
     const double v = to_number(option, value);
-    if (v != std::floor(v) || std::abs(v) > 1e9) throw std::invalid_argument("option --" + option + " expects an integer, got '" + value + "'");
+    if (v != std::floor(v) || std::abs(v) > 1e9)
+        throw std::invalid_argument("option --" + option + " expects an integer, got '" + value + "'");
     return int(v);
 }
 float in_range(const std::string& option, const std::string& value, double lo, double hi) {
     const double v = to_number(option, value);
     if (v < lo || v > hi)
-        throw std::invalid_argument("option --" + option + " must be in [" + plot::format_value(lo) + ", " + plot::format_value(hi) +
-                                    "], got " + value);
+        throw std::invalid_argument("option --" + option + " must be in [" + plot::format_value(lo) + ", " +
+                                    plot::format_value(hi) + "], got " + value);
     return float(v);
 }
 int int_in_range(const std::string& option, const std::string& value, int lo, int hi) {
     const int v = to_int(option, value);
     if (v < lo || v > hi)
-        throw std::invalid_argument("option --" + option + " must be a whole number from " + std::to_string(lo) + " to " +
-                                    std::to_string(hi) + ", got " + quote_value(value));
+        throw std::invalid_argument("option --" + option + " must be a whole number from " + std::to_string(lo) +
+                                    " to " + std::to_string(hi) + ", got " + quote_value(value));
     return v;
 }
 MaskChoice mask_kind(const std::string& option, const std::string& value) {
@@ -84,18 +86,27 @@ void apply_view_option(UiState& st, const std::string& view, const std::string& 
     if (option == "layer") st.layer = int_in_range(option, value, 0, 1 << 14);
     else if (option == "head") st.head = int_in_range(option, value, 0, 1 << 14);
     else if (option == "query") st.query = int_in_range(option, value, -1, 1 << 24);
-    else if (option == "attn-temperature") { st.attn_temperature = in_range(option, value, kMinTemperature, kMaxTemperature); st.apply_to_model = true; }
-    else if (option == "attn-mask") { st.attn_mask = mask_kind(option, value); st.apply_to_model = true; }
-    else if (option == "attn-window") { st.attn_window = std::max(1, to_int(option, value)); st.apply_to_model = true; }
-    else if (option == "attn-padding") { st.attn_padding = std::max(0, to_int(option, value)); st.apply_to_model = true; }
-    else if (option == "attn-source") {
+    else if (option == "attn-temperature") {
+        st.attn_temperature = in_range(option, value, kMinTemperature, kMaxTemperature);
+        st.apply_to_model = true;
+    } else if (option == "attn-mask") {
+        st.attn_mask = mask_kind(option, value);
+        st.apply_to_model = true;
+    } else if (option == "attn-window") {
+        st.attn_window = std::max(1, to_int(option, value));
+        st.apply_to_model = true;
+    } else if (option == "attn-padding") {
+        st.attn_padding = std::max(0, to_int(option, value));
+        st.apply_to_model = true;
+    } else if (option == "attn-source") {
         const std::optional<AttnSource> s = parse_attn_source(value);
         if (!s)
             throw std::invalid_argument("option --attn-source expects " + attn_source_list() + ", got '" + value + "'");
         st.attn_source = *s;
     } else if (option == "unit-scale") st.attn_unit_scale = true;
     else if (option == "no-annotate") st.attn_annotate = false;
-    else if (option == "temperature" && softmax) st.sm_temperature = in_range(option, value, kMinTemperature, kMaxTemperature);
+    else if (option == "temperature" && softmax)
+        st.sm_temperature = in_range(option, value, kMinTemperature, kMaxTemperature);
     else if (option == "temperature") st.sample_temperature = in_range(option, value, kMinTemperature, kMaxTemperature);
     else if (option == "mask") st.sm_mask = mask_kind(option, value);
     else if (option == "window") st.sm_window = std::max(1, to_int(option, value));
@@ -116,14 +127,19 @@ void apply_view_option(UiState& st, const std::string& view, const std::string& 
         bool any = false;
         while (std::getline(ss, name, ',')) {
             if (name.empty()) continue;
-            std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+            std::transform(name.begin(), name.end(), name.begin(),
+                           [](unsigned char c) { return char(std::tolower(c)); });
             bool found = false;
             for (int i = 0; i < 10; ++i)
-                if (name == kActivationKeys[i]) { shown[size_t(i)] = true; found = any = true; }
+                if (name == kActivationKeys[i]) {
+                    shown[size_t(i)] = true;
+                    found = any = true;
+                }
             if (!found) {
                 std::string names;
                 for (const char* k : kActivationKeys) names += std::string(" ") + k;
-                throw std::invalid_argument("option --curves: unknown activation '" + name + "' (expected:" + names + ")");
+                throw std::invalid_argument("option --curves: unknown activation '" + name + "' (expected:" + names +
+                                            ")");
             }
         }
         if (!any) throw std::invalid_argument("option --curves needs at least one activation name");
@@ -135,7 +151,8 @@ void apply_view_option(UiState& st, const std::string& view, const std::string& 
     else if (option == "eps") st.norm_eps = in_range(option, value, 1e-12, 1);
     else if (option == "d-model") {
         const int d = to_int(option, value);
-        if (d < 2 || d > 1024 || d % 2) throw std::invalid_argument("option --d-model expects an even number in [2, 1024], got " + value);
+        if (d < 2 || d > 1024 || d % 2)
+            throw std::invalid_argument("option --d-model expects an even number in [2, 1024], got " + value);
         st.pe_d_model = d;
     } else if (option == "base") st.pe_base = in_range(option, value, 2, 1e7);
     else if (option == "positions") st.pe_positions = int(in_range(option, value, 2, 4096));
@@ -168,10 +185,12 @@ void apply_view_option(UiState& st, const std::string& view, const std::string& 
 
 void set_state_field(UiState& st, const std::string& assignment) {
     const size_t eq = assignment.find('=');
-    if (eq == std::string::npos || eq == 0) throw std::invalid_argument("--set expects key=value, got '" + assignment + "'");
+    if (eq == std::string::npos || eq == 0)
+        throw std::invalid_argument("--set expects key=value, got '" + assignment + "'");
     const std::string key = assignment.substr(0, eq), value = assignment.substr(eq + 1);
     nlohmann::json j = st;
-    if (!j.contains(key) || key == "version") throw std::invalid_argument("--set: unknown key '" + key + "' (the keys of a session file)");
+    if (!j.contains(key) || key == "version")
+        throw std::invalid_argument("--set: unknown key '" + key + "' (the keys of a session file)");
     nlohmann::json v;
     try {
         v = parse_json(value, "--set " + key);
@@ -180,7 +199,9 @@ void set_state_field(UiState& st, const std::string& assignment) {
     }
     if (j[key].is_string() && !v.is_string()) v = value;
     const bool same = (j[key].is_number() && v.is_number()) || j[key].type() == v.type();
-    if (!same) throw std::invalid_argument("--set " + key + ": expected a value like " + j[key].dump() + ", got '" + value + "'");
+    if (!same)
+        throw std::invalid_argument("--set " + key + ": expected a value like " + j[key].dump() + ", got '" + value +
+                                    "'");
     j[key] = v;
     from_json(j, st);
 }

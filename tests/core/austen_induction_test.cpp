@@ -2,6 +2,7 @@
 // second copy is far easier than the first, and ablating L3 H2 takes much of that advantage away. Prints the
 // numbers (mean next-token loss on each copy, with and without ablation, and the per-head sweep) for the record.
 #include "core/interp/ablation.h"
+#include "core/interp/head_detectors.h"
 #include "core/formats/safetensors.h"
 #include "core/tokenizer/tokenizer_io.h"
 
@@ -89,6 +90,45 @@ TEST(AustenInduction, AblatingL3H2HurtsTheSecondCopy) {
     EXPECT_GT(both.second - clean.second, 2.0f);
     // The sweep agrees with the direct measurement.
     EXPECT_NEAR(-sweep.delta_log_prob(3, 2), l3h2.second - clean.second, 1e-4f);
+}
+
+// The head detectors find the heads the README names: previous-token L0 H2 scores highest of all heads on repeated
+// random tokens (the usual probe) and on the sentence said twice; induction L3 H2 on the random tokens, and on the
+// sentence one of the two induction heads (L3 H3, the README's real-text induction head, edges out L3 H2 there).
+TEST(AustenInduction, DetectorsPutTheKnownHeadsOnTop) {
+    const std::filesystem::path dir = std::filesystem::path(TS_ASSETS_DIR) / "models" / "austen-gpt";
+    if (!std::filesystem::exists(dir / "model.safetensors")) GTEST_SKIP() << "bundled model not present: " << dir;
+    const auto model = load_model_dir(dir);
+    const auto tok = find_tokenizer(dir.string());
+    ASSERT_TRUE(tok);
+    const Model& m = *model;
+    struct Probe {
+        const char* what;
+        std::vector<int> ids;
+        bool only_l3h2;  // induction: L3 H2 alone on top (else L3 H2 or L3 H3)
+    };
+    const Probe probes[] = {{"repeated random tokens", repeated_random_tokens(m.config().vocab_size, 40, 7), true},
+                            {"the sentence twice", repeated(*tok).ids, false}};
+    for (const auto& [what, ids, only_l3h2] : probes) {
+        SCOPED_TRACE(what);
+        ForwardOptions opt;
+        opt.capture = CaptureFilter::prefixes({"dec."});
+        const ForwardResult r = forward(m, ids, opt);
+        const auto top = [&](HeadKind kind) {
+            const MatrixRM s = detect_heads(*r.trace, "dec", m.config().n_layers, ids, kind);
+            Eigen::Index l = 0, h = 0;
+            s.maxCoeff(&l, &h);
+            std::printf("%s, %s: top L%d H%d %.3f (L0 H2 %.3f, L3 H2 %.3f)\n", what, std::string(name_of(kind)).c_str(),
+                        int(l), int(h), s(l, h), s(0, 2), s(3, 2));
+            return std::pair<int, int>{int(l), int(h)};
+        };
+        EXPECT_EQ(top(HeadKind::PreviousToken), (std::pair<int, int>{0, 2}));
+        const std::pair<int, int> induction = top(HeadKind::Induction);
+        if (only_l3h2) EXPECT_EQ(induction, (std::pair<int, int>{3, 2}));
+        else EXPECT_TRUE(induction == (std::pair<int, int>{3, 2}) || induction == (std::pair<int, int>{3, 3}));
+        (void)top(HeadKind::DuplicateToken);
+        (void)top(HeadKind::FirstToken);
+    }
 }
 
 }  // namespace

@@ -1,8 +1,10 @@
 // The analyses of core/interp against PyTorch (tests/reference/make_interp_fixtures.py, float64) on the GPT-2- and
 // Llama-shaped golden models: ablated logits and ablation sweeps, activation patching heatmaps, direct logit
-// attribution (components and their sum = the logit), attention rollout and attention flow.
+// attribution (components and their sum = the logit), attention rollout and attention flow; the head detectors
+// (tests/reference/make_head_detector_fixtures.py).
 #include "core/interp/ablation.h"
 #include "core/interp/attention_flow.h"
+#include "core/interp/head_detectors.h"
 #include "core/interp/logit_attribution.h"
 #include "core/interp/patching.h"
 #include "tests/core/golden_model.h"
@@ -141,6 +143,43 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, InterpGolden,
                          [](const ::testing::TestParamInfo<const char*>& info) {
                              std::string s = info.param;
                              return s.substr(7, s.find('.') - 7);  // "interp_gpt2.safetensors" -> "gpt2"
+                         });
+
+// Head detectors: every head's score for every kind, with and without the exclusions, and the detection patterns,
+// on the model's ids said twice (so duplicate and induction patterns have ones).
+class HeadDetectorGolden : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(HeadDetectorGolden, ScoresMatchTorch) {
+    std::map<std::string, std::string> meta;
+    const WeightMap t = load_safetensors(test::golden_path(GetParam()), &meta);
+    const test::GoldenModel g = test::load_golden_model(meta.at("model"));
+    std::vector<int> ids;
+    for (float v : t.at("in.ids").data) ids.push_back(int(v));
+    ForwardOptions opt;
+    opt.capture = CaptureFilter::prefixes({"dec."});
+    const ForwardResult r = forward(*g.model, ids, opt);
+    const std::pair<HeadKind, const char*> kinds[] = {{HeadKind::PreviousToken, "previous_token"},
+                                                      {HeadKind::DuplicateToken, "duplicate_token"},
+                                                      {HeadKind::Induction, "induction"},
+                                                      {HeadKind::FirstToken, "first_token"}};
+    for (const auto& [kind, name] : kinds) {
+        SCOPED_TRACE(name);
+        const MatrixRM p = detection_pattern(kind, ids);
+        EXPECT_ALLCLOSE(p, t.at(std::string("out.pattern_") + name).mat(), 0.0f, 0.0f);
+        EXPECT_GT(p.sum(), 0.0f);  // the repeated ids give every kind something to find
+        const MatrixRM plain = detect_heads(*r.trace, "dec", g.model->config().n_layers, ids, kind);
+        EXPECT_ALLCLOSE(plain, t.at(std::string("out.") + name).mat(), 1e-5f, 0.0f);
+        const MatrixRM excluded = detect_heads(*r.trace, "dec", g.model->config().n_layers, ids, kind, {true, true});
+        EXPECT_ALLCLOSE(excluded, t.at(std::string("out.") + name + "_excluded").mat(), 1e-5f, 0.0f);
+        if (kind != HeadKind::FirstToken) EXPECT_GT((plain - excluded).cwiseAbs().maxCoeff(), 1e-4f);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, HeadDetectorGolden,
+                         ::testing::Values("heads_gpt2.safetensors", "heads_llama.safetensors"),
+                         [](const ::testing::TestParamInfo<const char*>& info) {
+                             std::string s = info.param;
+                             return s.substr(6, s.find('.') - 6);  // "heads_gpt2.safetensors" -> "gpt2"
                          });
 
 }  // namespace
