@@ -210,5 +210,8 @@ struct ParameterCounts {
 [[nodiscard]] plot::Figure attention_rollout_figure(const Snapshot& s);
 /// Attention flow (normalised rows) of an InterpResult of kind Flow.
 [[nodiscard]] plot::Figure attention_flow_figure(const InterpResult& r);
+/// The head detectors' scores, one layer × head heatmap (0..1, share of attention) per kind of interp::kHeadKinds:
+/// previous-token, duplicate-token, induction, first token. Views head-detectors (all four) and one per kind.
+[[nodiscard]] std::vector<plot::Figure> head_detector_figures(const InterpResult& r);
 
 }  // namespace ts::figures

@@ -209,4 +209,46 @@ plot::Figure attention_flow_figure(const InterpResult& r) {
     return f;
 }
 
+std::vector<plot::Figure> head_detector_figures(const InterpResult& r) {
+    // Title, what the pattern marks, and the view of each kind, in kHeadKinds' order.
+    struct KindText {
+        const char* title;
+        const char* marks;
+        const char* view;
+    };
+    static const KindText kText[] = {
+        {TS_N_("Previous-token heads: attention on the token just before"), TS_N_("key i − 1"), "heads-previous-token"},
+        {TS_N_("Duplicate-token heads: attention on earlier copies of the same token"),
+         TS_N_("earlier keys holding the query's token"), "heads-duplicate-token"},
+        {TS_N_("Induction heads: attention on the token after an earlier copy"),
+         TS_N_("keys right after an earlier copy of the query's token"), "heads-induction"},
+        {TS_N_("Attention sinks: attention on the first token"), TS_N_("key 0"), "heads-first-token"},
+    };
+    const int T = int(r.in.ids.size());
+    std::string on = r.heads_on_random ? trf("on %d random tokens said twice (the induction probe)", T / 2)
+                                       : trf("on the text (%d tokens)", T);
+    if (r.heads_options.exclude_bos) on += std::string(" · ") + tr("attention on the first token left out");
+    if (r.heads_options.exclude_current_token) on += std::string(" · ") + tr("attention on the query itself left out");
+    if (!r.in.ablated.empty()) on += " · " + ablated_note(r.in);
+    std::vector<plot::Figure> out;
+    for (size_t k = 0; k < r.head_scores.size() && k < std::size(kText); ++k) {
+        const MatrixRM& s = r.head_scores[k];
+        plot::Figure f = matrix_figure(s, numbered("L", int(s.rows())), numbered("H", int(s.cols())), tr("layer"),
+                                       tr("head"), tr("share of attention"), "", true);
+        f.title = tr(kText[k].title);
+        f.view = kText[k].view;
+        Eigen::Index tl = 0, th = 0;
+        const float best = s.size() ? s.maxCoeff(&tl, &th) : 0.0f;
+        f.note = trf("top: L%d H%d (%.2f)", int(tl), int(th), best) + " · " + on;
+        f.formula = k == 3
+            ? tr("score = mean of A[i, 0] over queries i ≥ 1: how much each head rests on the first token "
+                 "(an attention sink, Xiao et al. 2023).")
+            : trf("score = Σ A∘P / Σ A over the head's attention A, P = 1 on %s (TransformerLens "
+                  "detect_head, \"mul\"; Olsson et al. 2022 for induction heads).",
+                  tr(kText[k].marks));
+        out.push_back(std::move(f));
+    }
+    return out;
+}
+
 }  // namespace ts::figures

@@ -36,7 +36,9 @@ std::vector<std::string> view_value_options() {
     return {all.begin(), all.end()};
 }
 
-std::vector<std::string> view_flag_options() { return {"unit-scale", "no-annotate", "interleaved"}; }
+std::vector<std::string> view_flag_options() {
+    return {"unit-scale", "no-annotate", "interleaved", "random-tokens", "exclude-bos", "exclude-current"};
+}
 
 namespace {
 
@@ -158,6 +160,10 @@ void apply_view_option(UiState& st, const std::string& view, const std::string& 
     else if (option == "positions") st.pe_positions = int(in_range(option, value, 2, 4096));
     else if (option == "rope-theta") st.rope_theta = in_range(option, value, 2, 1e7);
     else if (option == "interleaved") st.rope_interleaved = true;
+    else if (option == "random-tokens") st.detect_random = true;
+    else if (option == "random-length") st.detect_half = int(in_range(option, value, 2, 512));
+    else if (option == "exclude-bos") st.detect_exclude_bos = true;
+    else if (option == "exclude-current") st.detect_exclude_current = true;
     else if (option == "top-k") st.top_k = int(in_range(option, value, 0, 100000));
     else if (option == "top-p") st.top_p = in_range(option, value, 0.01, 1);
     else if (option == "context") st.kv_context = int(in_range(option, value, 1, 1 << 22));

@@ -29,6 +29,9 @@ namespace {
 const std::vector<std::string> kForwardKnobs = {"attn-temperature", "attn-mask", "attn-window", "attn-padding", "ablate",
                                                 "ablate-mode"};
 
+// The head detectors' knobs (UiState detect_*).
+const std::vector<std::string> kDetectorKnobs = {"random-tokens", "random-length", "exclude-bos", "exclude-current"};
+
 std::vector<std::string> with_knobs(std::vector<std::string> v) {
     v.insert(v.end(), kForwardKnobs.begin(), kForwardKnobs.end());
     return v;
@@ -195,6 +198,21 @@ void build_logit_attribution(ViewBuild& b) { add_logit_attribution(b, 0, "logit_
 void build_logit_attribution_heads(ViewBuild& b) { add_logit_attribution(b, 1, "logit_attribution_heads"); }
 
 void build_attention_rollout(ViewBuild& b) { b.add(attention_rollout_figure(b.need_snap()), "attention_rollout"); }
+
+// The head detectors: all four kinds (interp::kHeadKinds' order), or one.
+void add_head_detectors(ViewBuild& b, int pick) {
+    const InterpResult r = b.need_interp(InterpResult::Kind::Heads);
+    auto figs = head_detector_figures(r);
+    const char* files[] = {"heads_previous_token", "heads_duplicate_token", "heads_induction", "heads_first_token"};
+    for (int k = 0; k < int(figs.size()); ++k)
+        if (pick < 0 || pick == k) b.add(std::move(figs[size_t(k)]), files[k]);
+    if (pick < 0) b.out.columns = 2;
+}
+void build_head_detectors(ViewBuild& b) { add_head_detectors(b, -1); }
+void build_heads_previous_token(ViewBuild& b) { add_head_detectors(b, 0); }
+void build_heads_duplicate_token(ViewBuild& b) { add_head_detectors(b, 1); }
+void build_heads_induction(ViewBuild& b) { add_head_detectors(b, 2); }
+void build_heads_first_token(ViewBuild& b) { add_head_detectors(b, 3); }
 
 void build_attention_flow(ViewBuild& b) {
     b.add(attention_flow_figure(b.need_interp(InterpResult::Kind::Flow)), "attention_flow");
@@ -530,6 +548,17 @@ const std::vector<ViewInfo>& all_views() {
          with_knobs({"target", "minus"}), true, build_logit_attribution_heads},
         {"attention-rollout", Panel::Causal, "attention rollout (Abnar & Zuidema 2020): output position × input token",
          with_knobs({}), true, build_attention_rollout},
+        {"head-detectors", Panel::Causal,
+         "head detectors: previous-token, duplicate-token, induction heads and attention sinks (layer × head)",
+         with_knobs(kDetectorKnobs), true, build_head_detectors},
+        {"heads-previous-token", Panel::Causal, "previous-token head scores (layer × head)", with_knobs(kDetectorKnobs),
+         true, build_heads_previous_token},
+        {"heads-duplicate-token", Panel::Causal, "duplicate-token head scores (layer × head)",
+         with_knobs(kDetectorKnobs), true, build_heads_duplicate_token},
+        {"heads-induction", Panel::Causal, "induction head scores (layer × head)", with_knobs(kDetectorKnobs), true,
+         build_heads_induction},
+        {"heads-first-token", Panel::Causal, "attention-sink scores: attention on the first token (layer × head)",
+         with_knobs(kDetectorKnobs), true, build_heads_first_token},
         {"attention-flow", Panel::Causal, "attention flow, exact max-flow (at most 64 tokens)", with_knobs({}), true,
          build_attention_flow},
     };

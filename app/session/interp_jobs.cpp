@@ -90,7 +90,18 @@ InterpResult run_interp(InterpResult::Kind kind, const UiState& st, const Loaded
         if (!m.model) throw std::invalid_argument("no model loaded");
         const Model& model = *m.model;
         const ModelConfig& c = model.config();
-        r.in = resolve_interp_inputs(st, m, kind == InterpResult::Kind::Patching, fallback_target);
+        if (kind == InterpResult::Kind::Heads && st.detect_random) {
+            // The usual induction probe: random tokens said twice (a fixed seed: the same probe every run).
+            if (!m.codec) throw std::invalid_argument("no model loaded");
+            const int half = std::min(st.detect_half, (c.max_seq_len - 1) / 2);
+            r.in.ids = interp::repeated_random_tokens(c.vocab_size, half, kDetectSeed);
+            for (int id : r.in.ids) r.in.labels.push_back(m.codec->label(id));
+            r.in.ablated = ablated_heads_for(st, c);
+            r.in.ablate_mode = st.ablate_mode;
+            r.heads_on_random = true;
+        } else {
+            r.in = resolve_interp_inputs(st, m, kind == InterpResult::Kind::Patching, fallback_target);
+        }
         // The analyses start from the forward the window runs: the same spec, so the same temperature, mask and
         // ablations (the edits are split off: some analyses stack them, the sweep replaces them).
         const int T = int(r.in.ids.size());
@@ -141,6 +152,22 @@ InterpResult run_interp(InterpResult::Kind kind, const UiState& st, const Loaded
                     const int64_t h = parse_int(std::string_view(n).substr(prefix.size())).value_or(-1);
                     if (h >= 0 && h < c.n_heads) r.attr_heads(l, int(h)) = r.attribution->values[i];
                 }
+            break;
+        }
+        case InterpResult::Kind::Heads: {
+            if (T < 2) throw std::invalid_argument("the head detectors need at least 2 tokens");
+            base.edits = ablation;
+            const std::string stack = c.arch == Arch::EncoderOnly ? "enc" : "dec";
+            std::vector<std::string> probs;
+            for (int l = 0; l < c.n_layers; ++l) probs.push_back(stack + "." + std::to_string(l) + ".attn.probs");
+            base.capture = CaptureFilter::prefixes(probs);
+            base.compute_logits = false;
+            const ForwardResult fr = c.arch == Arch::EncoderDecoder ? ForwardResult{} : forward(model, r.in.ids, base);
+            if (!fr.trace) throw std::invalid_argument("the head detectors need a decoder-only or encoder-only model");
+            const interp::DetectOptions o{st.detect_exclude_bos, st.detect_exclude_current};
+            r.heads_options = o;
+            for (const interp::HeadKind k : interp::kHeadKinds)
+                r.head_scores.push_back(interp::detect_heads(*fr.trace, stack, c.n_layers, r.in.ids, k, o));
             break;
         }
         case InterpResult::Kind::Flow: {

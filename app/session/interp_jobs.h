@@ -1,6 +1,6 @@
 // The Causal panel's analyses (core/interp) run off the UI thread, one at a time, beside the forward worker so that
 // typing stays live while a sweep runs: head-ablation sweep, activation patching (residual stream and head
-// outputs), direct logit attribution and attention flow. Results are immutable and kept per kind until replaced.
+// outputs), direct logit attribution, attention flow and the head detectors. Results are immutable and kept per kind until replaced.
 // GL-free.
 #pragma once
 
@@ -8,6 +8,7 @@
 #include "app/session/worker.h"
 #include "core/interp/ablation.h"
 #include "core/interp/attention_flow.h"
+#include "core/interp/head_detectors.h"
 #include "core/interp/logit_attribution.h"
 #include "core/interp/patching.h"
 
@@ -34,7 +35,7 @@ struct InterpInputs {
 
 /// One finished analysis. Exactly one of the optional results is set, or `error` is non-empty.
 struct InterpResult {
-    enum class Kind { Sweep, Patching, Attribution, Flow };
+    enum class Kind { Sweep, Patching, Attribution, Flow, Heads };
     Kind kind = Kind::Sweep;
     InterpInputs in;
     std::optional<interp::AblationSweep> sweep;
@@ -43,6 +44,11 @@ struct InterpResult {
     std::optional<interp::LogitAttribution> attribution;
     MatrixRM attr_heads;                 ///< (n_layers, n_heads) head terms of the attribution (NaN when absent)
     std::optional<interp::AttentionFlow> flow;
+    /// Heads: each head's score for each kind of interp::kHeadKinds, (n_layers, n_heads) each, on `in.ids` (the
+    /// text, or repeated random tokens when `heads_on_random`).
+    std::vector<MatrixRM> head_scores;
+    bool heads_on_random = false;
+    interp::DetectOptions heads_options;  ///< the exclusions the scores were computed with
     std::string error;
     double seconds = 0;
 };
@@ -63,6 +69,8 @@ struct InterpResult {
 [[nodiscard]] InterpInputs resolve_interp_inputs(const UiState& st, const LoadedModel& m, bool need_corrupt,
                                                  int fallback_target);
 
+/// The seed of the head detectors' random-token probe: the same probe on every run, so scores can be compared.
+inline constexpr uint64_t kDetectSeed = 7;
 /// Patching sweeps of a Patching run (bit mask): the residual stream, the head outputs.
 inline constexpr int kPatchResid = 1, kPatchHeads = 2;
 
@@ -101,7 +109,7 @@ private:
     InterpResult::Kind m_kind = InterpResult::Kind::Sweep;
     std::shared_ptr<std::atomic<float>> m_progress;
     std::shared_ptr<std::atomic<bool>> m_cancel;
-    std::shared_ptr<const InterpResult> m_latest[4];
+    std::shared_ptr<const InterpResult> m_latest[5];
     std::function<void()> m_on_done;
 };
 

@@ -109,6 +109,11 @@ struct UiState {
     std::string interp_minus;                        ///< optional second token: logit difference target − minus
     std::string interp_corrupt = "When Mary and John went to the store, Mary gave a drink to";
     std::string interp_answer = " Mary", interp_wrong = " John";
+    // Head detectors (Causal panel, view head-detectors; core/interp/head_detectors.h)
+    bool detect_random = false;           ///< on repeated random tokens (the induction probe), else on the text
+    int detect_half = 25;                 ///< random tokens per half of the probe (2..512)
+    bool detect_exclude_bos = false;      ///< leave out the attention on the first token (TransformerLens exclude_bos)
+    bool detect_exclude_current = false;  ///< leave out the attention on the query itself (exclude_current_token)
 
     // Lessons panel: the open lesson (its id) and step (0-based).
     std::string lesson;

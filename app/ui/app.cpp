@@ -404,7 +404,11 @@ void App::frame() {
         const std::string a = m_opt.analyses.front();
         m_opt.analyses.erase(m_opt.analyses.begin());
         using K = InterpResult::Kind;
-        const K k = a == "sweep" ? K::Sweep : a == "patching" ? K::Patching : a == "attribution" ? K::Attribution : K::Flow;
+        const K k = a == "sweep" ? K::Sweep
+            : a == "patching"    ? K::Patching
+            : a == "attribution" ? K::Attribution
+            : a == "heads"       ? K::Heads
+                                 : K::Flow;
         m_interp.start(k, m_state, m_model, top_prediction(m_snap.get()));
     }
     if (m_opt.bench_edits > 0) bench_edit();  // its edit is submitted at the end of this frame, like a keystroke's

@@ -23,10 +23,12 @@ const char* const kAppUsage =
     "usage: transformer-studio [--model DIR] [--text TEXT] [--theme light|dark] [--panel NAME] [--size WxH]\n"
     "                          [--no-state] [--threads N] [--lang en|zh]      open the desktop app\n"
     "         (--threads: compute threads for the model, default max(1, cores - 1))\n"
-    "         [--memory-budget SIZE]  refuse a text whose forward would need more (4G, 512M, or a fraction such as 0.5\n"
+    "         [--memory-budget SIZE]  refuse a text whose forward would need more (4G, 512M, or a fraction such as "
+    "0.5\n"
     "                                 of available memory; default 0.8): the window says so and keeps running\n"
     "         test and benchmark modes: --screenshot-dir DIR [--frames N] [--panel NAME|all]; --frame-stats FILE\n"
-    "         [--bench-edits N] [--max-frames N] [--slow-frame-ms N] [--analyses sweep,patching,attribution,flow]\n"
+    "         [--bench-edits N] [--max-frames N] [--slow-frame-ms N] [--analyses "
+    "sweep,patching,attribution,flow,heads]\n"
     "         encoder-decoder models: [--target TEXT] [--translate] [--to auto|en|zh] [--beam N]\n"
     "         [--attn-source decoder|encoder|cross]   (--text is the source)\n"
     "         lessons: [--lesson ID[:STEP]]   open the Lessons tab on that lesson and step\n"
@@ -99,8 +101,9 @@ int run_gui(int argc, char** argv) {
             size_t b = list.find(',', a);
             if (b == std::string::npos) b = list.size();
             item = list.substr(a, b - a);
-            if (item != "sweep" && item != "patching" && item != "attribution" && item != "flow")
-                throw std::invalid_argument("--analyses expects sweep,patching,attribution,flow; got '" + item + "'");
+            if (item != "sweep" && item != "patching" && item != "attribution" && item != "flow" && item != "heads")
+                throw std::invalid_argument("--analyses expects sweep,patching,attribution,flow,heads; got '" + item +
+                                            "'");
             o.analyses.push_back(item);
             a = b + 1;
         }

@@ -10,10 +10,10 @@ namespace ts::interp {
 
 std::string_view name_of(HeadKind kind) {
     switch (kind) {
-        case HeadKind::PreviousToken: return "previous-token";
-        case HeadKind::DuplicateToken: return "duplicate-token";
-        case HeadKind::Induction: return "induction";
-        case HeadKind::FirstToken: return "first-token";
+    case HeadKind::PreviousToken: return "previous-token";
+    case HeadKind::DuplicateToken: return "duplicate-token";
+    case HeadKind::Induction: return "induction";
+    case HeadKind::FirstToken: return "first-token";
     }
     return "?";
 }
@@ -23,18 +23,18 @@ MatrixRM detection_pattern(HeadKind kind, const std::vector<int>& ids) {
     MatrixRM p = MatrixRM::Zero(T, T);
     for (int i = 0; i < T; ++i) {
         switch (kind) {
-            case HeadKind::PreviousToken:
-                if (i >= 1) p(i, i - 1) = 1.0f;
-                break;
-            case HeadKind::DuplicateToken:
-                for (int j = 0; j < i; ++j) p(i, j) = ids[size_t(j)] == ids[size_t(i)] ? 1.0f : 0.0f;
-                break;
-            case HeadKind::Induction:  // the duplicate pattern moved one key to the right, inside the causal triangle
-                for (int j = 1; j <= i; ++j) p(i, j) = ids[size_t(j - 1)] == ids[size_t(i)] ? 1.0f : 0.0f;
-                break;
-            case HeadKind::FirstToken:
-                if (i >= 1) p(i, 0) = 1.0f;
-                break;
+        case HeadKind::PreviousToken:
+            if (i >= 1) p(i, i - 1) = 1.0f;
+            break;
+        case HeadKind::DuplicateToken:
+            for (int j = 0; j < i; ++j) p(i, j) = ids[size_t(j)] == ids[size_t(i)] ? 1.0f : 0.0f;
+            break;
+        case HeadKind::Induction:  // the duplicate pattern moved one key to the right, inside the causal triangle
+            for (int j = 1; j <= i; ++j) p(i, j) = ids[size_t(j - 1)] == ids[size_t(i)] ? 1.0f : 0.0f;
+            break;
+        case HeadKind::FirstToken:
+            if (i >= 1) p(i, 0) = 1.0f;
+            break;
         }
     }
     return p;
@@ -87,7 +87,8 @@ MatrixRM detect_heads(const Trace& trace, const std::string& stack, int n_layers
 std::vector<int> repeated_random_tokens(int vocab_size, int half, uint64_t seed, std::optional<int> first) {
     if (half < 1) throw std::invalid_argument("repeated_random_tokens: half must be >= 1, got " + std::to_string(half));
     if (vocab_size < 2)
-        throw std::invalid_argument("repeated_random_tokens: vocab_size must be >= 2, got " + std::to_string(vocab_size));
+        throw std::invalid_argument("repeated_random_tokens: vocab_size must be >= 2, got " +
+                                    std::to_string(vocab_size));
     std::vector<int> ids;
     if (first) ids.push_back(*first);
     std::vector<int> r(static_cast<size_t>(half));

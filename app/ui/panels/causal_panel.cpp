@@ -1,6 +1,7 @@
 // Causal panel: ask the model why, with the mouse. Knock heads out (every panel's forward then runs with them
 // ablated), sweep every head, patch activations from a clean prompt into a corrupted one, split a logit into the
-// contributions of every head and MLP, and compare raw attention with attention rollout and flow. The analyses
+// contributions of every head and MLP, compare raw attention with attention rollout and flow, and find heads of known
+// kinds with the head detectors. The analyses
 // run off the UI thread (app/session/interp_jobs.h); figures come from app/figures (the same as `render`).
 #include "app/i18n/tr.h"
 #include "app/figures/figures.h"
@@ -239,6 +240,7 @@ void draw_causal_panel(PanelContext& ctx) {
 
     // --- rollout and flow --------------------------------------------------------------------------------------------
     section(tr("4. Attention rollout and attention flow (Abnar & Zuidema 2020) beside raw attention"));
+    const float rollout_y = ImGui::GetCursorPosY();
     if (ctx.snap && ctx.snap->trace && ctx.snap->tokens && !ctx.snap->tokens->ids.empty()) {
         gfx::draw_figure(attention_rollout_figure(*ctx.snap), ImVec2(avail_w * 0.5f - 4, fig_h * 1.2f), {}, "rollout");
         ImGui::SameLine();
@@ -250,8 +252,44 @@ void draw_causal_panel(PanelContext& ctx) {
             if (r->flow) gfx::draw_figure(attention_flow_figure(*r), ImVec2(avail_w * 0.5f - 4, fig_h * 1.2f - line_h * 1.6f), {}, "flow");
         }
         ImGui::EndGroup();
+        // Below the taller of the two (the rollout figure does not move the cursor past its own height).
+        ImGui::SetCursorPosY(
+            std::max(ImGui::GetCursorPosY(), rollout_y + fig_h * 1.2f + ImGui::GetStyle().ItemSpacing.y));
     } else {
         empty_message(no_forward_message(ctx, tr("rollout appears after the first forward pass of your text")));
+    }
+
+    // --- head detectors ----------------------------------------------------------------------------------------------
+    section(
+        tr("5. Head detectors: which heads look at the previous token, at earlier copies, after earlier copies "
+           "(induction) or at the first token"));
+    int on_random = st.detect_random ? 1 : 0;
+    ImGui::RadioButton(tr("on your text"), &on_random, 0);
+    ImGui::SameLine();
+    ImGui::RadioButton(tr("on random tokens said twice"), &on_random, 1);
+    st.detect_random = on_random == 1;
+    if (st.detect_random) {
+        ImGui::SameLine();
+        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
+        ImGui::SliderInt(tr("tokens per half"), &st.detect_half, 2, 512, "%d", ImGuiSliderFlags_AlwaysClamp);
+    }
+    ImGui::Checkbox(tr("leave out attention on the first token"), &st.detect_exclude_bos);
+    ImGui::SameLine();
+    ImGui::Checkbox(tr("leave out attention on the query itself"), &st.detect_exclude_current);
+    ImGui::SameLine();
+    if (run_button(ctx, tr("Detect heads"), Kind::Heads)) jobs.start(Kind::Heads, st, *ctx.model, fallback);
+    if (auto r = jobs.latest(Kind::Heads)) {
+        error_line(r->error);
+        const std::vector<plot::Figure> figs = head_detector_figures(*r);
+        const char* ids[] = {"heads_prev", "heads_dup", "heads_induction", "heads_first"};
+        // Two by two: four in a row leave too little room for the titles and labels at 1280 px.
+        for (size_t k = 0; k < figs.size() && k < std::size(ids); ++k) {
+            if (k % 2 == 1) ImGui::SameLine();
+            const float y = ImGui::GetCursorPosY();
+            gfx::draw_figure(figs[k], ImVec2(avail_w * 0.5f - 6, fig_h), {}, ids[k]);
+            if (k % 2 == 1)
+                ImGui::SetCursorPosY(std::max(ImGui::GetCursorPosY(), y + fig_h + ImGui::GetStyle().ItemSpacing.y));
+        }
     }
 }
 
