@@ -204,6 +204,13 @@ ts_cli_test(lessons_check_never_crosses fail CMD ${TS_CLI} lessons check ${CMAKE
 ts_cli_test(lessons_list ok CMD ${TS_CLI} lessons list STDOUT_REGEX "softmax-stability +4 steps")
 # Trust (#27): values the model cannot honour are refused with the model's range, never clamped into a figure that
 # names another layer; sizes are bounded with the window's limits; numbers must be whole values.
+# Head detectors (#32): the view renders on random tokens; a probe length outside 2..512 is refused with the range.
+ts_cli_test(render_head_detectors_random ok CMD ${TS_CLI} render --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2
+            --text abc --view head-detectors --random-tokens --random-length 6 --out ${TS_CLI_OUT}/heads.svg
+            STDOUT_REGEX "view head-detectors, 4 figures")
+ts_cli_test(render_head_detectors_bad_length fail CMD ${TS_CLI} render --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2
+            --text abc --view heads-induction --random-tokens --random-length 1 --out ${TS_CLI_OUT}/x.svg
+            STDERR_REGEX "random-length")
 ts_cli_test(render_layer_out_of_range fail CMD ${TS_CLI} render --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2
             --text abc --view attention --layer 99 --head 0 --out ${TS_CLI_OUT}/x.svg
             STDERR_REGEX "--layer 99: this model has 2 layers \\(0 to 1\\)")
