@@ -5,6 +5,7 @@
 #include "app/figures/figures.h"
 #include "app/i18n/tr.h"
 #include "app/plot/ticks.h"
+#include "core/interp/head_detectors.h"
 #include "core/kernels/attention_rows.h"
 #include "core/kernels/ops.h"
 
@@ -143,7 +144,9 @@ struct MeasureDef {
 const std::vector<MeasureDef>& measure_defs() {
     static const std::vector<MeasureDef> defs = {
         {{"softmax_entropy", false, {}, "entropy (nats) of the Softmax lab's row at its temperature and mask"},
-         [](const Params&, const UiState& st, const Snapshot* s, const Model*) { return double(lab_of(st, s).entropy); }},
+         [](const Params&, const UiState& st, const Snapshot* s, const Model*) {
+             return double(lab_of(st, s).entropy);
+         }},
         {{"softmax_max_prob", false, {}, "largest probability of the Softmax lab's row"},
          [](const Params&, const UiState& st, const Snapshot* s, const Model*) { return double(lab_of(st, s).pmax); }},
         {{"softmax_future_mass", false, {}, "probability the Softmax lab's row puts on keys after its query"},
@@ -154,33 +157,67 @@ const std::vector<MeasureDef>& measure_defs() {
              return m;
          }},
         {{"softmax_visible_keys", false, {}, "keys the Softmax lab's row may attend under its mask"},
-         [](const Params&, const UiState& st, const Snapshot* s, const Model*) { return double(lab_of(st, s).n_visible); }},
-        {{"prev_token_attention", true, {"layer"},
-          "mean attention weight from each position to the one before it (the state's head; layer from params or the state)"},
+         [](const Params&, const UiState& st, const Snapshot* s, const Model*) {
+             return double(lab_of(st, s).n_visible);
+         }},
+        {{"prev_token_attention",
+          true,
+          {"layer"},
+          "mean attention weight from each position to the one before it (the state's head; layer from params or the "
+          "state)"},
          [](const Params& p, const UiState& st, const Snapshot* s, const Model*) {
              return mean_over_rows(p, st, s, 1, [](std::span<const float> row, int t) {
                  return size_t(t - 1) < row.size() ? double(row[size_t(t - 1)]) : 0.0;
              });
          }},
-        {{"attention_sharpness", true, {"layer"},
+        {{"attention_sharpness",
+          true,
+          {"layer"},
           "mean over query rows of the largest attention weight (the state's head and attention source)"},
          [](const Params& p, const UiState& st, const Snapshot* s, const Model*) {
              return mean_over_rows(p, st, s, 0, [](std::span<const float> row, int) {
                  return double(*std::max_element(row.begin(), row.end()));
              });
          }},
-        {{"attention_row_entropy", true, {"layer"},
+        {{"attention_row_entropy",
+          true,
+          {"layer"},
           "mean over query rows of the entropy (nats) of the state's head (attention source of the state)"},
          [](const Params& p, const UiState& st, const Snapshot* s, const Model*) {
              return mean_over_rows(p, st, s, 0, [](std::span<const float> row, int) { return double(entropy_nats(row)); });
          }},
-        {{"first_token_attention", true, {"layer"},
+        {{"first_token_attention",
+          true,
+          {"layer"},
           "mean attention weight on the first key over the query rows after the first (an attention sink; the state's "
           "head and attention source)"},
          [](const Params& p, const UiState& st, const Snapshot* s, const Model*) {
              return mean_over_rows(p, st, s, 1, [](std::span<const float> row, int) { return double(row[0]); });
          }},
-        {{"future_attention", true, {"layer"},
+        {{"head_detector",
+          true,
+          {"layer", "kind"},
+          "head-detector score of the state's head at a layer on the text: kind previous-token, duplicate-token, "
+          "induction or first-token (core/interp/head_detectors.h, TransformerLens detect_head)"},
+         [](const Params& p, const UiState& st, const Snapshot* s, const Model*) {
+             const Snapshot& sn = need_snap(s);
+             int R = 0, C = 0;
+             const std::vector<float> a = head_probs(sn, st, p, &R, &C);
+             if (R != C || !sn.tokens || int(sn.tokens->ids.size()) != R)
+                 throw std::runtime_error(tr("the head detectors need the self-attention of the text"));
+             const std::string name = str_param(p, "kind", "induction");
+             for (const interp::HeadKind k : interp::kHeadKinds)
+                 if (interp::name_of(k) == name)
+                     return double(interp::head_score(ConstMapRM(a.data(), R, C), k,
+                                                      interp::detection_pattern(k, sn.tokens->ids)));
+             throw std::runtime_error(
+                 trf("unknown head kind '%s' (previous-token, duplicate-token, induction, "
+                     "first-token)",
+                     name.c_str()));
+         }},
+        {{"future_attention",
+          true,
+          {"layer"},
           "mean over query rows of the attention weight on keys after the query (0 under a causal mask; the state's "
           "head and attention source)"},
          [](const Params& p, const UiState& st, const Snapshot* s, const Model*) {
@@ -190,7 +227,9 @@ const std::vector<MeasureDef>& measure_defs() {
                  return m;
              });
          }},
-        {{"max_abs_score", true, {"layer"},
+        {{"max_abs_score",
+          true,
+          {"layer"},
           "largest |q·k/√d_head| among the attended (unmasked) scores of the state's head at a layer"},
          [](const Params& p, const UiState& st, const Snapshot* s, const Model*) {
              const Snapshot& sn = need_snap(s);
@@ -208,7 +247,9 @@ const std::vector<MeasureDef>& measure_defs() {
                  if (std::isfinite(masked[i])) m = std::max(m, double(std::fabs(scaled[i])));
              return m;
          }},
-        {{"ffn_negative_fraction", true, {"layer"},
+        {{"ffn_negative_fraction",
+          true,
+          {"layer"},
           "fraction of the FFN's (gate) pre-activations below zero at a layer (params or the state's layer)"},
          [](const Params& p, const UiState& st, const Snapshot* s, const Model*) {
              const Snapshot& sn = need_snap(s);
@@ -219,7 +260,9 @@ const std::vector<MeasureDef>& measure_defs() {
              for (float v : t.data) neg += v < 0 ? 1 : 0;
              return double(neg) / double(t.data.size());
          }},
-        {{"residual_norm", true, {"layer", "part"},
+        {{"residual_norm",
+          true,
+          {"layer", "part"},
           "mean L2 norm over tokens of the residual stream after a layer's attention (part \"attn\") or FFN (\"ffn\")"},
          [](const Params& p, const UiState& st, const Snapshot* s, const Model*) {
              const Snapshot& sn = need_snap(s);
@@ -230,7 +273,10 @@ const std::vector<MeasureDef>& measure_defs() {
          }},
         {{"logsumexp", true, {"position"}, "log Σ exp(z) of the output logits at a position (−1 = last): log Z"},
          [](const Params& p, const UiState&, const Snapshot* s, const Model*) { return logsumexp_at(p, s); }},
-        {{"z_loss", true, {"position", "coef"}, "z-loss coef · (log Z)² of the output logits at a position (PaLM: coef 1e-4)"},
+        {{"z_loss",
+          true,
+          {"position", "coef"},
+          "z-loss coef · (log Z)² of the output logits at a position (PaLM: coef 1e-4)"},
          [](const Params& p, const UiState&, const Snapshot* s, const Model*) {
              const double lz = logsumexp_at(p, s);
              return num_param(p, "coef", 1e-4) * lz * lz;
@@ -242,41 +288,53 @@ const std::vector<MeasureDef>& measure_defs() {
              if (!t) throw std::runtime_error(tr("no tokens yet"));
              return double(t->ids.size());
          }},
-        {{"target_tokens", true, {}, "tokens the decoder reads (the teacher-forced target on an encoder–decoder model)"},
+        {{"target_tokens",
+          true,
+          {},
+          "tokens the decoder reads (the teacher-forced target on an encoder–decoder model)"},
          [](const Params&, const UiState&, const Snapshot* s, const Model*) {
              const Snapshot& sn = need_snap(s);
              if (!sn.tokens) throw std::runtime_error(tr("no tokens yet"));
              return double(sn.tokens->ids.size());
          }},
-        {{"target_loss", true, {"eps"},
+        {{"target_loss",
+          true,
+          {"eps"},
           "mean cross-entropy (nats) of each next token of the decoder's input (teacher forcing), with label smoothing "
           "eps as PyTorch's CrossEntropyLoss(label_smoothing=eps)"},
          [](const Params& p, const UiState&, const Snapshot* s, const Model*) {
              const Snapshot& sn = need_snap(s);
              const double eps = num_param(p, "eps", 0.0);
              if (!(eps >= 0 && eps <= 1)) throw std::runtime_error("eps must be in [0, 1]");
-             if (!sn.tokens || sn.tokens->ids.size() < 2) throw std::runtime_error(tr("the text needs at least two tokens"));
+             if (!sn.tokens || sn.tokens->ids.size() < 2)
+                 throw std::runtime_error(tr("the text needs at least two tokens"));
              const int T = std::min(sn.logits_positions(), int(sn.tokens->ids.size()));
              if (T < 2) throw std::runtime_error(tr("no logits at that position"));
              double sum = 0;
-             for (int t = 0; t + 1 < T; ++t) sum += smoothed_cross_entropy(sn.logits_row(t), sn.tokens->ids[size_t(t) + 1], eps);
+             for (int t = 0; t + 1 < T; ++t)
+                 sum += smoothed_cross_entropy(sn.logits_row(t), sn.tokens->ids[size_t(t) + 1], eps);
              return sum / double(T - 1);
          }},
-        {{"param_count", false, {"part"},
+        {{"param_count",
+          false,
+          {"part"},
           "parameters of the whole model, or of one kind summed over its layers: part embedding (token and position "
           "tables), attention (self and cross), ffn, norm, lm_head (untied), total"},
          [](const Params& p, const UiState&, const Snapshot* s, const Model* m) {
              const ParameterCounts pc = parameter_counts(need_model(s, m));
              const std::string part = str_param(p, "part", "total");
              if (part == "total") return pc.total;
-             if (part == "embedding") return pc.get("token embedding") + pc.get("position embedding") + pc.get("token-type embedding");
+             if (part == "embedding")
+                 return pc.get("token embedding") + pc.get("position embedding") + pc.get("token-type embedding");
              if (part == "attention") return pc.get("attention") + pc.get("cross-attention");
              if (part == "ffn") return pc.get("FFN");
              if (part == "norm") return pc.get("norms");
              if (part == "lm_head") return pc.get("LM head");
              throw std::runtime_error("part must be embedding, attention, ffn, norm, lm_head or total");
          }},
-        {{"config", false, {"field"},
+        {{"config",
+          false,
+          {"field"},
           "a number of the model's configuration: d_model, n_heads, n_kv_heads, d_head, d_ff, n_layers, vocab_size, "
           "queries_per_kv, d_ff_ratio, embed_scale (√d_model when embeddings are scaled, else 1), n_enc_layers"},
          [](const Params& p, const UiState&, const Snapshot* s, const Model* m) {
@@ -317,7 +375,9 @@ const std::vector<MeasureDef>& measure_defs() {
              if (n == 0) throw std::runtime_error(tr("no FFN weights found"));
              return n;
          }},
-        {{"kv_cache_bytes", false, {"context", "kv_heads"},
+        {{"kv_cache_bytes",
+          false,
+          {"context", "kv_heads"},
           "KV-cache bytes in fp16: 2 · n_layers · kv_heads · d_head · context · 2 (context from params or the state's "
           "kv_context; kv_heads: model, mha, mqa or a number)"},
          [](const Params& p, const UiState& st, const Snapshot* s, const Model* m) {
@@ -325,7 +385,9 @@ const std::vector<MeasureDef>& measure_defs() {
              const double ctx = num_param(p, "context", st.kv_context);
              return 2.0 * c.n_layers * kv_heads_param(p, c) * c.d_head() * ctx * 2.0;
          }},
-        {{"norm_output", false, {"norm", "stat", "rows"},
+        {{"norm_output",
+          false,
+          {"norm", "stat", "rows"},
           "mean, std or rms of LayerNorm / RMSNorm / BatchNorm applied to the Normalization panel's synthetic batch "
           "(rows \"all\", or \"others\": every row but the shifted row 0)"},
          [](const Params& p, const UiState& st, const Snapshot*, const Model*) {
@@ -352,7 +414,9 @@ const std::vector<MeasureDef>& measure_defs() {
              if (stat == "std") return std::sqrt(double((y.array() - float(mean)).square().sum()) / n);
              throw std::runtime_error("stat must be mean, std or rms");
          }},
-        {{"prepost_norm", false, {"placement", "sublayer"},
+        {{"prepost_norm",
+          false,
+          {"placement", "sublayer"},
           "mean residual norm of the Residual panel's random 16-layer pre- or post-norm model after a sub-layer "
           "(index into embed, 0 attn, 0 ffn, …; −1 = last)"},
          [](const Params& p, const UiState&, const Snapshot*, const Model*) {
@@ -364,7 +428,9 @@ const std::vector<MeasureDef>& measure_defs() {
              if (i < 0 || i >= int(v.size())) throw std::runtime_error(tr("no such sub-layer"));
              return v[size_t(i)];
          }},
-        {{"sinusoidal_pe", false, {"pos", "dim"},
+        {{"sinusoidal_pe",
+          false,
+          {"pos", "dim"},
           "PE(pos, dim) of the sinusoidal table at the Positions panel's d_model and base"},
          [](const Params& p, const UiState& st, const Snapshot*, const Model*) {
              // The Positions panel shows at most 4096 positions; the table is built up to `pos` only.
@@ -373,7 +439,9 @@ const std::vector<MeasureDef>& measure_defs() {
              const MatrixRM t = sinusoidal_table(pos + 1, st.pe_d_model, st.pe_base);
              return double(t(pos, dim));
          }},
-        {{"sinusoidal_dot", false, {"pos", "offset"},
+        {{"sinusoidal_dot",
+          false,
+          {"pos", "offset"},
           "PE(pos) · PE(pos + offset) of the sinusoidal table at the Positions panel's d_model and base"},
          [](const Params& p, const UiState& st, const Snapshot*, const Model*) {
              const int pos = int_param(p, "pos", 0, 0, 8191), off = int_param(p, "offset", 1, -8191, 8191);
@@ -381,7 +449,9 @@ const std::vector<MeasureDef>& measure_defs() {
              const MatrixRM t = sinusoidal_table(std::max(pos, pos + off) + 1, st.pe_d_model, st.pe_base);
              return double(t.row(pos).dot(t.row(pos + off)));
          }},
-        {{"rope_wavelength", false, {"pair"},
+        {{"rope_wavelength",
+          false,
+          {"pair"},
           "positions RoPE pair i takes to turn once: 2π · θ^(2i/d) at the Positions panel's d_model and rope_theta "
           "(pair −1 = the slowest)"},
          [](const Params& p, const UiState& st, const Snapshot*, const Model*) {
@@ -391,7 +461,9 @@ const std::vector<MeasureDef>& measure_defs() {
              if (i < 0 || i >= half) throw std::runtime_error(tr("no such RoPE pair"));
              return 2.0 * M_PI * std::pow(double(st.rope_theta), 2.0 * i / double(st.pe_d_model));
          }},
-        {{"activation", false, {"fn", "x"},
+        {{"activation",
+          false,
+          {"fn", "x"},
           "an activation at x with the Activations panel's α and β: tanh, sigmoid, relu, leaky_relu, gelu, gelu_tanh, "
           "swish, glu, swiglu, geglu"},
          [](const Params& p, const UiState& st, const Snapshot*, const Model*) {
@@ -402,7 +474,9 @@ const std::vector<MeasureDef>& measure_defs() {
                  if (fn == keys[i]) return double(defs[i].f(float(num_param(p, "x", 0))));
              throw std::runtime_error("unknown activation '" + fn + "'");
          }},
-        {{"lr_schedule", false, {"step"},
+        {{"lr_schedule",
+          false,
+          {"step"},
           "learning rate at a step of the warm-up schedule (Vaswani et al. 2017) at the Training panel's d_model and "
           "warm-up"},
          [](const Params& p, const UiState& st, const Snapshot*, const Model*) {
@@ -415,7 +489,9 @@ const std::vector<MeasureDef>& measure_defs() {
              if (!(pr >= 0 && pr < 1)) throw std::runtime_error("p must be in [0, 1)");
              return 1.0 / (1.0 - pr);
          }},
-        {{"weight_decay_step", false, {"w", "lr", "lambda", "grad", "steps"},
+        {{"weight_decay_step",
+          false,
+          {"w", "lr", "lambda", "grad", "steps"},
           "a weight after `steps` SGD steps with L2 weight decay: w ← w − lr · (grad + λ · w)"},
          [](const Params& p, const UiState&, const Snapshot*, const Model*) {
              double w = num_param(p, "w", 1.0);

@@ -6,6 +6,8 @@
 #include "app/lessons/lesson.h"
 #include "app/lessons/lesson_check.h"
 #include "app/ui/panels/panels.h"
+#include "app/figures/views.h"
+#include "app/gfx/painter.h"
 
 #include <imgui.h>
 
@@ -313,6 +315,38 @@ void draw_lessons_panel(PanelContext& ctx) {
     }
     card_content_h = ImGui::GetCursorPosY() - card_top;
     ImGui::EndChild();
+
+    // --- a Causal view's figure: the Causal panel computes its analyses on request, so the step's figure is built
+    // here (once per forward) and shown above the panel ---
+    const figures::ViewInfo* view = figures::find_view(step.view);
+    if (view && view->panel == Panel::Causal && ctx.snap && ctx.model && model_ready) {
+        static struct {
+            uint64_t snap_id = 0;
+            std::string view;
+            figures::ViewFigures vf;
+            std::string error;
+        } cache;
+        if (cache.snap_id != ctx.snap->id || cache.view != step.view) {
+            cache.snap_id = ctx.snap->id;
+            cache.view = step.view;
+            cache.error.clear();
+            try {
+                cache.vf = figures::build_view(step.view, st, ctx.snap, ctx.model);
+            } catch (const std::exception& e) {
+                cache.vf = {};
+                cache.error = e.what();
+            }
+        }
+        if (!cache.error.empty()) ImGui::TextWrapped("%s", cache.error.c_str());
+        const float fig_w = ImGui::GetContentRegionAvail().x / float(std::max<size_t>(1, cache.vf.figures.size()));
+        const float fig_h = std::max(ImGui::GetTextLineHeight() * 12, ImGui::GetContentRegionAvail().y * 0.45f);
+        for (size_t k = 0; k < cache.vf.figures.size(); ++k) {
+            if (k > 0) ImGui::SameLine();
+            ImGui::PushID(int(k));
+            gfx::draw_figure(cache.vf.figures[k], ImVec2(fig_w - 6, fig_h), {}, "lesson_view");
+            ImGui::PopID();
+        }
+    }
 
     // --- the panel the step works with ---
     const std::optional<Panel> panel = step_panel(step);
