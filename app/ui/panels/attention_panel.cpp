@@ -79,11 +79,33 @@ void draw_attention_panel(PanelContext& ctx) {
         ImGui::SameLine(line_h * 2.2f + h * (thumb + 4) + thumb * 0.3f);
         ImGui::Text("H%d", h);
     }
+    // The thumbnails change only with the forward, the attention source and the colour scale: built once for them,
+    // not every frame (L x H figures with their token labels were half of a GPT-2-small frame).
+    static struct {
+        const Snapshot* snap = nullptr;  // with its id: a new snapshot at a reused address is still new
+        uint64_t snap_id = 0;
+        AttnSource src = AttnSource::Decoder;
+        bool unit_scale = false;
+        std::string language;            // the hover readout's words
+        std::vector<plot::Figure> figs;  // layer-major, L x H
+    } thumbs;
+    if (thumbs.snap != &s || thumbs.snap_id != s.id || thumbs.src != src ||
+        thumbs.unit_scale != ctx.state.attn_unit_scale || thumbs.language != i18n::language() ||
+        thumbs.figs.size() != size_t(L) * size_t(H)) {
+        thumbs.snap = &s;
+        thumbs.snap_id = s.id;
+        thumbs.src = src;
+        thumbs.unit_scale = ctx.state.attn_unit_scale;
+        thumbs.language = i18n::language();
+        thumbs.figs.clear();
+        for (int l = 0; l < L; ++l)
+            for (int h = 0; h < H; ++h) thumbs.figs.push_back(attention_thumb_figure(s, l, h, thumbs.unit_scale, src));
+    }
     for (int l = 0; l < L; ++l) {
         ImGui::Text("L%d", l);
         for (int h = 0; h < H; ++h) {
             ImGui::SameLine(line_h * 2.2f + h * (thumb + 4));
-            const plot::Figure f = attention_thumb_figure(s, l, h, ctx.state.attn_unit_scale, src);
+            const plot::Figure& f = thumbs.figs[size_t(l) * size_t(H) + size_t(h)];
             if (!f.heatmap) continue;
             gfx::PaintOptions o;
             o.compact = true;
