@@ -18,11 +18,18 @@ App* app_of(GLFWwindow* w) { return static_cast<App*>(glfwGetWindowUserPointer(w
 void App::install_input_callbacks() {
     glfwSetWindowUserPointer(m_window, this);
     // Installed before ImGui's backend, which chains to them; the char callback replaces the backend's (below).
+    // A press is where the pointer was when it happened: the position of the motion event before it. GLFW's
+    // glfwGetCursorPos asks the X server for the pointer now, so two clicks handled in one batch (a slow first frame)
+    // both landed where the second one was, and a click on a tab became a click on the text box (CI under ASan).
     glfwSetMouseButtonCallback(m_window, [](GLFWwindow* w, int button, int action, int) {
         App* a = app_of(w);
-        double x = 0, y = 0;
-        glfwGetCursorPos(w, &x, &y);
-        if (action != GLFW_REPEAT) a->m_input.push({InputEvent::Kind::MouseButton, button, action == GLFW_PRESS, x, y});
+        if (!a->m_cursor_known) {  // no motion seen yet: the pointer has not moved since the window appeared
+            glfwGetCursorPos(w, &a->m_cursor_x, &a->m_cursor_y);
+            a->m_cursor_known = true;
+        }
+        if (action != GLFW_REPEAT)
+            a->m_input.push(
+                {InputEvent::Kind::MouseButton, button, action == GLFW_PRESS, a->m_cursor_x, a->m_cursor_y});
         a->m_input_seen = true;
     });
     glfwSetKeyCallback(m_window, [](GLFWwindow* w, int key, int, int action, int) {
@@ -30,7 +37,13 @@ void App::install_input_callbacks() {
         if (action != GLFW_REPEAT && key >= 0) a->m_input.push({InputEvent::Kind::Key, key, action == GLFW_PRESS, 0, 0});
         a->m_input_seen = true;
     });
-    glfwSetCursorPosCallback(m_window, [](GLFWwindow* w, double, double) { app_of(w)->m_input_seen = true; });
+    glfwSetCursorPosCallback(m_window, [](GLFWwindow* w, double x, double y) {
+        App* a = app_of(w);
+        a->m_cursor_x = x;
+        a->m_cursor_y = y;
+        a->m_cursor_known = true;
+        a->m_input_seen = true;
+    });
     glfwSetScrollCallback(m_window, [](GLFWwindow* w, double, double) { app_of(w)->m_input_seen = true; });
     glfwSetWindowSizeCallback(m_window, [](GLFWwindow* w, int, int) { app_of(w)->m_input_seen = true; });
     glfwSetWindowRefreshCallback(m_window, [](GLFWwindow* w) { app_of(w)->m_input_seen = true; });

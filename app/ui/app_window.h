@@ -153,6 +153,8 @@ private:
     /// The mouse buttons and keys as the queue has handed them to ImGui so far: written to ImGui's io every frame,
     /// over what the GLFW backend set from its own callbacks and the live device state (apply_input).
     bool m_buttons_down[5] = {};
+    double m_cursor_x = 0, m_cursor_y = 0;  ///< the pointer as of the last motion event (window pixels)
+    bool m_cursor_known = false;
     bool m_keys_down[512] = {};
     bool m_input_seen = false;
     std::optional<Clock::time_point> m_input_time;  ///< oldest event not yet on screen (--frame-stats)

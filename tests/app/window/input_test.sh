@@ -27,7 +27,10 @@ read -r BX BY < <(json "$OUT/layout.json" "' '.join(str(int((r[0]+r[2])/2)) + ' 
 APP_PID=$!
 wait_window
 xdotool mousemove $TX $TY click 1
-sleep 1.5
+# The next click once that one is handled (press in frame 2, release in frame 3): two clicks handled in one batch
+# (both made while a slow machine still loads the model) lose the first, an open bug (see the closing note of the
+# nineteenth session).
+for i in $(seq 1200); do grep -q "^\[frame\] 4 drawn" "$OUT/slow.log" && break; sleep 0.05; done
 xdotool mousemove $BX $BY click 1
 sleep 1
 xdotool key --delay 5 ctrl+End
