@@ -64,7 +64,14 @@ void App::apply_input() {
     // before, and a click handled in frame 0 or 1 hit nothing and was lost (measured with xdotool on the tab bar).
     // A click made while the app starts (the model loads before the first frame: seconds on a cold machine) or
     // during its first frames waits in the queue for frame 2 instead.
-    if (ImGui::GetFrameCount() >= 2) {
+    // A press somewhere the mouse was not in the frame before first moves the mouse there for one frame: ImGui's
+    // tabs (items that allow overlap) take a click only when the frame before hovered them or nothing, so a tab
+    // click queued behind a click elsewhere (one slow frame) was lost.
+    const bool hover_first = ImGui::GetFrameCount() >= 2 && !m_input.empty() &&
+        m_input.front().kind == InputEvent::Kind::MouseButton && m_input.front().down &&
+        (float(m_input.front().x) != m_last_mouse_x || float(m_input.front().y) != m_last_mouse_y);
+    if (hover_first) io.MousePos = ImVec2(float(m_input.front().x), float(m_input.front().y));
+    if (ImGui::GetFrameCount() >= 2 && !hover_first) {
         for (const auto& e : m_input.take_frame()) {
             if (e.kind == InputEvent::Kind::MouseButton) {
                 if (e.code < 0 || e.code >= IM_ARRAYSIZE(m_buttons_down)) continue;
@@ -84,6 +91,8 @@ void App::apply_input() {
             }
         }
     }
+    m_last_mouse_x = io.MousePos.x;
+    m_last_mouse_y = io.MousePos.y;
     std::copy(std::begin(m_buttons_down), std::end(m_buttons_down), std::begin(io.MouseDown));
     std::copy(std::begin(m_keys_down), std::end(m_keys_down), std::begin(io.KeysDown));
     io.KeyCtrl = m_keys_down[GLFW_KEY_LEFT_CONTROL] || m_keys_down[GLFW_KEY_RIGHT_CONTROL];

@@ -155,6 +155,7 @@ private:
     bool m_buttons_down[5] = {};
     double m_cursor_x = 0, m_cursor_y = 0;  ///< the pointer as of the last motion event (window pixels)
     bool m_cursor_known = false;
+    float m_last_mouse_x = -1, m_last_mouse_y = -1;  ///< where ImGui saw the mouse in the frame before
     bool m_keys_down[512] = {};
     bool m_input_seen = false;
     std::optional<Clock::time_point> m_input_time;  ///< oldest event not yet on screen (--frame-stats)

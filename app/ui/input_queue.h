@@ -26,6 +26,8 @@ public:
     void push(const InputEvent& e) { m_events.push_back(e); }
     [[nodiscard]] bool empty() const { return m_events.empty(); }
     [[nodiscard]] size_t size() const { return m_events.size(); }
+    /// The oldest event still queued (the queue must not be empty).
+    [[nodiscard]] const InputEvent& front() const { return m_events.front(); }
 
     /// The events to apply this frame, in arrival order: every event up to the second transition of any one
     /// button or key, which (with everything after it) waits for the next frame, so a press and its release land
