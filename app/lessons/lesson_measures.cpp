@@ -206,14 +206,14 @@ const std::vector<MeasureDef>& measure_defs() {
              if (R != C || !sn.tokens || int(sn.tokens->ids.size()) != R)
                  throw std::runtime_error(tr("the head detectors need the self-attention of the text"));
              const std::string name = str_param(p, "kind", "induction");
-             for (const interp::HeadKind k : interp::kHeadKinds)
-                 if (interp::name_of(k) == name)
-                     return double(interp::head_score(ConstMapRM(a.data(), R, C), k,
-                                                      interp::detection_pattern(k, sn.tokens->ids)));
-             throw std::runtime_error(
-                 trf("unknown head kind '%s' (previous-token, duplicate-token, induction, "
-                     "first-token)",
-                     name.c_str()));
+             const std::optional<interp::HeadKind> k = interp::parse_head_kind(name);
+             if (!k)
+                 throw std::runtime_error(
+                     trf("unknown head kind '%s' (previous-token, duplicate-token, induction, "
+                         "first-token)",
+                         name.c_str()));
+             return double(
+                 interp::head_score(ConstMapRM(a.data(), R, C), *k, interp::detection_pattern(*k, sn.tokens->ids)));
          }},
         {{"future_attention",
           true,

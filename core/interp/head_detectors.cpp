@@ -18,6 +18,12 @@ std::string_view name_of(HeadKind kind) {
     return "?";
 }
 
+std::optional<HeadKind> parse_head_kind(std::string_view name) {
+    for (const HeadKind k : kHeadKinds)
+        if (name_of(k) == name) return k;
+    return std::nullopt;
+}
+
 MatrixRM detection_pattern(HeadKind kind, const std::vector<int>& ids) {
     const int T = int(ids.size());
     MatrixRM p = MatrixRM::Zero(T, T);

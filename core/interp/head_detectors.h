@@ -27,6 +27,8 @@ inline constexpr std::array<HeadKind, 4> kHeadKinds = {HeadKind::PreviousToken, 
                                                        HeadKind::Induction, HeadKind::FirstToken};
 /// "previous-token", "duplicate-token", "induction", "first-token".
 [[nodiscard]] std::string_view name_of(HeadKind kind);
+/// The kind named `name` (name_of's spelling); nullopt for another name.
+[[nodiscard]] std::optional<HeadKind> parse_head_kind(std::string_view name);
 
 /// The (T, T) 0/1 detection pattern of a kind for the token ids of a text (T = ids.size()), lower triangular:
 /// TransformerLens get_previous_token / get_duplicate_token / get_induction_head_detection_pattern; FirstToken has
