@@ -126,7 +126,7 @@ void TrainModel::attention_backward(const AttnRefs& p, const AttnRefs& g, const 
     const int B = geo.B, Tq = geo.Tq, Tk = geo.Tk, H = c.n_heads, K = c.n_kv_heads, D = c.d_head();
     const int64_t Nq = int64_t(B) * Tq, Nk = int64_t(B) * Tk, HD = int64_t(H) * D, KD = int64_t(K) * D;
     product(scr.datt, dout, cmap(*p.wo), false);
-    product(map(*g.wo), dout.transpose(), a.att, true);
+    if (m_param_grads) product(map(*g.wo), dout.transpose(), a.att, true);
     if (g.bo) add_colsum(*g.bo, dout);
 
     scr.dk.setZero();
@@ -186,9 +186,11 @@ void TrainModel::attention_backward(const AttnRefs& p, const AttnRefs& g, const 
         norm_backward(NormKind::RMSNorm, scr.dk.data(), a.k_hat.data(), a.k_rstd.data(), p.k_norm->data.data(),
                       scr.dk.data(), g.k_norm->data.data(), nullptr, Nk * K, D);
     }
-    product(map(*g.wq), scr.dq.transpose(), xq, true);
-    product(map(*g.wk), scr.dk.transpose(), xkv, true);
-    product(map(*g.wv), scr.dv.transpose(), xkv, true);
+    if (m_param_grads) {
+        product(map(*g.wq), scr.dq.transpose(), xq, true);
+        product(map(*g.wk), scr.dk.transpose(), xkv, true);
+        product(map(*g.wv), scr.dv.transpose(), xkv, true);
+    }
     if (g.bq) add_colsum(*g.bq, scr.dq);
     if (g.bk) add_colsum(*g.bk, scr.dk);
     if (g.bv) add_colsum(*g.bv, scr.dv);

@@ -20,27 +20,10 @@ constexpr uint64_t kEmbedSiteBase = uint64_t(1) << 33;
 
 // --- construction -----------------------------------------------------------------------------------------------
 
-TrainModel::TrainModel(ModelConfig config, WeightMap params) : m_config(std::move(config)), m_params(std::move(params)) {
+TrainModel::TrainModel(ModelConfig config, WeightMap params, GradMode mode)
+    : m_config(std::move(config)), m_params(std::move(params)), m_param_grads(mode == GradMode::Params) {
     m_config.validate();
-    if (m_config.arch == Arch::EncoderOnly)
-        throw std::invalid_argument(std::string("TrainModel trains decoder-only and encoder-decoder models; config "
-                                                "arch is '") + to_string(m_config.arch) + "'");
-    // The switches of the Hugging Face families (core/model/model_config.h) have no backward pass here.
-    const auto refuse = [&](bool on, const char* what) {
-        if (on) throw std::invalid_argument(std::string("TrainModel does not train models with ") + what);
-    };
-    refuse(m_config.parallel_residual, "parallel_residual");
-    refuse(m_config.rotary_dim > 0 && m_config.rotary_dim != m_config.d_head(), "partial rotary (rotary_dim)");
-    refuse(m_config.embed_norm, "embed_norm");
-    refuse(m_config.relative_attention_bias, "relative_attention_bias");
-    refuse(m_config.final_logits_bias, "final_logits_bias");
-    refuse(m_config.scale_lm_head, "scale_lm_head");
-    refuse(m_config.enc_pos_emb, "enc_pos_emb");
-    refuse(m_config.sinusoidal_layout != SinusoidalLayout::Interleaved, "sinusoidal_layout half_split");
-    refuse(m_config.mlm_head, "mlm_head");
-    refuse(m_config.type_vocab_size > 0, "token-type embeddings (type_vocab_size)");
-    refuse(m_config.head_dim > 0 && int64_t(m_config.head_dim) * m_config.n_heads != m_config.d_model,
-           "head_dim * n_heads != d_model");
+    if (const std::string why = unsupported(m_config); !why.empty()) throw std::invalid_argument(why);
     const auto expected = expected_weights(m_config);
     for (const auto& [name, shape] : expected) {
         const auto it = m_params.find(name);
@@ -56,7 +39,8 @@ TrainModel::TrainModel(ModelConfig config, WeightMap params) : m_config(std::mov
             if (!found) throw std::invalid_argument("TrainModel: unexpected weight '" + name + "'");
         }
     }
-    for (const auto& [name, t] : m_params) m_grads.emplace(name, Tensor(t.shape));
+    for (const auto& [name, t] : m_params)
+        if (m_param_grads || t.shape.size() == 1) m_grads.emplace(name, Tensor(t.shape));
     m_p = bind(m_params);
     m_g = bind(m_grads);
     if (m_config.position == PositionKind::Sinusoidal)
@@ -67,6 +51,29 @@ TrainModel::TrainModel(ModelConfig config, WeightMap params) : m_config(std::mov
     m_dec.site_stride = seq2seq ? 8 : 4;  // decoder-only keeps its historical sites l*4 + {0, 1, 2}
     m_enc.site_stride = 8;
     m_enc.site_base = kEncSiteBase;
+}
+
+std::string TrainModel::unsupported(const ModelConfig& c) {
+    if (c.arch == Arch::EncoderOnly)
+        return std::string("TrainModel trains decoder-only and encoder-decoder models; config arch is '") +
+            to_string(c.arch) + "'";
+    // The switches of the Hugging Face families (core/model/model_config.h) that have no backward pass here.
+    const std::pair<bool, const char*> switches[] = {
+        {c.parallel_residual, "parallel_residual"},
+        {c.rotary_dim > 0 && c.rotary_dim != c.d_head(), "partial rotary (rotary_dim)"},
+        {c.embed_norm, "embed_norm"},
+        {c.relative_attention_bias, "relative_attention_bias"},
+        {c.final_logits_bias, "final_logits_bias"},
+        {c.scale_lm_head, "scale_lm_head"},
+        {c.enc_pos_emb, "enc_pos_emb"},
+        {c.sinusoidal_layout != SinusoidalLayout::Interleaved, "sinusoidal_layout half_split"},
+        {c.mlm_head, "mlm_head"},
+        {c.type_vocab_size > 0, "token-type embeddings (type_vocab_size)"},
+        {c.head_dim > 0 && int64_t(c.head_dim) * c.n_heads != c.d_model, "head_dim * n_heads != d_model"},
+    };
+    for (const auto& [on, what] : switches)
+        if (on) return std::string("TrainModel does not train models with ") + what;
+    return "";
 }
 
 TrainModel::Refs TrainModel::bind(WeightMap& w) {
@@ -180,9 +187,15 @@ void TrainModel::embed_forward(Stack& s, float p, uint64_t key) {
     const int64_t N = int64_t(s.B) * s.T;
     const float emb_scale = c.scale_embeddings ? std::sqrt(float(c.d_model)) : 1.0f;
     const ConstMapRM E = cmap(*m_p.tok_emb);
+    const MatrixRM* given = m_input_emb[&s == &m_enc ? 1 : 0];
+    if (given && (given->rows() != N || given->cols() != c.d_model))
+        throw std::invalid_argument("TrainModel::forward: the input embeddings are " + std::to_string(given->rows()) +
+                                    "x" + std::to_string(given->cols()) + ", the batch needs " + std::to_string(N) +
+                                    "x" + std::to_string(c.d_model));
     for (int64_t r = 0; r < N; ++r) {
         const int t = int(r % s.T);
-        s.x.row(r) = E.row(s.ids[r]) * emb_scale;
+        if (given) s.x.row(r) = given->row(r);
+        else s.x.row(r) = E.row(s.ids[r]) * emb_scale;
         if (c.position == PositionKind::Learned) s.x.row(r) += cmap(*m_p.pos_emb).row(t);
         else if (c.position == PositionKind::Sinusoidal) s.x.row(r) += m_sin_table.row(t);
     }
@@ -199,6 +212,7 @@ void TrainModel::embed_backward(Stack& s) {
     const auto& c = m_config;
     const int64_t N = int64_t(s.B) * s.T;
     if (s.emb_mask.size()) s.dx.array() *= s.emb_mask.array();
+    if (!m_param_grads || m_input_emb[&s == &m_enc ? 1 : 0]) return;  // no table gradient wanted, or none to take
     const float emb_scale = c.scale_embeddings ? std::sqrt(float(c.d_model)) : 1.0f;
     MapRM dE = map(*m_g.tok_emb);
     for (int64_t r = 0; r < N; ++r) {
@@ -283,8 +297,23 @@ StepLoss TrainModel::forward(const PairBatch& b, const StepOptions& opt) {
 }
 
 StepLoss TrainModel::finish_forward(const StepOptions& opt) {
-    product(m_logits, m_dec.out, cmap(*m_p.lm_head).transpose(), false);
-    const LossParts lp = softmax_cross_entropy(m_logits, m_targets, opt.label_smoothing, opt.z_loss, false);
+    LossParts lp;
+    if (opt.target_rows_only) {
+        m_target_rows.clear();
+        for (size_t r = 0; r < m_targets.size(); ++r)
+            if (m_targets[r] != -1) m_target_rows.push_back(int64_t(r));
+        m_target_out.resize(int64_t(m_target_rows.size()), m_config.d_model);
+        std::vector<int> targets(m_target_rows.size());
+        for (size_t i = 0; i < m_target_rows.size(); ++i) {
+            m_target_out.row(int64_t(i)) = m_dec.out.row(m_target_rows[i]);
+            targets[i] = m_targets[size_t(m_target_rows[i])];
+        }
+        product(m_logits, m_target_out, cmap(*m_p.lm_head).transpose(), false);
+        lp = softmax_cross_entropy(m_logits, targets, opt.label_smoothing, opt.z_loss, false);
+    } else {
+        product(m_logits, m_dec.out, cmap(*m_p.lm_head).transpose(), false);
+        lp = softmax_cross_entropy(m_logits, m_targets, opt.label_smoothing, opt.z_loss, false);
+    }
     m_have_forward = true;
     return StepLoss{float(lp.ce + lp.z), float(lp.ce), float(lp.nll), lp.count};
 }
@@ -296,9 +325,44 @@ void TrainModel::backward() {
     m_have_forward = false;
     for (auto& [name, t] : m_grads) std::fill(t.data.begin(), t.data.end(), 0.0f);
 
-    softmax_cross_entropy(m_logits, m_targets, m_opt.label_smoothing, m_opt.z_loss, true);  // -> dlogits
-    product(map(*m_g.lm_head), m_logits.transpose(), m_dec.out, true);
-    product(m_dout, m_logits, cmap(*m_p.lm_head), false);
+    if (m_opt.target_rows_only) {
+        std::vector<int> targets(m_target_rows.size());
+        for (size_t i = 0; i < m_target_rows.size(); ++i) targets[i] = m_targets[size_t(m_target_rows[i])];
+        softmax_cross_entropy(m_logits, targets, m_opt.label_smoothing, m_opt.z_loss, true);  // -> dlogits
+    } else {
+        softmax_cross_entropy(m_logits, m_targets, m_opt.label_smoothing, m_opt.z_loss, true);
+    }
+    backward_from_logits();
+}
+
+void TrainModel::backward(const MatrixRM& dlogits) {
+    if (!m_have_forward) throw std::logic_error("TrainModel::backward called without a preceding forward");
+    if (dlogits.rows() != m_logits.rows() || dlogits.cols() != m_logits.cols())
+        throw std::invalid_argument("TrainModel::backward: dlogits is " + std::to_string(dlogits.rows()) + "x" +
+                                    std::to_string(dlogits.cols()) + ", the logits are " +
+                                    std::to_string(m_logits.rows()) + "x" + std::to_string(m_logits.cols()));
+    m_have_forward = false;
+    for (auto& [name, t] : m_grads) std::fill(t.data.begin(), t.data.end(), 0.0f);
+    m_logits = dlogits;
+    backward_from_logits();
+}
+
+void TrainModel::set_input_embeddings(const MatrixRM* dec, const MatrixRM* enc) {
+    m_input_emb[0] = dec;
+    m_input_emb[1] = enc;
+}
+
+void TrainModel::backward_from_logits() {
+    if (m_opt.target_rows_only) {
+        if (m_param_grads) product(map(*m_g.lm_head), m_logits.transpose(), m_target_out, true);
+        MatrixRM d_rows;
+        product(d_rows, m_logits, cmap(*m_p.lm_head), false);
+        m_dout.setZero(m_dec.out.rows(), m_config.d_model);
+        for (size_t i = 0; i < m_target_rows.size(); ++i) m_dout.row(m_target_rows[i]) = d_rows.row(int64_t(i));
+    } else {
+        if (m_param_grads) product(map(*m_g.lm_head), m_logits.transpose(), m_dec.out, true);
+        product(m_dout, m_logits, cmap(*m_p.lm_head), false);
+    }
     if (m_seq2seq) {
         m_dmem.setZero(int64_t(m_enc.B) * m_enc.T, m_config.d_model);
         stack_backward(m_p.dec, m_g.dec, m_dec, m_dout, &m_enc, &m_dmem);

@@ -28,7 +28,15 @@ struct StepOptions {
     float resid_dropout = 0.0f;
     uint64_t seed = 0;              ///< dropout masks are a function of (seed, step)
     uint64_t step = 0;
+    /// Logits only for the rows whose target is not -1, in row order: logits() is then (n_targets, V). The LM head
+    /// is the largest product of a step for a big vocabulary; attribution scores a single row of each sequence.
+    bool target_rows_only = false;
 };
+
+/// What backward() computes. Params: the gradient of every parameter (training). InputsOnly: the gradients with
+/// respect to the inputs (input_grad()) and of the 1-D tensors (norms, biases) only; the weight matrices get no
+/// gradient buffers and their gradient products are skipped (attribution, core/interp/input_attribution.h).
+enum class GradMode { Params, InputsOnly };
 
 /// Result of a training forward.
 struct StepLoss {
@@ -53,7 +61,12 @@ class TrainModel {
 public:
     /// Validates the config (DecoderOnly or EncoderDecoder; else std::invalid_argument) and that `params` holds
     /// exactly expected_weights(config) (std::invalid_argument naming the first missing/extra/mis-shaped tensor).
-    TrainModel(ModelConfig config, WeightMap params);
+    TrainModel(ModelConfig config, WeightMap params, GradMode mode = GradMode::Params);
+    /// Why a config has no backward pass here ("" when it has): encoder-only models and the Hugging Face families'
+    /// switches parallel_residual, partial rotary, embed_norm, relative_attention_bias, final_logits_bias,
+    /// scale_lm_head, enc_pos_emb, half-split sinusoids, mlm_head, token types, head_dim · n_heads ≠ d_model.
+    /// (A sliding window is not modelled either: attention sees every earlier key.)
+    [[nodiscard]] static std::string unsupported(const ModelConfig& c);
 
     /// Decoder-only. inputs, targets: (B, T) row-major token ids; targets may be -1 (ignored). T <= max_seq_len for
     /// learned and sinusoidal positions and RoPE. Stores activations for backward(); returns the mean loss.
@@ -70,6 +83,22 @@ public:
     /// Gradients of the last forward()'s loss into grads() (overwritten, not accumulated). std::logic_error
     /// without a preceding forward.
     void backward();
+    /// The same pass from a given gradient of the loss with respect to logits() (same shape) instead of the
+    /// cross-entropy's: the gradients of sum(dlogits ∘ logits). std::logic_error without a preceding forward,
+    /// std::invalid_argument on a shape other than logits()'.
+    void backward(const MatrixRM& dlogits);
+
+    /// Token-embedding rows to use in the following forwards instead of the lookup tok_emb[id] (× √d_model when
+    /// scale_embeddings): `dec` for the decoder (decoder-only: the only) stack, (B*T, d_model); `enc` for the
+    /// encoder of an encoder–decoder, (B*S, d_model); nullptr = the lookup. Positions are added on top as usual.
+    /// The ids are still passed to forward() (their shape and the padding). The matrices must outlive the forward
+    /// and backward; a forward throws std::invalid_argument when their shape does not match its batch.
+    void set_input_embeddings(const MatrixRM* dec, const MatrixRM* enc = nullptr);
+    /// After backward(): dLoss/d(token-embedding rows) of the decoder stack (encoder = false) or of the encoder,
+    /// (B*T, d_model) / (B*S, d_model). Positions are added to these rows, so it is also the gradient with respect
+    /// to the sum (the first layer's input before embedding dropout; Captum's LayerIntegratedGradients on the
+    /// embedding layer).
+    [[nodiscard]] const MatrixRM& input_grad(bool encoder = false) const { return encoder ? m_enc.dx : m_dec.dx; }
 
     [[nodiscard]] const ModelConfig& config() const { return m_config; }
     [[nodiscard]] WeightMap& params() { return m_params; }
@@ -183,9 +212,14 @@ private:
     void ffn_backward(const FfnRefs& p, const FfnRefs& g, const LayerActs& a, Stack& s, const MatrixRM& in,
                       const MatrixRM& dout, MatrixRM& din);
     StepLoss finish_forward(const StepOptions& opt);  // LM head + loss over m_dec.out
+    void backward_from_logits();                      // m_logits holds dLoss/dlogits
 
     ModelConfig m_config;
     WeightMap m_params, m_grads;
+    bool m_param_grads = true;                            // GradMode::Params
+    const MatrixRM* m_input_emb[2] = {nullptr, nullptr};  // [decoder, encoder] overrides of the lookup
+    std::vector<int64_t> m_target_rows;                   // target_rows_only: the rows of m_dec.out that have logits
+    MatrixRM m_target_out;                                // (n_targets, d) those rows
     Refs m_p, m_g;
     MatrixRM m_sin_table;   // (max_seq_len, d_model) sinusoidal positions
     RopeTables m_rope;

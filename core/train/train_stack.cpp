@@ -164,7 +164,7 @@ void TrainModel::ffn_backward(const FfnRefs& p, const FfnRefs& g, const LayerAct
                               const MatrixRM& dout, MatrixRM& din) {
     const Activation act = m_config.activation;
     product(s.dact, dout, cmap(*p.w_down), false);
-    product(map(*g.w_down), dout.transpose(), a.act, true);
+    if (m_param_grads) product(map(*g.w_down), dout.transpose(), a.act, true);
     if (g.b_down) add_colsum(*g.b_down, dout);
     if (is_gated(act)) {
         // act = f(gate) * up: d up = dact * f(gate); d gate = dact * up * f'(gate).
@@ -175,11 +175,11 @@ void TrainModel::ffn_backward(const FfnRefs& p, const FfnRefs& g, const LayerAct
     } else {
         activation_backward(act, a.up.data(), s.dact.data(), s.dup.data(), s.dup.size());
     }
-    product(map(*g.w_up), s.dup.transpose(), in, true);
+    if (m_param_grads) product(map(*g.w_up), s.dup.transpose(), in, true);
     if (g.b_up) add_colsum(*g.b_up, s.dup);
     product(din, s.dup, cmap(*p.w_up), false);
     if (is_gated(act)) {
-        product(map(*g.w_gate), s.dgate.transpose(), in, true);
+        if (m_param_grads) product(map(*g.w_gate), s.dgate.transpose(), in, true);
         product(din, s.dgate, cmap(*p.w_gate), true);
     }
 }

@@ -17,7 +17,7 @@ ALLOWED = {
     **{f: {"core/util"} | COMPUTE for f in COMPUTE},
     "core/formats": {"core/util"} | COMPUTE,
     "core/tokenizer": CORE_BELOW_TOKENIZER,
-    "core/interp": CORE_BELOW_TOKENIZER | {"core/tokenizer"},
+    "core/interp": CORE_BELOW_TOKENIZER | {"core/tokenizer", "core/train"},  # the backward pass of attribution
     "core/eval": CORE_BELOW_TOKENIZER | {"core/tokenizer"},
     "core/train": CORE_BELOW_TOKENIZER | {"core/tokenizer"},
     "app/i18n": set(),

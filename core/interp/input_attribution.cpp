@@ -1,0 +1,411 @@
+// Input attribution (see input_attribution.h): gradient × input and integrated gradients through the training
+// backward in GradMode::InputsOnly, occlusion through the inference forward's embedding edits.
+#include "core/interp/input_attribution.h"
+
+#include "core/train/train_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+
+namespace ts::interp {
+
+namespace {
+
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+
+// One explained prediction: the row of the (decoder) sequence whose logits are scored, and f's tokens.
+struct Scored {
+    int row = 0;
+    int token = 0;
+    int contrast = -1;
+};
+
+// f of one logits row and, when dlogits is given, df/dlogits into it. log p: onehot(token) − softmax; contrast:
+// onehot(token) − onehot(contrast). Computed in double.
+float target_value(const float* logits, int V, const Scored& s, float* dlogits) {
+    if (s.contrast >= 0) {
+        if (dlogits) {
+            std::fill(dlogits, dlogits + V, 0.0f);
+            dlogits[s.token] += 1.0f;
+            dlogits[s.contrast] -= 1.0f;
+        }
+        return logits[s.token] - logits[s.contrast];
+    }
+    double mx = -std::numeric_limits<double>::infinity();
+    for (int v = 0; v < V; ++v) mx = std::max(mx, double(logits[v]));
+    double sum = 0;
+    for (int v = 0; v < V; ++v) sum += std::exp(double(logits[v]) - mx);
+    const double lse = mx + std::log(sum);
+    if (dlogits) {
+        for (int v = 0; v < V; ++v) dlogits[v] = float(-std::exp(double(logits[v]) - lse));
+        dlogits[s.token] += 1.0f;
+    }
+    return float(double(logits[s.token]) - lse);
+}
+
+void check_options(const AttributionOptions& o) {
+    if (o.steps < 1 || o.steps > 4096)
+        throw std::invalid_argument("attribution: steps must be in [1, 4096], got " + std::to_string(o.steps));
+    if (o.batch < 1 || o.batch > 4096)
+        throw std::invalid_argument("attribution: batch must be in [1, 4096], got " + std::to_string(o.batch));
+    if (o.span < 1) throw std::invalid_argument("attribution: span must be at least 1, got " + std::to_string(o.span));
+}
+
+void check_ids(const ModelConfig& c, const std::vector<int>& ids, const char* what) {
+    if (ids.empty()) throw std::invalid_argument(std::string("attribution: no ") + what + " tokens");
+    for (int id : ids) check_token(c, id, "attribution", what);
+}
+
+// The gradient methods on a decoder-only model (src empty) or an encoder–decoder. For each explained prediction
+// (`scored`, rows of the decoder sequence) and each point α of the path: a forward/backward with the token
+// embeddings scaled by α, df/dx dotted with x per token. Points are (prediction, α) pairs, `batch` per pass, so the
+// encoder–decoder runs every generated token's path in one stream. Results per prediction: scores over the source
+// (S) and the decoder inputs (T), f(x) and f(0).
+struct GradResult {
+    MatrixRM src, dec;               // (n_scored, S), (n_scored, T)
+    std::vector<float> value, baseline;
+    bool cancelled = false;
+};
+
+GradResult gradient_scores(GradientModel& g, const std::vector<int>& src, const std::vector<int>& dec,
+                           const std::vector<Scored>& scored, const AttributionOptions& opt) {
+    const ModelConfig& c = g.config();
+    const bool seq2seq = !src.empty();
+    const int S = int(src.size()), T = int(dec.size()), d = c.d_model, V = c.vocab_size;
+    const int n = int(scored.size());
+    const bool ig = opt.method == AttributionMethod::IntegratedGradients;
+    const MatrixRM x_dec = g.token_embeddings(dec);
+    const MatrixRM x_src = seq2seq ? g.token_embeddings(src) : MatrixRM();
+
+    // Points: every prediction at α = 1 (its value; grad × input's gradient) and α = 0 (its baseline value), then
+    // integrated gradients' midpoints.
+    struct Point {
+        int scored = 0;
+        float alpha = 1;
+        int kind = 0;   // 0: α = 1, 1: α = 0, 2: on the path
+    };
+    std::vector<Point> points;
+    for (int i = 0; i < n; ++i) {
+        points.push_back({i, 1.0f, 0});
+        points.push_back({i, 0.0f, 1});
+    }
+    if (ig)
+        for (int i = 0; i < n; ++i)
+            for (int k = 1; k <= opt.steps; ++k) points.push_back({i, (float(k) - 0.5f) / float(opt.steps), 2});
+
+    GradResult r;
+    r.src.setZero(n, S);
+    r.dec.setZero(n, T);
+    r.value.assign(size_t(n), kNaN);
+    r.baseline.assign(size_t(n), kNaN);
+    train::TrainModel& net = g.net();
+    train::StepOptions so;
+    so.target_rows_only = true;
+    MatrixRM emb_dec, emb_src, dlogits;
+    const int total = int(points.size());
+    const int passes = (total + opt.batch - 1) / opt.batch;
+    for (int p0 = 0, pass = 0; p0 < total; p0 += opt.batch, ++pass) {
+        if (cancelled(opt.cancel)) {
+            r.cancelled = true;
+            break;
+        }
+        const int B = std::min(opt.batch, total - p0);
+        emb_dec.resize(int64_t(B) * T, d);
+        if (seq2seq) emb_src.resize(int64_t(B) * S, d);
+        std::vector<int> dec_ids(size_t(B) * size_t(T)), targets(size_t(B) * size_t(T), -1), src_ids;
+        if (seq2seq) src_ids.resize(size_t(B) * size_t(S));
+        for (int b = 0; b < B; ++b) {
+            const Point& pt = points[size_t(p0 + b)];
+            emb_dec.middleRows(int64_t(b) * T, T) = x_dec * pt.alpha;
+            std::copy(dec.begin(), dec.end(), dec_ids.begin() + int64_t(b) * T);
+            targets[size_t(b) * size_t(T) + size_t(scored[size_t(pt.scored)].row)] = scored[size_t(pt.scored)].token;
+            if (seq2seq) {
+                emb_src.middleRows(int64_t(b) * S, S) = x_src * pt.alpha;
+                std::copy(src.begin(), src.end(), src_ids.begin() + int64_t(b) * S);
+            }
+        }
+        net.set_input_embeddings(&emb_dec, seq2seq ? &emb_src : nullptr);
+        if (seq2seq) {
+            train::PairBatch batch;
+            batch.B = B;
+            batch.S = S;
+            batch.T = T;
+            batch.src = src_ids;
+            batch.tgt = dec_ids;
+            batch.targets = targets;
+            (void)net.forward(batch, so);
+        } else {
+            (void)net.forward(dec_ids, targets, B, T, so);
+        }
+        const MatrixRM& logits = net.logits();   // (B, V): one row per point, in order
+        dlogits.resize(B, V);
+        for (int b = 0; b < B; ++b) {
+            const Point& pt = points[size_t(p0 + b)];
+            const float f = target_value(logits.row(b).data(), V, scored[size_t(pt.scored)], dlogits.row(b).data());
+            if (pt.kind == 0) r.value[size_t(pt.scored)] = f;
+            if (pt.kind == 1) r.baseline[size_t(pt.scored)] = f;
+        }
+        net.backward(dlogits);
+        const MatrixRM& g_dec = net.input_grad(false);
+        for (int b = 0; b < B; ++b) {
+            const Point& pt = points[size_t(p0 + b)];
+            if (pt.kind == 1 || (pt.kind == 0 && ig)) continue;  // only values from these
+            const float w = pt.kind == 2 ? 1.0f / float(opt.steps) : 1.0f;
+            for (int i = 0; i < T; ++i)
+                r.dec(pt.scored, i) += w * x_dec.row(i).dot(g_dec.row(int64_t(b) * T + i));
+            if (seq2seq) {
+                const MatrixRM& g_src = net.input_grad(true);
+                for (int j = 0; j < S; ++j)
+                    r.src(pt.scored, j) += w * x_src.row(j).dot(g_src.row(int64_t(b) * S + j));
+            }
+        }
+        if (opt.progress) opt.progress(pass + 1, passes);
+    }
+    net.set_input_embeddings(nullptr, nullptr);
+    if (r.cancelled) {
+        r.src.setConstant(kNaN);
+        r.dec.setConstant(kNaN);
+    }
+    return r;
+}
+
+// The embedding row that stands for "token i hidden": the recorded first-layer input minus the token's own
+// embedding (so positions stay), or zeros when a norm or token types make the input not a sum.
+std::vector<float> hidden_row(const Model& m, const Tensor& embed_out, int pos, int id) {
+    const ModelConfig& c = m.config();
+    const int d = c.d_model;
+    std::vector<float> row(size_t(d), 0.0f);
+    if (c.embed_norm || c.type_vocab_size > 0) return row;
+    const float scale = c.scale_embeddings ? std::sqrt(float(d)) : 1.0f;
+    const Tensor& E = m.weight("tok_emb.weight");
+    for (int k = 0; k < d; ++k)
+        row[size_t(k)] = embed_out.data[size_t(pos) * size_t(d) + size_t(k)] - E.data[size_t(id) * size_t(d) + size_t(k)] * scale;
+    return row;
+}
+
+}  // namespace
+
+std::string_view name_of(AttributionMethod m) {
+    switch (m) {
+    case AttributionMethod::GradientTimesInput: return "grad-x-input";
+    case AttributionMethod::IntegratedGradients: return "integrated-gradients";
+    case AttributionMethod::Occlusion: return "occlusion";
+    }
+    return "?";
+}
+
+std::optional<AttributionMethod> parse_attribution_method(std::string_view name) {
+    for (AttributionMethod m : {AttributionMethod::GradientTimesInput, AttributionMethod::IntegratedGradients,
+                                AttributionMethod::Occlusion})
+        if (name_of(m) == name) return m;
+    return std::nullopt;
+}
+
+std::string gradient_unsupported(const ModelConfig& c, int seq_len) {
+    std::string why = train::TrainModel::unsupported(c);
+    if (!why.empty()) return "gradients are not available for this model: " + why;
+    if (c.sliding_window > 0 && seq_len > c.sliding_window)
+        return "gradients are not available beyond the sliding window (" + std::to_string(c.sliding_window) +
+               " tokens): the backward pass lets every token see every earlier one";
+    return "";
+}
+
+GradientModel::GradientModel(const Model& m) {
+    if (const std::string why = gradient_unsupported(m.config()); !why.empty()) throw std::invalid_argument(why);
+    m_net = std::make_unique<train::TrainModel>(m.config(), m.weights(), train::GradMode::InputsOnly);
+}
+
+GradientModel::~GradientModel() = default;
+
+const ModelConfig& GradientModel::config() const { return m_net->config(); }
+
+MatrixRM GradientModel::token_embeddings(const std::vector<int>& ids) const {
+    const ModelConfig& c = config();
+    const float scale = c.scale_embeddings ? std::sqrt(float(c.d_model)) : 1.0f;
+    const Tensor& E = m_net->params().at("tok_emb.weight");
+    const ConstMapRM map_e(E.data.data(), E.shape[0], E.shape[1]);
+    MatrixRM x(int64_t(ids.size()), c.d_model);
+    for (size_t i = 0; i < ids.size(); ++i) x.row(int64_t(i)) = map_e.row(ids[i]) * scale;
+    return x;
+}
+
+Attribution attribute_tokens(const Model& m, GradientModel* grad, const std::vector<int>& ids,
+                             const AttributionTarget& target, const AttributionOptions& opt) {
+    const ModelConfig& c = m.config();
+    if (c.arch != Arch::DecoderOnly)
+        throw std::invalid_argument("attribute_tokens: the model is " + std::string(to_string(c.arch)) +
+                                    "; token attribution explains a decoder-only model's next-token prediction");
+    check_options(opt);
+    check_ids(c, ids, "input");
+    const int T = int(ids.size());
+    const int pos = target.position < 0 ? T - 1 : target.position;
+    if (pos >= T)
+        throw std::invalid_argument("attribute_tokens: position " + std::to_string(target.position) + " outside [0, " +
+                                    std::to_string(T) + ")");
+    check_token(c, target.token, "attribute_tokens", "token");
+    if (target.contrast >= 0) check_token(c, target.contrast, "attribute_tokens", "contrast");
+    const std::vector<int> prefix(ids.begin(), ids.begin() + pos + 1);
+    const int Tp = pos + 1;
+    Attribution a;
+    a.method = opt.method;
+    a.target = target;
+    a.target.position = pos;
+    a.completeness_gap = kNaN;
+    const Scored scored{pos, target.token, target.contrast};
+    if (opt.method != AttributionMethod::Occlusion) {
+        if (!grad) throw std::invalid_argument("attribute_tokens: the gradient methods need a GradientModel");
+        if (const std::string why = gradient_unsupported(c, Tp); !why.empty()) throw std::invalid_argument(why);
+        const GradResult r = gradient_scores(*grad, {}, prefix, {scored}, opt);
+        a.scores.assign(r.dec.data(), r.dec.data() + Tp);
+        a.value = r.value[0];
+        a.baseline_value = r.baseline[0];
+        a.cancelled = r.cancelled;
+        if (opt.method == AttributionMethod::IntegratedGradients && !r.cancelled)
+            a.completeness_gap = std::accumulate(a.scores.begin(), a.scores.end(), 0.0f) - (a.value - a.baseline_value);
+        return a;
+    }
+    // Occlusion: the clean run records the first layer's input; each window replaces its rows.
+    const int w = std::min(opt.span, Tp);
+    ForwardOptions fo;
+    fo.all_logits = false;
+    fo.capture = CaptureFilter::prefixes({"embed.out"});
+    const ForwardResult clean = forward(m, prefix, fo);
+    const Tensor& embed_out = clean.trace->at("embed.out");
+    a.value = target_value(clean.logits.row(0).data(), c.vocab_size, {0, target.token, target.contrast}, nullptr);
+    a.baseline_value = kNaN;
+    fo.capture = CaptureFilter::none();
+    std::vector<double> sum(size_t(Tp), 0.0);
+    std::vector<int> count(size_t(Tp), 0);
+    const int windows = Tp - w + 1;
+    for (int s = 0; s < windows; ++s) {
+        if (cancelled(opt.cancel)) {
+            a.cancelled = true;
+            break;
+        }
+        ForwardOptions edited = fo;
+        for (int i = s; i < s + w; ++i)
+            edited.edits.push_back(ActivationEdit::set("embed.out", hidden_row(m, embed_out, i, prefix[size_t(i)]), -1, i));
+        const ForwardResult run = forward(m, prefix, edited);
+        const float f = target_value(run.logits.row(0).data(), c.vocab_size, {0, target.token, target.contrast}, nullptr);
+        for (int i = s; i < s + w; ++i) {
+            sum[size_t(i)] += double(a.value) - double(f);
+            ++count[size_t(i)];
+        }
+        if (opt.progress) opt.progress(s + 1, windows);
+    }
+    a.scores.resize(size_t(Tp));
+    for (int i = 0; i < Tp; ++i) a.scores[size_t(i)] = count[size_t(i)] ? float(sum[size_t(i)] / count[size_t(i)]) : kNaN;
+    return a;
+}
+
+Seq2SeqAttribution attribute_translation(const Model& m, GradientModel* grad, const std::vector<int>& src,
+                                         const std::vector<int>& dec_in, const std::vector<int>& out,
+                                         const AttributionOptions& opt) {
+    const ModelConfig& c = m.config();
+    if (c.arch != Arch::EncoderDecoder)
+        throw std::invalid_argument("attribute_translation: the model is " + std::string(to_string(c.arch)) +
+                                    ", not encoder-decoder");
+    check_options(opt);
+    check_ids(c, src, "source");
+    check_ids(c, dec_in, "decoder input");
+    check_ids(c, out, "output");
+    if (out.size() != dec_in.size())
+        throw std::invalid_argument("attribute_translation: " + std::to_string(out.size()) + " output tokens for " +
+                                    std::to_string(dec_in.size()) + " decoder inputs");
+    const int S = int(src.size()), T = int(dec_in.size());
+    Seq2SeqAttribution a;
+    a.method = opt.method;
+    std::vector<Scored> scored;
+    for (int t = 0; t < T; ++t) scored.push_back({t, out[size_t(t)], -1});
+    if (opt.method != AttributionMethod::Occlusion) {
+        if (!grad) throw std::invalid_argument("attribute_translation: the gradient methods need a GradientModel");
+        if (const std::string why = gradient_unsupported(c, std::max(S, T)); !why.empty())
+            throw std::invalid_argument(why);
+        GradResult r = gradient_scores(*grad, src, dec_in, scored, opt);
+        a.source = std::move(r.src);
+        a.target = std::move(r.dec);
+        a.value = r.value;
+        a.baseline_value = r.baseline;
+        a.cancelled = r.cancelled;
+        a.completeness_gap.assign(size_t(T), kNaN);
+        if (opt.method == AttributionMethod::IntegratedGradients && !r.cancelled)
+            for (int t = 0; t < T; ++t)
+                a.completeness_gap[size_t(t)] =
+                    a.source.row(t).sum() + a.target.row(t).sum() - (a.value[size_t(t)] - a.baseline_value[size_t(t)]);
+    } else {
+        // One forward per hidden token (span 1): every row's f changes at once.
+        ForwardOptions fo;
+        fo.capture = CaptureFilter::prefixes({"embed.out", "enc.embed.out"});
+        const ForwardResult clean = forward_seq2seq(m, src, dec_in, fo);
+        const Tensor& enc_out = clean.trace->at("enc.embed.out");
+        const Tensor& dec_out = clean.trace->at("embed.out");
+        a.value.resize(size_t(T));
+        for (int t = 0; t < T; ++t) a.value[size_t(t)] = target_value(clean.logits.row(t).data(), c.vocab_size, scored[size_t(t)], nullptr);
+        a.baseline_value.assign(size_t(T), kNaN);
+        a.completeness_gap.assign(size_t(T), kNaN);
+        a.source.setConstant(T, S, kNaN);
+        a.target.setConstant(T, T, kNaN);
+        fo.capture = CaptureFilter::none();
+        const int total = S + T;
+        for (int k = 0; k < total && !a.cancelled; ++k) {
+            if (cancelled(opt.cancel)) {
+                a.cancelled = true;
+                break;
+            }
+            ForwardOptions edited = fo;
+            const bool is_src = k < S;
+            const int i = is_src ? k : k - S;
+            edited.edits.push_back(is_src ? ActivationEdit::set("enc.embed.out", hidden_row(m, enc_out, i, src[size_t(i)]), -1, i)
+                                          : ActivationEdit::set("embed.out", hidden_row(m, dec_out, i, dec_in[size_t(i)]), -1, i));
+            const ForwardResult run = forward_seq2seq(m, src, dec_in, edited);
+            for (int t = 0; t < T; ++t) {
+                if (!is_src && i > t) continue;  // a later decoder input cannot matter to row t
+                const float f = target_value(run.logits.row(t).data(), c.vocab_size, scored[size_t(t)], nullptr);
+                (is_src ? a.source(t, i) : a.target(t, i)) = a.value[size_t(t)] - f;
+            }
+            if (opt.progress) opt.progress(k + 1, total);
+        }
+        return a;
+    }
+    for (int t = 0; t < T; ++t)
+        for (int i = t + 1; i < T; ++i) a.target(t, i) = kNaN;
+    return a;
+}
+
+float spearman(const std::vector<float>& a, const std::vector<float>& b) {
+    if (a.size() != b.size())
+        throw std::invalid_argument("spearman: " + std::to_string(a.size()) + " and " + std::to_string(b.size()) +
+                                    " values");
+    const size_t n = a.size();
+    if (n < 2) return kNaN;
+    const auto ranks = [n](const std::vector<float>& v) {
+        std::vector<size_t> order(n);
+        std::iota(order.begin(), order.end(), size_t(0));
+        std::stable_sort(order.begin(), order.end(), [&v](size_t i, size_t j) { return v[i] < v[j]; });
+        std::vector<double> r(n);
+        for (size_t i = 0; i < n;) {
+            size_t j = i;
+            while (j + 1 < n && v[order[j + 1]] == v[order[i]]) ++j;
+            const double avg = 0.5 * double(i + j) + 1.0;
+            for (size_t k = i; k <= j; ++k) r[order[k]] = avg;
+            i = j + 1;
+        }
+        return r;
+    };
+    const std::vector<double> ra = ranks(a), rb = ranks(b);
+    const double ma = std::accumulate(ra.begin(), ra.end(), 0.0) / double(n);
+    const double mb = std::accumulate(rb.begin(), rb.end(), 0.0) / double(n);
+    double sab = 0, saa = 0, sbb = 0;
+    for (size_t i = 0; i < n; ++i) {
+        sab += (ra[i] - ma) * (rb[i] - mb);
+        saa += (ra[i] - ma) * (ra[i] - ma);
+        sbb += (rb[i] - mb) * (rb[i] - mb);
+    }
+    if (saa == 0 || sbb == 0) return kNaN;
+    return float(sab / std::sqrt(saa * sbb));
+}
+
+}  // namespace ts::interp
