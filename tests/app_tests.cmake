@@ -74,11 +74,12 @@ if(TS_XDOTOOL)
 else()
   message(WARNING "xdotool not found: the window input test is not registered (bash .ci/deps.sh installs it)")
 endif()
-# The Causal panel with its analyses run (ablation sweep, logit attribution, attention flow) on the bundled model.
+# The Causal panel with its analyses run (ablation sweep, logit attribution, attention flow, input attribution) on the
+# bundled model.
 add_test(NAME app_window_causal_analyses
          COMMAND ${CMAKE_COMMAND} -DAPP=$<TARGET_FILE:transformer-studio> -DCHECK=$<TARGET_FILE:ts_png_check>
                  -DOUT=${CMAKE_BINARY_DIR}/screenshots/causal -DPANEL=causal -DPANELS=causal
-                 "-DARGS=--text;When Mary and John went to the store, John gave a drink to;--analyses;sweep,attribution,flow"
+                 "-DARGS=--text;When Mary and John went to the store, John gave a drink to;--analyses;sweep,attribution,flow,inputs"
                  -P ${CMAKE_CURRENT_SOURCE_DIR}/app/window/run_window_test.cmake)
 set_tests_properties(app_window_causal_analyses PROPERTIES TIMEOUT 600 RUN_SERIAL TRUE)
 # The bundled translation model: translate a held-out sentence of the test split (beam 4) and show its cross-attention heads.

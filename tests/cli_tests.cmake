@@ -211,6 +211,21 @@ ts_cli_test(render_head_detectors_random ok CMD ${TS_CLI} render --model ${CMAKE
 ts_cli_test(render_head_detectors_bad_length fail CMD ${TS_CLI} render --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2
             --text abc --view heads-induction --random-tokens --random-length 1 --out ${TS_CLI_OUT}/x.svg
             STDERR_REGEX "random-length")
+# Input attribution (#32): occlusion with a span and integrated gradients render on the synthetic GPT-2 folder; the
+# CSV carries the scores; an unknown method, an out-of-range step count and an encoder-decoder model are refused.
+ts_cli_test(render_input_attribution_ig ok CMD ${TS_CLI} render --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2
+            --text "abc abd" --view input-attribution --steps 20 --out ${TS_CLI_OUT}/attr.csv
+            STDOUT_REGEX "view input-attribution, 1 figure")
+ts_cli_test(render_input_attribution_occlusion ok CMD ${TS_CLI} render --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2
+            --text "abc abd" --view input-attribution --method occlusion --span 2 --target b --out ${TS_CLI_OUT}/occ.svg
+            STDOUT_REGEX "view input-attribution, 1 figure")
+ts_cli_test(render_input_attribution_bad_method fail CMD ${TS_CLI} render --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2
+            --text abc --view input-attribution --method saliency --out ${TS_CLI_OUT}/x.svg
+            STDERR_REGEX "--method expects grad-x-input, integrated-gradients or occlusion, got 'saliency'")
+ts_cli_test(render_input_attribution_bad_steps fail CMD ${TS_CLI} render --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2
+            --text abc --view input-attribution --steps 0 --out ${TS_CLI_OUT}/x.svg STDERR_REGEX "steps")
+ts_cli_test(render_input_attribution_seq2seq fail CMD ${TS_CLI} render --model ${CMAKE_SOURCE_DIR}/assets/models/zh-en-transformer
+            --text hello --view input-attribution --out ${TS_CLI_OUT}/x.svg STDERR_REGEX "decoder-only")
 ts_cli_test(render_layer_out_of_range fail CMD ${TS_CLI} render --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2
             --text abc --view attention --layer 99 --head 0 --out ${TS_CLI_OUT}/x.svg
             STDERR_REGEX "--layer 99: this model has 2 layers \\(0 to 1\\)")

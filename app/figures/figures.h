@@ -213,5 +213,8 @@ struct ParameterCounts {
 /// The head detectors' scores, one layer × head heatmap (0..1, share of attention) per kind of interp::kHeadKinds:
 /// previous-token, duplicate-token, induction, first token. Views head-detectors (all four) and one per kind.
 [[nodiscard]] std::vector<plot::Figure> head_detector_figures(const InterpResult& r);
+/// Input attribution of the last position's prediction: one bar per input token (blue raises f, red lowers it),
+/// with f(x), f(0) and the completeness gap in the note. View input-attribution.
+[[nodiscard]] plot::Figure input_attribution_figure(const InterpResult& r);
 
 }  // namespace ts::figures

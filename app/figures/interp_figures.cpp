@@ -252,3 +252,69 @@ std::vector<plot::Figure> head_detector_figures(const InterpResult& r) {
 }
 
 }  // namespace ts::figures
+
+namespace ts::figures {
+
+plot::Figure input_attribution_figure(const InterpResult& r) {
+    const interp::Attribution& a = *r.inputs;
+    const bool contrast = a.target.contrast >= 0;
+    const std::string what = contrast ? "logit(" + r.in.target_label + ") − logit(" + r.in.minus_label + ")"
+                                      : "log p(" + r.in.target_label + ")";
+    const char* unit = contrast ? "logit" : "nats";
+    plot::Figure f;
+    f.view = "input-attribution";
+    switch (a.method) {
+    case interp::AttributionMethod::GradientTimesInput:
+        f.title = trf("Gradient × input: how each input token moves %s at the last position", what.c_str());
+        f.formula =
+            tr("score_i = Σ_d x_id · ∂f/∂x_id over token i's embedding x_i: the first-order share of each "
+               "token (Shrikumar et al. 2016; Captum InputXGradient).");
+        break;
+    case interp::AttributionMethod::IntegratedGradients:
+        f.title = trf("Integrated gradients: how each input token moves %s at the last position", what.c_str());
+        f.formula =
+            trf("score_i = Σ_d x_id · mean of ∂f/∂x_id along the straight path from all-zero token "
+                "embeddings to x (%d midpoint steps; Sundararajan et al. 2017). The scores sum to "
+                "f(x) − f(0) up to the completeness gap.",
+                r.inputs_steps);
+        break;
+    case interp::AttributionMethod::Occlusion:
+        f.title = trf("Occlusion: how much %s drops when each input token is hidden", what.c_str());
+        f.formula =
+            trf("score_i = f(x) − f(x with token i's embedding set to 0, positions kept), averaged over the "
+                "%d-token windows that hide it (Zeiler & Fergus 2014; Captum Occlusion).",
+                r.inputs_span);
+        break;
+    }
+    std::string note = trf("f(x) = %.3f %s", a.value, unit);
+    if (a.method != interp::AttributionMethod::Occlusion) note += " · " + trf("f(0) = %.3f", a.baseline_value);
+    if (a.method == interp::AttributionMethod::IntegratedGradients) {
+        const float span = std::abs(a.value - a.baseline_value);
+        note += " · " +
+            trf("completeness gap %.3g (%.1f %% of f(x) − f(0))", a.completeness_gap,
+                span > 0 ? 100.0f * std::abs(a.completeness_gap) / span : 0.0f);
+    }
+    if (!r.inputs_note.empty()) note += std::string(" · ") + tr(r.inputs_note.c_str());
+    f.note = note;
+    f.x.label = tr("input token");
+    f.y.label = tr("attribution");
+    f.y.unit = unit;
+    plot::Series up, down;
+    up.kind = down.kind = plot::SeriesKind::Bars;
+    up.color = plot::palette(0);
+    down.color = plot::palette(3);
+    up.name = tr("raises f");
+    down.name = tr("lowers f");
+    for (size_t i = 0; i < a.scores.size(); ++i) {
+        const double v = a.scores[i];
+        (v >= 0 ? up : down).x.push_back(double(i));
+        (v >= 0 ? up : down).y.push_back(v);
+        f.x.categories.push_back(i < r.in.labels.size() ? r.in.labels[i] : std::to_string(i));
+    }
+    f.series.push_back(std::move(up));
+    f.series.push_back(std::move(down));
+    f.legend = true;
+    return f;
+}
+
+}  // namespace ts::figures

@@ -164,6 +164,13 @@ void apply_view_option(UiState& st, const std::string& view, const std::string& 
     else if (option == "random-length") st.detect_half = int(in_range(option, value, 2, 512));
     else if (option == "exclude-bos") st.detect_exclude_bos = true;
     else if (option == "exclude-current") st.detect_exclude_current = true;
+    else if (option == "method") {
+        if (!interp::parse_attribution_method(value))
+            throw std::invalid_argument("--method expects grad-x-input, integrated-gradients or occlusion, got '" +
+                                        value + "'");
+        st.attr_method = value;
+    } else if (option == "steps") st.attr_steps = int(in_range(option, value, 1, 1024));
+    else if (option == "span") st.attr_span = int(in_range(option, value, 1, 16));
     else if (option == "top-k") st.top_k = int(in_range(option, value, 0, 100000));
     else if (option == "top-p") st.top_p = in_range(option, value, 0.01, 1);
     else if (option == "context") st.kv_context = int(in_range(option, value, 1, 1 << 22));

@@ -214,6 +214,10 @@ void build_heads_duplicate_token(ViewBuild& b) { add_head_detectors(b, 1); }
 void build_heads_induction(ViewBuild& b) { add_head_detectors(b, 2); }
 void build_heads_first_token(ViewBuild& b) { add_head_detectors(b, 3); }
 
+void build_input_attribution(ViewBuild& b) {
+    b.add(input_attribution_figure(b.need_interp(InterpResult::Kind::Inputs)), "input_attribution");
+}
+
 void build_attention_flow(ViewBuild& b) {
     b.add(attention_flow_figure(b.need_interp(InterpResult::Kind::Flow)), "attention_flow");
 }
@@ -559,6 +563,10 @@ const std::vector<ViewInfo>& all_views() {
          build_heads_induction},
         {"heads-first-token", Panel::Causal, "attention-sink scores: attention on the first token (layer × head)",
          with_knobs(kDetectorKnobs), true, build_heads_first_token},
+        {"input-attribution", Panel::Causal,
+         "input attribution: how much each input token moves the prediction (integrated gradients, gradient × "
+         "input or occlusion)",
+         with_knobs({"target", "minus", "method", "steps", "span"}), true, build_input_attribution},
         {"attention-flow", Panel::Causal, "attention flow, exact max-flow (at most 64 tokens)", with_knobs({}), true,
          build_attention_flow},
     };

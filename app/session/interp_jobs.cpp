@@ -2,6 +2,7 @@
 #include "app/session/interp_jobs.h"
 
 #include "app/session/forward_spec.h"
+#include "app/i18n/tr.h"
 #include "core/util/number.h"
 
 #include <algorithm>
@@ -168,6 +169,28 @@ InterpResult run_interp(InterpResult::Kind kind, const UiState& st, const Loaded
             r.heads_options = o;
             for (const interp::HeadKind k : interp::kHeadKinds)
                 r.head_scores.push_back(interp::detect_heads(*fr.trace, stack, c.n_layers, r.in.ids, k, o));
+            break;
+        }
+        case InterpResult::Kind::Inputs: {
+            if (c.arch != Arch::DecoderOnly)
+                throw std::invalid_argument(
+                    "input attribution explains a decoder-only model's next token (the "
+                    "translation model's matrix is not in the window yet)");
+            resolve_target(base);
+            interp::AttributionOptions o;
+            o.method = interp::parse_attribution_method(st.attr_method)
+                           .value_or(interp::AttributionMethod::IntegratedGradients);
+            o.steps = st.attr_steps;
+            o.span = st.attr_span;
+            o.progress = progress;
+            o.cancel = cancel;
+            std::unique_ptr<interp::GradientModel> grad;
+            if (o.method != interp::AttributionMethod::Occlusion) grad = std::make_unique<interp::GradientModel>(model);
+            r.inputs = interp::attribute_tokens(model, grad.get(), r.in.ids, {-1, r.in.target, r.in.minus}, o);
+            r.inputs_steps = o.steps;
+            r.inputs_span = o.span;
+            if (!ablation.empty() || st.apply_to_model)
+                r.inputs_note = TS_N_("the forward's knobs (temperature, masks, ablated heads) are not applied");
             break;
         }
         case InterpResult::Kind::Flow: {

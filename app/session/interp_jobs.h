@@ -9,6 +9,7 @@
 #include "core/interp/ablation.h"
 #include "core/interp/attention_flow.h"
 #include "core/interp/head_detectors.h"
+#include "core/interp/input_attribution.h"
 #include "core/interp/logit_attribution.h"
 #include "core/interp/patching.h"
 
@@ -18,6 +19,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace ts::studio {
@@ -35,7 +38,7 @@ struct InterpInputs {
 
 /// One finished analysis. Exactly one of the optional results is set, or `error` is non-empty.
 struct InterpResult {
-    enum class Kind { Sweep, Patching, Attribution, Flow, Heads };
+    enum class Kind { Sweep, Patching, Attribution, Flow, Heads, Inputs };
     Kind kind = Kind::Sweep;
     InterpInputs in;
     std::optional<interp::AblationSweep> sweep;
@@ -49,9 +52,29 @@ struct InterpResult {
     std::vector<MatrixRM> head_scores;
     bool heads_on_random = false;
     interp::DetectOptions heads_options;  ///< the exclusions the scores were computed with
+    /// Inputs: input attribution of the target (minus: the contrast) at the last position; the forward's knobs
+    /// (temperature, masks, ablations) are not applied, and `inputs_note` says so when some were set.
+    std::optional<interp::Attribution> inputs;
+    int inputs_steps = 0, inputs_span = 0;  ///< the options it ran with
+    std::string inputs_note;
     std::string error;
     double seconds = 0;
 };
+
+/// The analyses' names on the command line (`--analyses`): sweep, patching, attribution, flow, heads, inputs.
+inline constexpr std::pair<InterpResult::Kind, const char*> kInterpKindNames[] = {
+    {InterpResult::Kind::Sweep, "sweep"},
+    {InterpResult::Kind::Patching, "patching"},
+    {InterpResult::Kind::Attribution, "attribution"},
+    {InterpResult::Kind::Flow, "flow"},
+    {InterpResult::Kind::Heads, "heads"},
+    {InterpResult::Kind::Inputs, "inputs"}};
+/// The kind named `name` in kInterpKindNames; nullopt for another name.
+[[nodiscard]] inline std::optional<InterpResult::Kind> parse_interp_kind(std::string_view name) {
+    for (const auto& [kind, n] : kInterpKindNames)
+        if (name == n) return kind;
+    return std::nullopt;
+}
 
 /// First token of `text` under the codec, or -1 for "" (the caller's fallback applies). Throws
 /// std::invalid_argument "<what> '<text>' encodes to no token".
@@ -109,7 +132,7 @@ private:
     InterpResult::Kind m_kind = InterpResult::Kind::Sweep;
     std::shared_ptr<std::atomic<float>> m_progress;
     std::shared_ptr<std::atomic<bool>> m_cancel;
-    std::shared_ptr<const InterpResult> m_latest[5];
+    std::shared_ptr<const InterpResult> m_latest[6];
     std::function<void()> m_on_done;
 };
 

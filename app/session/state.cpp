@@ -1,6 +1,7 @@
 // UiState JSON mapping and atomic persistence.
 #include "app/session/state.h"
 #include "app/session/limits.h"
+#include "core/interp/input_attribution.h"
 #include "core/util/json.h"
 #include "core/util/file.h"
 
@@ -53,6 +54,9 @@ void UiState::clamp() {
     pe_base = std::clamp(pe_base, 2.0f, 1e7f);
     pe_positions = std::clamp(pe_positions, 2, 4096);
     detect_half = std::clamp(detect_half, 2, 512);
+    if (!interp::parse_attribution_method(attr_method)) attr_method = "integrated-gradients";
+    attr_steps = std::clamp(attr_steps, 1, 1024);
+    attr_span = std::clamp(attr_span, 1, 16);
     rope_theta = std::clamp(rope_theta, 2.0f, 1e7f);
     sample_temperature = std::clamp(sample_temperature, kMinTemperature, kMaxTemperature);
     top_k = std::clamp(top_k, 0, 100000);
@@ -109,7 +113,7 @@ void link_attention_knobs(UiState& st, std::optional<AttentionKnobs>& last) {
     X(export_dir) X(export_format) X(export_width) X(export_height) X(export_scale) X(export_light)                  \
     X(export_transparent) X(ablated_heads) X(ablate_mode) X(interp_target) X(interp_minus) X(interp_corrupt)         \
     X(interp_answer) X(interp_wrong) X(detect_random) X(detect_half) X(detect_exclude_bos)                           \
-    X(detect_exclude_current) X(target_text) X(translate_to) X(decode_beam) X(language) X(lesson)                    \
+    X(detect_exclude_current) X(attr_method) X(attr_steps) X(attr_span) X(target_text) X(translate_to) X(decode_beam) X(language) X(lesson)                    \
     X(lesson_step) X(train_topic) X(train_warmup) X(train_d_model) X(train_dropout) X(train_seed) X(train_lr)        \
     X(train_weight_decay) X(train_grad) X(train_label_smoothing)
 // clang-format on

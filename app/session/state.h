@@ -114,6 +114,11 @@ struct UiState {
     int detect_half = 25;                 ///< random tokens per half of the probe (2..512)
     bool detect_exclude_bos = false;      ///< leave out the attention on the first token (TransformerLens exclude_bos)
     bool detect_exclude_current = false;  ///< leave out the attention on the query itself (exclude_current_token)
+    // Input attribution (Causal panel, view input-attribution; core/interp/input_attribution.h). Explains the
+    // interp_target token (interp_minus: the contrast) at the last position.
+    std::string attr_method = "integrated-gradients";  ///< interp::name_of(AttributionMethod)
+    int attr_steps = 50;                               ///< integrated gradients: points on the path (1..1024)
+    int attr_span = 1;                                 ///< occlusion: tokens hidden at once (1..16)
 
     // Lessons panel: the open lesson (its id) and step (0-based).
     std::string lesson;

@@ -403,13 +403,9 @@ void App::frame() {
     if (!m_opt.analyses.empty() && m_snap && m_snap->trace && !m_interp.busy() && m_model.model) {
         const std::string a = m_opt.analyses.front();
         m_opt.analyses.erase(m_opt.analyses.begin());
-        using K = InterpResult::Kind;
-        const K k = a == "sweep" ? K::Sweep
-            : a == "patching"    ? K::Patching
-            : a == "attribution" ? K::Attribution
-            : a == "heads"       ? K::Heads
-                                 : K::Flow;
-        m_interp.start(k, m_state, m_model, top_prediction(m_snap.get()));
+        // gui_command checked the names.
+        m_interp.start(parse_interp_kind(a).value_or(InterpResult::Kind::Flow), m_state, m_model,
+                       top_prediction(m_snap.get()));
     }
     if (m_opt.bench_edits > 0) bench_edit();  // its edit is submitted at the end of this frame, like a keystroke's
     if (m_fonts_dirty) {

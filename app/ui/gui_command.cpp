@@ -7,6 +7,7 @@
 #include "app/cli/cli.h"
 #include "app/cli/args.h"
 #include "app/i18n/tr.h"
+#include "app/session/interp_jobs.h"
 #include "app/session/worker.h"
 #include "app/ui/app.h"
 #include "core/model/memory_budget.h"
@@ -28,7 +29,7 @@ const char* const kAppUsage =
     "                                 of available memory; default 0.8): the window says so and keeps running\n"
     "         test and benchmark modes: --screenshot-dir DIR [--frames N] [--panel NAME|all]; --frame-stats FILE\n"
     "         [--bench-edits N] [--max-frames N] [--slow-frame-ms N] [--analyses "
-    "sweep,patching,attribution,flow,heads]\n"
+    "sweep,patching,attribution,flow,heads,inputs]\n"
     "         encoder-decoder models: [--target TEXT] [--translate] [--to auto|en|zh] [--beam N]\n"
     "         [--attn-source decoder|encoder|cross]   (--text is the source)\n"
     "         lessons: [--lesson ID[:STEP]]   open the Lessons tab on that lesson and step\n"
@@ -101,9 +102,12 @@ int run_gui(int argc, char** argv) {
             size_t b = list.find(',', a);
             if (b == std::string::npos) b = list.size();
             item = list.substr(a, b - a);
-            if (item != "sweep" && item != "patching" && item != "attribution" && item != "flow" && item != "heads")
-                throw std::invalid_argument("--analyses expects sweep,patching,attribution,flow,heads; got '" + item +
-                                            "'");
+            if (!studio::parse_interp_kind(item)) {
+                std::string names;
+                for (const auto& [kind, name] : studio::kInterpKindNames)
+                    names += std::string(names.empty() ? "" : ",") + name;
+                throw std::invalid_argument("--analyses expects " + names + "; got '" + item + "'");
+            }
             o.analyses.push_back(item);
             a = b + 1;
         }

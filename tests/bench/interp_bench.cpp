@@ -1,9 +1,12 @@
 // Interpretability analyses (core/interp) at realistic sizes: activation patching over every (layer, position) of
 // the residual stream and every (layer, head) on a GPT-2-small-shaped random model at T = 16 (one forward per cell,
 // last-position logits only, no capture), the clean baseline they reuse, a head-ablation sweep on the default-size
-// model, and exact attention flow at T = 16 / 32 / 64 on the default size (4 layers).
+// model, exact attention flow at T = 16 / 32 / 64 on the default size (4 layers), and input attribution of one
+// target on the GPT-2-small shape at T = 64 (#32's target: integrated gradients, 50 steps, batched, ≤ 1 s on 2
+// threads), with gradient × input and occlusion beside it.
 #include "core/interp/ablation.h"
 #include "core/interp/attention_flow.h"
+#include "core/interp/input_attribution.h"
 #include "core/interp/patching.h"
 
 #include <benchmark/benchmark.h>
@@ -113,5 +116,25 @@ void BM_AttentionFlowDefaultSize(benchmark::State& state) {
     state.SetLabel("T^2 exact max-flows, 4 layers");
 }
 BENCHMARK(BM_AttentionFlowDefaultSize)->Arg(16)->Arg(32)->Arg(64)->Unit(benchmark::kMillisecond);
+
+// Input attribution of the last position's top token, T = 64, GPT-2-small shape; arg: method (0 grad × input,
+// 1 integrated gradients with 50 steps, 2 occlusion); the GradientModel (a float32 copy of the weights) is made once.
+void BM_InputAttributionGpt2Small(benchmark::State& state) {
+    const Model& m = model(true);
+    static std::unique_ptr<GradientModel> grad;
+    if (!grad) grad = std::make_unique<GradientModel>(m);
+    const std::vector<int> ids = ids_of(64, 0, m.config().vocab_size);
+    AttributionOptions opt;
+    opt.method = state.range(0) == 0 ? AttributionMethod::GradientTimesInput
+        : state.range(0) == 1        ? AttributionMethod::IntegratedGradients
+                                     : AttributionMethod::Occlusion;
+    opt.steps = 50;
+    opt.batch = 10;
+    float gap = 0;
+    for (auto _ : state) gap = attribute_tokens(m, grad.get(), ids, {-1, 1, -1}, opt).completeness_gap;
+    benchmark::DoNotOptimize(gap);
+    state.SetLabel(std::string(name_of(opt.method)) + ", T = 64");
+}
+BENCHMARK(BM_InputAttributionGpt2Small)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 }  // namespace

@@ -19,9 +19,7 @@ using namespace ts::interp;
 
 std::vector<float> vec(const Tensor& t) { return t.data; }
 
-MatrixRM row_of(const std::vector<float>& v) {
-    return Eigen::Map<const MatrixRM>(v.data(), 1, Eigen::Index(v.size()));
-}
+MatrixRM row_of(const std::vector<float>& v) { return Eigen::Map<const MatrixRM>(v.data(), 1, Eigen::Index(v.size())); }
 
 // The message of the exception `f` throws, or "<no error>".
 template <class F>
@@ -122,8 +120,8 @@ class TranslationAttributionGolden : public ::testing::TestWithParam<const char*
 
 TEST_P(TranslationAttributionGolden, MatchesTorchTransformer) {
     std::map<std::string, std::string> meta;
-    const WeightMap t = load_safetensors(test::golden_path(std::string("attribution_encdec_") + GetParam() +
-                                                           ".safetensors"), &meta);
+    const WeightMap t =
+        load_safetensors(test::golden_path(std::string("attribution_encdec_") + GetParam() + ".safetensors"), &meta);
     const ModelConfig config = nlohmann::json::parse(meta.at("config")).get<ModelConfig>();
     const WeightMap trainer = load_safetensors(test::golden_path(meta.at("model")));
     WeightMap params;
@@ -148,8 +146,8 @@ TEST_P(TranslationAttributionGolden, MatchesTorchTransformer) {
         opt.method = method;
         opt.batch = 9;
         const Seq2SeqAttribution a = attribute_translation(m, &grad, src, dec_in, out, opt);
-        EXPECT_ALLCLOSE(row_of(a.value), t.at("out.value").mat().reshaped<Eigen::RowMajor>().transpose().eval(),
-                        2e-5f, 1e-5f);
+        EXPECT_ALLCLOSE(row_of(a.value), t.at("out.value").mat().reshaped<Eigen::RowMajor>().transpose().eval(), 2e-5f,
+                        1e-5f);
         EXPECT_ALLCLOSE(a.source, t.at(std::string("out.") + name + ".source").mat(), 2e-5f, 1e-4f);
         MatrixRM target = a.target;
         for (int r = 0; r < T; ++r)
@@ -161,8 +159,8 @@ TEST_P(TranslationAttributionGolden, MatchesTorchTransformer) {
         if (method == AttributionMethod::IntegratedGradients)
             for (int r = 0; r < T; ++r) {
                 const float ref = t.at("out.integrated_gradients.source").mat().row(r).sum() +
-                                  t.at("out.integrated_gradients.target").mat().row(r).sum() -
-                                  (t.at("out.value").data[size_t(r)] - t.at("out.baseline").data[size_t(r)]);
+                    t.at("out.integrated_gradients.target").mat().row(r).sum() -
+                    (t.at("out.value").data[size_t(r)] - t.at("out.baseline").data[size_t(r)]);
                 EXPECT_NEAR(a.completeness_gap[size_t(r)], ref, 1e-3f);
             }
     }
@@ -229,8 +227,8 @@ TEST(Attribution, SpearmanAsScipy) {
 }
 
 TEST(Attribution, MethodNamesRoundTrip) {
-    for (AttributionMethod m : {AttributionMethod::GradientTimesInput, AttributionMethod::IntegratedGradients,
-                                AttributionMethod::Occlusion})
+    for (AttributionMethod m :
+         {AttributionMethod::GradientTimesInput, AttributionMethod::IntegratedGradients, AttributionMethod::Occlusion})
         EXPECT_EQ(parse_attribution_method(name_of(m)), m);
     EXPECT_FALSE(parse_attribution_method("saliency").has_value());
 }

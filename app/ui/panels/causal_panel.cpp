@@ -291,6 +291,41 @@ void draw_causal_panel(PanelContext& ctx) {
                 ImGui::SetCursorPosY(std::max(ImGui::GetCursorPosY(), y + fig_h + ImGui::GetStyle().ItemSpacing.y));
         }
     }
+
+    // --- input attribution -------------------------------------------------------------------------------------------
+    section(tr("6. Input attribution: which input tokens made the prediction?"));
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+    text_wrapped(
+        tr("explains the target token at the last position (blank: the top prediction); with a minus token, "
+           "logit(target) − logit(minus): why this token and not that one"));
+    ImGui::PopStyleColor();
+    static const char* const kMethods[] = {"integrated-gradients", "grad-x-input", "occlusion"};
+    const char* method_labels[] = {tr("integrated gradients"), tr("gradient × input"), tr("occlusion")};
+    int method = 0;
+    for (int i = 0; i < 3; ++i)
+        if (st.attr_method == kMethods[i]) method = i;
+    for (int i = 0; i < 3; ++i) {
+        if (i) ImGui::SameLine();
+        ImGui::RadioButton(method_labels[i], &method, i);
+    }
+    st.attr_method = kMethods[method];
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
+    if (method == 0)
+        ImGui::SliderInt(tr("steps"), &st.attr_steps, 1, 1024, "%d",
+                         ImGuiSliderFlags_AlwaysClamp | ImGuiSliderFlags_Logarithmic);
+    else if (method == 2)
+        ImGui::SliderInt(tr("tokens hidden at once"), &st.attr_span, 1, 16, "%d", ImGuiSliderFlags_AlwaysClamp);
+    ImGui::SameLine();
+    if (run_button(ctx, tr("Attribute to input tokens"), Kind::Inputs))
+        jobs.start(Kind::Inputs, st, *ctx.model, fallback);
+    if (auto r = jobs.latest(Kind::Inputs)) {
+        error_line(r->error);
+        if (r->inputs) {
+            gfx::draw_figure(input_attribution_figure(*r), ImVec2(avail_w, fig_h), {}, "input_attribution");
+            ImGui::TextDisabled(tr("%.1f s"), r->seconds);
+        }
+    }
 }
 
 }  // namespace ts::ui
