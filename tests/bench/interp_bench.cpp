@@ -8,6 +8,7 @@
 #include "core/interp/attention_flow.h"
 #include "core/interp/input_attribution.h"
 #include "core/interp/patching.h"
+#include "core/kernels/threads.h"
 
 #include <benchmark/benchmark.h>
 
@@ -130,6 +131,7 @@ void BM_InputAttributionGpt2Small(benchmark::State& state) {
                                      : AttributionMethod::Occlusion;
     opt.steps = 50;
     opt.batch = 10;
+    set_compute_threads(2);
     float gap = 0;
     for (auto _ : state) gap = attribute_tokens(m, grad.get(), ids, {-1, 1, -1}, opt).completeness_gap;
     benchmark::DoNotOptimize(gap);
