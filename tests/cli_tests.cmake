@@ -212,7 +212,8 @@ ts_cli_test(render_head_detectors_bad_length fail CMD ${TS_CLI} render --model $
             --text abc --view heads-induction --random-tokens --random-length 1 --out ${TS_CLI_OUT}/x.svg
             STDERR_REGEX "random-length")
 # Input attribution (#32): occlusion with a span and integrated gradients render on the synthetic GPT-2 folder; the
-# CSV carries the scores; an unknown method, an out-of-range step count and an encoder-decoder model are refused.
+# CSV carries the scores; the translation model gives its matrix beside cross-attention; an unknown method, an
+# out-of-range step count and an encoder-only model are refused.
 ts_cli_test(render_input_attribution_ig ok CMD ${TS_CLI} render --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2
             --text "abc abd" --view input-attribution --steps 20 --out ${TS_CLI_OUT}/attr.csv
             STDOUT_REGEX "view input-attribution, 1 figure")
@@ -224,8 +225,12 @@ ts_cli_test(render_input_attribution_bad_method fail CMD ${TS_CLI} render --mode
             STDERR_REGEX "--method expects grad-x-input, integrated-gradients or occlusion, got 'saliency'")
 ts_cli_test(render_input_attribution_bad_steps fail CMD ${TS_CLI} render --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2
             --text abc --view input-attribution --steps 0 --out ${TS_CLI_OUT}/x.svg STDERR_REGEX "steps")
-ts_cli_test(render_input_attribution_seq2seq fail CMD ${TS_CLI} render --model ${CMAKE_SOURCE_DIR}/assets/models/zh-en-transformer
-            --text hello --view input-attribution --out ${TS_CLI_OUT}/x.svg STDERR_REGEX "decoder-only")
+ts_cli_test(render_input_attribution_seq2seq ok CMD ${TS_CLI} render --model ${CMAKE_SOURCE_DIR}/assets/models/zh-en-transformer
+            --text "The cat sat on the mat." --view input-attribution --method grad-x-input --out ${TS_CLI_OUT}/seq2seq.csv
+            STDOUT_REGEX "view input-attribution, 2 figures")
+ts_cli_test(render_input_attribution_encoder_only fail CMD ${TS_CLI} render --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_bert
+            --text "The capital of France is [MASK]." --view input-attribution --out ${TS_CLI_OUT}/x.svg
+            STDERR_REGEX "encoder-only")
 ts_cli_test(render_layer_out_of_range fail CMD ${TS_CLI} render --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2
             --text abc --view attention --layer 99 --head 0 --out ${TS_CLI_OUT}/x.svg
             STDERR_REGEX "--layer 99: this model has 2 layers \\(0 to 1\\)")

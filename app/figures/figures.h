@@ -216,5 +216,8 @@ struct ParameterCounts {
 /// Input attribution of the last position's prediction: one bar per input token (blue raises f, red lowers it),
 /// with f(x), f(0) and the completeness gap in the note. View input-attribution.
 [[nodiscard]] plot::Figure input_attribution_figure(const InterpResult& r);
+/// Decoder-only: input_attribution_figure. Encoder–decoder: the attribution of every generated token to the source
+/// tokens (diverging heatmap) and, beside it, the cross-attention of the same pairs, with the rank correlation.
+[[nodiscard]] std::vector<plot::Figure> input_attribution_figures(const InterpResult& r);
 
 }  // namespace ts::figures

@@ -215,7 +215,11 @@ void build_heads_induction(ViewBuild& b) { add_head_detectors(b, 2); }
 void build_heads_first_token(ViewBuild& b) { add_head_detectors(b, 3); }
 
 void build_input_attribution(ViewBuild& b) {
-    b.add(input_attribution_figure(b.need_interp(InterpResult::Kind::Inputs)), "input_attribution");
+    const InterpResult r = b.need_interp(InterpResult::Kind::Inputs);
+    auto figs = input_attribution_figures(r);
+    const char* files[] = {"input_attribution", "cross_attention"};
+    for (size_t i = 0; i < figs.size() && i < 2; ++i) b.add(std::move(figs[i]), files[i]);
+    if (figs.size() > 1) b.out.columns = 2;
 }
 
 void build_attention_flow(ViewBuild& b) {

@@ -2,6 +2,7 @@
 #include "app/session/interp_jobs.h"
 
 #include "app/session/forward_spec.h"
+#include "app/session/seq2seq.h"
 #include "app/i18n/tr.h"
 #include "core/util/number.h"
 
@@ -81,6 +82,75 @@ InterpInputs resolve_interp_inputs(const UiState& st, const LoadedModel& m, bool
     in.ablate_mode = st.ablate_mode;
     return in;
 }
+
+namespace {
+
+// Input attribution on an encoder–decoder: the text is the source; the typed target, or else the model's translation
+// (beam as the state says), is what is explained, one row per generated token (the end token last when the model
+// produced it). Beside it the cross-attention of the same forward, averaged over decoder layers and heads.
+void attribute_translation_for(InterpResult& r, const UiState& st, const LoadedModel& m, interp::GradientModel* grad,
+                               const interp::AttributionOptions& o) {
+    const Model& model = *m.model;
+    const ModelConfig& c = model.config();
+    if (!m.translation || !m.codec)
+        throw std::invalid_argument("input attribution of a translation needs the model's translation.json");
+    const TranslationSpec& spec = *m.translation;
+    const Seq2SeqTokens io = make_seq2seq_tokens(m, st.text, st.target_text, st.translate_to);
+    const std::vector<int>& src = io.source->ids;
+    if (src.empty()) throw std::invalid_argument("the text is empty: type a sentence to translate");
+    std::shared_ptr<const TokenizedText> target = io.target;
+    bool finished = false;
+    const TextCodec& tcodec = m.target_codec ? *m.target_codec : *m.codec;
+    if (st.target_text.empty()) {
+        DecodeOptions d;
+        d.beam = std::max(1, st.decode_beam);
+        d.max_len = std::max(1, std::min(d.max_len, c.max_seq_len - 1));
+        const DecodeResult res = translate_ids(model, spec, src, d);
+        target = decoded_target_tokens(tcodec, spec, res.ids);
+        finished = res.finished;
+    }
+    std::vector<int> dec_in = target->ids, out;
+    for (size_t t = 1; t < dec_in.size(); ++t) out.push_back(dec_in[t]);
+    if (finished && spec.target_end_id >= 0) out.push_back(spec.target_end_id);
+    else dec_in.pop_back();  // the last decoder input predicts nothing we know
+    if (dec_in.empty()) throw std::invalid_argument("the translation is empty: nothing to explain");
+    r.inputs_seq2seq = interp::attribute_translation(model, grad, src, dec_in, out, o);
+    for (int id : src) r.source_labels.push_back(m.codec->label(id));
+    for (int id : out) r.output_labels.push_back(tcodec.label(id));
+    r.in.ids = dec_in;
+    r.in.labels.clear();
+    for (int id : dec_in) r.in.labels.push_back(tcodec.label(id));
+    // Cross-attention over the same pairs.
+    ForwardOptions fo;
+    fo.capture = CaptureFilter::prefixes({"dec."});
+    fo.compute_logits = false;
+    const ForwardResult fr = forward_seq2seq(model, src, dec_in, fo);
+    const int S = int(src.size()), T = int(dec_in.size());
+    r.cross_attn_mean.setZero(T, S);
+    int n = 0;
+    for (int l = 0; l < c.n_layers; ++l) {
+        const Tensor* p = fr.trace ? fr.trace->find("dec." + std::to_string(l) + ".cross_attn.probs") : nullptr;
+        if (!p) continue;
+        const ConstMapRM probs(p->data.data(), int64_t(c.n_heads) * T, S);
+        for (int h = 0; h < c.n_heads; ++h) r.cross_attn_mean += probs.middleRows(int64_t(h) * T, T);
+        n += c.n_heads;
+    }
+    if (n == 0) throw std::invalid_argument("the forward recorded no cross-attention");
+    r.cross_attn_mean /= float(n);
+    r.cross_attn_layers = n / c.n_heads;
+    r.cross_attn_heads = c.n_heads;
+    const interp::Seq2SeqAttribution& a = *r.inputs_seq2seq;
+    for (int t = 0; t < T; ++t) {
+        std::vector<float> attr(static_cast<size_t>(S)), attn(static_cast<size_t>(S));
+        for (int j = 0; j < S; ++j) {
+            attr[size_t(j)] = std::abs(a.source(t, j));
+            attn[size_t(j)] = r.cross_attn_mean(t, j);
+        }
+        r.rank_corr.push_back(interp::spearman(attr, attn));
+    }
+}
+
+}  // namespace
 
 InterpResult run_interp(InterpResult::Kind kind, const UiState& st, const LoadedModel& m, int fallback_target,
                         const interp::Progress& progress, const std::atomic<bool>* cancel, int patch_parts) {
@@ -172,11 +242,10 @@ InterpResult run_interp(InterpResult::Kind kind, const UiState& st, const Loaded
             break;
         }
         case InterpResult::Kind::Inputs: {
-            if (c.arch != Arch::DecoderOnly)
+            if (c.arch == Arch::EncoderOnly)
                 throw std::invalid_argument(
-                    "input attribution explains a decoder-only model's next token (the "
-                    "translation model's matrix is not in the window yet)");
-            resolve_target(base);
+                    "input attribution explains a prediction of a decoder-only or "
+                    "encoder-decoder model; this model is encoder-only");
             interp::AttributionOptions o;
             o.method = interp::parse_attribution_method(st.attr_method)
                            .value_or(interp::AttributionMethod::IntegratedGradients);
@@ -186,9 +255,14 @@ InterpResult run_interp(InterpResult::Kind kind, const UiState& st, const Loaded
             o.cancel = cancel;
             std::unique_ptr<interp::GradientModel> grad;
             if (o.method != interp::AttributionMethod::Occlusion) grad = std::make_unique<interp::GradientModel>(model);
-            r.inputs = interp::attribute_tokens(model, grad.get(), r.in.ids, {-1, r.in.target, r.in.minus}, o);
             r.inputs_steps = o.steps;
             r.inputs_span = o.span;
+            if (c.arch == Arch::EncoderDecoder) {
+                attribute_translation_for(r, st, m, grad.get(), o);
+                break;
+            }
+            resolve_target(base);
+            r.inputs = interp::attribute_tokens(model, grad.get(), r.in.ids, {-1, r.in.target, r.in.minus}, o);
             if (!ablation.empty() || st.apply_to_model)
                 r.inputs_note = TS_N_("the forward's knobs (temperature, masks, ablated heads) are not applied");
             break;

@@ -56,6 +56,14 @@ struct InterpResult {
     /// (temperature, masks, ablations) are not applied, and `inputs_note` says so when some were set.
     std::optional<interp::Attribution> inputs;
     int inputs_steps = 0, inputs_span = 0;  ///< the options it ran with
+    /// Inputs on an encoder–decoder: every generated token's attribution to the source and earlier target tokens
+    /// (the text's translation, or the typed target), the cross-attention over the same pairs (mean over decoder
+    /// layers and heads, (T, S)), and per row the Spearman correlation of |source attribution| with it.
+    std::optional<interp::Seq2SeqAttribution> inputs_seq2seq;
+    MatrixRM cross_attn_mean;
+    int cross_attn_layers = 0, cross_attn_heads = 0;  ///< what cross_attn_mean averages
+    std::vector<float> rank_corr;
+    std::vector<std::string> source_labels, output_labels;
     std::string inputs_note;
     std::string error;
     double seconds = 0;

@@ -65,7 +65,7 @@ void check_ids(const ModelConfig& c, const std::vector<int>& ids, const char* wh
 // encoder–decoder runs every generated token's path in one stream. Results per prediction: scores over the source
 // (S) and the decoder inputs (T), f(x) and f(0).
 struct GradResult {
-    MatrixRM src, dec;               // (n_scored, S), (n_scored, T)
+    MatrixRM src, dec;  // (n_scored, S), (n_scored, T)
     std::vector<float> value, baseline;
     bool cancelled = false;
 };
@@ -85,8 +85,14 @@ GradResult gradient_scores(GradientModel& g, const std::vector<int>& src, const 
     struct Point {
         int scored = 0;
         float alpha = 1;
-        int kind = 0;   // 0: α = 1, 1: α = 0, 2: on the path
+        int kind = 0;  // 0: α = 1, 1: α = 0, 2: on the path
+        float weight = 1;
     };
+    // Integrated gradients: the midpoint rule, α_k = (k − ½)/m, w_k = 1/m. (Gauss–Legendre, Captum's default, did
+    // worse on the bundled translation model: f along its path has a near-step that no smooth rule resolves.)
+    std::vector<std::pair<double, double>> rule;
+    if (ig)
+        for (int k = 1; k <= opt.steps; ++k) rule.push_back({(k - 0.5) / opt.steps, 1.0 / opt.steps});
     std::vector<Point> points;
     for (int i = 0; i < n; ++i) {
         points.push_back({i, 1.0f, 0});
@@ -94,7 +100,7 @@ GradResult gradient_scores(GradientModel& g, const std::vector<int>& src, const 
     }
     if (ig)
         for (int i = 0; i < n; ++i)
-            for (int k = 1; k <= opt.steps; ++k) points.push_back({i, (float(k) - 0.5f) / float(opt.steps), 2});
+            for (const auto& [alpha, weight] : rule) points.push_back({i, float(alpha), 2, float(weight)});
 
     GradResult r;
     r.src.setZero(n, S);
@@ -140,7 +146,7 @@ GradResult gradient_scores(GradientModel& g, const std::vector<int>& src, const 
         } else {
             (void)net.forward(dec_ids, targets, B, T, so);
         }
-        const MatrixRM& logits = net.logits();   // (B, V): one row per point, in order
+        const MatrixRM& logits = net.logits();  // (B, V): one row per point, in order
         dlogits.resize(B, V);
         for (int b = 0; b < B; ++b) {
             const Point& pt = points[size_t(p0 + b)];
@@ -153,13 +159,11 @@ GradResult gradient_scores(GradientModel& g, const std::vector<int>& src, const 
         for (int b = 0; b < B; ++b) {
             const Point& pt = points[size_t(p0 + b)];
             if (pt.kind == 1 || (pt.kind == 0 && ig)) continue;  // only values from these
-            const float w = pt.kind == 2 ? 1.0f / float(opt.steps) : 1.0f;
-            for (int i = 0; i < T; ++i)
-                r.dec(pt.scored, i) += w * x_dec.row(i).dot(g_dec.row(int64_t(b) * T + i));
+            const float w = pt.weight;
+            for (int i = 0; i < T; ++i) r.dec(pt.scored, i) += w * x_dec.row(i).dot(g_dec.row(int64_t(b) * T + i));
             if (seq2seq) {
                 const MatrixRM& g_src = net.input_grad(true);
-                for (int j = 0; j < S; ++j)
-                    r.src(pt.scored, j) += w * x_src.row(j).dot(g_src.row(int64_t(b) * S + j));
+                for (int j = 0; j < S; ++j) r.src(pt.scored, j) += w * x_src.row(j).dot(g_src.row(int64_t(b) * S + j));
             }
         }
         if (opt.progress) opt.progress(pass + 1, passes);
@@ -182,7 +186,8 @@ std::vector<float> hidden_row(const Model& m, const Tensor& embed_out, int pos, 
     const float scale = c.scale_embeddings ? std::sqrt(float(d)) : 1.0f;
     const Tensor& E = m.weight("tok_emb.weight");
     for (int k = 0; k < d; ++k)
-        row[size_t(k)] = embed_out.data[size_t(pos) * size_t(d) + size_t(k)] - E.data[size_t(id) * size_t(d) + size_t(k)] * scale;
+        row[size_t(k)] =
+            embed_out.data[size_t(pos) * size_t(d) + size_t(k)] - E.data[size_t(id) * size_t(d) + size_t(k)] * scale;
     return row;
 }
 
@@ -198,8 +203,8 @@ std::string_view name_of(AttributionMethod m) {
 }
 
 std::optional<AttributionMethod> parse_attribution_method(std::string_view name) {
-    for (AttributionMethod m : {AttributionMethod::GradientTimesInput, AttributionMethod::IntegratedGradients,
-                                AttributionMethod::Occlusion})
+    for (AttributionMethod m :
+         {AttributionMethod::GradientTimesInput, AttributionMethod::IntegratedGradients, AttributionMethod::Occlusion})
         if (name_of(m) == name) return m;
     return std::nullopt;
 }
@@ -209,7 +214,7 @@ std::string gradient_unsupported(const ModelConfig& c, int seq_len) {
     if (!why.empty()) return "gradients are not available for this model: " + why;
     if (c.sliding_window > 0 && seq_len > c.sliding_window)
         return "gradients are not available beyond the sliding window (" + std::to_string(c.sliding_window) +
-               " tokens): the backward pass lets every token see every earlier one";
+            " tokens): the backward pass lets every token see every earlier one";
     return "";
 }
 
@@ -287,9 +292,11 @@ Attribution attribute_tokens(const Model& m, GradientModel* grad, const std::vec
         }
         ForwardOptions edited = fo;
         for (int i = s; i < s + w; ++i)
-            edited.edits.push_back(ActivationEdit::set("embed.out", hidden_row(m, embed_out, i, prefix[size_t(i)]), -1, i));
+            edited.edits.push_back(
+                ActivationEdit::set("embed.out", hidden_row(m, embed_out, i, prefix[size_t(i)]), -1, i));
         const ForwardResult run = forward(m, prefix, edited);
-        const float f = target_value(run.logits.row(0).data(), c.vocab_size, {0, target.token, target.contrast}, nullptr);
+        const float f =
+            target_value(run.logits.row(0).data(), c.vocab_size, {0, target.token, target.contrast}, nullptr);
         for (int i = s; i < s + w; ++i) {
             sum[size_t(i)] += double(a.value) - double(f);
             ++count[size_t(i)];
@@ -297,7 +304,8 @@ Attribution attribute_tokens(const Model& m, GradientModel* grad, const std::vec
         if (opt.progress) opt.progress(s + 1, windows);
     }
     a.scores.resize(size_t(Tp));
-    for (int i = 0; i < Tp; ++i) a.scores[size_t(i)] = count[size_t(i)] ? float(sum[size_t(i)] / count[size_t(i)]) : kNaN;
+    for (int i = 0; i < Tp; ++i)
+        a.scores[size_t(i)] = count[size_t(i)] ? float(sum[size_t(i)] / count[size_t(i)]) : kNaN;
     return a;
 }
 
@@ -343,7 +351,8 @@ Seq2SeqAttribution attribute_translation(const Model& m, GradientModel* grad, co
         const Tensor& enc_out = clean.trace->at("enc.embed.out");
         const Tensor& dec_out = clean.trace->at("embed.out");
         a.value.resize(size_t(T));
-        for (int t = 0; t < T; ++t) a.value[size_t(t)] = target_value(clean.logits.row(t).data(), c.vocab_size, scored[size_t(t)], nullptr);
+        for (int t = 0; t < T; ++t)
+            a.value[size_t(t)] = target_value(clean.logits.row(t).data(), c.vocab_size, scored[size_t(t)], nullptr);
         a.baseline_value.assign(size_t(T), kNaN);
         a.completeness_gap.assign(size_t(T), kNaN);
         a.source.setConstant(T, S, kNaN);
@@ -358,8 +367,9 @@ Seq2SeqAttribution attribute_translation(const Model& m, GradientModel* grad, co
             ForwardOptions edited = fo;
             const bool is_src = k < S;
             const int i = is_src ? k : k - S;
-            edited.edits.push_back(is_src ? ActivationEdit::set("enc.embed.out", hidden_row(m, enc_out, i, src[size_t(i)]), -1, i)
-                                          : ActivationEdit::set("embed.out", hidden_row(m, dec_out, i, dec_in[size_t(i)]), -1, i));
+            edited.edits.push_back(
+                is_src ? ActivationEdit::set("enc.embed.out", hidden_row(m, enc_out, i, src[size_t(i)]), -1, i)
+                       : ActivationEdit::set("embed.out", hidden_row(m, dec_out, i, dec_in[size_t(i)]), -1, i));
             const ForwardResult run = forward_seq2seq(m, src, dec_in, edited);
             for (int t = 0; t < T; ++t) {
                 if (!is_src && i > t) continue;  // a later decoder input cannot matter to row t

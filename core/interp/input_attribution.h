@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace ts::train {
@@ -76,13 +77,13 @@ private:
 /// Scores of one prediction of a decoder-only model.
 struct Attribution {
     AttributionMethod method = AttributionMethod::IntegratedGradients;
-    AttributionTarget target;      ///< position resolved (never -1)
-    std::vector<float> scores;     ///< (position + 1): one per input token 0..position, in f's unit
-    float value = 0;               ///< f(x)
-    float baseline_value = 0;      ///< f with every token embedding 0 (the gradient methods' baseline)
+    AttributionTarget target;   ///< position resolved (never -1)
+    std::vector<float> scores;  ///< (position + 1): one per input token 0..position, in f's unit
+    float value = 0;            ///< f(x)
+    float baseline_value = 0;   ///< f with every token embedding 0 (the gradient methods' baseline)
     /// Integrated gradients: Σ scores − (value − baseline_value); NaN for the other methods.
     float completeness_gap = 0;
-    bool cancelled = false;        ///< scores of unfinished work are NaN
+    bool cancelled = false;  ///< scores of unfinished work are NaN
 };
 
 /// Attribution of one prediction to the input tokens ids[0..position] (later tokens cannot matter to a causal
@@ -97,8 +98,8 @@ struct Attribution {
 /// explained, out.size() == dec_in.size()).
 struct Seq2SeqAttribution {
     AttributionMethod method = AttributionMethod::IntegratedGradients;
-    MatrixRM source;   ///< (T, S): row t, the score of each source token
-    MatrixRM target;   ///< (T, T): row t, the score of decoder inputs 0..t; NaN above the diagonal
+    MatrixRM source;  ///< (T, S): row t, the score of each source token
+    MatrixRM target;  ///< (T, T): row t, the score of decoder inputs 0..t; NaN above the diagonal
     std::vector<float> value, baseline_value, completeness_gap;  ///< (T) each, as Attribution's
     bool cancelled = false;
 };
@@ -107,9 +108,9 @@ struct Seq2SeqAttribution {
 /// together along the path) or occlusion (one source or target token hidden at a time). Throws
 /// std::invalid_argument for a model that is not encoder–decoder, empty or mismatched inputs, ids outside the
 /// vocabulary, options out of range and gradient_unsupported() reasons.
-[[nodiscard]] Seq2SeqAttribution attribute_translation(const Model& m, GradientModel* grad,
-                                                       const std::vector<int>& src, const std::vector<int>& dec_in,
-                                                       const std::vector<int>& out, const AttributionOptions& opt);
+[[nodiscard]] Seq2SeqAttribution attribute_translation(const Model& m, GradientModel* grad, const std::vector<int>& src,
+                                                       const std::vector<int>& dec_in, const std::vector<int>& out,
+                                                       const AttributionOptions& opt);
 
 /// Spearman's rank correlation of two equally long vectors (average ranks for ties; scipy.stats.spearmanr), NaN
 /// when either is constant or shorter than 2. Throws std::invalid_argument on different lengths.

@@ -72,6 +72,58 @@ void section(const char* title) {
     ImGui::TextUnformatted(title);
 }
 
+// Input attribution (section 6; the only analysis of this panel for encoder–decoder models).
+void draw_input_attribution(PanelContext& ctx, float avail_w, float fig_h, int fallback, bool seq2seq) {
+    UiState& st = ctx.state;
+    InterpJobs& jobs = *ctx.interp;
+    // --- input attribution -------------------------------------------------------------------------------------------
+    section(seq2seq ? tr("Input attribution: which source tokens made each word of the translation?")
+                    : tr("6. Input attribution: which input tokens made the prediction?"));
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+    text_wrapped(
+        seq2seq ? tr("explains every token of the translation: the target box, or when it is empty the model's own "
+                     "translation; beside it the cross-attention of the same pairs")
+                : tr("explains the target token at the last position (blank: the top prediction); with a minus "
+                     "token, logit(target) − logit(minus): why this token and not that one"));
+    ImGui::PopStyleColor();
+    static const char* const kMethods[] = {"integrated-gradients", "grad-x-input", "occlusion"};
+    const char* method_labels[] = {tr("integrated gradients"), tr("gradient × input"), tr("occlusion")};
+    int method = 0;
+    for (int i = 0; i < 3; ++i)
+        if (st.attr_method == kMethods[i]) method = i;
+    for (int i = 0; i < 3; ++i) {
+        if (i) ImGui::SameLine();
+        ImGui::RadioButton(method_labels[i], &method, i);
+    }
+    st.attr_method = kMethods[method];
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
+    if (method == 0)
+        ImGui::SliderInt(tr("steps"), &st.attr_steps, 1, 1024, "%d",
+                         ImGuiSliderFlags_AlwaysClamp | ImGuiSliderFlags_Logarithmic);
+    else if (method == 2)
+        ImGui::SliderInt(tr("tokens hidden at once"), &st.attr_span, 1, 16, "%d", ImGuiSliderFlags_AlwaysClamp);
+    ImGui::SameLine();
+    if (run_button(ctx, tr("Attribute to input tokens"), Kind::Inputs))
+        jobs.start(Kind::Inputs, st, *ctx.model, fallback);
+    if (auto r = jobs.latest(Kind::Inputs)) {
+        error_line(r->error);
+        if (r->inputs || r->inputs_seq2seq) {
+            const auto figs = input_attribution_figures(*r);
+            const char* ids[] = {"input_attribution", "input_attribution_attn"};
+            for (size_t i = 0; i < figs.size() && i < 2; ++i) {
+                if (i) ImGui::SameLine();
+                gfx::draw_figure(figs[i], ImVec2(avail_w / float(figs.size()) - (figs.size() > 1 ? 6 : 0), fig_h), {},
+                                 ids[i]);
+            }
+            // The note carries f(x), f(0), the completeness gap and ρ: what a reader needs to trust the figure.
+            ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+            text_wrapped(figs.empty() ? std::string() : figs[0].note + " · " + trf("%.1f s", r->seconds));
+            ImGui::PopStyleColor();
+        }
+    }
+}
+
 }  // namespace
 
 void draw_causal_panel(PanelContext& ctx) {
@@ -79,15 +131,20 @@ void draw_causal_panel(PanelContext& ctx) {
     const Model* model = ctx.model ? ctx.model->model.get() : nullptr;
     if (!model || !ctx.interp) return empty_message(tr("load a model to ask it causal questions"));
     const ModelConfig& c = model->config();
-    if (c.arch == Arch::EncoderDecoder)
-        return empty_message(tr("ablation, patching and logit attribution are defined here for decoder-only and "
-                             "encoder-only models; this one is encoder–decoder"));
     InterpJobs& jobs = *ctx.interp;
     if (jobs.busy() && ctx.keep_drawing) ctx.keep_drawing();
     const float line_h = ImGui::GetTextLineHeight();
     const float avail_w = ImGui::GetContentRegionAvail().x;
     const float fig_h = std::max(line_h * 14, ImGui::GetContentRegionAvail().y * 0.42f);
     const int fallback = top_prediction(ctx.snap);
+    if (c.arch == Arch::EncoderDecoder) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+        text_wrapped(
+            tr("ablation, patching and logit attribution are defined here for decoder-only and encoder-only "
+               "models; this one is encoder–decoder"));
+        ImGui::PopStyleColor();
+        return draw_input_attribution(ctx, avail_w, fig_h, fallback, true);
+    }
     const std::string top_label = fallback >= 0 && ctx.model->codec ? quoted_token(ctx.model->codec->label(fallback)) : "?";
 
     ImGui::TextWrapped("%s", tr("Looking at attention shows where a head looks, not whether it matters. Knock heads out, patch "
@@ -291,41 +348,7 @@ void draw_causal_panel(PanelContext& ctx) {
                 ImGui::SetCursorPosY(std::max(ImGui::GetCursorPosY(), y + fig_h + ImGui::GetStyle().ItemSpacing.y));
         }
     }
-
-    // --- input attribution -------------------------------------------------------------------------------------------
-    section(tr("6. Input attribution: which input tokens made the prediction?"));
-    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
-    text_wrapped(
-        tr("explains the target token at the last position (blank: the top prediction); with a minus token, "
-           "logit(target) − logit(minus): why this token and not that one"));
-    ImGui::PopStyleColor();
-    static const char* const kMethods[] = {"integrated-gradients", "grad-x-input", "occlusion"};
-    const char* method_labels[] = {tr("integrated gradients"), tr("gradient × input"), tr("occlusion")};
-    int method = 0;
-    for (int i = 0; i < 3; ++i)
-        if (st.attr_method == kMethods[i]) method = i;
-    for (int i = 0; i < 3; ++i) {
-        if (i) ImGui::SameLine();
-        ImGui::RadioButton(method_labels[i], &method, i);
-    }
-    st.attr_method = kMethods[method];
-    ImGui::SameLine();
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
-    if (method == 0)
-        ImGui::SliderInt(tr("steps"), &st.attr_steps, 1, 1024, "%d",
-                         ImGuiSliderFlags_AlwaysClamp | ImGuiSliderFlags_Logarithmic);
-    else if (method == 2)
-        ImGui::SliderInt(tr("tokens hidden at once"), &st.attr_span, 1, 16, "%d", ImGuiSliderFlags_AlwaysClamp);
-    ImGui::SameLine();
-    if (run_button(ctx, tr("Attribute to input tokens"), Kind::Inputs))
-        jobs.start(Kind::Inputs, st, *ctx.model, fallback);
-    if (auto r = jobs.latest(Kind::Inputs)) {
-        error_line(r->error);
-        if (r->inputs) {
-            gfx::draw_figure(input_attribution_figure(*r), ImVec2(avail_w, fig_h), {}, "input_attribution");
-            ImGui::TextDisabled(tr("%.1f s"), r->seconds);
-        }
-    }
+    draw_input_attribution(ctx, avail_w, fig_h, fallback, false);
 }
 
 }  // namespace ts::ui
