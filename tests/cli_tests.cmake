@@ -223,6 +223,9 @@ ts_cli_test(render_input_attribution_occlusion ok CMD ${TS_CLI} render --model $
 ts_cli_test(render_input_attribution_bad_method fail CMD ${TS_CLI} render --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2
             --text abc --view input-attribution --method saliency --out ${TS_CLI_OUT}/x.svg
             STDERR_REGEX "--method expects grad-x-input, integrated-gradients or occlusion, got 'saliency'")
+ts_cli_test(render_input_attribution_bad_baseline fail CMD ${TS_CLI} render --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2
+            --text abc --view input-attribution --baseline pad --out ${TS_CLI_OUT}/x.svg
+            STDERR_REGEX "--baseline expects mean or zero, got 'pad'")
 ts_cli_test(render_input_attribution_bad_steps fail CMD ${TS_CLI} render --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2
             --text abc --view input-attribution --steps 0 --out ${TS_CLI_OUT}/x.svg STDERR_REGEX "steps")
 ts_cli_test(render_input_attribution_seq2seq ok CMD ${TS_CLI} render --model ${CMAKE_SOURCE_DIR}/assets/models/zh-en-transformer

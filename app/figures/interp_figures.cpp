@@ -323,31 +323,33 @@ plot::Figure input_attribution_figure(const InterpResult& r) {
     case interp::AttributionMethod::GradientTimesInput:
         f.title = trf("Gradient × input: how each input token moves %s at the last position", what.c_str());
         f.formula =
-            tr("score_i = Σ_d x_id · ∂f/∂x_id over token i's embedding x_i: the first-order share of each "
-               "token (Shrikumar et al. 2016; Captum InputXGradient).");
+            tr("score_i = Σ_d (x − b)_id · ∂f/∂x_id over token i's embedding x_i and the baseline b: the first-order "
+               "share of each token (Shrikumar et al. 2016; Captum InputXGradient).");
         break;
     case interp::AttributionMethod::IntegratedGradients:
         f.title = trf("Integrated gradients: how each input token moves %s at the last position", what.c_str());
         f.formula =
-            trf("score_i = Σ_d x_id · mean of ∂f/∂x_id along the straight path from all-zero token "
-                "embeddings to x (%d midpoint steps; Sundararajan et al. 2017). The scores sum to "
-                "f(x) − f(0) up to the completeness gap.",
+            trf("score_i = Σ_d (x − b)_id · mean of ∂f/∂x_id along the straight path from the baseline b to x "
+                "(%d midpoint steps; Sundararajan et al. 2017). The scores sum to f(x) − f(b) up to the "
+                "completeness gap.",
                 r.inputs_steps);
         break;
     case interp::AttributionMethod::Occlusion:
         f.title = trf("Occlusion: how much %s drops when each input token is hidden", what.c_str());
         f.formula =
-            trf("score_i = f(x) − f(x with token i's embedding set to 0, positions kept), averaged over the "
-                "%d-token windows that hide it (Zeiler & Fergus 2014; Captum Occlusion).",
+            trf("score_i = f(x) − f(x with token i's embedding replaced by the baseline b, positions kept), "
+                "averaged over the %d-token windows that hide it (Zeiler & Fergus 2014; Captum Occlusion).",
                 r.inputs_span);
         break;
     }
-    std::string note = trf("f(x) = %.3f %s", a.value, unit);
-    if (a.method != interp::AttributionMethod::Occlusion) note += " · " + trf("f(0) = %.3f", a.baseline_value);
+    std::string note = trf("f(x) = %.3f %s", a.value, unit) + " · " +
+        (r.inputs_baseline == interp::AttributionBaseline::Zero ? tr("b = zero embeddings")
+                                                                : tr("b = mean token embedding"));
+    if (a.method != interp::AttributionMethod::Occlusion) note += " · " + trf("f(b) = %.3f", a.baseline_value);
     if (a.method == interp::AttributionMethod::IntegratedGradients) {
         const float span = std::abs(a.value - a.baseline_value);
         note += " · " +
-            trf("completeness gap %.3g (%.1f %% of f(x) − f(0))", a.completeness_gap,
+            trf("completeness gap %.3g (%.1f %% of f(x) − f(b))", a.completeness_gap,
                 span > 0 ? 100.0f * std::abs(a.completeness_gap) / span : 0.0f);
     }
     if (!r.inputs_note.empty()) note += std::string(" · ") + tr(r.inputs_note.c_str());

@@ -169,6 +169,10 @@ void apply_view_option(UiState& st, const std::string& view, const std::string& 
             throw std::invalid_argument("--method expects grad-x-input, integrated-gradients or occlusion, got '" +
                                         value + "'");
         st.attr_method = value;
+    } else if (option == "baseline") {
+        if (!interp::parse_attribution_baseline(value))
+            throw std::invalid_argument("--baseline expects mean or zero, got '" + value + "'");
+        st.attr_baseline = value;
     } else if (option == "steps") st.attr_steps = int(in_range(option, value, 1, 1024));
     else if (option == "span") st.attr_span = int(in_range(option, value, 1, 16));
     else if (option == "top-k") st.top_k = int(in_range(option, value, 0, 100000));

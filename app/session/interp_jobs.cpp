@@ -251,12 +251,15 @@ InterpResult run_interp(InterpResult::Kind kind, const UiState& st, const Loaded
                            .value_or(interp::AttributionMethod::IntegratedGradients);
             o.steps = st.attr_steps;
             o.span = st.attr_span;
+            o.baseline = interp::parse_attribution_baseline(st.attr_baseline)
+                             .value_or(interp::AttributionBaseline::MeanEmbedding);
             o.progress = progress;
             o.cancel = cancel;
             std::unique_ptr<interp::GradientModel> grad;
             if (o.method != interp::AttributionMethod::Occlusion) grad = std::make_unique<interp::GradientModel>(model);
             r.inputs_steps = o.steps;
             r.inputs_span = o.span;
+            r.inputs_baseline = o.baseline;
             if (c.arch == Arch::EncoderDecoder) {
                 attribute_translation_for(r, st, m, grad.get(), o);
                 break;

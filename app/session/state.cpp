@@ -57,6 +57,7 @@ void UiState::clamp() {
     if (!interp::parse_attribution_method(attr_method)) attr_method = "integrated-gradients";
     attr_steps = std::clamp(attr_steps, 1, 1024);
     attr_span = std::clamp(attr_span, 1, 16);
+    if (!interp::parse_attribution_baseline(attr_baseline)) attr_baseline = "mean";
     rope_theta = std::clamp(rope_theta, 2.0f, 1e7f);
     sample_temperature = std::clamp(sample_temperature, kMinTemperature, kMaxTemperature);
     top_k = std::clamp(top_k, 0, 100000);
@@ -103,19 +104,20 @@ void link_attention_knobs(UiState& st, std::optional<AttentionKnobs>& last) {
 // One field list for the state file; laid out by hand (clang-format reflows this macro differently on each pass).
 // clang-format off
 #define TS_STATE_FIELDS(X) \
-    X(model_path) X(recent) X(text) X(panel) X(layer) X(head) X(query) X(dark_theme) X(ui_scale)                     \
-    X(apply_to_model) X(attn_temperature) X(attn_mask) X(attn_window) X(attn_padding) X(sm_temperature)              \
-    X(sm_mask) X(sm_window) X(sm_padding) X(sm_use_typed) X(sm_typed_logits) X(act_leaky_alpha)                      \
-    X(act_swish_beta) X(act_range) X(act_show_grad) X(act_overlay) X(norm_mean) X(norm_std) X(norm_gamma)            \
-    X(norm_beta) X(norm_eps) X(norm_outlier) X(pe_d_model) X(pe_base) X(pe_positions) X(rope_theta)                  \
-    X(rope_interleaved) X(sample_temperature) X(top_k) X(top_p) X(generate_tokens) X(kv_context)                     \
-    X(attn_unit_scale) X(attn_annotate) X(attn_source) X(sm_paint) X(sm_paint_n) X(act_shown) X(view)                \
-    X(export_dir) X(export_format) X(export_width) X(export_height) X(export_scale) X(export_light)                  \
-    X(export_transparent) X(ablated_heads) X(ablate_mode) X(interp_target) X(interp_minus) X(interp_corrupt)         \
-    X(interp_answer) X(interp_wrong) X(detect_random) X(detect_half) X(detect_exclude_bos)                           \
-    X(detect_exclude_current) X(attr_method) X(attr_steps) X(attr_span) X(target_text) X(translate_to) X(decode_beam) X(language) X(lesson)                    \
-    X(lesson_step) X(train_topic) X(train_warmup) X(train_d_model) X(train_dropout) X(train_seed) X(train_lr)        \
-    X(train_weight_decay) X(train_grad) X(train_label_smoothing)
+    X(model_path) X(recent) X(text) X(panel) X(layer) X(head) X(query) X(dark_theme) X(ui_scale)             \
+    X(apply_to_model) X(attn_temperature) X(attn_mask) X(attn_window) X(attn_padding) X(sm_temperature)      \
+    X(sm_mask) X(sm_window) X(sm_padding) X(sm_use_typed) X(sm_typed_logits) X(act_leaky_alpha)              \
+    X(act_swish_beta) X(act_range) X(act_show_grad) X(act_overlay) X(norm_mean) X(norm_std) X(norm_gamma)    \
+    X(norm_beta) X(norm_eps) X(norm_outlier) X(pe_d_model) X(pe_base) X(pe_positions) X(rope_theta)          \
+    X(rope_interleaved) X(sample_temperature) X(top_k) X(top_p) X(generate_tokens) X(kv_context)             \
+    X(attn_unit_scale) X(attn_annotate) X(attn_source) X(sm_paint) X(sm_paint_n) X(act_shown) X(view)        \
+    X(export_dir) X(export_format) X(export_width) X(export_height) X(export_scale) X(export_light)          \
+    X(export_transparent) X(ablated_heads) X(ablate_mode) X(interp_target) X(interp_minus) X(interp_corrupt) \
+    X(interp_answer) X(interp_wrong) X(detect_random) X(detect_half) X(detect_exclude_bos)                   \
+    X(detect_exclude_current) X(attr_method) X(attr_steps) X(attr_span) X(attr_baseline) X(target_text)      \
+    X(translate_to) X(decode_beam) X(language) X(lesson) X(lesson_step) X(train_topic) X(train_warmup)       \
+    X(train_d_model) X(train_dropout) X(train_seed) X(train_lr) X(train_weight_decay) X(train_grad)          \
+    X(train_label_smoothing)
 // clang-format on
 
 void to_json(nlohmann::json& j, const UiState& s) {

@@ -119,6 +119,7 @@ struct UiState {
     std::string attr_method = "integrated-gradients";  ///< interp::name_of(AttributionMethod)
     int attr_steps = 50;                               ///< integrated gradients: points on the path (1..1024)
     int attr_span = 1;                                 ///< occlusion: tokens hidden at once (1..16)
+    std::string attr_baseline = "mean";                ///< interp::name_of(AttributionBaseline): "mean" or "zero"
 
     // Lessons panel: the open lesson (its id) and step (0-based).
     std::string lesson;

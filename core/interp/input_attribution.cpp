@@ -77,8 +77,10 @@ GradResult gradient_scores(GradientModel& g, const std::vector<int>& src, const 
     const int S = int(src.size()), T = int(dec.size()), d = c.d_model, V = c.vocab_size;
     const int n = int(scored.size());
     const bool ig = opt.method == AttributionMethod::IntegratedGradients;
-    const MatrixRM x_dec = g.token_embeddings(dec);
-    const MatrixRM x_src = seq2seq ? g.token_embeddings(src) : MatrixRM();
+    // Inputs relative to the baseline b: the path is b + α (x − b), the scores Σ_d (x − b)_d ∂f/∂x_d.
+    const RowVectorF base = g.baseline_row(opt.baseline);
+    const MatrixRM x_dec = g.token_embeddings(dec).rowwise() - base;
+    const MatrixRM x_src = seq2seq ? MatrixRM(g.token_embeddings(src).rowwise() - base) : MatrixRM();
 
     // Points: every prediction at α = 1 (its value; grad × input's gradient) and α = 0 (its baseline value), then
     // integrated gradients' midpoints.
@@ -125,11 +127,11 @@ GradResult gradient_scores(GradientModel& g, const std::vector<int>& src, const 
         if (seq2seq) src_ids.resize(size_t(B) * size_t(S));
         for (int b = 0; b < B; ++b) {
             const Point& pt = points[size_t(p0 + b)];
-            emb_dec.middleRows(int64_t(b) * T, T) = x_dec * pt.alpha;
+            emb_dec.middleRows(int64_t(b) * T, T) = (x_dec * pt.alpha).rowwise() + base;
             std::copy(dec.begin(), dec.end(), dec_ids.begin() + int64_t(b) * T);
             targets[size_t(b) * size_t(T) + size_t(scored[size_t(pt.scored)].row)] = scored[size_t(pt.scored)].token;
             if (seq2seq) {
-                emb_src.middleRows(int64_t(b) * S, S) = x_src * pt.alpha;
+                emb_src.middleRows(int64_t(b) * S, S) = (x_src * pt.alpha).rowwise() + base;
                 std::copy(src.begin(), src.end(), src_ids.begin() + int64_t(b) * S);
             }
         }
@@ -176,22 +178,43 @@ GradResult gradient_scores(GradientModel& g, const std::vector<int>& src, const 
     return r;
 }
 
-// The embedding row that stands for "token i hidden": the recorded first-layer input minus the token's own
-// embedding (so positions stay), or zeros when a norm or token types make the input not a sum.
-std::vector<float> hidden_row(const Model& m, const Tensor& embed_out, int pos, int id) {
+// The baseline's token row of a model: 0, or the mean of tok_emb (× √d_model when scale_embeddings).
+RowVectorF baseline_of(const ModelConfig& c, const Tensor& E, AttributionBaseline b) {
+    if (b == AttributionBaseline::Zero) return RowVectorF::Zero(c.d_model);
+    const float scale = c.scale_embeddings ? std::sqrt(float(c.d_model)) : 1.0f;
+    const ConstMapRM e(E.data.data(), E.shape[0], E.shape[1]);
+    return (e.cast<double>().colwise().mean() * double(scale)).cast<float>();
+}
+
+// The embedding row that stands for "token i hidden": the recorded first-layer input with the token's own
+// embedding replaced by the baseline's (so positions stay), or the baseline row alone when a norm or token types
+// make the input not a sum.
+std::vector<float> hidden_row(const Model& m, const Tensor& embed_out, int pos, int id, const RowVectorF& base) {
     const ModelConfig& c = m.config();
     const int d = c.d_model;
-    std::vector<float> row(size_t(d), 0.0f);
+    std::vector<float> row(base.data(), base.data() + d);
     if (c.embed_norm || c.type_vocab_size > 0) return row;
     const float scale = c.scale_embeddings ? std::sqrt(float(d)) : 1.0f;
     const Tensor& E = m.weight("tok_emb.weight");
     for (int k = 0; k < d; ++k)
-        row[size_t(k)] =
+        row[size_t(k)] +=
             embed_out.data[size_t(pos) * size_t(d) + size_t(k)] - E.data[size_t(id) * size_t(d) + size_t(k)] * scale;
     return row;
 }
 
 }  // namespace
+
+std::string_view name_of(AttributionBaseline b) { return b == AttributionBaseline::Zero ? "zero" : "mean"; }
+
+std::optional<AttributionBaseline> parse_attribution_baseline(std::string_view name) {
+    for (AttributionBaseline b : {AttributionBaseline::Zero, AttributionBaseline::MeanEmbedding})
+        if (name_of(b) == name) return b;
+    return std::nullopt;
+}
+
+RowVectorF GradientModel::baseline_row(AttributionBaseline b) const {
+    return baseline_of(config(), m_net->params().at("tok_emb.weight"), b);
+}
 
 std::string_view name_of(AttributionMethod m) {
     switch (m) {
@@ -279,6 +302,7 @@ Attribution attribute_tokens(const Model& m, GradientModel* grad, const std::vec
     fo.capture = CaptureFilter::prefixes({"embed.out"});
     const ForwardResult clean = forward(m, prefix, fo);
     const Tensor& embed_out = clean.trace->at("embed.out");
+    const RowVectorF base = baseline_of(c, m.weight("tok_emb.weight"), opt.baseline);
     a.value = target_value(clean.logits.row(0).data(), c.vocab_size, {0, target.token, target.contrast}, nullptr);
     a.baseline_value = kNaN;
     fo.capture = CaptureFilter::none();
@@ -293,7 +317,7 @@ Attribution attribute_tokens(const Model& m, GradientModel* grad, const std::vec
         ForwardOptions edited = fo;
         for (int i = s; i < s + w; ++i)
             edited.edits.push_back(
-                ActivationEdit::set("embed.out", hidden_row(m, embed_out, i, prefix[size_t(i)]), -1, i));
+                ActivationEdit::set("embed.out", hidden_row(m, embed_out, i, prefix[size_t(i)], base), -1, i));
         const ForwardResult run = forward(m, prefix, edited);
         const float f =
             target_value(run.logits.row(0).data(), c.vocab_size, {0, target.token, target.contrast}, nullptr);
@@ -349,6 +373,7 @@ Seq2SeqAttribution attribute_translation(const Model& m, GradientModel* grad, co
         fo.capture = CaptureFilter::prefixes({"embed.out", "enc.embed.out"});
         const ForwardResult clean = forward_seq2seq(m, src, dec_in, fo);
         const Tensor& enc_out = clean.trace->at("enc.embed.out");
+        const RowVectorF base = baseline_of(c, m.weight("tok_emb.weight"), opt.baseline);
         const Tensor& dec_out = clean.trace->at("embed.out");
         a.value.resize(size_t(T));
         for (int t = 0; t < T; ++t)
@@ -368,8 +393,8 @@ Seq2SeqAttribution attribute_translation(const Model& m, GradientModel* grad, co
             const bool is_src = k < S;
             const int i = is_src ? k : k - S;
             edited.edits.push_back(
-                is_src ? ActivationEdit::set("enc.embed.out", hidden_row(m, enc_out, i, src[size_t(i)]), -1, i)
-                       : ActivationEdit::set("embed.out", hidden_row(m, dec_out, i, dec_in[size_t(i)]), -1, i));
+                is_src ? ActivationEdit::set("enc.embed.out", hidden_row(m, enc_out, i, src[size_t(i)], base), -1, i)
+                       : ActivationEdit::set("embed.out", hidden_row(m, dec_out, i, dec_in[size_t(i)], base), -1, i));
             const ForwardResult run = forward_seq2seq(m, src, dec_in, edited);
             for (int t = 0; t < T; ++t) {
                 if (!is_src && i > t) continue;  // a later decoder input cannot matter to row t

@@ -41,8 +41,18 @@ struct AttributionTarget {
     int contrast = -1;
 };
 
+/// The reference input the methods compare with: every token embedding 0 (Captum's and Inseq's default), or the
+/// mean of the token-embedding table (× √d_model when scale_embeddings) for every token. Positions stay in both.
+/// The zero baseline is degenerate for models without additive positions whose first sub-layer starts with a norm
+/// (RoPE + RMSNorm: every αx has the same direction, so f(0) is not the limit of f(αx)); the mean one is not.
+enum class AttributionBaseline { Zero, MeanEmbedding };
+/// "zero", "mean".
+[[nodiscard]] std::string_view name_of(AttributionBaseline b);
+[[nodiscard]] std::optional<AttributionBaseline> parse_attribution_baseline(std::string_view name);
+
 struct AttributionOptions {
     AttributionMethod method = AttributionMethod::IntegratedGradients;
+    AttributionBaseline baseline = AttributionBaseline::Zero;
     int steps = 50;     ///< integrated gradients: points on the path (1..4096)
     int batch = 16;     ///< integrated gradients: points per forward/backward (1..4096)
     int span = 1;       ///< occlusion: tokens hidden at once (1..T)
@@ -69,6 +79,8 @@ public:
     [[nodiscard]] const ModelConfig& config() const;
     /// tok_emb[id] (× √d_model when scale_embeddings): the inputs being attributed, (ids.size(), d_model).
     [[nodiscard]] MatrixRM token_embeddings(const std::vector<int>& ids) const;
+    /// The baseline's token-embedding row (d_model).
+    [[nodiscard]] RowVectorF baseline_row(AttributionBaseline b) const;
 
 private:
     std::unique_ptr<train::TrainModel> m_net;
@@ -80,7 +92,7 @@ struct Attribution {
     AttributionTarget target;   ///< position resolved (never -1)
     std::vector<float> scores;  ///< (position + 1): one per input token 0..position, in f's unit
     float value = 0;            ///< f(x)
-    float baseline_value = 0;   ///< f with every token embedding 0 (the gradient methods' baseline)
+    float baseline_value = 0;   ///< f with every token embedding at the baseline (the gradient methods')
     /// Integrated gradients: Σ scores − (value − baseline_value); NaN for the other methods.
     float completeness_gap = 0;
     bool cancelled = false;  ///< scores of unfinished work are NaN

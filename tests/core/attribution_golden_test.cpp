@@ -48,13 +48,15 @@ TEST_P(AttributionGolden, MatchesTorchAutograd) {
     std::vector<int> ids;
     for (float v : t.at("in.ids").data) ids.push_back(int(v));
     GradientModel grad(m);
-    for (const char* name : {"logprob", "contrast"}) {
+    for (const char* name : {"logprob", "contrast", "mean_baseline"}) {
         SCOPED_TRACE(name);
         const std::string pre = std::string("out.") + name + ".";
         const std::vector<float> tg = vec(t.at(pre + "target"));
         const AttributionTarget target{int(tg[0]), int(tg[1]), int(tg[2])};
         const int Tp = target.position + 1;
         const float value = t.at(pre + "value").data[0], baseline = t.at(pre + "baseline").data[0];
+        const AttributionBaseline base_kind =
+            t.at(pre + "baseline_kind").data[0] != 0 ? AttributionBaseline::MeanEmbedding : AttributionBaseline::Zero;
 
         // The raw gradient through TrainModel: one forward/backward of the prefix.
         const std::vector<int> prefix(ids.begin(), ids.begin() + Tp);
@@ -82,6 +84,7 @@ TEST_P(AttributionGolden, MatchesTorchAutograd) {
         grad.net().set_input_embeddings(nullptr);
 
         AttributionOptions opt;
+        opt.baseline = base_kind;
         opt.method = AttributionMethod::GradientTimesInput;
         const Attribution gx = attribute_tokens(m, &grad, ids, target, opt);
         EXPECT_EQ(gx.target.position, target.position);

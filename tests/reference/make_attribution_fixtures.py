@@ -6,7 +6,8 @@
 #   gradient x input: sum over d of x * df/dx per token (Captum InputXGradient);
 #   integrated gradients from the all-zero embedding baseline, 50 midpoint steps (Sundararajan et al. 2017, eq. 3);
 #   occlusion: f(x) - f(x with a token's embedding zeroed), span 1, and span 2 as the mean over covering windows
-#   (Captum Occlusion with a zero baseline; positions kept).
+#   (Captum Occlusion with a zero baseline; positions kept);
+#   and the log-probability case again with the mean token embedding as the baseline (path b + a (x - b)).
 # Encoder-decoder (attribute_translation): torch.nn.Transformer itself (float64) with the weights of the trainer's
 # fixtures tests/golden/grad_encdec_{pre,post}.safetensors (make_grad_fixtures.py: shared embeddings x sqrt(d_model),
 # sinusoidal positions, tied output), batch row 0 unpadded: for every target row t, f_t = log p(out[t]) and the
@@ -53,32 +54,36 @@ def make(model_file, out_file):
     last_top = int(torch.argmax(logits[T - 1]))
     mid = T // 2
     mid_top = int(torch.argmax(logits[mid]))
+    # name -> (position, token, contrast, baseline): baseline 0 = all-zero token embeddings, 1 = the mean row of the
+    # token-embedding table for every token (AttributionBaseline::MeanEmbedding).
     cases = {
-        "logprob": (T - 1, last_top, -1),
-        "contrast": (mid, ids[mid + 1], mid_top if mid_top != ids[mid + 1] else (mid_top + 1) % cfg["vocab_size"]),
+        "logprob": (T - 1, last_top, -1, 0),
+        "contrast": (mid, ids[mid + 1], mid_top if mid_top != ids[mid + 1] else (mid_top + 1) % cfg["vocab_size"], 0),
+        "mean_baseline": (T - 1, last_top, -1, 1),
     }
     out = {"in.ids": torch.tensor(ids)}
-    for name, (pos, token, contrast) in cases.items():
+    for name, (pos, token, contrast, base_kind) in cases.items():
         p_ids = ids[: pos + 1]
         x = W["tok_emb.weight"][p_ids].clone()
+        b = W["tok_emb.weight"].mean(dim=0) if base_kind else torch.zeros(x.shape[1], dtype=torch.float64)
         value, g = grad_at(cfg, W, p_ids, x, pos, token, contrast)
         with torch.no_grad():
-            baseline = f_of(cfg, W, p_ids, torch.zeros_like(x), pos, token, contrast)
+            baseline = f_of(cfg, W, p_ids, b.expand_as(x).clone(), pos, token, contrast)
         ig = torch.zeros_like(x)
         for k in range(1, STEPS + 1):
-            ig += grad_at(cfg, W, p_ids, x * ((k - 0.5) / STEPS), pos, token, contrast)[1]
-        ig = (x * ig / STEPS).sum(dim=1)
+            ig += grad_at(cfg, W, p_ids, b + (x - b) * ((k - 0.5) / STEPS), pos, token, contrast)[1]
+        ig = ((x - b) * ig / STEPS).sum(dim=1)
         occ1 = torch.zeros(pos + 1, dtype=torch.float64)
         with torch.no_grad():
             for i in range(pos + 1):
                 xo = x.clone()
-                xo[i] = 0.0
+                xo[i] = b
                 occ1[i] = value - f_of(cfg, W, p_ids, xo, pos, token, contrast)
             occ2 = torch.zeros(pos + 1, dtype=torch.float64)
             cnt = torch.zeros(pos + 1, dtype=torch.float64)
             for s in range(pos):
                 xo = x.clone()
-                xo[s:s + 2] = 0.0
+                xo[s:s + 2] = b
                 delta = value - f_of(cfg, W, p_ids, xo, pos, token, contrast)
                 occ2[s:s + 2] += delta
                 cnt[s:s + 2] += 1
@@ -88,7 +93,8 @@ def make(model_file, out_file):
         out[pre + "value"] = value.reshape(1)
         out[pre + "baseline"] = baseline.reshape(1)
         out[pre + "grad"] = g
-        out[pre + "grad_x_input"] = (x * g).sum(dim=1)
+        out[pre + "grad_x_input"] = ((x - b) * g).sum(dim=1)
+        out[pre + "baseline_kind"] = torch.tensor([base_kind])
         out[pre + "integrated_gradients"] = ig
         out[pre + "occlusion"] = occ1
         out[pre + "occlusion_span2"] = occ2

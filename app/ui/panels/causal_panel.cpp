@@ -103,6 +103,20 @@ void draw_input_attribution(PanelContext& ctx, float avail_w, float fig_h, int f
                          ImGuiSliderFlags_AlwaysClamp | ImGuiSliderFlags_Logarithmic);
     else if (method == 2)
         ImGui::SliderInt(tr("tokens hidden at once"), &st.attr_span, 1, 16, "%d", ImGuiSliderFlags_AlwaysClamp);
+    int zero_base = st.attr_baseline == "zero" ? 1 : 0;
+    ImGui::SameLine();
+    ImGui::TextUnformatted(tr("baseline:"));
+    ImGui::SameLine();
+    ImGui::RadioButton(tr("mean embedding"), &zero_base, 0);
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("%s", tr("every token replaced by the mean token embedding (positions kept)"));
+    ImGui::SameLine();
+    ImGui::RadioButton(tr("zero"), &zero_base, 1);
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("%s",
+                          tr("every token embedding set to 0 (positions kept); degenerate for RoPE + RMSNorm "
+                             "models, whose completeness gap then stays large"));
+    st.attr_baseline = zero_base ? "zero" : "mean";
     ImGui::SameLine();
     if (run_button(ctx, tr("Attribute to input tokens"), Kind::Inputs))
         jobs.start(Kind::Inputs, st, *ctx.model, fallback);
