@@ -104,7 +104,7 @@ void draw_input_attribution(PanelContext& ctx, float avail_w, float fig_h, int f
     else if (method == 2)
         ImGui::SliderInt(tr("tokens hidden at once"), &st.attr_span, 1, 16, "%d", ImGuiSliderFlags_AlwaysClamp);
     int zero_base = st.attr_baseline == "zero" ? 1 : 0;
-    ImGui::SameLine();
+    ImGui::AlignTextToFramePadding();  // a row of its own: one row clipped the run button at 1280 px
     ImGui::TextUnformatted(tr("baseline:"));
     ImGui::SameLine();
     ImGui::RadioButton(tr("mean embedding"), &zero_base, 0);
