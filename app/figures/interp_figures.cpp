@@ -332,19 +332,19 @@ plot::Figure input_attribution_figure(const InterpResult& r) {
             trf("score_i = Σ_d (x − b)_id · mean of ∂f/∂x_id along the straight path from the baseline b to x "
                 "(%d midpoint steps; Sundararajan et al. 2017). The scores sum to f(x) − f(b) up to the "
                 "completeness gap.",
-                r.inputs_steps);
+                r.inputs_options.steps);
         break;
     case interp::AttributionMethod::Occlusion:
         f.title = trf("Occlusion: how much %s drops when each input token is hidden", what.c_str());
         f.formula =
             trf("score_i = f(x) − f(x with token i's embedding replaced by the baseline b, positions kept), "
                 "averaged over the %d-token windows that hide it (Zeiler & Fergus 2014; Captum Occlusion).",
-                r.inputs_span);
+                r.inputs_options.span);
         break;
     }
     std::string note = trf("f(x) = %.3f %s", a.value, unit) + " · " +
-        (r.inputs_baseline == interp::AttributionBaseline::Zero ? tr("b = zero embeddings")
-                                                                : tr("b = mean token embedding"));
+        (r.inputs_options.baseline == interp::AttributionBaseline::Zero ? tr("b = zero embeddings")
+                                                                        : tr("b = mean token embedding"));
     if (a.method != interp::AttributionMethod::Occlusion) note += " · " + trf("f(b) = %.3f", a.baseline_value);
     if (a.method == interp::AttributionMethod::IntegratedGradients) {
         const float span = std::abs(a.value - a.baseline_value);

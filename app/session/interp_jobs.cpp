@@ -257,9 +257,9 @@ InterpResult run_interp(InterpResult::Kind kind, const UiState& st, const Loaded
             o.cancel = cancel;
             std::unique_ptr<interp::GradientModel> grad;
             if (o.method != interp::AttributionMethod::Occlusion) grad = std::make_unique<interp::GradientModel>(model);
-            r.inputs_steps = o.steps;
-            r.inputs_span = o.span;
-            r.inputs_baseline = o.baseline;
+            r.inputs_options = o;
+            r.inputs_options.progress = {};
+            r.inputs_options.cancel = nullptr;
             if (c.arch == Arch::EncoderDecoder) {
                 attribute_translation_for(r, st, m, grad.get(), o);
                 break;

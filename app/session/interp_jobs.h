@@ -55,8 +55,7 @@ struct InterpResult {
     /// Inputs: input attribution of the target (minus: the contrast) at the last position; the forward's knobs
     /// (temperature, masks, ablations) are not applied, and `inputs_note` says so when some were set.
     std::optional<interp::Attribution> inputs;
-    int inputs_steps = 0, inputs_span = 0;  ///< the options it ran with
-    interp::AttributionBaseline inputs_baseline = interp::AttributionBaseline::MeanEmbedding;
+    interp::AttributionOptions inputs_options;  ///< the options it ran with (without progress and cancel)
     /// Inputs on an encoder–decoder: every generated token's attribution to the source and earlier target tokens
     /// (the text's translation, or the typed target), the cross-attention over the same pairs (mean over decoder
     /// layers and heads, (T, S)), and per row the Spearman correlation of |source attribution| with it.

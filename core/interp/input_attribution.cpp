@@ -181,24 +181,25 @@ GradResult gradient_scores(GradientModel& g, const std::vector<int>& src, const 
 // The baseline's token row of a model: 0, or the mean of tok_emb (× √d_model when scale_embeddings).
 RowVectorF baseline_of(const ModelConfig& c, const Tensor& E, AttributionBaseline b) {
     if (b == AttributionBaseline::Zero) return RowVectorF::Zero(c.d_model);
-    const float scale = c.scale_embeddings ? std::sqrt(float(c.d_model)) : 1.0f;
     const ConstMapRM e(E.data.data(), E.shape[0], E.shape[1]);
-    return (e.cast<double>().colwise().mean() * double(scale)).cast<float>();
+    return (e.cast<double>().colwise().mean() * double(c.embedding_scale())).cast<float>();
+}
+// The same for the inference model; the table is read (as float32) only for the mean.
+RowVectorF baseline_of(const Model& m, AttributionBaseline b) {
+    if (b == AttributionBaseline::Zero) return RowVectorF::Zero(m.config().d_model);
+    return baseline_of(m.config(), m.weight("tok_emb.weight"), b);
 }
 
-// The embedding row that stands for "token i hidden": the recorded first-layer input with the token's own
-// embedding replaced by the baseline's (so positions stay), or the baseline row alone when a norm or token types
-// make the input not a sum.
-std::vector<float> hidden_row(const Model& m, const Tensor& embed_out, int pos, int id, const RowVectorF& base) {
-    const ModelConfig& c = m.config();
+// The embedding row that stands for "token `pos` hidden": the recorded first-layer input (`embed_out`) with the
+// token's own part (`tok_out`, the forward's <prefix>tok_emb.out) replaced by the baseline's, so positions stay; the
+// baseline row alone when a norm or token types make the input not a sum.
+std::vector<float> hidden_row(const ModelConfig& c, const Tensor& embed_out, const Tensor& tok_out, int pos,
+                              const RowVectorF& base) {
     const int d = c.d_model;
     std::vector<float> row(base.data(), base.data() + d);
     if (c.embed_norm || c.type_vocab_size > 0) return row;
-    const float scale = c.scale_embeddings ? std::sqrt(float(d)) : 1.0f;
-    const Tensor& E = m.weight("tok_emb.weight");
-    for (int k = 0; k < d; ++k)
-        row[size_t(k)] +=
-            embed_out.data[size_t(pos) * size_t(d) + size_t(k)] - E.data[size_t(id) * size_t(d) + size_t(k)] * scale;
+    const size_t at = size_t(pos) * size_t(d);
+    for (int k = 0; k < d; ++k) row[size_t(k)] += embed_out.data[at + size_t(k)] - tok_out.data[at + size_t(k)];
     return row;
 }
 
@@ -252,7 +253,7 @@ const ModelConfig& GradientModel::config() const { return m_net->config(); }
 
 MatrixRM GradientModel::token_embeddings(const std::vector<int>& ids) const {
     const ModelConfig& c = config();
-    const float scale = c.scale_embeddings ? std::sqrt(float(c.d_model)) : 1.0f;
+    const float scale = c.embedding_scale();
     const Tensor& E = m_net->params().at("tok_emb.weight");
     const ConstMapRM map_e(E.data.data(), E.shape[0], E.shape[1]);
     MatrixRM x(int64_t(ids.size()), c.d_model);
@@ -299,10 +300,11 @@ Attribution attribute_tokens(const Model& m, GradientModel* grad, const std::vec
     const int w = std::min(opt.span, Tp);
     ForwardOptions fo;
     fo.all_logits = false;
-    fo.capture = CaptureFilter::prefixes({"embed.out"});
+    fo.capture = CaptureFilter::prefixes({"embed.out", "tok_emb.out"});
     const ForwardResult clean = forward(m, prefix, fo);
     const Tensor& embed_out = clean.trace->at("embed.out");
-    const RowVectorF base = baseline_of(c, m.weight("tok_emb.weight"), opt.baseline);
+    const Tensor& tok_out = clean.trace->at("tok_emb.out");
+    const RowVectorF base = baseline_of(m, opt.baseline);
     a.value = target_value(clean.logits.row(0).data(), c.vocab_size, {0, target.token, target.contrast}, nullptr);
     a.baseline_value = kNaN;
     fo.capture = CaptureFilter::none();
@@ -316,8 +318,7 @@ Attribution attribute_tokens(const Model& m, GradientModel* grad, const std::vec
         }
         ForwardOptions edited = fo;
         for (int i = s; i < s + w; ++i)
-            edited.edits.push_back(
-                ActivationEdit::set("embed.out", hidden_row(m, embed_out, i, prefix[size_t(i)], base), -1, i));
+            edited.edits.push_back(ActivationEdit::set("embed.out", hidden_row(c, embed_out, tok_out, i, base), -1, i));
         const ForwardResult run = forward(m, prefix, edited);
         const float f =
             target_value(run.logits.row(0).data(), c.vocab_size, {0, target.token, target.contrast}, nullptr);
@@ -370,11 +371,13 @@ Seq2SeqAttribution attribute_translation(const Model& m, GradientModel* grad, co
     } else {
         // One forward per hidden token (span 1): every row's f changes at once.
         ForwardOptions fo;
-        fo.capture = CaptureFilter::prefixes({"embed.out", "enc.embed.out"});
+        fo.capture = CaptureFilter::prefixes({"embed.out", "tok_emb.out", "enc.embed.out", "enc.tok_emb.out"});
         const ForwardResult clean = forward_seq2seq(m, src, dec_in, fo);
         const Tensor& enc_out = clean.trace->at("enc.embed.out");
-        const RowVectorF base = baseline_of(c, m.weight("tok_emb.weight"), opt.baseline);
+        const Tensor& enc_tok = clean.trace->at("enc.tok_emb.out");
         const Tensor& dec_out = clean.trace->at("embed.out");
+        const Tensor& dec_tok = clean.trace->at("tok_emb.out");
+        const RowVectorF base = baseline_of(m, opt.baseline);
         a.value.resize(size_t(T));
         for (int t = 0; t < T; ++t)
             a.value[size_t(t)] = target_value(clean.logits.row(t).data(), c.vocab_size, scored[size_t(t)], nullptr);
@@ -393,8 +396,8 @@ Seq2SeqAttribution attribute_translation(const Model& m, GradientModel* grad, co
             const bool is_src = k < S;
             const int i = is_src ? k : k - S;
             edited.edits.push_back(
-                is_src ? ActivationEdit::set("enc.embed.out", hidden_row(m, enc_out, i, src[size_t(i)], base), -1, i)
-                       : ActivationEdit::set("embed.out", hidden_row(m, dec_out, i, dec_in[size_t(i)], base), -1, i));
+                is_src ? ActivationEdit::set("enc.embed.out", hidden_row(c, enc_out, enc_tok, i, base), -1, i)
+                       : ActivationEdit::set("embed.out", hidden_row(c, dec_out, dec_tok, i, base), -1, i));
             const ForwardResult run = forward_seq2seq(m, src, dec_in, edited);
             for (int t = 0; t < T; ++t) {
                 if (!is_src && i > t) continue;  // a later decoder input cannot matter to row t

@@ -24,7 +24,7 @@ MatrixRM embed(const Model& m, const std::vector<int>& ids, int start_pos, Trace
     const Tensor& emb = m.stored_weight("tok_emb.weight");
     const bool cap = trace.filter().captures_anything();
     MatrixRM x(T, c.d_model);
-    const float scale = c.scale_embeddings ? std::sqrt(static_cast<float>(c.d_model)) : 1.0f;
+    const float scale = c.embedding_scale();
     for (int t = 0; t < T; ++t) {
         const int id = ids[t];
         if (id < 0 || id >= c.vocab_size)

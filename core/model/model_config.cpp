@@ -12,6 +12,8 @@
 
 namespace ts {
 
+float ModelConfig::embedding_scale() const { return scale_embeddings ? std::sqrt(float(d_model)) : 1.0f; }
+
 bool is_gated(Activation a) {
     return a == Activation::GLU || a == Activation::SwiGLU || a == Activation::GeGLU || a == Activation::GeGLUTanh;
 }

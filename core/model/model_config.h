@@ -107,6 +107,8 @@ struct ModelConfig {
                                ///< (BertForMaskedLM); encoder-only, decoder tied to tok_emb
 
     [[nodiscard]] int d_head() const { return head_dim > 0 ? head_dim : d_model / n_heads; }
+    /// The factor on token embeddings: √d_model when scale_embeddings (Vaswani et al. §3.4), else 1.
+    [[nodiscard]] float embedding_scale() const;
     /// Features of each head RoPE rotates (rotary_dim, or d_head when 0).
     [[nodiscard]] int rope_dim() const { return rotary_dim > 0 ? rotary_dim : d_head(); }
     [[nodiscard]] bool has_encoder() const { return arch != Arch::DecoderOnly; }

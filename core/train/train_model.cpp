@@ -185,7 +185,7 @@ void TrainModel::check_ids(std::span<const int> ids, const char* what) const {
 void TrainModel::embed_forward(Stack& s, float p, uint64_t key) {
     const auto& c = m_config;
     const int64_t N = int64_t(s.B) * s.T;
-    const float emb_scale = c.scale_embeddings ? std::sqrt(float(c.d_model)) : 1.0f;
+    const float emb_scale = c.embedding_scale();
     const ConstMapRM E = cmap(*m_p.tok_emb);
     const MatrixRM* given = m_input_emb[&s == &m_enc ? 1 : 0];
     if (given && (given->rows() != N || given->cols() != c.d_model))
@@ -213,7 +213,7 @@ void TrainModel::embed_backward(Stack& s) {
     const int64_t N = int64_t(s.B) * s.T;
     if (s.emb_mask.size()) s.dx.array() *= s.emb_mask.array();
     if (!m_param_grads || m_input_emb[&s == &m_enc ? 1 : 0]) return;  // no table gradient wanted, or none to take
-    const float emb_scale = c.scale_embeddings ? std::sqrt(float(c.d_model)) : 1.0f;
+    const float emb_scale = c.embedding_scale();
     MapRM dE = map(*m_g.tok_emb);
     for (int64_t r = 0; r < N; ++r) {
         dE.row(s.ids[r]) += s.dx.row(r) * emb_scale;
@@ -303,13 +303,13 @@ StepLoss TrainModel::finish_forward(const StepOptions& opt) {
         for (size_t r = 0; r < m_targets.size(); ++r)
             if (m_targets[r] != -1) m_target_rows.push_back(int64_t(r));
         m_target_out.resize(int64_t(m_target_rows.size()), m_config.d_model);
-        std::vector<int> targets(m_target_rows.size());
+        m_target_labels.resize(m_target_rows.size());
         for (size_t i = 0; i < m_target_rows.size(); ++i) {
             m_target_out.row(int64_t(i)) = m_dec.out.row(m_target_rows[i]);
-            targets[i] = m_targets[size_t(m_target_rows[i])];
+            m_target_labels[i] = m_targets[size_t(m_target_rows[i])];
         }
         product(m_logits, m_target_out, cmap(*m_p.lm_head).transpose(), false);
-        lp = softmax_cross_entropy(m_logits, targets, opt.label_smoothing, opt.z_loss, false);
+        lp = softmax_cross_entropy(m_logits, m_target_labels, opt.label_smoothing, opt.z_loss, false);
     } else {
         product(m_logits, m_dec.out, cmap(*m_p.lm_head).transpose(), false);
         lp = softmax_cross_entropy(m_logits, m_targets, opt.label_smoothing, opt.z_loss, false);
@@ -322,16 +322,8 @@ StepLoss TrainModel::finish_forward(const StepOptions& opt) {
 
 void TrainModel::backward() {
     if (!m_have_forward) throw std::logic_error("TrainModel::backward called without a preceding forward");
-    m_have_forward = false;
-    for (auto& [name, t] : m_grads) std::fill(t.data.begin(), t.data.end(), 0.0f);
-
-    if (m_opt.target_rows_only) {
-        std::vector<int> targets(m_target_rows.size());
-        for (size_t i = 0; i < m_target_rows.size(); ++i) targets[i] = m_targets[size_t(m_target_rows[i])];
-        softmax_cross_entropy(m_logits, targets, m_opt.label_smoothing, m_opt.z_loss, true);  // -> dlogits
-    } else {
-        softmax_cross_entropy(m_logits, m_targets, m_opt.label_smoothing, m_opt.z_loss, true);
-    }
+    softmax_cross_entropy(m_logits, m_opt.target_rows_only ? m_target_labels : m_targets, m_opt.label_smoothing,
+                          m_opt.z_loss, true);  // -> dlogits
     backward_from_logits();
 }
 
@@ -341,8 +333,6 @@ void TrainModel::backward(const MatrixRM& dlogits) {
         throw std::invalid_argument("TrainModel::backward: dlogits is " + std::to_string(dlogits.rows()) + "x" +
                                     std::to_string(dlogits.cols()) + ", the logits are " +
                                     std::to_string(m_logits.rows()) + "x" + std::to_string(m_logits.cols()));
-    m_have_forward = false;
-    for (auto& [name, t] : m_grads) std::fill(t.data.begin(), t.data.end(), 0.0f);
     m_logits = dlogits;
     backward_from_logits();
 }
@@ -353,6 +343,8 @@ void TrainModel::set_input_embeddings(const MatrixRM* dec, const MatrixRM* enc) 
 }
 
 void TrainModel::backward_from_logits() {
+    m_have_forward = false;
+    for (auto& [name, t] : m_grads) std::fill(t.data.begin(), t.data.end(), 0.0f);
     if (m_opt.target_rows_only) {
         if (m_param_grads) product(map(*m_g.lm_head), m_logits.transpose(), m_target_out, true);
         MatrixRM d_rows;

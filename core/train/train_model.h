@@ -212,7 +212,7 @@ private:
     void ffn_backward(const FfnRefs& p, const FfnRefs& g, const LayerActs& a, Stack& s, const MatrixRM& in,
                       const MatrixRM& dout, MatrixRM& din);
     StepLoss finish_forward(const StepOptions& opt);  // LM head + loss over m_dec.out
-    void backward_from_logits();                      // m_logits holds dLoss/dlogits
+    void backward_from_logits();  // m_logits holds dLoss/dlogits; zeroes the grads, ends the forward
 
     ModelConfig m_config;
     WeightMap m_params, m_grads;
@@ -220,6 +220,7 @@ private:
     const MatrixRM* m_input_emb[2] = {nullptr, nullptr};  // [decoder, encoder] overrides of the lookup
     std::vector<int64_t> m_target_rows;                   // target_rows_only: the rows of m_dec.out that have logits
     MatrixRM m_target_out;                                // (n_targets, d) those rows
+    std::vector<int> m_target_labels;                     // (n_targets) their targets
     Refs m_p, m_g;
     MatrixRM m_sin_table;   // (max_seq_len, d_model) sinusoidal positions
     RopeTables m_rope;
