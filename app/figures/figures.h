@@ -7,6 +7,8 @@
 #include "app/session/interp_jobs.h"
 #include "app/session/state.h"
 #include "app/session/worker.h"
+#include "core/interp/embedding_map.h"
+#include "core/interp/neurons.h"
 #include "core/model/memory_budget.h"  // human_bytes
 
 #include <functional>
@@ -174,6 +176,30 @@ bool overlay_ffn_pre_activations(plot::Figure& curves, const Snapshot& s, int la
 /// Label smoothing (ε = train_label_smoothing) on a 10-token vocabulary: the target distribution, and the loss
 /// against the correct token's probability (minimum at 1 − ε + ε/V instead of 1).
 [[nodiscard]] std::vector<plot::Figure> label_smoothing_figures(const UiState& st);
+
+// --- neurons (Neurons panel) and embedding maps (Residual panel) ----------------------------------------------------
+// Neurons are the FFN hidden units of interp::neuron_stack (the encoder of an encoder–decoder) at a layer clamped to
+// that stack; the builders throw std::runtime_error / std::invalid_argument when the snapshot lacks the activations.
+/// st.neuron when it is a neuron of the model, else the most active neuron at `position`.
+[[nodiscard]] int selected_neuron(const UiState& st, const Snapshot& s, int layer, int position);
+/// Neuron × token heatmap of the `rows` neurons most active on the text; `row_neurons` receives each row's neuron.
+[[nodiscard]] plot::Figure neuron_heatmap_figure(const Snapshot& s, int layer, int rows,
+                                                 std::vector<int>* row_neurons = nullptr);
+/// Bars: the k neurons with the largest activation at one token.
+[[nodiscard]] plot::Figure neuron_top_figure(const Snapshot& s, int layer, int position, int k = 12);
+/// Bars: one neuron's activation at every token.
+[[nodiscard]] plot::Figure neuron_text_figure(const Snapshot& s, int layer, int neuron);
+/// The neuron's max-activating contexts from an index: a row per example, `before` + 1 + `after` token columns
+/// around its peak, each token's own activation as colour and the token as cell text (one forward per example).
+[[nodiscard]] plot::Figure neuron_examples_figure(const interp::NeuronIndex& ix, const Model& m, const TextCodec& codec,
+                                                  int layer, int neuron, int before = 10, int after = 3);
+/// PCA (2 components) of the model's token embeddings, computed once per model and kept while the model lives.
+[[nodiscard]] std::shared_ptr<const interp::Pca> embedding_pca(const std::shared_ptr<const Model>& m);
+/// Scatter of every token (at most ~6000, coloured Latin-script / Chinese / other) on PC1–PC2 of `p`, the text's
+/// tokens labelled with their cosine nearest neighbours on hover; explained variance on the axes.
+[[nodiscard]] plot::Figure embedding_map_figure(const Snapshot& s, const TextCodec& codec, const interp::Pca& p);
+/// Each token's residual stream (embedding, then after every layer) as a path on the PCA of all of them.
+[[nodiscard]] plot::Figure residual_map_figure(const Snapshot& s);
 
 // --- residual stream --------------------------------------------------------------------------------------------------
 [[nodiscard]] plot::Figure residual_norm_figure(const Snapshot& s, int q);

@@ -175,6 +175,12 @@ void apply_view_option(UiState& st, const std::string& view, const std::string& 
         st.attr_baseline = value;
     } else if (option == "steps") st.attr_steps = int(in_range(option, value, 1, 1024));
     else if (option == "span") st.attr_span = int(in_range(option, value, 1, 16));
+    else if (option == "neuron") st.neuron = int(in_range(option, value, 0, 1 << 24));
+    else if (option == "neuron-rows") st.neuron_rows = int(in_range(option, value, 4, 256));
+    else if (option == "corpus") {
+        if (value.empty()) throw std::invalid_argument("option --corpus expects a text file");
+        st.neuron_corpus = value;
+    } else if (option == "chunk") st.neuron_context = int(in_range(option, value, 8, 1024));
     else if (option == "top-k") st.top_k = int(in_range(option, value, 0, 100000));
     else if (option == "top-p") st.top_p = in_range(option, value, 0.01, 1);
     else if (option == "context") st.kv_context = int(in_range(option, value, 1, 1 << 22));

@@ -3,6 +3,7 @@
 #include "app/i18n/tr.h"
 #include "app/figures/views.h"
 #include "app/session/limits.h"
+#include "app/session/neuron_index.h"
 
 #include "app/plot/ticks.h"
 #include "app/plot/writers.h"
@@ -50,6 +51,7 @@ std::string default_view_for_panel(Panel panel) {
                                                         {Panel::Attention, "attention"},
                                                         {Panel::Softmax, "softmax-lab"},
                                                         {Panel::Activations, "activations"},
+                                                        {Panel::Neurons, "neuron-heatmap"},
                                                         {Panel::Normalization, "normalization"},
                                                         {Panel::Positions, "positions-table"},
                                                         {Panel::Predictions, "predictions"},
@@ -111,6 +113,10 @@ void check_view_knobs(const UiState& st, const std::string& view, const ModelCon
         throw std::invalid_argument("--head " + std::to_string(st.head) + ": this model has " +
                                     std::to_string(c.n_heads) + " heads per layer (0 to " +
                                     std::to_string(c.n_heads - 1) + ")");
+    if (reads("neuron") && st.neuron >= c.d_ff)
+        throw std::invalid_argument("option --neuron " + std::to_string(st.neuron) +
+                                    ": the model has d_ff = " + std::to_string(c.d_ff) + " neurons per layer (0 to " +
+                                    std::to_string(c.d_ff - 1) + ")");
     for (const auto& h : st.ablated_heads)
         if (h[0] < 0 || h[0] >= c.n_layers || h[1] < 0 || h[1] >= c.n_heads)
             throw std::invalid_argument("--ablate " + std::to_string(h[0]) + "." + std::to_string(h[1]) +
@@ -288,6 +294,41 @@ void build_ffn_histogram(ViewBuild& b) {
     b.add(std::move(*f), "ffn_histogram_layer" + std::to_string(b.layer));
 }
 
+// --- neurons and embedding maps ---
+
+void build_neuron_heatmap(ViewBuild& b) {
+    b.add(neuron_heatmap_figure(b.need_snap(), b.layer, b.st.neuron_rows), "neurons_layer" + std::to_string(b.layer));
+}
+int view_query(const ViewBuild& b) {
+    const Snapshot& s = b.need_snap();
+    const TokenizedText* t = s.source_tokens ? s.source_tokens.get() : s.tokens.get();
+    return resolve_query(b.st, int(t->ids.size()));
+}
+void build_neuron_top(ViewBuild& b) {
+    b.add(neuron_top_figure(b.need_snap(), b.layer, view_query(b)), "neuron_top_layer" + std::to_string(b.layer));
+}
+void build_neuron_text(ViewBuild& b) {
+    const int n = selected_neuron(b.st, b.need_snap(), b.layer, view_query(b));
+    b.add(neuron_text_figure(b.need_snap(), b.layer, n),
+          "neuron_L" + std::to_string(b.layer) + "N" + std::to_string(n));
+}
+void build_neuron_examples(ViewBuild& b) {
+    const int n = selected_neuron(b.st, b.need_snap(), b.layer, view_query(b));
+    if (!b.model || !b.model->model || !b.model->codec) throw std::runtime_error("view " + b.view + " needs a model");
+    const NeuronIndexResult r = obtain_neuron_index(b.st, *b.model);
+    if (!r.error.empty()) throw std::runtime_error(r.error);
+    plot::Figure f =
+        neuron_examples_figure(*r.index, *b.model->model, *b.model->codec, std::min(b.layer, r.index->n_layers - 1), n);
+    f.note += "; " + std::filesystem::path(r.corpus).filename().string();
+    b.add(std::move(f), "neuron_examples_L" + std::to_string(b.layer) + "N" + std::to_string(n));
+}
+void build_embedding_map(ViewBuild& b) {
+    const Snapshot& s = b.need_snap();
+    if (!b.model || !b.model->codec) throw std::runtime_error("view " + b.view + " needs a model with a tokenizer");
+    b.add(embedding_map_figure(s, *b.model->codec, *embedding_pca(s.model)), "embedding_map");
+}
+void build_residual_map(ViewBuild& b) { b.add(residual_map_figure(b.need_snap()), "residual_map"); }
+
 void build_normalization(ViewBuild& b) {
     const char* names[] = {"layernorm", "rmsnorm", "batchnorm"};
     auto figs = normalization_synthetic_figures(b.st);
@@ -446,6 +487,15 @@ const std::vector<ViewInfo>& all_views() {
          build_activations_grad},
         {"ffn-histogram", Panel::Activations, "histogram of the model's FFN pre-activations at a layer",
          with_knobs({"layer"}), true, build_ffn_histogram},
+        {"neuron-heatmap", Panel::Neurons, "FFN neurons × tokens at a layer: the neurons most active on the text",
+         with_knobs({"layer", "neuron-rows"}), true, build_neuron_heatmap},
+        {"neuron-top", Panel::Neurons, "the neurons most active at the selected token (bars)",
+         with_knobs({"layer", "query"}), true, build_neuron_top},
+        {"neuron-text", Panel::Neurons, "one neuron's activation at every token (default: the top one at the token)",
+         with_knobs({"layer", "query", "neuron"}), true, build_neuron_text},
+        {"neuron-examples", Panel::Neurons,
+         "a neuron's max-activating contexts from a corpus (index cached beside the model)",
+         with_knobs({"layer", "query", "neuron", "corpus", "chunk"}), true, build_neuron_examples},
         {"normalization",
          Panel::Normalization,
          "LayerNorm, RMSNorm, BatchNorm on synthetic data (before/after histograms)",
@@ -516,6 +566,11 @@ const std::vector<ViewInfo>& all_views() {
          {},
          false,
          build_prepost_norm},
+        {"embedding-map", Panel::Residual,
+         "token embeddings on their first two principal components, the text's tokens labelled", with_knobs({}), true,
+         build_embedding_map},
+        {"residual-map", Panel::Residual, "each token's residual stream through the layers on two principal components",
+         with_knobs({}), true, build_residual_map},
         {"parameters", Panel::Model, "parameters per component of the model", {}, false, build_parameters},
         {"kv-cache",
          Panel::Model,

@@ -15,10 +15,10 @@ static_assert(kMaskNames.size() == kMaskChoices.size());
 constexpr std::array<const char*, 3> kAttnSourceNames{"encoder", "decoder", "cross"};
 static_assert(kAttnSourceNames.size() == kAttnSources.size());
 // Marked for the catalog: the window shows each tab as tr(name_of(p)).
-constexpr std::array<const char*, 12> kPanelNames{TS_N_("Tokens"),      TS_N_("Attention"),     TS_N_("Softmax"),
-                                                  TS_N_("Activations"), TS_N_("Normalization"), TS_N_("Positions"),
-                                                  TS_N_("Predictions"), TS_N_("Residual"),      TS_N_("Model"),
-                                                  TS_N_("Training"),    TS_N_("Causal"),        TS_N_("Lessons")};
+constexpr std::array<const char*, 13> kPanelNames{
+    TS_N_("Tokens"),        TS_N_("Attention"), TS_N_("Softmax"),     TS_N_("Activations"), TS_N_("Neurons"),
+    TS_N_("Normalization"), TS_N_("Positions"), TS_N_("Predictions"), TS_N_("Residual"),    TS_N_("Model"),
+    TS_N_("Training"),      TS_N_("Causal"),    TS_N_("Lessons")};
 static_assert(kPanelNames.size() == kPanels.size());
 
 bool same_ignoring_case(std::string_view a, std::string_view b) {

@@ -51,6 +51,7 @@ enum class Panel {
     Attention,
     Softmax,
     Activations,
+    Neurons,
     Normalization,
     Positions,
     Predictions,
@@ -60,9 +61,10 @@ enum class Panel {
     Causal,
     Lessons
 };
-inline constexpr std::array<Panel, 12> kPanels{
-    Panel::Tokens,      Panel::Attention, Panel::Softmax, Panel::Activations, Panel::Normalization, Panel::Positions,
-    Panel::Predictions, Panel::Residual,  Panel::Model,   Panel::Training,    Panel::Causal,        Panel::Lessons};
+inline constexpr std::array<Panel, 13> kPanels{
+    Panel::Tokens,        Panel::Attention, Panel::Softmax,     Panel::Activations, Panel::Neurons,
+    Panel::Normalization, Panel::Positions, Panel::Predictions, Panel::Residual,    Panel::Model,
+    Panel::Training,      Panel::Causal,    Panel::Lessons};
 /// The tab's English label ("Attention"): its name in state files, frame stats and lessons, its ImGui ID, and the
 /// msgid its translated label comes from.
 [[nodiscard]] const char* name_of(Panel p);

@@ -58,6 +58,11 @@ void UiState::clamp() {
     attr_steps = std::clamp(attr_steps, 1, 1024);
     attr_span = std::clamp(attr_span, 1, 16);
     if (!interp::parse_attribution_baseline(attr_baseline)) attr_baseline = "mean";
+    neuron = std::max(-1, neuron);
+    neuron_rows = std::clamp(neuron_rows, 4, 256);
+    neuron_context = std::clamp(neuron_context, 8, 1024);
+    if (resid_view != "norms" && resid_view != "embedding-map" && resid_view != "residual-map")
+        resid_view = "embedding-map";
     rope_theta = std::clamp(rope_theta, 2.0f, 1e7f);
     sample_temperature = std::clamp(sample_temperature, kMinTemperature, kMaxTemperature);
     top_k = std::clamp(top_k, 0, 100000);
@@ -117,7 +122,7 @@ void link_attention_knobs(UiState& st, std::optional<AttentionKnobs>& last) {
     X(detect_exclude_current) X(attr_method) X(attr_steps) X(attr_span) X(attr_baseline) X(target_text)      \
     X(translate_to) X(decode_beam) X(language) X(lesson) X(lesson_step) X(train_topic) X(train_warmup)       \
     X(train_d_model) X(train_dropout) X(train_seed) X(train_lr) X(train_weight_decay) X(train_grad)          \
-    X(train_label_smoothing)
+    X(train_label_smoothing) X(neuron) X(neuron_rows) X(neuron_corpus) X(neuron_context) X(resid_view)
 // clang-format on
 
 void to_json(nlohmann::json& j, const UiState& s) {

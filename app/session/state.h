@@ -121,6 +121,16 @@ struct UiState {
     int attr_span = 1;                                 ///< occlusion: tokens hidden at once (1..16)
     std::string attr_baseline = "mean";                ///< interp::name_of(AttributionBaseline): "mean" or "zero"
 
+    // Neurons panel (FFN neurons at the selected layer; core/interp/neurons.h).
+    int neuron = -1;            ///< the neuron shown over the text and with its examples (-1: the most
+                                ///< active one at the selected token)
+    int neuron_rows = 32;       ///< neurons in the neuron × token heatmap, the most active ones (4..256)
+    std::string neuron_corpus;  ///< text file of the max-activating examples ("" = the training text)
+    int neuron_context = 64;    ///< tokens per corpus chunk of the examples' index (8..1024)
+    // Residual panel: what its lower half shows: "norms" (pre- vs post-norm at random init), "embedding-map" (PCA of
+    // the token embeddings) or "residual-map" (PCA of the text's residual stream through the layers).
+    std::string resid_view = "embedding-map";
+
     // Lessons panel: the open lesson (its id) and step (0-based).
     std::string lesson;
     int lesson_step = 0;

@@ -151,6 +151,7 @@ void App::save_state_now() {
 void App::adopt_model(LoadedModel lm) {
     m_model = std::move(lm);
     m_interp.clear();  // results of the previous model
+    m_neuron_index.clear();
     if (!m_model.path.empty()) {
         m_state.model_path = m_model.path;
         m_state.remember_model(m_model.path);
@@ -174,6 +175,7 @@ void App::start_load(const std::string& path) {
 
 void App::poll_results() {
     if (m_interp.poll()) m_settle_frames = std::max(m_settle_frames, 2);
+    if (m_neuron_index.poll()) m_settle_frames = std::max(m_settle_frames, 2);
     if (auto r = m_loader.poll()) {
         if (r->model) {
             log_info("loaded model " + r->path);
@@ -252,7 +254,10 @@ void App::translate_now() {
 }
 
 void App::main_area() {
-    PanelContext ctx{m_state, m_snap.get(), &m_model, [this] { m_spec = ForwardSpec{}; },
+    PanelContext ctx{m_state,
+                     m_snap.get(),
+                     &m_model,
+                     [this] { m_spec = ForwardSpec{}; },
                      [this] {
                          if (!m_model.model || !m_tokens) return;
                          ForwardRequest r;
@@ -267,8 +272,12 @@ void App::main_area() {
                          r.seed = uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
                          m_worker->submit(std::move(r));
                      },
-                     m_gen, &m_interp, [this] { m_keep_drawing = true; },
-                     [this](const std::string& path) { start_load(path); }, &m_bundled};
+                     m_gen,
+                     &m_interp,
+                     [this] { m_keep_drawing = true; },
+                     [this](const std::string& path) { start_load(path); },
+                     &m_bundled,
+                     &m_neuron_index};
     set_export_menu_context({&m_state, m_snap.get(), &m_model});
     // Whatever changes the forward is said above every panel it affects (ablations persist in the saved state, so
     // after a restart a blank head would otherwise look like a bug).
@@ -464,7 +473,7 @@ void App::frame() {
     // Screenshot mode: wait for the forward pass of the current text, render N frames of each panel, capture.
     if (!m_opt.screenshot_dir.empty() && m_shot_index < m_shot_panels.size()) {
         const bool ready = m_snap && m_snap->id >= m_last_submitted && !m_worker->busy() && !m_loader.busy() &&
-                           !m_interp.busy() && m_opt.analyses.empty();
+            !m_interp.busy() && !m_neuron_index.busy() && m_opt.analyses.empty();
         const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_shot_wait_start).count();
         if (ready || waited > 120.0) {
             if (!ready) log_error("timed out waiting for the forward pass before the screenshot");
@@ -615,7 +624,7 @@ int App::run() {
     while (!glfwWindowShouldClose(m_window) && !m_quit && !g_quit_signal) {
         // Idle: sleep until an event (input, a worker result via glfwPostEmptyEvent, a signal). Busy: poll.
         // Soft animation (a progress bar, a panel waiting for a result): wake every 50 ms instead of every frame.
-        const bool soft = m_keep_drawing || m_loader.busy() || m_interp.busy();
+        const bool soft = m_keep_drawing || m_loader.busy() || m_interp.busy() || m_neuron_index.busy();
         m_keep_drawing = false;
         if (animating() || m_settle_frames > 0) glfwPollEvents();
         else if (soft) glfwWaitEventsTimeout(0.05);

@@ -7,6 +7,7 @@
 
 #include "app/figures/views.h"
 #include "app/session/interp_jobs.h"
+#include "app/session/neuron_index.h"
 #include "app/session/seq2seq.h"
 #include "app/session/state.h"
 #include "app/session/worker.h"
@@ -174,6 +175,7 @@ private:
     uint64_t m_target_probs_of = 0;               ///< Snapshot::id they belong to (0: none; ids start at 1)
 
     InterpJobs m_interp;                 ///< the Causal panel's background analyses
+    NeuronIndexJob m_neuron_index;       ///< the Neurons panel's max-activating-examples index
     bool m_keep_drawing = false;         ///< a panel asked for frames this frame (PanelContext::keep_drawing)
 };
 

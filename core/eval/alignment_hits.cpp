@@ -1,5 +1,7 @@
 // Cross-attention arg-max vs reference alignment counts (see alignment_hits.h).
 #include "core/eval/alignment_hits.h"
+
+#include "core/util/hash.h"
 #include "core/util/json.h"
 
 #include <nlohmann/json.hpp>
@@ -88,13 +90,11 @@ HeadHitRate AlignmentHitCounter::best_layer_average() const {
 // --- alignment files ----------------------------------------------------------------------------------------------
 
 uint64_t fnv1a_ids(const std::vector<int>& ids) {
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (const int id : ids) {
+    uint64_t h = kFnv1aOffset;
+    for (const int id : ids) {  // each id as 4 little-endian bytes, whatever the machine's byte order
         const uint32_t u = uint32_t(id);
-        for (int b = 0; b < 4; ++b) {
-            h ^= (u >> (8 * b)) & 0xFF;
-            h *= 0x100000001b3ull;
-        }
+        const unsigned char b[4] = {uint8_t(u), uint8_t(u >> 8), uint8_t(u >> 16), uint8_t(u >> 24)};
+        h = fnv1a(b, 4, h);
     }
     return h;
 }

@@ -11,7 +11,7 @@
 #include <string>
 #include <type_traits>
 
-#if defined(__AVX512F__)
+#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
 #include <immintrin.h>
 #endif
 #if defined(__linux__)
@@ -114,16 +114,92 @@ void kernel_portable(const typename E::T* P, const float* x, int64_t ldx, int64_
         for (int j = 0; j < valid; ++j) out[c * ldo + j] = acc[c][j];
 }
 
+#if !defined(__AVX512F__) && defined(__AVX2__) && defined(__FMA__)
+#define TS_GEMM_AVX2 1
+// AVX2 has 16 vector registers of 8 floats: the portable kernel's 12 rows × 32 columns of accumulators spill. This
+// one takes a block of G <= 6 rows × 16 columns (columns [j0, j0 + 16) of the panel): 2G accumulators, two panel
+// vectors and a broadcast fit, the classic 6 × 16 shape. Each output is still summed over i in order, as in the
+// portable kernel.
+template <int G>
+void kernel_avx2_half(const float* P, const float* x, int64_t ldx, int64_t depth, float* out, int64_t ldo, bool first,
+                      int valid, int j0) {
+    const int nv = std::clamp(valid - j0, 0, 16);
+    if (nv == 0) return;
+    __m256 a0[G], a1[G];
+    alignas(32) float tmp[16];
+    for (int c = 0; c < G; ++c) {
+        if (first) {
+            a0[c] = a1[c] = _mm256_setzero_ps();
+        } else if (nv == 16) {
+            a0[c] = _mm256_loadu_ps(out + c * ldo + j0);
+            a1[c] = _mm256_loadu_ps(out + c * ldo + j0 + 8);
+        } else {
+            for (int j = 0; j < 16; ++j) tmp[j] = j < nv ? out[c * ldo + j0 + j] : 0.0f;
+            a0[c] = _mm256_load_ps(tmp);
+            a1[c] = _mm256_load_ps(tmp + 8);
+        }
+    }
+    for (int64_t i = 0; i < depth; ++i) {
+        const __m256 p0 = _mm256_loadu_ps(P + i * kP + j0);
+        const __m256 p1 = _mm256_loadu_ps(P + i * kP + j0 + 8);
+        for (int c = 0; c < G; ++c) {
+            const __m256 b = _mm256_broadcast_ss(x + c * ldx + i);
+            a0[c] = _mm256_fmadd_ps(p0, b, a0[c]);
+            a1[c] = _mm256_fmadd_ps(p1, b, a1[c]);
+        }
+    }
+    for (int c = 0; c < G; ++c) {
+        if (nv == 16) {
+            _mm256_storeu_ps(out + c * ldo + j0, a0[c]);
+            _mm256_storeu_ps(out + c * ldo + j0 + 8, a1[c]);
+        } else {
+            _mm256_store_ps(tmp, a0[c]);
+            _mm256_store_ps(tmp + 8, a1[c]);
+            for (int j = 0; j < nv; ++j) out[c * ldo + j0 + j] = tmp[j];
+        }
+    }
+}
+
+template <int G>
+void kernel_avx2_rows(const float* P, const float* x, int64_t ldx, int64_t depth, float* out, int64_t ldo, bool first,
+                      int valid) {
+    kernel_avx2_half<G>(P, x, ldx, depth, out, ldo, first, valid, 0);
+    kernel_avx2_half<G>(P, x, ldx, depth, out, ldo, first, valid, 16);
+}
+
+// C rows in groups of up to 6.
+template <int C>
+void kernel_avx2(const float* P, const float* x, int64_t ldx, int64_t depth, float* out, int64_t ldo, bool first,
+                 int valid) {
+    for (int c0 = 0; c0 < C; c0 += 6) {
+        const float* xc = x + c0 * ldx;
+        float* oc = out + c0 * ldo;
+        switch (std::min(6, C - c0)) {
+        case 1: kernel_avx2_rows<1>(P, xc, ldx, depth, oc, ldo, first, valid); break;
+        case 2: kernel_avx2_rows<2>(P, xc, ldx, depth, oc, ldo, first, valid); break;
+        case 3: kernel_avx2_rows<3>(P, xc, ldx, depth, oc, ldo, first, valid); break;
+        case 4: kernel_avx2_rows<4>(P, xc, ldx, depth, oc, ldo, first, valid); break;
+        case 5: kernel_avx2_rows<5>(P, xc, ldx, depth, oc, ldo, first, valid); break;
+        default: kernel_avx2_rows<6>(P, xc, ldx, depth, oc, ldo, first, valid); break;
+        }
+    }
+}
+#endif
+
 template <class E>
 using KernelFn = void (*)(const typename E::T*, const float*, int64_t, int64_t, float*, int64_t, bool, int);
 
-// The kernel for this build's target (AVX-512 when the compiler targets it) and the portable one.
+// The kernel for this build's target (AVX-512 when the compiler targets it; AVX2 + FMA for float32 panels) and the
+// portable one.
 template <class E, int C>
 struct Native {
     static void run(const typename E::T* P, const float* x, int64_t ldx, int64_t d, float* o, int64_t ldo, bool f,
                     int v) {
 #if defined(__AVX512F__)
         kernel<E, C>(P, x, ldx, d, o, ldo, f, v);
+#elif defined(TS_GEMM_AVX2)
+        if constexpr (std::is_same_v<E, F32>) kernel_avx2<C>(P, x, ldx, d, o, ldo, f, v);
+        else kernel_portable<E, C>(P, x, ldx, d, o, ldo, f, v);
 #else
         kernel_portable<E, C>(P, x, ldx, d, o, ldo, f, v);
 #endif

@@ -17,18 +17,14 @@
 namespace ts::ui {
 
 const std::vector<PanelInfo>& all_panels() {
-    static const std::vector<PanelInfo> p = {{Panel::Tokens, draw_tokens_panel},
-                                             {Panel::Attention, draw_attention_panel},
-                                             {Panel::Softmax, draw_softmax_panel},
-                                             {Panel::Activations, draw_activations_panel},
-                                             {Panel::Normalization, draw_normalization_panel},
-                                             {Panel::Positions, draw_positions_panel},
-                                             {Panel::Predictions, draw_predictions_panel},
-                                             {Panel::Residual, draw_residual_panel},
-                                             {Panel::Model, draw_model_panel},
-                                             {Panel::Training, draw_training_panel},
-                                             {Panel::Causal, draw_causal_panel},
-                                             {Panel::Lessons, draw_lessons_panel}};
+    static const std::vector<PanelInfo> p = {
+        {Panel::Tokens, draw_tokens_panel},       {Panel::Attention, draw_attention_panel},
+        {Panel::Softmax, draw_softmax_panel},     {Panel::Activations, draw_activations_panel},
+        {Panel::Neurons, draw_neurons_panel},     {Panel::Normalization, draw_normalization_panel},
+        {Panel::Positions, draw_positions_panel}, {Panel::Predictions, draw_predictions_panel},
+        {Panel::Residual, draw_residual_panel},   {Panel::Model, draw_model_panel},
+        {Panel::Training, draw_training_panel},   {Panel::Causal, draw_causal_panel},
+        {Panel::Lessons, draw_lessons_panel}};
     return p;
 }
 

@@ -5,6 +5,7 @@
 #include "app/figures/figures.h"
 #include "app/session/state.h"
 #include "app/session/interp_jobs.h"
+#include "app/session/neuron_index.h"
 #include "app/session/worker.h"
 
 #include <functional>
@@ -34,6 +35,8 @@ struct PanelContext {
     std::function<void(const std::string& path)> load_model;
     /// The bundled model folders (full paths); nullptr when unknown.
     const std::vector<std::string>* bundled_models = nullptr;
+    /// The Neurons panel's max-activating-examples index (owned by the app); nullptr in benchmarks.
+    NeuronIndexJob* neuron_index = nullptr;
 };
 
 struct PanelInfo {
@@ -47,6 +50,7 @@ void draw_tokens_panel(PanelContext& ctx);
 void draw_attention_panel(PanelContext& ctx);
 void draw_softmax_panel(PanelContext& ctx);
 void draw_activations_panel(PanelContext& ctx);
+void draw_neurons_panel(PanelContext& ctx);
 void draw_normalization_panel(PanelContext& ctx);
 void draw_positions_panel(PanelContext& ctx);
 void draw_predictions_panel(PanelContext& ctx);
