@@ -253,3 +253,28 @@ ts_cli_test(compare_gguf pass CMD ${TS_CLI} compare --model ${CMAKE_CURRENT_SOUR
             STDOUT_REGEX "4 tokens: mean KL\\(B \\|\\| A\\) [0-9.e-]+ nats, top-1 agreement [0-4] / 4")
 ts_cli_test(compare_shapes_differ fail CMD ${TS_CLI} compare --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/gguf/llama_q4_0.gguf
             --reference ${CMAKE_CURRENT_SOURCE_DIR}/golden/gguf/gpt2_f32.gguf --ids 1,2 STDERR_REGEX "vocab_size differs")
+
+# Neurons and embedding maps (#32): the views on a small GPT-2 folder, a corpus of the repository's own text, and the
+# refusals (a model without a tokenizer, a neuron beyond d_ff, a missing corpus file, chunks longer than the model's positions).
+ts_cli_test(render_neuron_text ok CMD ${TS_CLI} render --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2
+            --text "abc abd abc" --view neuron-text --neuron 3 --out ${TS_CLI_OUT}/neuron.csv
+            STDOUT_REGEX "view neuron-text, 1 figure")
+ts_cli_test(render_neuron_examples ok CMD ${TS_CLI} render --model ${CMAKE_SOURCE_DIR}/assets/models/austen-gpt
+            --text "Mr. Darcy" --view neuron-examples --corpus ${CMAKE_SOURCE_DIR}/assets/corpus/SOURCES.md --chunk 64
+            --out ${TS_CLI_OUT}/neuron_examples.csv STDOUT_REGEX "view neuron-examples, 1 figure")
+ts_cli_test(render_neuron_bad_neuron fail CMD ${TS_CLI} render --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2
+            --text abc --view neuron-text --neuron 100000 --out ${TS_CLI_OUT}/x.svg STDERR_REGEX "d_ff = [0-9]+ neurons")
+ts_cli_test(render_neuron_missing_corpus fail CMD ${TS_CLI} render --model ${CMAKE_SOURCE_DIR}/assets/models/austen-gpt
+            --text abc --view neuron-examples --corpus ${TS_CLI_OUT}/no_such_corpus.txt --out ${TS_CLI_OUT}/x.svg
+            STDERR_REGEX "corpus file .*no_such_corpus.txt does not exist")
+ts_cli_test(render_neuron_chunk_too_long fail CMD ${TS_CLI} render --model ${CMAKE_SOURCE_DIR}/assets/models/austen-gpt
+            --text abc --view neuron-examples --corpus ${CMAKE_SOURCE_DIR}/assets/corpus/SOURCES.md --chunk 512
+            --out ${TS_CLI_OUT}/x.svg STDERR_REGEX "longer than the model's 256 positions")
+ts_cli_test(render_embedding_map ok CMD ${TS_CLI} render --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2
+            --text "abc abd" --view embedding-map --out ${TS_CLI_OUT}/embedding_map.svg STDOUT_REGEX "view embedding-map")
+ts_cli_test(render_residual_map_seq2seq ok CMD ${TS_CLI} render --model ${CMAKE_SOURCE_DIR}/assets/models/zh-en-transformer
+            --text "The cat sat on the mat." --view residual-map --out ${TS_CLI_OUT}/residual_map.csv
+            STDOUT_REGEX "view residual-map")
+ts_cli_test(render_neuron_examples_no_tokenizer fail CMD ${TS_CLI} render --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2
+            --quiet --text abc --view neuron-examples --corpus ${CMAKE_SOURCE_DIR}/assets/corpus/SOURCES.md
+            --out ${TS_CLI_OUT}/x.svg STDERR_REGEX "no tokenizer to read a corpus with")

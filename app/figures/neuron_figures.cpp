@@ -93,16 +93,19 @@ plot::Figure neuron_heatmap_figure(const Snapshot& s, int layer, int rows, std::
         if (row_neurons) row_neurons->push_back(n.neuron);
     }
     plot::Figure f;
-    f.title = trf("FFN neurons of layer %d%s: the %d most active on the text", a.layer, stack_words(s).c_str(), int(top.size()));
+    f.title = trf("FFN neurons of layer %d%s: the %d most active on the text", a.layer, stack_words(s).c_str(),
+                  int(top.size()));
     f.view = "neuron-heatmap";
-    f.formula = tr("Each row is one neuron (a column of the FFN's hidden layer, the input of W_down): act(x W_upᵀ + b_up), "
-                   "or act(x W_gateᵀ)·(x W_upᵀ + b_up) when gated. Rows: the neurons whose largest activation on this text "
-                   "is largest. Click a cell to follow that neuron.");
+    f.formula =
+        tr("Each row is one neuron (a column of the FFN's hidden layer, the input of W_down): act(x W_upᵀ + b_up), "
+           "or act(x W_gateᵀ)·(x W_upᵀ + b_up) when gated. Rows: the neurons whose largest activation on this text "
+           "is largest. Click a cell to follow that neuron.");
     f.heatmap = plot::make_heatmap(int(top.size()), T, v, plot::Colormap::Diverging, tr("activation"));
     float range = 0;
     for (size_t r = 0; r < top.size(); ++r)
         for (int t = first; t < T; ++t)
-            if (std::isfinite(v[r * size_t(T) + size_t(t)])) range = std::max(range, std::abs(v[r * size_t(T) + size_t(t)]));
+            if (std::isfinite(v[r * size_t(T) + size_t(t)]))
+                range = std::max(range, std::abs(v[r * size_t(T) + size_t(t)]));
     if (range > 0) {
         f.heatmap->vmin = -range;
         f.heatmap->vmax = range;
@@ -126,7 +129,8 @@ plot::Figure neuron_top_figure(const Snapshot& s, int layer, int position, int k
     position = std::clamp(position, 0, T - 1);
     const std::vector<interp::NeuronValue> top = interp::top_neurons_at(*a.acts, position, k);
     plot::Figure f;
-    f.title = trf("Top neurons of layer %d at token %d %s", a.layer, position, quoted_token(a.labels[size_t(position)]).c_str());
+    f.title = trf("Top neurons of layer %d at token %d %s", a.layer, position,
+                  quoted_token(a.labels[size_t(position)]).c_str());
     f.view = "neuron-top";
     f.formula = tr("The neurons with the largest activation at the selected token, largest first.");
     plot::Series bars;
@@ -148,12 +152,14 @@ plot::Figure neuron_top_figure(const Snapshot& s, int layer, int position, int k
 plot::Figure neuron_text_figure(const Snapshot& s, int layer, int neuron) {
     const LayerActs a = layer_acts(s, layer);
     if (neuron < 0 || neuron >= a.acts->cols())
-        throw std::runtime_error("neuron " + std::to_string(neuron) + " outside [0, d_ff = " + std::to_string(a.acts->cols()) + ")");
+        throw std::runtime_error("neuron " + std::to_string(neuron) +
+                                 " outside [0, d_ff = " + std::to_string(a.acts->cols()) + ")");
     plot::Figure f;
     f.title = trf("Neuron %s over the text", neuron_label(a.layer, neuron).c_str());
     f.view = "neuron-text";
-    f.formula = tr("The neuron's activation at every token of the text (each token sees only the tokens before it in a "
-                   "decoder).");
+    f.formula =
+        tr("The neuron's activation at every token of the text (each token sees only the tokens before it in a "
+           "decoder).");
     plot::Series bars;
     bars.kind = plot::SeriesKind::Bars;
     for (int t = 0; t < a.acts->rows(); ++t) {
@@ -186,8 +192,8 @@ plot::Figure neuron_examples_figure(const interp::NeuronIndex& ix, const Model& 
         // only what is before them, so the rest of the chunk changes nothing).
         const int end = std::min(int(ids.size()), ex[i].position + after + 1);
         const std::vector<int> head(ids.begin(), ids.begin() + end);
-        const std::vector<float> acts = interp::neuron_activation_over(m, m.config().arch == Arch::DecoderOnly ? head : ids,
-                                                                       layer, neuron);
+        const std::vector<float> acts =
+            interp::neuron_activation_over(m, m.config().arch == Arch::DecoderOnly ? head : ids, layer, neuron);
         for (int c = 0; c < cols; ++c) {
             const int p = ex[i].position - before + c;
             if (p < 0 || p >= end) {
@@ -205,9 +211,11 @@ plot::Figure neuron_examples_figure(const interp::NeuronIndex& ix, const Model& 
     f.title = trf("Neuron %s: the %d contexts of the corpus where it fires most", neuron_label(layer, neuron).c_str(),
                   int(ex.size()));
     f.view = "neuron-examples";
-    f.formula = trf("The corpus cut into chunks of %d tokens, one forward pass each; for every neuron the chunks with its "
-                    "largest activation (one per chunk, the first token of a chunk not ranked). Each row: the tokens around "
-                    "that peak (centre column), shaded by the neuron's activation.", ix.context);
+    f.formula =
+        trf("The corpus cut into chunks of %d tokens, one forward pass each; for every neuron the chunks with its "
+            "largest activation (one per chunk; the first %d tokens of a chunk, with too little context, not "
+            "ranked). Each row: the tokens around that peak (centre column), shaded by the neuron's activation.",
+            ix.context, ix.min_position);
     plot::Heatmap h = plot::make_heatmap(int(ex.size()), cols, v, plot::Colormap::Magma, tr("activation"));
     h.vmin = 0;
     h.vmax = vmax > 0 ? vmax : 1;
@@ -215,7 +223,8 @@ plot::Figure neuron_examples_figure(const interp::NeuronIndex& ix, const Model& 
     h.row_name = tr("example");
     h.col_name = tr("offset from the peak");
     f.heatmap = std::move(h);
-    for (int c = 0; c < cols; ++c) f.x.categories.push_back(c == before ? "0" : (c < before ? "" : "+") + std::to_string(c - before));
+    for (int c = 0; c < cols; ++c)
+        f.x.categories.push_back(c == before ? "0" : (c < before ? "" : "+") + std::to_string(c - before));
     f.x.label = tr("offset from the peak");
     f.x.unit = tr("tokens");
     f.y.label = tr("example (peak activation)");
@@ -234,9 +243,7 @@ struct EmbeddingPcaCache {
     std::map<const Model*, std::pair<std::weak_ptr<const Model>, std::shared_ptr<const interp::Pca>>> by_model;
 };
 
-std::string pc_axis(int i, double ratio) {
-    return trf("PC%d (%.1f%% of variance)", i + 1, 100.0 * ratio);
-}
+std::string pc_axis(int i, double ratio) { return trf("PC%d (%.1f%% of variance)", i + 1, 100.0 * ratio); }
 
 }  // namespace
 
@@ -263,9 +270,10 @@ plot::Figure embedding_map_figure(const Snapshot& s, const TextCodec& codec, con
     plot::Figure f;
     f.title = trf("Token embeddings of %s on their first two principal components", m.config().name.c_str());
     f.view = "embedding-map";
-    f.formula = tr("PCA of the token embedding matrix (vocab × d_model, rows centred): each dot is one token; tokens "
-                   "of the text are labelled. Hover a labelled token for its nearest neighbours by cosine similarity in "
-                   "the full d_model space (the 2-D map keeps only part of the distances).");
+    f.formula =
+        tr("PCA of the token embedding matrix (vocab × d_model, rows centred): each dot is one token; tokens "
+           "of the text are labelled. Hover a labelled token for its nearest neighbours by cosine similarity in "
+           "the full d_model space (the 2-D map keeps only part of the distances).");
     // Every token, by script, at most ~6000 drawn (an even stride through the vocabulary).
     const int stride = std::max(1, V / 6000);
     const char* script_names[] = {TS_N_("Latin-script tokens"), TS_N_("Chinese tokens"), TS_N_("other tokens")};
@@ -333,16 +341,18 @@ plot::Figure residual_map_figure(const Snapshot& s) {
     const int T = T_all - first;
     if (T * (L + 1) < 2) throw std::runtime_error("the residual-stream map needs at least two points");
     MatrixRM x(Eigen::Index(T) * (L + 1), all.cols());
-    for (int l = 0; l <= L; ++l) x.middleRows(Eigen::Index(l) * T, T) = all.middleRows(Eigen::Index(l) * T_all + first, T);
+    for (int l = 0; l <= L; ++l)
+        x.middleRows(Eigen::Index(l) * T, T) = all.middleRows(Eigen::Index(l) * T_all + first, T);
     const interp::Pca p = interp::fit_pca(x, std::min<int>(2, int(x.cols())));
     const std::vector<std::string> labels =
         c.arch == Arch::EncoderDecoder ? snapshot_source_labels(s) : snapshot_token_labels(s);
     plot::Figure f;
     f.title = trf("Each token's residual stream through the %d layers%s (PCA)", L, stack_words(s).c_str());
     f.view = "residual-map";
-    f.formula = tr("The residual stream of every token after the embedding (layer 0, small dot) and after each layer, "
-                   "all on the first two principal components of these (L + 1)·T vectors; a line joins one token's "
-                   "points in layer order, the big dot is the last layer.");
+    f.formula =
+        tr("The residual stream of every token after the embedding (layer 0, small dot) and after each layer, "
+           "all on the first two principal components of these (L + 1)·T vectors; a line joins one token's "
+           "points in layer order, the big dot is the last layer.");
     for (int t = 0; t < T; ++t) {
         plot::Series line;
         line.color = plot::palette(t % 8);
@@ -356,7 +366,8 @@ plot::Figure residual_map_figure(const Snapshot& s) {
             const double px = p.projected(l * T + t, 0), py = p.projected(l * T + t, 1);
             line.x.push_back(px);
             line.y.push_back(py);
-            line.point_labels.push_back(quoted_token(tok) + " " + (l == 0 ? tr("embedding") : trf("after layer %d", l - 1)));
+            line.point_labels.push_back(quoted_token(tok) + " " +
+                                        (l == 0 ? tr("embedding") : trf("after layer %d", l - 1)));
         }
         end.x.push_back(line.x.back());
         end.y.push_back(line.y.back());
@@ -376,8 +387,9 @@ plot::Figure residual_map_figure(const Snapshot& s) {
     f.legend = false;
     f.x.label = pc_axis(0, p.explained_ratio[0]);
     f.y.label = pc_axis(1, p.explained_ratio[1]);
-    if (first) f.note = trf("the first token %s is left out: its residual stream is an outlier that would take PC1 alone",
-                            quoted_token(labels.empty() ? "" : labels[0]).c_str());
+    if (first)
+        f.note = trf("the first token %s is left out: its residual stream is an outlier that would take PC1 alone",
+                     quoted_token(labels.empty() ? "" : labels[0]).c_str());
     return f;
 }
 

@@ -106,6 +106,8 @@ void knob_range(const LessonQuestion& q, const Snapshot* snap, const Model* mode
         *hi = std::min(*hi, double(L - 1));
     } else if (q.knob == "head") {
         if (m) *hi = std::min(*hi, double(m->config().n_heads - 1));
+    } else if (q.knob == "neuron") {
+        if (m) *hi = std::min(*hi, double(m->config().d_ff - 1));
     } else if (q.knob == "query") {
         if (snap && snap->tokens) *hi = std::min(*hi, double(int(snap->tokens->ids.size()) - 1));
     }

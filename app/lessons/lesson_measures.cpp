@@ -6,6 +6,7 @@
 #include "app/i18n/tr.h"
 #include "app/plot/ticks.h"
 #include "core/interp/head_detectors.h"
+#include "core/interp/neurons.h"
 #include "core/kernels/attention_rows.h"
 #include "core/kernels/ops.h"
 
@@ -259,6 +260,25 @@ const std::vector<MeasureDef>& measure_defs() {
              size_t neg = 0;
              for (float v : t.data) neg += v < 0 ? 1 : 0;
              return double(neg) / double(t.data.size());
+         }},
+        {{"neuron_activation",
+          true,
+          {"layer", "position"},
+          "activation of the state's FFN neuron (UiState::neuron) at a layer and position (−1 = last; default: the "
+          "state's query) of the text (the encoder's on an encoder–decoder; core/interp/neurons.h)"},
+         [](const Params& p, const UiState& st, const Snapshot* s, const Model*) {
+             const Snapshot& sn = need_snap(s);
+             const ModelConfig& c = sn.model->config();
+             const int layers = c.arch == Arch::EncoderDecoder ? c.n_enc_layers : c.n_layers;
+             const int layer = pick_layer(p, st, layers);
+             if (st.neuron < 0 || st.neuron >= c.d_ff)
+                 throw std::runtime_error(trf("choose a neuron from 0 to %d", c.d_ff - 1));
+             const Tensor& a = interp::neuron_activations(*sn.trace, interp::neuron_stack(c), layer, c.d_ff);
+             int pos = p.contains("position") ? int_param(p, "position", -1, -(1 << 24), 1 << 24)
+                                              : figures::resolve_query(st, int(a.rows()));
+             if (pos < 0) pos += int(a.rows());
+             if (pos < 0 || pos >= a.rows()) throw std::runtime_error(tr("no such position"));
+             return double(a.mat()(pos, st.neuron));
          }},
         {{"residual_norm",
           true,

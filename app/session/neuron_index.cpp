@@ -42,15 +42,17 @@ fs::path resolve_neuron_corpus(const UiState& st) {
     std::error_code ec;
     if (!st.neuron_corpus.empty()) {
         const fs::path p(st.neuron_corpus);
-        if (!fs::is_regular_file(p, ec)) throw std::runtime_error("corpus file " + st.neuron_corpus + " does not exist");
+        if (!fs::is_regular_file(p, ec))
+            throw std::runtime_error("corpus file " + st.neuron_corpus + " does not exist");
         return p;
     }
     const fs::path candidates[] = {fs::path("corpus") / "corpus.txt", fs::path(TS_SOURCE_DIR) / "corpus" / "corpus.txt",
                                    xdg_dir("XDG_DATA_HOME", ".local/share") / "corpus" / "corpus.txt"};
     for (const fs::path& c : candidates)
         if (fs::is_regular_file(c, ec)) return c;
-    throw std::runtime_error("no corpus for the examples: build the default models' training text with "
-                             "'transformer-studio corpus build --out corpus/', or choose a text file");
+    throw std::runtime_error(
+        "no corpus for the examples: build the default models' training text with "
+        "'transformer-studio corpus build --out corpus/', or choose a text file");
 }
 
 std::vector<int> read_corpus_tokens(const fs::path& file, const TextCodec& codec, const std::atomic<bool>* cancel) {
@@ -86,8 +88,8 @@ std::vector<fs::path> neuron_index_dirs(const LoadedModel& m) {
     return dirs;
 }
 
-NeuronIndexResult obtain_neuron_index(const UiState& st, const LoadedModel& m, const std::function<void(float)>& progress,
-                                      const std::atomic<bool>* cancel) {
+NeuronIndexResult obtain_neuron_index(const UiState& st, const LoadedModel& m,
+                                      const std::function<void(float)>& progress, const std::atomic<bool>* cancel) {
     NeuronIndexResult r;
     const auto t0 = std::chrono::steady_clock::now();
     auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
@@ -101,8 +103,8 @@ NeuronIndexResult obtain_neuron_index(const UiState& st, const LoadedModel& m, c
         interp::NeuronIndexOptions opt;
         opt.context = st.neuron_context;
         opt.top_k = kNeuronExamples;
-        const std::string name = interp::neuron_index_file_name(interp::model_fingerprint(*m.model),
-                                                                interp::tokens_fingerprint(ids), opt);
+        const std::string name =
+            interp::neuron_index_file_name(interp::model_fingerprint(*m.model), interp::tokens_fingerprint(ids), opt);
         std::error_code ec;
         for (const fs::path& dir : neuron_index_dirs(m)) {
             const fs::path file = dir / name;
@@ -117,10 +119,13 @@ NeuronIndexResult obtain_neuron_index(const UiState& st, const LoadedModel& m, c
             }
         }
         opt.cancel = cancel;
-        opt.progress = [&](int done, int total) { if (progress && total > 0) progress(float(done) / float(total)); };
+        opt.progress = [&](int done, int total) {
+            if (progress && total > 0) progress(float(done) / float(total));
+        };
         auto ix = std::make_shared<interp::NeuronIndex>(interp::build_neuron_index(*m.model, ids, opt));
-        if (ix->cancelled) throw std::runtime_error("cancelled after " + std::to_string(ix->chunks_done) + " of " +
-                                                    std::to_string(ix->n_chunks()) + " chunks");
+        if (ix->cancelled)
+            throw std::runtime_error("cancelled after " + std::to_string(ix->chunks_done) + " of " +
+                                     std::to_string(ix->n_chunks()) + " chunks");
         r.seconds = elapsed();
         r.status = "built in " + seconds_text(r.seconds) + " over " + std::to_string(ix->tokens.size()) + " tokens";
         std::string why_not;
@@ -154,11 +159,13 @@ bool NeuronIndexJob::start(const UiState& st, const LoadedModel& m, std::functio
     if (busy()) return false;
     m_progress = std::make_shared<std::atomic<float>>(0.0f);
     m_cancel = std::make_shared<std::atomic<bool>>(false);
-    m_future = std::async(std::launch::async, [st, m, prog = m_progress, cancel = m_cancel, on_done = std::move(on_done)] {
-        NeuronIndexResult r = obtain_neuron_index(st, m, [prog](float f) { prog->store(f); }, cancel.get());
-        if (on_done) on_done();
-        return r;
-    });
+    m_future =
+        std::async(std::launch::async, [st, m, prog = m_progress, cancel = m_cancel, on_done = std::move(on_done)] {
+            NeuronIndexResult r = obtain_neuron_index(
+                st, m, [prog](float f) { prog->store(f); }, cancel.get());
+            if (on_done) on_done();
+            return r;
+        });
     return true;
 }
 

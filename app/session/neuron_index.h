@@ -43,9 +43,9 @@ inline constexpr size_t kNeuronCorpusBytes = size_t(16) << 20;
 /// An index and how it was obtained.
 struct NeuronIndexResult {
     std::shared_ptr<const interp::NeuronIndex> index;
-    std::string corpus;   ///< the corpus file
-    std::string status;   ///< "read from <file>" / "built in 73 s over 1000000 tokens, saved to <file>"
-    std::string error;    ///< non-empty when there is no index
+    std::string corpus;  ///< the corpus file
+    std::string status;  ///< "read from <file>" / "built in 73 s over 1000000 tokens, saved to <file>"
+    std::string error;   ///< non-empty when there is no index
     double seconds = 0;
 };
 
@@ -64,7 +64,9 @@ public:
     bool start(const UiState& st, const LoadedModel& m, std::function<void()> on_done = {});
     [[nodiscard]] bool busy() const { return m_future.valid(); }
     [[nodiscard]] float progress() const { return m_progress ? m_progress->load() : 0.0f; }
-    void cancel() { if (m_cancel) m_cancel->store(true); }
+    void cancel() {
+        if (m_cancel) m_cancel->store(true);
+    }
     /// Takes a finished result; true when one arrived this call.
     bool poll();
     /// The newest result (nullptr before the first).

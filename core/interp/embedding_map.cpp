@@ -16,7 +16,8 @@ Pca fit_pca(const Eigen::Ref<const MatrixRM>& x, int k) {
     const Eigen::Index n = x.rows(), d = x.cols();
     if (n < 2) throw std::invalid_argument("PCA needs at least 2 rows, got " + std::to_string(n));
     if (k < 1 || k > d)
-        throw std::invalid_argument("PCA: " + std::to_string(k) + " components of " + std::to_string(d) + " dimensions");
+        throw std::invalid_argument("PCA: " + std::to_string(k) + " components of " + std::to_string(d) +
+                                    " dimensions");
     if (!x.allFinite()) throw std::invalid_argument("PCA: the rows hold a value that is not finite");
     const Eigen::MatrixXd xd = x.cast<double>();
     const Eigen::RowVectorXd mean = xd.colwise().mean();
@@ -51,8 +52,8 @@ MatrixRM pca_project(const Pca& p, const Eigen::Ref<const MatrixRM>& x) {
     return (x.rowwise() - p.mean) * p.components.transpose();
 }
 
-std::vector<Neighbour> nearest_by_cosine(const Eigen::Ref<const MatrixRM>& rows, const Eigen::Ref<const RowVectorF>& query,
-                                         int k, int exclude) {
+std::vector<Neighbour> nearest_by_cosine(const Eigen::Ref<const MatrixRM>& rows,
+                                         const Eigen::Ref<const RowVectorF>& query, int k, int exclude) {
     if (k < 1) throw std::invalid_argument("nearest_by_cosine: k must be at least 1");
     if (rows.cols() != query.size())
         throw std::invalid_argument("nearest_by_cosine: rows of " + std::to_string(rows.cols()) + " values, query of " +
@@ -66,9 +67,10 @@ std::vector<Neighbour> nearest_by_cosine(const Eigen::Ref<const MatrixRM>& rows,
         all.push_back({int(i), float(rows.row(i).cast<double>().dot(query.cast<double>()) / (rn * qn))});
     }
     const size_t n = std::min(all.size(), size_t(k));
-    std::partial_sort(all.begin(), all.begin() + std::ptrdiff_t(n), all.end(), [](const Neighbour& a, const Neighbour& b) {
-        return a.cosine > b.cosine || (a.cosine == b.cosine && a.row < b.row);
-    });
+    std::partial_sort(all.begin(), all.begin() + std::ptrdiff_t(n), all.end(),
+                      [](const Neighbour& a, const Neighbour& b) {
+                          return a.cosine > b.cosine || (a.cosine == b.cosine && a.row < b.row);
+                      });
     all.resize(n);
     return all;
 }
@@ -87,7 +89,8 @@ MatrixRM residual_stack(const Trace& trace, const std::string& stack, int n_laye
     for (int l = 0; l < n_layers; ++l) {
         const Tensor& r = need(stack + "." + std::to_string(l) + ".resid_ffn");
         if (r.rows() != T || r.cols() != d)
-            throw std::invalid_argument("residual stream: " + stack + "." + std::to_string(l) + ".resid_ffn is not (T, d_model)");
+            throw std::invalid_argument("residual stream: " + stack + "." + std::to_string(l) +
+                                        ".resid_ffn is not (T, d_model)");
         out.middleRows(T * (l + 1), T) = r.mat();
     }
     return out;

@@ -12,12 +12,12 @@
 namespace ts::interp {
 
 struct Pca {
-    RowVectorF mean;               ///< (d): the mean row that was subtracted
-    MatrixRM components;           ///< (k, d): unit principal directions, largest variance first; each row's
-                                   ///< largest-magnitude entry is positive (a fixed sign, as a test can compare)
-    std::vector<double> variance;  ///< (k): variance along each component (eigenvalue of the covariance)
+    RowVectorF mean;                      ///< (d): the mean row that was subtracted
+    MatrixRM components;                  ///< (k, d): unit principal directions, largest variance first; each row's
+                                          ///< largest-magnitude entry is positive (a fixed sign, as a test can compare)
+    std::vector<double> variance;         ///< (k): variance along each component (eigenvalue of the covariance)
     std::vector<double> explained_ratio;  ///< (k): variance / total variance of the rows, in [0, 1]
-    MatrixRM projected;            ///< (N, k): the fitted rows in component coordinates, (x − mean) componentsᵀ
+    MatrixRM projected;  ///< (N, k): the fitted rows in component coordinates, (x − mean) componentsᵀ
 };
 
 /// Fits k components to the rows of x (N, d). Throws std::invalid_argument when N < 2, k < 1 or k > d, or x holds a

@@ -90,8 +90,8 @@ std::vector<float> neuron_activation_over(const Model& m, const std::vector<int>
     const ModelConfig& c = m.config();
     check_layer(c, layer, "neuron_activation_over");
     if (neuron < 0 || neuron >= c.d_ff)
-        throw std::invalid_argument("neuron_activation_over: neuron " + std::to_string(neuron) + " outside [0, d_ff = " +
-                                    std::to_string(c.d_ff) + ")");
+        throw std::invalid_argument("neuron_activation_over: neuron " + std::to_string(neuron) +
+                                    " outside [0, d_ff = " + std::to_string(c.d_ff) + ")");
     const ForwardResult r = neuron_forward(m, ids, {layer});
     const Tensor& a = neuron_activations(*r.trace, neuron_stack(c), layer, c.d_ff);
     std::vector<float> out(size_t(a.rows()));
@@ -123,8 +123,8 @@ NeuronIndex build_neuron_index(const Model& m, const std::vector<int>& tokens, c
     const ModelConfig& c = m.config();
     if (opt.context < 2) throw std::invalid_argument("neuron index: context must be at least 2 tokens");
     if (c.position == PositionKind::Learned && opt.context > c.max_seq_len)
-        throw std::invalid_argument("neuron index: context " + std::to_string(opt.context) + " is longer than the model's " +
-                                    std::to_string(c.max_seq_len) + " positions");
+        throw std::invalid_argument("neuron index: context " + std::to_string(opt.context) +
+                                    " is longer than the model's " + std::to_string(c.max_seq_len) + " positions");
     if (opt.top_k < 1) throw std::invalid_argument("neuron index: top_k must be at least 1");
     if (opt.min_position < 1 || opt.min_position >= opt.context)
         throw std::invalid_argument("neuron index: min_position " + std::to_string(opt.min_position) +
@@ -173,7 +173,10 @@ NeuronIndex build_neuron_index(const Model& m, const std::vector<int>& tokens, c
                         int best_t = opt.min_position;
                         float best = a(best_t, f);
                         for (int t = best_t + 1; t < a.rows(); ++t)
-                            if (a(t, f) > best) { best = a(t, f); best_t = t; }
+                            if (a(t, f) > best) {
+                                best = a(t, f);
+                                best_t = t;
+                            }
                         pv[f] = best;
                         pp[f] = best_t;
                     }

@@ -104,7 +104,8 @@ TEST_P(NeuronGolden, MaxActivatingExamplesMatchTorch) {
             ASSERT_EQ(int(ex.size()), opt.top_k);
             for (int i = 0; i < opt.top_k; ++i) {
                 const size_t at = (size_t(l) * size_t(ix.d_ff) + size_t(n)) * size_t(opt.top_k) + size_t(i);
-                SCOPED_TRACE("layer " + std::to_string(l) + " neuron " + std::to_string(n) + " slot " + std::to_string(i));
+                SCOPED_TRACE("layer " + std::to_string(l) + " neuron " + std::to_string(n) + " slot " +
+                             std::to_string(i));
                 EXPECT_EQ(ex[size_t(i)].chunk, int(chunk.data[at]));
                 EXPECT_EQ(ex[size_t(i)].position, int(pos.data[at]));
                 EXPECT_NEAR(ex[size_t(i)].activation, act.data[at], 1e-5f * (1 + std::abs(act.data[at])));
@@ -209,7 +210,9 @@ TEST(NeuronIndex, RefusesBadOptionsAndStopsWhenCancelled) {
                  std::invalid_argument);
     std::atomic<bool> stop{false};
     opt.cancel = &stop;
-    opt.progress = [&](int done, int) { if (done == 2) stop = true; };
+    opt.progress = [&](int done, int) {
+        if (done == 2) stop = true;
+    };
     const NeuronIndex ix = build_neuron_index(*f.g.model, ids, opt);
     EXPECT_TRUE(ix.cancelled);
     EXPECT_EQ(ix.chunks_done, 2);

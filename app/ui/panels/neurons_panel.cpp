@@ -19,8 +19,8 @@ namespace {
 
 // The index job is started once per (model, corpus, chunk length) on its own; after that only the button does.
 std::string index_key(const PanelContext& ctx) {
-    return (ctx.model ? ctx.model->path + "|" + ctx.model->display_name : std::string()) + "|" + ctx.state.neuron_corpus +
-           "|" + std::to_string(ctx.state.neuron_context);
+    return (ctx.model ? ctx.model->path + "|" + ctx.model->display_name : std::string()) + "|" +
+        ctx.state.neuron_corpus + "|" + std::to_string(ctx.state.neuron_context);
 }
 
 void draw_examples(PanelContext& ctx, int layer, int neuron, float height) {
@@ -40,8 +40,9 @@ void draw_examples(PanelContext& ctx, int layer, int neuron, float height) {
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 18);
     text_field("##corpus", tr("corpus text file (empty: the training text)"), st.neuron_corpus);
     if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("%s", tr("A UTF-8 text file; its first million tokens are indexed. Empty: corpus/corpus.txt, the "
-                                   "default models' training text (transformer-studio corpus build --out corpus/)."));
+        ImGui::SetTooltip("%s",
+                          tr("A UTF-8 text file; its first million tokens are indexed. Empty: corpus/corpus.txt, the "
+                             "default models' training text (transformer-studio corpus build --out corpus/)."));
     ImGui::SameLine();
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
     int context = st.neuron_context;
@@ -88,8 +89,9 @@ void draw_examples(PanelContext& ctx, int layer, int neuron, float height) {
             cache.neuron = neuron;
         }
         const plot::Figure& f = cache.fig;
-        gfx::draw_figure(f, ImVec2(0, std::max(height - ImGui::GetFrameHeightWithSpacing() * 2, ImGui::GetFontSize() * 12)),
-                         {}, "neuron_examples");
+        gfx::draw_figure(
+            f, ImVec2(0, std::max(height - ImGui::GetFrameHeightWithSpacing() * 2, ImGui::GetFontSize() * 12)), {},
+            "neuron_examples");
     } catch (const std::exception& e) {
         empty_message(e.what());
     }
@@ -100,7 +102,9 @@ void draw_examples(PanelContext& ctx, int layer, int neuron, float height) {
 void draw_neurons_panel(PanelContext& ctx) {
     UiState& st = ctx.state;
     const Snapshot* s = ctx.snap;
-    if (!s || !s->trace || !s->model) return empty_message(no_forward_message(ctx, tr("the FFN neurons of your text appear after the first forward pass")));
+    if (!s || !s->trace || !s->model)
+        return empty_message(
+            no_forward_message(ctx, tr("the FFN neurons of your text appear after the first forward pass")));
     const float line_h = ImGui::GetTextLineHeight();
     const int layer = current_layer(ctx);
     const int query = current_query(ctx);
@@ -133,10 +137,11 @@ void draw_neurons_panel(PanelContext& ctx) {
         const plot::Figure top = neuron_top_figure(*s, layer, query);
         const auto rt = gfx::draw_figure(top, ImVec2(0, top_h), {}, "neuron_top");
         if (rt.clicked && rt.index >= 0) {
-            const auto best = interp::top_neurons_at(
-                interp::neuron_activations(*s->trace, interp::neuron_stack(s->model->config()),
-                                           std::clamp(layer, 0, s->model->config().n_layers - 1), s->model->config().d_ff),
-                query, 12);
+            const auto best =
+                interp::top_neurons_at(interp::neuron_activations(*s->trace, interp::neuron_stack(s->model->config()),
+                                                                  std::clamp(layer, 0, s->model->config().n_layers - 1),
+                                                                  s->model->config().d_ff),
+                                       query, 12);
             if (rt.index < int(best.size())) st.neuron = best[size_t(rt.index)].neuron;
         }
         const float mid_h = std::max(line_h * 10, avail_h * 0.22f);
