@@ -100,7 +100,7 @@ plot::Figure neuron_heatmap_figure(const Snapshot& s, int layer, int rows, std::
         tr("Each row is one neuron (a column of the FFN's hidden layer, the input of W_down): act(x W_upᵀ + b_up), "
            "or act(x W_gateᵀ)·(x W_upᵀ + b_up) when gated. Rows: the neurons whose largest activation on this text "
            "is largest. Click a cell to follow that neuron.");
-    f.heatmap = plot::make_heatmap(int(top.size()), T, v, plot::Colormap::Diverging, tr("activation"));
+    f.heatmap = plot::make_heatmap(int(top.size()), T, v, plot::Colormap::Diverging, tr("neuron activation"));
     float range = 0;
     for (size_t r = 0; r < top.size(); ++r)
         for (int t = first; t < T; ++t)
@@ -144,7 +144,7 @@ plot::Figure neuron_top_figure(const Snapshot& s, int layer, int position, int k
     }
     f.series.push_back(std::move(bars));
     f.x.label = tr("neuron");
-    f.y.label = tr("activation");
+    f.y.label = tr("neuron activation");
     f.legend = false;
     return f;
 }
@@ -172,7 +172,7 @@ plot::Figure neuron_text_figure(const Snapshot& s, int layer, int neuron) {
     f.series.push_back(std::move(bars));
     f.x.categories = a.labels;
     f.x.label = tr("token");
-    f.y.label = tr("activation");
+    f.y.label = tr("neuron activation");
     f.legend = false;
     return f;
 }
@@ -216,7 +216,7 @@ plot::Figure neuron_examples_figure(const interp::NeuronIndex& ix, const Model& 
             "largest activation (one per chunk; the first %d tokens of a chunk, with too little context, not "
             "ranked). Each row: the tokens around that peak (centre column), shaded by the neuron's activation.",
             ix.context, ix.min_position);
-    plot::Heatmap h = plot::make_heatmap(int(ex.size()), cols, v, plot::Colormap::Magma, tr("activation"));
+    plot::Heatmap h = plot::make_heatmap(int(ex.size()), cols, v, plot::Colormap::Magma, tr("neuron activation"));
     h.vmin = 0;
     h.vmax = vmax > 0 ? vmax : 1;
     h.cell_text = std::move(text);

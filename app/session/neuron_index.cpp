@@ -1,6 +1,7 @@
 // The corpus, cache and background job of the neurons' max-activating examples (see neuron_index.h).
 #include "app/session/neuron_index.h"
 
+#include "app/i18n/tr.h"
 #include "app/session/text_codec.h"
 
 #include <unistd.h>
@@ -111,7 +112,7 @@ NeuronIndexResult obtain_neuron_index(const UiState& st, const LoadedModel& m,
             if (!fs::is_regular_file(file, ec)) continue;
             try {
                 r.index = std::make_shared<const interp::NeuronIndex>(interp::load_neuron_index(file));
-                r.status = "read from " + file.string();
+                r.status = trf("read from %s", file.string().c_str());
                 r.seconds = elapsed();
                 return r;
             } catch (const std::exception&) {
@@ -127,21 +128,21 @@ NeuronIndexResult obtain_neuron_index(const UiState& st, const LoadedModel& m,
             throw std::runtime_error("cancelled after " + std::to_string(ix->chunks_done) + " of " +
                                      std::to_string(ix->n_chunks()) + " chunks");
         r.seconds = elapsed();
-        r.status = "built in " + seconds_text(r.seconds) + " over " + std::to_string(ix->tokens.size()) + " tokens";
+        r.status = trf("built in %s over %d tokens", seconds_text(r.seconds).c_str(), int(ix->tokens.size()));
         std::string why_not;
         bool saved = false;
         for (const fs::path& dir : neuron_index_dirs(m)) {
             if (!writable_dir(dir)) continue;
             try {
                 interp::save_neuron_index(dir / name, *ix);
-                r.status += ", saved to " + (dir / name).string();
+                r.status += trf(", saved to %s", (dir / name).string().c_str());
                 saved = true;
                 break;
             } catch (const std::exception& e) {
                 why_not = e.what();
             }
         }
-        if (!saved) r.status += ", not cached" + (why_not.empty() ? std::string() : ": " + why_not);
+        if (!saved) r.status += std::string(tr(", not cached")) + (why_not.empty() ? std::string() : ": " + why_not);
         r.index = std::move(ix);
     } catch (const std::exception& e) {
         r.error = e.what();

@@ -108,6 +108,8 @@ void draw_neurons_panel(PanelContext& ctx) {
     const float line_h = ImGui::GetTextLineHeight();
     const int layer = current_layer(ctx);
     const int query = current_query(ctx);
+    // The panel scrolls: the examples need a readable row per context below the two figures of the text.
+    ImGui::BeginChild("neurons_scroll", ImVec2(0, 0), false);
     try {
         // Knobs.
         ImGui::SetNextItemWidth(line_h * 8);
@@ -119,9 +121,9 @@ void draw_neurons_panel(PanelContext& ctx) {
             st.neuron = std::clamp(chosen, -1, s->model->config().d_ff - 1);
         const int neuron = selected_neuron(st, *s, layer, query);
 
-        const float avail_w = ImGui::GetContentRegionAvail().x;
+        const float avail_w = ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ScrollbarSize;
         const float avail_h = ImGui::GetContentRegionAvail().y;
-        const float top_h = std::max(line_h * 14, avail_h * 0.42f);
+        const float top_h = std::max(line_h * 14, avail_h * 0.45f);
         std::vector<int> row_neurons;
         const plot::Figure heat = neuron_heatmap_figure(*s, layer, st.neuron_rows, &row_neurons);
         gfx::PaintOptions o;
@@ -135,7 +137,7 @@ void draw_neurons_panel(PanelContext& ctx) {
         }
         ImGui::SameLine();
         const plot::Figure top = neuron_top_figure(*s, layer, query);
-        const auto rt = gfx::draw_figure(top, ImVec2(0, top_h), {}, "neuron_top");
+        const auto rt = gfx::draw_figure(top, ImVec2(avail_w * 0.38f - ImGui::GetStyle().ItemSpacing.x, top_h), {}, "neuron_top");
         if (rt.clicked && rt.index >= 0) {
             const auto best =
                 interp::top_neurons_at(interp::neuron_activations(*s->trace, interp::neuron_stack(s->model->config()),
@@ -144,12 +146,14 @@ void draw_neurons_panel(PanelContext& ctx) {
                                        query, 12);
             if (rt.index < int(best.size())) st.neuron = best[size_t(rt.index)].neuron;
         }
-        const float mid_h = std::max(line_h * 10, avail_h * 0.22f);
-        gfx::draw_figure(neuron_text_figure(*s, layer, neuron), ImVec2(0, mid_h), {}, "neuron_text");
-        draw_examples(ctx, layer, neuron, ImGui::GetContentRegionAvail().y);
+        const float mid_h = std::max(line_h * 10, avail_h * 0.25f);
+        gfx::draw_figure(neuron_text_figure(*s, layer, neuron), ImVec2(avail_w, mid_h), {}, "neuron_text");
+        // Every example row tall enough for its tokens, whatever the window's height.
+        draw_examples(ctx, layer, neuron, std::max(ImGui::GetContentRegionAvail().y, line_h * (1.9f * kNeuronExamples + 8)));
     } catch (const std::exception& e) {
         empty_message(e.what());
     }
+    ImGui::EndChild();
 }
 
 }  // namespace ts::ui
