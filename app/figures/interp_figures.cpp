@@ -317,17 +317,21 @@ plot::Figure input_attribution_figure(const InterpResult& r) {
     const std::string what = contrast ? "logit(" + r.in.target_label + ") − logit(" + r.in.minus_label + ")"
                                       : "log p(" + r.in.target_label + ")";
     const char* unit = contrast ? "logit" : "nats";
+    const int q = a.target.position;
+    const std::string at =
+        q >= 0 && q < int(r.in.labels.size()) ? quoted_token(r.in.labels[size_t(q)]) : std::string("?");
     plot::Figure f;
     f.view = "input-attribution";
     switch (a.method) {
     case interp::AttributionMethod::GradientTimesInput:
-        f.title = trf("Gradient × input: how each input token moves %s at the last position", what.c_str());
+        f.title = trf("Gradient × input: how each input token moves %s after token %d %s", what.c_str(), q, at.c_str());
         f.formula =
             tr("score_i = Σ_d (x − b)_id · ∂f/∂x_id over token i's embedding x_i and the baseline b: the first-order "
                "share of each token (Shrikumar et al. 2016; Captum InputXGradient).");
         break;
     case interp::AttributionMethod::IntegratedGradients:
-        f.title = trf("Integrated gradients: how each input token moves %s at the last position", what.c_str());
+        f.title =
+            trf("Integrated gradients: how each input token moves %s after token %d %s", what.c_str(), q, at.c_str());
         f.formula =
             trf("score_i = Σ_d (x − b)_id · mean of ∂f/∂x_id along the straight path from the baseline b to x "
                 "(%d midpoint steps; Sundararajan et al. 2017). The scores sum to f(x) − f(b) up to the "
@@ -335,7 +339,8 @@ plot::Figure input_attribution_figure(const InterpResult& r) {
                 r.inputs_options.steps);
         break;
     case interp::AttributionMethod::Occlusion:
-        f.title = trf("Occlusion: how much %s drops when each input token is hidden", what.c_str());
+        f.title = trf("Occlusion: how much %s after token %d %s drops when each input token is hidden", what.c_str(), q,
+                      at.c_str());
         f.formula =
             trf("score_i = f(x) − f(x with token i's embedding replaced by the baseline b, positions kept), "
                 "averaged over the %d-token windows that hide it (Zeiler & Fergus 2014; Captum Occlusion).",

@@ -625,7 +625,8 @@ const std::vector<ViewInfo>& all_views() {
         {"input-attribution", Panel::Causal,
          "input attribution: how much each input token moves the prediction (integrated gradients, gradient × "
          "input or occlusion)",
-         with_knobs({"target", "minus", "method", "steps", "span", "baseline"}), true, build_input_attribution},
+         with_knobs({"query", "target", "minus", "method", "steps", "span", "baseline"}), true,
+         build_input_attribution},
         {"attention-flow", Panel::Causal, "attention flow, exact max-flow (at most 64 tokens)", with_knobs({}), true,
          build_attention_flow},
     };

@@ -264,8 +264,14 @@ InterpResult run_interp(InterpResult::Kind kind, const UiState& st, const Loaded
                 attribute_translation_for(r, st, m, grad.get(), o);
                 break;
             }
-            resolve_target(base);
-            r.inputs = interp::attribute_tokens(model, grad.get(), r.in.ids, {-1, r.in.target, r.in.minus}, o);
+            // The prediction after the selected token (UiState::query; -1 = the last), as in the Predictions tab.
+            const int q = st.query < 0 || st.query >= T ? T - 1 : st.query;
+            if (r.in.target < 0) {
+                const std::vector<int> prefix(r.in.ids.begin(), r.in.ids.begin() + q + 1);
+                r.in.target = last_position_argmax(model, prefix, base);
+            }
+            if (r.in.target_label.empty()) r.in.target_label = quoted_token(m.codec->label(r.in.target));
+            r.inputs = interp::attribute_tokens(model, grad.get(), r.in.ids, {q, r.in.target, r.in.minus}, o);
             if (!ablation.empty() || st.apply_to_model)
                 r.inputs_note = TS_N_("the forward's knobs (temperature, masks, ablated heads) are not applied");
             break;

@@ -52,7 +52,8 @@ struct InterpResult {
     std::vector<MatrixRM> head_scores;
     bool heads_on_random = false;
     interp::DetectOptions heads_options;  ///< the exclusions the scores were computed with
-    /// Inputs: input attribution of the target (minus: the contrast) at the last position; the forward's knobs
+    /// Inputs: input attribution of the target (minus: the contrast) predicted after the state's query token (-1:
+    /// the last); the forward's knobs
     /// (temperature, masks, ablations) are not applied, and `inputs_note` says so when some were set.
     std::optional<interp::Attribution> inputs;
     interp::AttributionOptions inputs_options;  ///< the options it ran with (without progress and cancel)

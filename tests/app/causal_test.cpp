@@ -89,6 +89,32 @@ TEST(Causal, AttributionBarsSumToTheLogit) {
     EXPECT_NEAR(sum, r.attribution->logit, 1e-4);
 }
 
+// Input attribution explains the prediction after the selected token (the query knob): scores for tokens 0..query,
+// the default target the top prediction there, and the same numbers as attributing the prefix alone at its end.
+TEST(Causal, InputAttributionExplainsThePredictionAfterTheQueryToken) {
+    const LoadedModel m = make_demo_model();
+    UiState st = demo_state();
+    st.attr_method = "grad-x-input";
+    st.query = 4;
+    const InterpResult r = run_interp(InterpResult::Kind::Inputs, st, m, -1);
+    ASSERT_TRUE(r.error.empty()) << r.error;
+    ASSERT_TRUE(r.inputs);
+    EXPECT_EQ(r.inputs->target.position, 4);
+    ASSERT_EQ(r.inputs->scores.size(), 5u);
+    UiState prefix = st;
+    prefix.text = st.text.substr(0, 5);  // the demo model's tokens are bytes: "The c"
+    prefix.query = -1;
+    const auto snap = run_forward_now(prefix, m);
+    const auto& row = snap->logits.row(snap->logits.rows() - 1);
+    Eigen::Index top = 0;
+    row.maxCoeff(&top);
+    EXPECT_EQ(r.in.target, int(top));
+    const InterpResult whole = run_interp(InterpResult::Kind::Inputs, prefix, m, -1);
+    ASSERT_TRUE(whole.error.empty()) << whole.error;
+    for (size_t i = 0; i < 5; ++i) EXPECT_NEAR(r.inputs->scores[i], whole.inputs->scores[i], 1e-5) << i;
+    EXPECT_NE(input_attribution_figure(r).title.find("after token 4"), std::string::npos);
+}
+
 TEST(Causal, PatchingNeedsPromptsOfOneLength) {
     const LoadedModel m = make_demo_model();
     UiState st = demo_state();

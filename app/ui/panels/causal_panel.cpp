@@ -83,8 +83,9 @@ void draw_input_attribution(PanelContext& ctx, float avail_w, float fig_h, int f
     text_wrapped(
         seq2seq ? tr("explains every token of the translation: the target box, or when it is empty the model's own "
                      "translation; beside it the cross-attention of the same pairs")
-                : tr("explains the target token at the last position (blank: the top prediction); with a minus "
-                     "token, logit(target) − logit(minus): why this token and not that one"));
+                : tr("explains the target token predicted after the selected token (the query knob; blank: the top "
+                     "prediction there); with a minus token, logit(target) − logit(minus): why this token and not that "
+                     "one"));
     ImGui::PopStyleColor();
     static const char* const kMethods[] = {"integrated-gradients", "grad-x-input", "occlusion"};
     const char* method_labels[] = {tr("integrated gradients"), tr("gradient × input"), tr("occlusion")};

@@ -137,7 +137,8 @@ void draw_neurons_panel(PanelContext& ctx) {
         }
         ImGui::SameLine();
         const plot::Figure top = neuron_top_figure(*s, layer, query);
-        const auto rt = gfx::draw_figure(top, ImVec2(avail_w * 0.38f - ImGui::GetStyle().ItemSpacing.x, top_h), {}, "neuron_top");
+        const auto rt =
+            gfx::draw_figure(top, ImVec2(avail_w * 0.38f - ImGui::GetStyle().ItemSpacing.x, top_h), {}, "neuron_top");
         if (rt.clicked && rt.index >= 0) {
             const auto best =
                 interp::top_neurons_at(interp::neuron_activations(*s->trace, interp::neuron_stack(s->model->config()),
@@ -149,7 +150,8 @@ void draw_neurons_panel(PanelContext& ctx) {
         const float mid_h = std::max(line_h * 10, avail_h * 0.25f);
         gfx::draw_figure(neuron_text_figure(*s, layer, neuron), ImVec2(avail_w, mid_h), {}, "neuron_text");
         // Every example row tall enough for its tokens, whatever the window's height.
-        draw_examples(ctx, layer, neuron, std::max(ImGui::GetContentRegionAvail().y, line_h * (1.9f * kNeuronExamples + 8)));
+        draw_examples(ctx, layer, neuron,
+                      std::max(ImGui::GetContentRegionAvail().y, line_h * (1.9f * kNeuronExamples + 8)));
     } catch (const std::exception& e) {
         empty_message(e.what());
     }
