@@ -42,6 +42,18 @@ void check_layer(const ModelConfig& c, int layer, const char* what) {
                                     std::to_string(stack_layers(c)) + ")");
 }
 
+// The min(k, F) largest entries of a row of F values, largest first; ties: the lower index first.
+std::vector<NeuronValue> largest(const RowVectorF& v, int k) {
+    std::vector<int> order(size_t(v.size()));
+    std::iota(order.begin(), order.end(), 0);
+    const size_t n = std::min(order.size(), size_t(k));
+    std::partial_sort(order.begin(), order.begin() + std::ptrdiff_t(n), order.end(),
+                      [&](int a, int b) { return v[a] > v[b] || (v[a] == v[b] && a < b); });
+    std::vector<NeuronValue> out;
+    for (size_t i = 0; i < n; ++i) out.push_back({order[i], v[order[i]]});
+    return out;
+}
+
 }  // namespace
 
 std::string neuron_stack(const ModelConfig& c) { return c.arch == Arch::DecoderOnly ? "dec" : "enc"; }
@@ -60,30 +72,14 @@ std::vector<NeuronValue> top_neurons_at(const Tensor& acts, int position, int k)
     if (position < 0 || position >= acts.rows())
         throw std::invalid_argument("top_neurons_at: position " + std::to_string(position) + " outside [0, " +
                                     std::to_string(acts.rows()) + ")");
-    const auto row = acts.mat().row(position);
-    std::vector<int> order(size_t(row.size()));
-    std::iota(order.begin(), order.end(), 0);
-    const size_t n = std::min(order.size(), size_t(k));
-    std::partial_sort(order.begin(), order.begin() + std::ptrdiff_t(n), order.end(),
-                      [&](int a, int b) { return row[a] > row[b] || (row[a] == row[b] && a < b); });
-    std::vector<NeuronValue> out;
-    for (size_t i = 0; i < n; ++i) out.push_back({order[i], row[order[i]]});
-    return out;
+    return largest(acts.mat().row(position), k);
 }
 
 std::vector<NeuronValue> most_active_neurons(const Tensor& acts, int k, int first_row) {
     if (k < 1) throw std::invalid_argument("most_active_neurons: k must be at least 1");
     if (first_row < 0 || acts.rows() <= first_row || acts.cols() < 1)
         throw std::invalid_argument("most_active_neurons: no activations from row " + std::to_string(first_row));
-    const RowVectorF mx = acts.mat().bottomRows(acts.rows() - first_row).colwise().maxCoeff();
-    std::vector<int> order(size_t(mx.size()));
-    std::iota(order.begin(), order.end(), 0);
-    const size_t n = std::min(order.size(), size_t(k));
-    std::partial_sort(order.begin(), order.begin() + std::ptrdiff_t(n), order.end(),
-                      [&](int a, int b) { return mx[a] > mx[b] || (mx[a] == mx[b] && a < b); });
-    std::vector<NeuronValue> out;
-    for (size_t i = 0; i < n; ++i) out.push_back({order[i], mx[order[i]]});
-    return out;
+    return largest(acts.mat().bottomRows(acts.rows() - first_row).colwise().maxCoeff(), k);
 }
 
 std::vector<float> neuron_activation_over(const Model& m, const std::vector<int>& ids, int layer, int neuron) {
