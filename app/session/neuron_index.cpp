@@ -90,7 +90,8 @@ std::vector<fs::path> neuron_index_dirs(const LoadedModel& m) {
 }
 
 NeuronIndexResult obtain_neuron_index(const UiState& st, const LoadedModel& m,
-                                      const std::function<void(float)>& progress, const std::atomic<bool>* cancel) {
+                                      const std::function<void(float)>& progress, const std::atomic<bool>* cancel,
+                                      bool build) {
     NeuronIndexResult r;
     const auto t0 = std::chrono::steady_clock::now();
     auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
@@ -118,6 +119,13 @@ NeuronIndexResult obtain_neuron_index(const UiState& st, const LoadedModel& m,
             } catch (const std::exception&) {
                 // unreadable: rebuilt below and written over
             }
+        }
+        if (!build) {
+            r.status =
+                tr("no index of this corpus for this model yet: \"Build the index\" runs every chunk through the "
+                   "model once (a few minutes for a million tokens on two cores)");
+            r.seconds = elapsed();
+            return r;
         }
         opt.cancel = cancel;
         opt.progress = [&](int done, int total) {
@@ -156,17 +164,17 @@ NeuronIndexJob::~NeuronIndexJob() {
     if (m_future.valid()) m_future.wait();
 }
 
-bool NeuronIndexJob::start(const UiState& st, const LoadedModel& m, std::function<void()> on_done) {
+bool NeuronIndexJob::start(const UiState& st, const LoadedModel& m, bool build, std::function<void()> on_done) {
     if (busy()) return false;
     m_progress = std::make_shared<std::atomic<float>>(0.0f);
     m_cancel = std::make_shared<std::atomic<bool>>(false);
-    m_future =
-        std::async(std::launch::async, [st, m, prog = m_progress, cancel = m_cancel, on_done = std::move(on_done)] {
-            NeuronIndexResult r = obtain_neuron_index(
-                st, m, [prog](float f) { prog->store(f); }, cancel.get());
-            if (on_done) on_done();
-            return r;
-        });
+    m_future = std::async(std::launch::async,
+                          [st, m, build, prog = m_progress, cancel = m_cancel, on_done = std::move(on_done)] {
+                              NeuronIndexResult r = obtain_neuron_index(
+                                  st, m, [prog](float f) { prog->store(f); }, cancel.get(), build);
+                              if (on_done) on_done();
+                              return r;
+                          });
     return true;
 }
 

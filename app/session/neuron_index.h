@@ -49,19 +49,21 @@ struct NeuronIndexResult {
     double seconds = 0;
 };
 
-/// Finds the cached index of (model, corpus, st.neuron_context) or builds and caches it. Never throws: errors go to
-/// `error` (a cancelled build is not cached and says so). progress(fraction) in [0, 1].
+/// Finds the cached index of (model, corpus, st.neuron_context) or, when `build`, builds and caches it. Never
+/// throws: errors go to `error` (a cancelled build is not cached and says so). Without `build` and without a cached
+/// index, `index` is null, `error` empty and `status` says how to build one. progress(fraction) in [0, 1].
 [[nodiscard]] NeuronIndexResult obtain_neuron_index(const UiState& st, const LoadedModel& m,
                                                     const std::function<void(float)>& progress = {},
-                                                    const std::atomic<bool>* cancel = nullptr);
+                                                    const std::atomic<bool>* cancel = nullptr, bool build = true);
 
 /// One index job at a time on a background thread; poll() every frame.
 class NeuronIndexJob {
 public:
     ~NeuronIndexJob();
-    /// Starts obtain_neuron_index with copies of the state and model (ignored, false, while one runs). `on_done`
-    /// runs on the job thread at the end (the app: glfwPostEmptyEvent).
-    bool start(const UiState& st, const LoadedModel& m, std::function<void()> on_done = {});
+    /// Starts obtain_neuron_index with copies of the state and model (ignored, false, while one runs); `build`: may
+    /// build the index (minutes), else only a cached one is read. `on_done` runs on the job thread at the end (the
+    /// app: glfwPostEmptyEvent).
+    bool start(const UiState& st, const LoadedModel& m, bool build, std::function<void()> on_done = {});
     [[nodiscard]] bool busy() const { return m_future.valid(); }
     [[nodiscard]] float progress() const { return m_progress ? m_progress->load() : 0.0f; }
     void cancel() {

@@ -299,6 +299,16 @@ void App::main_area() {
         ImGui::PopStyleColor();
     }
     link_attention_knobs(m_state, m_attn_link);  // one knob, one value: the sidebar's and the Softmax lab's
+    // Thirteen tabs: when their labels do not fit the row, the padding around each label shrinks before ImGui would
+    // cut the labels short ("Attenti…" at 1280 pixels).
+    const ImGuiStyle& style = ImGui::GetStyle();
+    float labels_w = 0;
+    for (const auto& p : all_panels()) labels_w += ImGui::CalcTextSize(tr(name_of(p.panel))).x;
+    const float n_tabs = float(all_panels().size());
+    const float room = ImGui::GetContentRegionAvail().x - style.ItemInnerSpacing.x * (n_tabs - 1) - labels_w;
+    const ImVec2 tab_padding(std::clamp(room / (2 * n_tabs) - 1.0f, 2.0f, style.FramePadding.x), style.FramePadding.y);
+    const ImVec2 frame_padding = style.FramePadding;
+    ImGui::PushStyleVar(ImGuiStyleVar_FramePadding, tab_padding);  // the tab bar lays the tabs out with it
     if (ImGui::BeginTabBar("panels")) {
         for (const auto& p : all_panels()) {
             ImGuiTabItemFlags flags = 0;
@@ -314,14 +324,17 @@ void App::main_area() {
                 if (!m_force_panel || m_force_panel == p.panel) m_state.panel = p.panel;
                 // Before the panel draws: a lesson sets its text up when drawn, so the student's must be kept first.
                 on_panel_change(m_state.panel);
+                ImGui::PushStyleVar(ImGuiStyleVar_FramePadding, frame_padding);  // the panel's own widgets
                 ImGui::BeginChild("panel_body", ImVec2(0, 0), false);
                 p.draw(ctx);
                 ImGui::EndChild();
+                ImGui::PopStyleVar();
                 ImGui::EndTabItem();
             }
         }
         ImGui::EndTabBar();
     }
+    ImGui::PopStyleVar();
     m_force_panel.reset();
 }
 

@@ -30,9 +30,9 @@ void draw_examples(PanelContext& ctx, int layer, int neuron, float height) {
     static std::string started_for;
     const std::string key = index_key(ctx);
     const auto latest = job->latest();
-    if (!job->busy() && started_for != key) {
+    if (!job->busy() && started_for != key) {  // a cached index is read on its own; building waits for the button
         started_for = key;
-        job->start(st, *ctx.model);
+        job->start(st, *ctx.model, false);
     }
     // Knobs: the corpus file and the chunk length, the build button or progress.
     ImGui::TextUnformatted(tr("Max-activating examples"));
@@ -58,10 +58,10 @@ void draw_examples(PanelContext& ctx, int layer, int neuron, float height) {
         if (ctx.keep_drawing) ctx.keep_drawing();
     } else if (ImGui::Button(latest && latest->index ? tr("Rebuild the index") : tr("Build the index"))) {
         started_for = key;
-        job->start(st, *ctx.model);
+        job->start(st, *ctx.model, true);
     }
     if (!latest) {
-        if (job->busy()) empty_message(tr("indexing the corpus: every chunk runs through the model once…"));
+        if (job->busy()) empty_message(tr("reading the corpus, looking for its index…"));
         return;
     }
     if (!latest->error.empty()) {
@@ -70,6 +70,7 @@ void draw_examples(PanelContext& ctx, int layer, int neuron, float height) {
         ImGui::PopStyleColor();
         return;
     }
+    if (!latest->index) return text_wrapped(latest->status);
     ImGui::TextDisabled("%s", latest->status.c_str());
     try {
         // One forward per example: built when the neuron, layer or index changes, not every frame.
