@@ -3,10 +3,11 @@
 // last-position logits only, no capture), the clean baseline they reuse, a head-ablation sweep on the default-size
 // model, exact attention flow at T = 16 / 32 / 64 on the default size (4 layers), and input attribution of one
 // target on the GPT-2-small shape at T = 64 (#32's target: integrated gradients, 50 steps, batched, ≤ 1 s on 2
-// threads), with gradient × input and occlusion beside it.
+// threads), with gradient × input and occlusion beside it; the neurons' example index over 64 k tokens.
 #include "core/interp/ablation.h"
 #include "core/interp/attention_flow.h"
 #include "core/interp/input_attribution.h"
+#include "core/interp/neurons.h"
 #include "core/interp/patching.h"
 #include "core/kernels/threads.h"
 
@@ -140,3 +141,19 @@ void BM_InputAttributionGpt2Small(benchmark::State& state) {
 BENCHMARK(BM_InputAttributionGpt2Small)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 }  // namespace
+
+// The neurons' max-activating-example index on the default model's shape (austen-gpt: 4 layers, d_ff 1024), 64-token
+// chunks, 2 threads; arg: tokens indexed. #32's target is 1 M tokens in ≤ 2 min: tokens/s ≥ 8,333 (the counter).
+void BM_NeuronIndexDefaultSize(benchmark::State& state) {
+    const Model& m = model(false);
+    const std::vector<int> ids = ids_of(int(state.range(0)), 3, m.config().vocab_size);
+    NeuronIndexOptions opt;
+    opt.context = 64;
+    set_compute_threads(2);
+    int chunks = 0;
+    for (auto _ : state) chunks = build_neuron_index(m, ids, opt).chunks_done;
+    benchmark::DoNotOptimize(chunks);
+    state.counters["tokens/s"] =
+        benchmark::Counter(double(state.range(0)) * double(state.iterations()), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_NeuronIndexDefaultSize)->Arg(65536)->Unit(benchmark::kSecond)->Iterations(1)->UseRealTime();
