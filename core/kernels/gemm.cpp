@@ -114,15 +114,29 @@ void kernel_portable(const typename E::T* P, const float* x, int64_t ldx, int64_
         for (int j = 0; j < valid; ++j) out[c * ldo + j] = acc[c][j];
 }
 
-#if !defined(__AVX512F__) && defined(__AVX2__) && defined(__FMA__)
+#if !defined(__AVX512F__) && defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
 #define TS_GEMM_AVX2 1
 // AVX2 has 16 vector registers of 8 floats: the portable kernel's 12 rows × 32 columns of accumulators spill. This
 // one takes a block of G <= 6 rows × 16 columns (columns [j0, j0 + 16) of the panel): 2G accumulators, two panel
 // vectors and a broadcast fit, the classic 6 × 16 shape. Each output is still summed over i in order, as in the
 // portable kernel.
-template <int G>
-void kernel_avx2_half(const float* P, const float* x, int64_t ldx, int64_t depth, float* out, int64_t ldo, bool first,
-                      int valid, int j0) {
+// 8 values of a panel row as floats: float32 as stored, half precision widened exactly (F16C for IEEE half,
+// a 16-bit shift for bfloat16, whose bits are a float's upper half).
+template <class E>
+inline __m256 load8(const typename E::T* p) {
+    if constexpr (std::is_same_v<E, F32>) {
+        return _mm256_loadu_ps(p);
+    } else if constexpr (std::is_same_v<E, BF16>) {
+        const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+        return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+    } else {
+        return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+    }
+}
+
+template <class E, int G>
+void kernel_avx2_half(const typename E::T* P, const float* x, int64_t ldx, int64_t depth, float* out, int64_t ldo,
+                      bool first, int valid, int j0) {
     const int nv = std::clamp(valid - j0, 0, 16);
     if (nv == 0) return;
     __m256 a0[G], a1[G];
@@ -140,8 +154,8 @@ void kernel_avx2_half(const float* P, const float* x, int64_t ldx, int64_t depth
         }
     }
     for (int64_t i = 0; i < depth; ++i) {
-        const __m256 p0 = _mm256_loadu_ps(P + i * kP + j0);
-        const __m256 p1 = _mm256_loadu_ps(P + i * kP + j0 + 8);
+        const __m256 p0 = load8<E>(P + i * kP + j0);
+        const __m256 p1 = load8<E>(P + i * kP + j0 + 8);
         for (int c = 0; c < G; ++c) {
             const __m256 b = _mm256_broadcast_ss(x + c * ldx + i);
             a0[c] = _mm256_fmadd_ps(p0, b, a0[c]);
@@ -160,27 +174,27 @@ void kernel_avx2_half(const float* P, const float* x, int64_t ldx, int64_t depth
     }
 }
 
-template <int G>
-void kernel_avx2_rows(const float* P, const float* x, int64_t ldx, int64_t depth, float* out, int64_t ldo, bool first,
-                      int valid) {
-    kernel_avx2_half<G>(P, x, ldx, depth, out, ldo, first, valid, 0);
-    kernel_avx2_half<G>(P, x, ldx, depth, out, ldo, first, valid, 16);
+template <class E, int G>
+void kernel_avx2_rows(const typename E::T* P, const float* x, int64_t ldx, int64_t depth, float* out, int64_t ldo,
+                      bool first, int valid) {
+    kernel_avx2_half<E, G>(P, x, ldx, depth, out, ldo, first, valid, 0);
+    kernel_avx2_half<E, G>(P, x, ldx, depth, out, ldo, first, valid, 16);
 }
 
 // C rows in groups of up to 6.
-template <int C>
-void kernel_avx2(const float* P, const float* x, int64_t ldx, int64_t depth, float* out, int64_t ldo, bool first,
-                 int valid) {
+template <class E, int C>
+void kernel_avx2(const typename E::T* P, const float* x, int64_t ldx, int64_t depth, float* out, int64_t ldo,
+                 bool first, int valid) {
     for (int c0 = 0; c0 < C; c0 += 6) {
         const float* xc = x + c0 * ldx;
         float* oc = out + c0 * ldo;
         switch (std::min(6, C - c0)) {
-        case 1: kernel_avx2_rows<1>(P, xc, ldx, depth, oc, ldo, first, valid); break;
-        case 2: kernel_avx2_rows<2>(P, xc, ldx, depth, oc, ldo, first, valid); break;
-        case 3: kernel_avx2_rows<3>(P, xc, ldx, depth, oc, ldo, first, valid); break;
-        case 4: kernel_avx2_rows<4>(P, xc, ldx, depth, oc, ldo, first, valid); break;
-        case 5: kernel_avx2_rows<5>(P, xc, ldx, depth, oc, ldo, first, valid); break;
-        default: kernel_avx2_rows<6>(P, xc, ldx, depth, oc, ldo, first, valid); break;
+        case 1: kernel_avx2_rows<E, 1>(P, xc, ldx, depth, oc, ldo, first, valid); break;
+        case 2: kernel_avx2_rows<E, 2>(P, xc, ldx, depth, oc, ldo, first, valid); break;
+        case 3: kernel_avx2_rows<E, 3>(P, xc, ldx, depth, oc, ldo, first, valid); break;
+        case 4: kernel_avx2_rows<E, 4>(P, xc, ldx, depth, oc, ldo, first, valid); break;
+        case 5: kernel_avx2_rows<E, 5>(P, xc, ldx, depth, oc, ldo, first, valid); break;
+        default: kernel_avx2_rows<E, 6>(P, xc, ldx, depth, oc, ldo, first, valid); break;
         }
     }
 }
@@ -189,8 +203,8 @@ void kernel_avx2(const float* P, const float* x, int64_t ldx, int64_t depth, flo
 template <class E>
 using KernelFn = void (*)(const typename E::T*, const float*, int64_t, int64_t, float*, int64_t, bool, int);
 
-// The kernel for this build's target (AVX-512 when the compiler targets it; AVX2 + FMA for float32 panels) and the
-// portable one.
+// The kernel for this build's target (AVX-512 when the compiler targets it, else AVX2 + FMA + F16C, for float32
+// and half-precision panels alike) and the portable one.
 template <class E, int C>
 struct Native {
     static void run(const typename E::T* P, const float* x, int64_t ldx, int64_t d, float* o, int64_t ldo, bool f,
@@ -198,8 +212,7 @@ struct Native {
 #if defined(__AVX512F__)
         kernel<E, C>(P, x, ldx, d, o, ldo, f, v);
 #elif defined(TS_GEMM_AVX2)
-        if constexpr (std::is_same_v<E, F32>) kernel_avx2<C>(P, x, ldx, d, o, ldo, f, v);
-        else kernel_portable<E, C>(P, x, ldx, d, o, ldo, f, v);
+        kernel_avx2<E, C>(P, x, ldx, d, o, ldo, f, v);
 #else
         kernel_portable<E, C>(P, x, ldx, d, o, ldo, f, v);
 #endif
