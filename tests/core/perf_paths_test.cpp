@@ -321,10 +321,14 @@ TEST(Incremental, EveryEditThatKeepsAPrefixEqualsAFullRecompute) {
             const std::string what = c.name + " edit " + std::to_string(k);
             EXPECT_EQ(stats.reused, expect_reused[k]) << what;
             EXPECT_EQ(stats.reused + stats.computed, int(edits[k].size())) << what;
-            expect_trace_equal_to_rounding(*inc.trace, *full.trace, 1e-6, what);
-            EXPECT_TRUE(equal_to_rounding(Tensor({inc.logits.rows(), inc.logits.cols()},
-                                                 std::vector<float>(inc.logits.data(), inc.logits.data() + inc.logits.size())),
-                                          full.trace->at("logits"), 1e-6)) << what;
+            // 2e-6: the sanitizer build (-O1) rounds the products that are not panel products (Eigen's, blocked by
+            // row count) apart by up to 1.1e-6 of the scale here since the AVX2 panel kernel (FMA) took over.
+            expect_trace_equal_to_rounding(*inc.trace, *full.trace, 2e-6, what);
+            EXPECT_TRUE(
+                equal_to_rounding(Tensor({inc.logits.rows(), inc.logits.cols()},
+                                         std::vector<float>(inc.logits.data(), inc.logits.data() + inc.logits.size())),
+                                  full.trace->at("logits"), 2e-6))
+                << what;
         }
     }
 }
