@@ -83,7 +83,11 @@ plot::Figure neuron_heatmap_figure(const Snapshot& s, int layer, int rows, std::
     // The first token has no context and, in many models, activations far beyond the others' (it serves as an
     // attention sink): it neither picks the rows nor sets the colour scale, where it may saturate.
     const int first = T >= 2 ? 1 : 0;
-    const std::vector<interp::NeuronValue> top = interp::most_active_neurons(*a.acts, rows, first);
+    std::vector<interp::NeuronValue> top = interp::most_active_neurons(*a.acts, rows, first);
+    // With ReLU most neurons stay at 0 on a short text: rows that never fire would only fill the map.
+    const size_t firing = size_t(std::count_if(top.begin(), top.end(), [](const auto& n) { return n.activation > 0; }));
+    const bool dropped = firing > 0 && firing < top.size();
+    if (dropped) top.resize(firing);
     std::vector<float> v;
     std::vector<std::string> names;
     if (row_neurons) row_neurons->clear();
@@ -118,6 +122,7 @@ plot::Figure neuron_heatmap_figure(const Snapshot& s, int layer, int rows, std::
     f.x.categories = a.labels;
     f.legend = false;
     f.note = trf("%d of d_ff = %d neurons shown", int(top.size()), int(a.acts->cols()));
+    if (dropped) f.note += tr("; the others never rise above 0 on this text");
     if (first)
         f.note += tr("; rows and colour scale from tokens 1…T−1 (the first token, often an outlier, may saturate)");
     return f;
