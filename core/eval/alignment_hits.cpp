@@ -1,7 +1,6 @@
 // Cross-attention arg-max vs reference alignment counts (see alignment_hits.h).
 #include "core/eval/alignment_hits.h"
 
-#include "core/util/hash.h"
 #include "core/util/json.h"
 
 #include <nlohmann/json.hpp>
@@ -88,16 +87,6 @@ HeadHitRate AlignmentHitCounter::best_layer_average() const {
 }
 
 // --- alignment files ----------------------------------------------------------------------------------------------
-
-uint64_t fnv1a_ids(const std::vector<int>& ids) {
-    uint64_t h = kFnv1aOffset;
-    for (const int id : ids) {  // each id as 4 little-endian bytes, whatever the machine's byte order
-        const uint32_t u = uint32_t(id);
-        const unsigned char b[4] = {uint8_t(u), uint8_t(u >> 8), uint8_t(u >> 16), uint8_t(u >> 24)};
-        h = fnv1a(b, 4, h);
-    }
-    return h;
-}
 
 PairLinks links_of(const AlignmentRecord& r) {
     PairLinks links(r.align.size());

@@ -6,6 +6,8 @@
 // Translation").
 #pragma once
 
+#include "core/util/hash.h"
+
 #include "core/model/tensor.h"
 
 #include <cstdint>
@@ -81,7 +83,7 @@ struct AlignmentFile {
 [[nodiscard]] AlignmentFile load_alignment_file(const std::filesystem::path& path);
 
 /// 64-bit FNV-1a of token ids as little-endian int32 bytes (what ibm1_align.py stores to detect another tokenizer).
-[[nodiscard]] uint64_t fnv1a_ids(const std::vector<int>& ids);
+using ts::fnv1a_ids;  // core/util/hash.h
 
 /// The record's links in PairLinks form (one link or none per target token).
 [[nodiscard]] PairLinks links_of(const AlignmentRecord& r);

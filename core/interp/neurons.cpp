@@ -204,15 +204,7 @@ NeuronIndex build_neuron_index(const Model& m, const std::vector<int>& tokens, c
 
 // --- files and fingerprints ---------------------------------------------------------------------------------------
 
-uint64_t tokens_fingerprint(const std::vector<int>& ids) {
-    uint64_t h = kFnv1aOffset;
-    for (const int id : ids) {
-        const uint32_t u = uint32_t(id);
-        const unsigned char b[4] = {uint8_t(u), uint8_t(u >> 8), uint8_t(u >> 16), uint8_t(u >> 24)};
-        h = fnv1a(b, 4, h);
-    }
-    return h;
-}
+uint64_t tokens_fingerprint(const std::vector<int>& ids) { return fnv1a_ids(ids); }
 
 uint64_t model_fingerprint(const Model& m) {
     nlohmann::json j = m.config();
