@@ -10,6 +10,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 
@@ -140,13 +141,11 @@ void draw_neurons_panel(PanelContext& ctx) {
         const plot::Figure top = neuron_top_figure(*s, layer, query);
         const auto rt =
             gfx::draw_figure(top, ImVec2(avail_w * 0.38f - ImGui::GetStyle().ItemSpacing.x, top_h), {}, "neuron_top");
-        if (rt.clicked && rt.index >= 0) {
-            const auto best =
-                interp::top_neurons_at(interp::neuron_activations(*s->trace, interp::neuron_stack(s->model->config()),
-                                                                  std::clamp(layer, 0, s->model->config().n_layers - 1),
-                                                                  s->model->config().d_ff),
-                                       query, 12);
-            if (rt.index < int(best.size())) st.neuron = best[size_t(rt.index)].neuron;
+        // A click on a bar follows its neuron: bar i stands at x = i, its category is "N<neuron>".
+        if (rt.clicked && std::isfinite(rt.x)) {
+            const long i = std::lround(rt.x);
+            if (i >= 0 && i < long(top.x.categories.size()))
+                st.neuron = std::stoi(top.x.categories[size_t(i)].substr(1));
         }
         const float mid_h = std::max(line_h * 10, avail_h * 0.25f);
         gfx::draw_figure(neuron_text_figure(*s, layer, neuron), ImVec2(avail_w, mid_h), {}, "neuron_text");
