@@ -96,6 +96,7 @@ LayerW layer_weights(const Model& m, const std::string& p, bool cross) {
         l.cross_norm = norm_weights(m, p + ".cross_norm");
         l.cross = detail::attn_weights(m, p + ".cross_attn");
     }
+    if (m.config().d_ff == 0) return l;  // attention-only: no FFN weights
     l.ffn_norm = norm_weights(m, p + ".ffn_norm");
     l.ffn.w_up = &m.stored_weight(p + ".ffn.w_up");  // matrices as stored (maybe half precision): linear() reads them
     l.ffn.w_gate = m.find_stored_weight(p + ".ffn.w_gate");
@@ -303,7 +304,12 @@ void run_layers(const Model& m, const std::string& stack, int n_layers, MatrixRM
             sink.rec("resid_cross", x);
         }
 
-        // --- feed-forward ---
+        // --- feed-forward (none in an attention-only model: resid_ffn is the layer's output all the same) ---
+        if (c.d_ff == 0) {
+            edit_resid(EditSite::ResidFfn);
+            sink.rec("resid_ffn", x);
+            continue;
+        }
         const EditList post_act_edits = ed.at(i, EditSite::FfnPostAct), ffn_out_edits = ed.at(i, EditSite::FfnOut);
         if (pre) {
             xn = norm(c, x, w.ffn_norm);

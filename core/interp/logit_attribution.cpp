@@ -78,7 +78,7 @@ LogitAttribution direct_logit_attribution(const Model& m, const std::vector<int>
             add(lp + ".attn.head" + std::to_string(h), VecD((zh * wo.middleCols(h * D, D).transpose()).cast<double>()));
         }
         if (const Tensor* bo = m.find_weight(lp + ".attn.bo")) add(lp + ".attn.bo", VecD(bo->mat().cast<double>()));
-        add(lp + ".ffn.out", row(lp + ".ffn.out"));
+        if (c.d_ff > 0) add(lp + ".ffn.out", row(lp + ".ffn.out"));  // attention-only models have no FFN
     }
 
     // --- final norm, linearised with the run's statistics, then the unembedding direction ---

@@ -64,6 +64,7 @@ void add_layer(const Visit& out, const ModelConfig& c, const std::string& stack,
         add_norm(out, c, p + ".cross_norm");
         add_attention(out, c, p + ".cross_attn");
     }
+    if (c.d_ff == 0) return;  // attention-only
     add_norm(out, c, p + ".ffn_norm");
     add_ffn(out, c, p + ".ffn");
 }

@@ -161,7 +161,8 @@ void ModelConfig::validate() const {
     require(n_kv_heads > 0, "n_kv_heads (" + num(n_kv_heads) + ") must be positive");
     require(n_kv_heads <= n_heads && n_heads % n_kv_heads == 0,
             "n_heads (" + num(n_heads) + ") must be divisible by n_kv_heads (" + num(n_kv_heads) + ")");
-    require(d_ff > 0, "d_ff (" + num(d_ff) + ") must be positive");
+    require(d_ff >= 0, "d_ff (" + num(d_ff) + ") must be positive, or 0 for an attention-only model");
+    require(d_ff > 0 || !parallel_residual, "an attention-only model (d_ff 0) has no parallel residual");
     require_at_most(d_ff, kMaxWidth, "d_ff");
     require(n_layers >= 0, "n_layers (" + num(n_layers) + ") must not be negative");
     require_at_most(n_layers, kMaxLayers, "n_layers");
@@ -234,8 +235,9 @@ int64_t ModelConfig::parameter_count() const {
     const Count attn = D * H * Dh + Count{2} * D * K * Dh + H * Dh * D +
                        (attn_qkv_bias ? (H + Count{2} * K) * Dh : zero) + (attn_out_bias ? D : zero) +
                        (qk_norm ? Count{2} * Dh : zero);
-    const Count ffn = Count{is_gated(activation) ? 3 : 2} * D * F + (ffn_bias ? F + D : zero);
-    const Count enc_layer = norm_p * Count{2} + attn + ffn;
+    // d_ff 0: attention-only, no FFN sub-layer and no ffn_norm.
+    const Count ffn = d_ff > 0 ? Count{is_gated(activation) ? 3 : 2} * D * F + (ffn_bias ? F + D : zero) : zero;
+    const Count enc_layer = norm_p * Count{d_ff > 0 ? 2 : 1} + attn + ffn;
     const Count rel_bias = relative_attention_bias ? Count{relative_attention_num_buckets} * H : zero;
     const Count dec_layer = enc_layer + (arch == Arch::EncoderDecoder ? norm_p + attn : zero);
     Count total = V * D;

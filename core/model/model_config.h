@@ -43,7 +43,7 @@ struct ModelConfig {
     int d_model = 64;
     int n_heads = 4;
     int n_kv_heads = 4;        ///< = n_heads: MHA; 1: MQA; in between: GQA. Must divide n_heads.
-    int d_ff = 256;
+    int d_ff = 256;            ///< FFN width; 0 = attention-only (no FFN sub-layer, no ffn_norm; Elhage et al. 2021)
     int n_layers = 2;          ///< decoder layers (encoder layers for EncoderOnly)
     int n_enc_layers = 0;      ///< encoder layers for EncoderDecoder
     int max_seq_len = 128;

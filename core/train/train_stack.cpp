@@ -103,6 +103,7 @@ void TrainModel::stack_forward(const StackRefs& p, Stack& s, const Stack* memory
                                  attention_forward(w.cross, a.cross, cross_geo, s.cross_scr, in, memory->out, out);
                              });
         }
+        if (c.d_ff == 0) continue;  // attention-only
         sublayer_forward(c, w.ffn_norm, a.ffn_sub, s.x, s.y, o.resid_dropout,
                          rng_key(o.seed, o.step, site + kFfnResid),
                          [&](const MatrixRM& in, MatrixRM& out) { ffn_forward(w.ffn, a, in, out); });
@@ -126,8 +127,10 @@ void TrainModel::stack_backward(const StackRefs& p, const StackRefs& g, Stack& s
         const Layer& w = p.layers[l];
         const Layer& gw = g.layers[l];
         const LayerActs& a = s.acts[l];
-        sublayer_backward(c, w.ffn_norm, gw.ffn_norm, a.ffn_sub, s.dx, s.dy, s.dh,
-                          [&](const MatrixRM& dy, MatrixRM& din) { ffn_backward(w.ffn, gw.ffn, a, s, a.ffn_sub.in, dy, din); });
+        if (c.d_ff > 0)
+            sublayer_backward(
+                c, w.ffn_norm, gw.ffn_norm, a.ffn_sub, s.dx, s.dy, s.dh,
+                [&](const MatrixRM& dy, MatrixRM& din) { ffn_backward(w.ffn, gw.ffn, a, s, a.ffn_sub.in, dy, din); });
         if (memory) {
             sublayer_backward(c, w.cross_norm, gw.cross_norm, a.cross_sub, s.dx, s.dy, s.dh,
                               [&](const MatrixRM& dy, MatrixRM& din) {

@@ -232,7 +232,6 @@ void Trainer::run(int64_t stop_at) {
         return m_elapsed_prev + std::chrono::duration<double>(clock::now() - m_start).count();
     };
     const int64_t end = (stop_at > 0 && stop_at < m_opt.steps) ? stop_at : m_opt.steps;
-    const int B = m_opt.batch, T = m_opt.seq_len;
     if (m_step == 0 && m_history.empty()) {
         const double val = evaluate();
         append_log(EvalRecord{0, std::numeric_limits<double>::quiet_NaN(), val, m_sched.at(0), 0.0, elapsed()});
@@ -244,37 +243,13 @@ void Trainer::run(int64_t stop_at) {
     int64_t window_steps = 0, window_tokens = 0;
     double tokens_per_s = 0, steps_per_s = 0;
     while (m_step < end) {
-        StepOptions so;
-        so.label_smoothing = m_opt.label_smoothing;
-        so.z_loss = m_opt.z_loss;
-        so.attn_dropout = m_opt.attn_dropout;
-        so.resid_dropout = m_opt.dropout;
-        so.seed = m_opt.seed;
-        so.step = uint64_t(m_step);
-        StepLoss l;
-        if (m_pairs) {
-            m_pairs->train_batch(uint64_t(m_step), m_batch);
-            l = m_model->forward(m_batch, so);
-            // Tokens per second count real (not padding) source and target tokens.
-            for (uint8_t p : m_batch.src_pad) window_tokens += p == 0;
-            for (uint8_t p : m_batch.tgt_pad) window_tokens += p == 0;
-        } else {
-            m_data->sample_batch(m_opt.seed, uint64_t(m_step), B, m_inputs, m_targets, m_opt.repeat_fraction,
-                                 m_opt.repeat_period, m_opt.repeat_random);
-            l = m_model->forward(m_inputs, m_targets, B, T, so);
-            window_tokens += int64_t(B) * T;
-        }
-        if (!std::isfinite(l.loss))
-            throw std::runtime_error("loss became " + std::to_string(l.loss) + " at step " + std::to_string(m_step) +
-                                     " (try a lower --lr or a stronger --grad-clip)");
-        m_model->backward();
-        clip_grad_norm(m_model->grads(), m_opt.grad_clip);
-        const float lr = m_sched.at(m_step);
-        m_adam->step(m_model->params(), m_model->grads(), lr);
-        ++m_step;
+        const StepStats st = train_step();
+        window_tokens += st.tokens;
+        const float lr = st.lr;
+        const float loss = st.loss;
         ++window_steps;
-        log_loss += l.loss;
-        eval_loss += l.loss;
+        log_loss += loss;
+        eval_loss += loss;
         ++log_n;
         ++eval_n;
 
@@ -317,6 +292,83 @@ void Trainer::run(int64_t stop_at) {
                    << kept.front().filename().string() << " ... " << kept.back().filename().string()
                    << "); the last weights: last.safetensors\n";
     }
+}
+
+StepStats Trainer::train_step(bool detailed) {
+    StepStats st;
+    st.step = m_step;
+    StepOptions so;
+    so.label_smoothing = m_opt.label_smoothing;
+    so.z_loss = m_opt.z_loss;
+    so.attn_dropout = m_opt.attn_dropout;
+    so.resid_dropout = m_opt.dropout;
+    so.seed = m_opt.seed;
+    so.step = uint64_t(m_step);
+    StepLoss l;
+    if (m_pairs) {
+        m_pairs->train_batch(uint64_t(m_step), m_batch);
+        l = m_model->forward(m_batch, so);
+        // Tokens count real (not padding) source and target tokens.
+        for (uint8_t p : m_batch.src_pad) st.tokens += p == 0;
+        for (uint8_t p : m_batch.tgt_pad) st.tokens += p == 0;
+    } else {
+        const int B = m_opt.batch, T = m_opt.seq_len;
+        m_data->sample_batch(m_opt.seed, uint64_t(m_step), B, m_inputs, m_targets, m_opt.repeat_fraction,
+                             m_opt.repeat_period, m_opt.repeat_random);
+        l = m_model->forward(m_inputs, m_targets, B, T, so);
+        st.tokens = int64_t(B) * T;
+    }
+    if (!std::isfinite(l.loss))
+        throw std::runtime_error("loss became " + std::to_string(l.loss) + " at step " + std::to_string(m_step) +
+                                 " (try a lower --lr or a stronger --grad-clip)");
+    st.loss = l.loss;
+    st.nll = l.nll;
+    // Before backward() the logits buffer holds the logits (afterwards dLoss/dlogits).
+    const MatrixRM& logits = m_model->logits();
+    if (detailed && logits.size() > 0) {
+        st.max_logit = logits.maxCoeff();
+        float max_lse = -std::numeric_limits<float>::infinity();
+        for (Eigen::Index r = 0; r < logits.rows(); ++r) {
+            const float m = logits.row(r).maxCoeff();
+            const float lse = m + std::log((logits.row(r).array() - m).exp().sum());
+            max_lse = std::max(max_lse, lse);
+        }
+        st.max_logsumexp = max_lse;
+    }
+    m_model->backward();
+    const auto layer_index = [this](const std::string& name) -> int {
+        // "dec.<l>." -> l; "enc.<l>." -> n_layers + l; else -1.
+        const bool dec = name.rfind("dec.", 0) == 0, enc = name.rfind("enc.", 0) == 0;
+        if (!dec && !enc) return -1;
+        const size_t dot = name.find('.', 4);
+        if (dot == std::string::npos || dot == 4) return -1;
+        const std::string digits = name.substr(4, dot - 4);
+        if (digits.find_first_not_of("0123456789") != std::string::npos) return -1;
+        const int l = std::stoi(digits);
+        return dec ? l : m_config.n_layers + l;
+    };
+    const bool enc_dec = m_config.arch == Arch::EncoderDecoder;
+    std::vector<double> sq(detailed ? size_t(m_config.n_layers + (enc_dec ? m_config.n_enc_layers : 0)) : 0, 0.0);
+    for (const auto& [name, g] : m_model->grads()) {
+        if (!detailed) break;
+        const int l = layer_index(name);
+        if (l < 0 || size_t(l) >= sq.size()) continue;
+        double s = 0;
+        for (float v : g.data) s += double(v) * double(v);
+        sq[size_t(l)] += s;
+    }
+    st.layer_grad_norms.resize(sq.size());
+    for (size_t i = 0; i < sq.size(); ++i) st.layer_grad_norms[i] = std::sqrt(sq[i]);
+    st.grad_norm = clip_grad_norm(m_model->grads(), m_opt.grad_clip);
+    st.lr = m_sched.at(m_step);
+    m_adam->step(m_model->params(), m_model->grads(), st.lr);
+    ++m_step;
+    return st;
+}
+
+void Trainer::save_model_to(const std::filesystem::path& dir) const {
+    std::filesystem::create_directories(dir);
+    save_model_dir(dir, Model(m_config, m_model->params()));
 }
 
 // --- checkpoints --------------------------------------------------------------------------------------------------

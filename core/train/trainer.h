@@ -73,6 +73,22 @@ struct EvalRecord {
     double elapsed_s = 0;
 };
 
+/// What one optimizer step measured (Trainer::train_step): the quantities the training lab plots.
+struct StepStats {
+    int64_t step = 0;      ///< the step this was (the optimizer step count after it is step + 1)
+    float loss = 0;        ///< optimized loss (smoothed CE + z-loss), nats
+    float nll = 0;         ///< plain next-token NLL of the batch, nats/token
+    float lr = 0;          ///< learning rate applied
+    double grad_norm = 0;  ///< global L2 norm of all gradients before clipping (clip_grad_norm_'s return)
+    // Filled only by train_step(true):
+    /// L2 norm of each layer's gradients before clipping, decoder layers first, then encoder layers (names
+    /// "dec.<l>." / "enc.<l>."); embeddings, final norms and the head are not in any layer.
+    std::vector<double> layer_grad_norms;
+    float max_logit = 0;      ///< largest logit of the batch (what z-loss bounds; PaLM §5)
+    float max_logsumexp = 0;  ///< largest log Z = logsumexp(logits) of a row (z-loss penalises log Z²)
+    int64_t tokens = 0;       ///< real (not padding) tokens of the batch
+};
+
 class Trainer {
 public:
     /// Decoder-only language modelling. params: initial weights (expected_weights(config)). out_dir is created.
@@ -94,6 +110,15 @@ public:
     /// an interruption). Evaluates at step 0 of a fresh run, every eval_every steps and at the end; checkpoints
     /// every ckpt_every steps and at the end.
     void run(int64_t stop_at = -1);
+
+    /// One optimizer step at step(): the batch of that step, forward, backward, clipping, AdamW; increments step().
+    /// Exactly the step run() takes (run() calls it), so a lab stepping by hand follows the CLI run bit for bit.
+    /// `detailed`: also the per-layer gradient norms and the largest logit / log Z (a pass over the logits and the
+    /// gradients; run() does not ask). Throws std::runtime_error when the loss is not finite (nothing is updated).
+    StepStats train_step(bool detailed = false);
+    /// Writes a model folder of the current weights (config.json + model.safetensors) to `dir` (created). The
+    /// lab's snapshots; a tokenizer is the caller's to copy.
+    void save_model_to(const std::filesystem::path& dir) const;
 
     /// Mean held-out NLL per target token over up to eval_batches batches (no dropout, no smoothing, no z-loss):
     /// the first held-out windows, or held-out pair batches spread evenly over the length-sorted batches.

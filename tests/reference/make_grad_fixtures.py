@@ -47,6 +47,9 @@ FIXTURES = {
     "misc": (dict(norm="rmsnorm", norm_placement="post", activation="silu", position="none", scale_attn=False,
                   n_heads=2, n_kv_heads=2, tie_embeddings=False), 0.05, 0.0),
     "gelu_gqa": (dict(activation="gelu", n_heads=8, n_kv_heads=2, d_model=32, attn_qkv_bias=False), 0.0, 0.0),
+    # Attention-only (d_ff 0: no FFN sub-layer, no ffn_norm), the training lab's induction-head model.
+    "attn_only": (dict(d_ff=0, position="learned"), 0.0, 0.0),
+    "attn_only_post": (dict(d_ff=0, norm_placement="post", final_norm=False), 0.0, 0.0),
 }
 B, T = 3, 8
 
@@ -74,6 +77,8 @@ def expected_weights(c):
             out.append((p + "attn.bo", (d,)))
         if c["qk_norm"]:
             out += [(p + "attn.q_norm.weight", (Dh,)), (p + "attn.k_norm.weight", (Dh,))]
+        if Fd == 0:
+            continue  # attention-only
         norm(p + "ffn_norm")
         out.append((p + "ffn.w_up", (Fd, d)))
         if gated:
@@ -203,10 +208,12 @@ def model_loss(c, w, ids, targets, label_smoothing, z_loss):
         p = f"dec.{i}."
         if c["norm_placement"] == "pre":
             x = x + attention(c, norm(c, x, w, p + "attn_norm"), w, p + "attn.")
-            x = x + ffn(c, norm(c, x, w, p + "ffn_norm"), w, p + "ffn.")
+            if c["d_ff"]:
+                x = x + ffn(c, norm(c, x, w, p + "ffn_norm"), w, p + "ffn.")
         else:
             x = norm(c, x + attention(c, x, w, p + "attn."), w, p + "attn_norm")
-            x = norm(c, x + ffn(c, x, w, p + "ffn."), w, p + "ffn_norm")
+            if c["d_ff"]:
+                x = norm(c, x + ffn(c, x, w, p + "ffn."), w, p + "ffn_norm")
     if c["final_norm"]:
         x = norm(c, x, w, "dec.final_norm")
     head = w["tok_emb.weight"] if c["tie_embeddings"] else w["lm_head.weight"]

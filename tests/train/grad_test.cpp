@@ -96,8 +96,8 @@ TEST_P(GradFixtureTest, TrainingLossEqualsCrossEntropyOfInferenceLogits) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Variants, GradFixtureTest,
-                         ::testing::Values("gpt2", "llama", "postnorm", "geglu_mqa", "smooth_zloss", "misc",
-                                           "gelu_gqa"),
+                         ::testing::Values("gpt2", "llama", "postnorm", "geglu_mqa", "smooth_zloss", "misc", "gelu_gqa",
+                                           "attn_only", "attn_only_post"),
                          [](const auto& info) { return info.param; });
 
 }  // namespace
