@@ -278,3 +278,19 @@ ts_cli_test(render_residual_map_seq2seq ok CMD ${TS_CLI} render --model ${CMAKE_
 ts_cli_test(render_neuron_examples_no_tokenizer fail CMD ${TS_CLI} render --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2
             --quiet --text abc --view neuron-examples --corpus ${CMAKE_SOURCE_DIR}/assets/corpus/SOURCES.md
             --out ${TS_CLI_OUT}/x.svg STDERR_REGEX "no tokenizer to read a corpus with")
+# The training lab headless (issue #33): a settings file as the window's Training tab writes it, 20 steps, snapshots
+# that open as models; a bad settings file is one line.
+ts_cli_test(train_lab ok CMD ${TS_CLI} train --lab ${CMAKE_CURRENT_SOURCE_DIR}/cli/data/lab_tiny.json --threads 1
+            --out ${TS_CLI_OUT}/lab OUTPUT ${TS_CLI_OUT}/lab/snapshots/step-00000020/model.safetensors
+            STDERR_REGEX "done: 20 steps in [0-9.]+ s; held-out loss [0-9.]+; best induction score 0\\.[0-9]+; 3 snapshots")
+set_tests_properties(cli_train_lab PROPERTIES FIXTURES_SETUP cli_lab_run)
+ts_cli_test(render_lab_snapshot ok CMD ${TS_CLI} render --model ${TS_CLI_OUT}/lab/snapshots/step-00000010
+            --text "abcabc" --view heads-induction --out ${TS_CLI_OUT}/lab_heads.csv OUTPUT ${TS_CLI_OUT}/lab_heads.csv)
+set_tests_properties(cli_render_lab_snapshot PROPERTIES FIXTURES_REQUIRED cli_lab_run)
+ts_cli_test(render_lab_curves ok CMD ${TS_CLI} render --lab-run ${TS_CLI_OUT}/lab --view lab-curves
+            --out ${TS_CLI_OUT}/lab_curves.svg OUTPUT ${TS_CLI_OUT}/lab_curves.svg)
+set_tests_properties(cli_render_lab_curves PROPERTIES FIXTURES_REQUIRED cli_lab_run)
+ts_cli_test(train_lab_bad_preset fail CMD ${TS_CLI} train --lab ${CMAKE_CURRENT_SOURCE_DIR}/cli/data/lab_bad_preset.json
+            --out ${TS_CLI_OUT}/lab_bad STDERR_REGEX "unknown lab preset 'gpt-99l'")
+ts_cli_test(train_lab_missing_file fail CMD ${TS_CLI} train --lab ${TS_CLI_OUT}/no_such_lab.json --out ${TS_CLI_OUT}/x
+            STDERR_REGEX "cannot read lab settings")

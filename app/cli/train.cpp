@@ -4,6 +4,7 @@
 // DIR/checkpoint/.
 #include "app/cli/cli.h"
 #include "app/cli/args.h"
+#include "app/session/training_lab.h"
 #include "core/kernels/threads.h"
 #include "core/model/model.h"
 #include "core/formats/safetensors.h"
@@ -17,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -34,28 +36,34 @@ namespace {
 namespace fs = std::filesystem;
 
 const char* const kTrainUsage =
-        "usage: transformer-studio train --config CONFIG.json --out DIR\n"
-        "         (--tokenizer tokenizer.json --data TEXT... | --tokens TOKENS.bin              decoder-only\n"
-        "          | --tokenizer tokenizer.json --pairs TRAIN.tsv [--valid VALID.tsv]        encoder-decoder\n"
-        "            --direction en-zh|zh-en|both [--batch-tokens N])\n"
-        "         [--steps N] [--batch B] [--seq-len T] [--schedule cosine|inverse-sqrt] [--lr X] [--min-lr X]\n"
-        "         [--lr-factor X] [--warmup N] [--weight-decay X] [--beta1 X] [--beta2 X] [--adam-eps X]\n"
-        "         [--grad-clip X] [--label-smoothing X] [--z-loss X] [--dropout X]\n"
-        "         [--attn-dropout X] [--eval-every N] [--eval-batches N] [--ckpt-every N] [--log-every N]\n"
-        "         [--seed S] [--val-fraction X] [--decay-embeddings] [--resume]\n"
-        "         [--repeat-fraction X] [--repeat-period N] [--repeat-random X]\n"
-        "         [--init-from MODEL_DIR] [--threads N] [--keep-checkpoints N] [--average-last N]\n"
-        "  Text files are tokenized once into DIR/tokens.bin (reused while the files and tokenizer are unchanged);\n"
-        "  the last --val-fraction (default 0.02) of the stream is held out. --resume continues from\n"
-        "  DIR/checkpoint/ exactly as an uninterrupted run would. --keep-checkpoints N also keeps the weights of the\n"
-        "  last N checkpoints (DIR/checkpoints/step-S.safetensors); --average-last N then makes the final\n"
-        "  DIR/model.safetensors their element-wise mean (paper §6.1), the last weights in DIR/last.safetensors.\n"
-        "  Pairs: \"English<TAB>Chinese\" lines (corpus build --parallel zh-en); --direction both trains one model for\n"
-        "  both ways with <2en>/<2zh> first in the source. The tokenizer needs the special tokens <|endoftext|>, <pad>\n"
-        "  (and <2en>, <2zh> for both). Batches hold pairs of similar length: at most --batch pairs (default 256) and\n"
-        "  --batch-tokens padded positions (default 2048). Without --valid, every 1/--val-fraction-th line is held\n"
-        "  out. Defaults follow \"Attention Is All You Need\" §5.3-5.4: --schedule inverse-sqrt (eq. 3), --warmup\n"
-        "  4000, Adam beta2 0.98, eps 1e-9, no weight decay, --label-smoothing 0.1, --dropout 0.1.\n";
+    "usage: transformer-studio train --config CONFIG.json --out DIR\n"
+    "         (--tokenizer tokenizer.json --data TEXT... | --tokens TOKENS.bin              decoder-only\n"
+    "          | --tokenizer tokenizer.json --pairs TRAIN.tsv [--valid VALID.tsv]        encoder-decoder\n"
+    "            --direction en-zh|zh-en|both [--batch-tokens N])\n"
+    "         [--steps N] [--batch B] [--seq-len T] [--schedule cosine|inverse-sqrt] [--lr X] [--min-lr X]\n"
+    "         [--lr-factor X] [--warmup N] [--weight-decay X] [--beta1 X] [--beta2 X] [--adam-eps X]\n"
+    "         [--grad-clip X] [--label-smoothing X] [--z-loss X] [--dropout X]\n"
+    "         [--attn-dropout X] [--eval-every N] [--eval-batches N] [--ckpt-every N] [--log-every N]\n"
+    "         [--seed S] [--val-fraction X] [--decay-embeddings] [--resume]\n"
+    "         [--repeat-fraction X] [--repeat-period N] [--repeat-random X]\n"
+    "         [--init-from MODEL_DIR] [--threads N] [--keep-checkpoints N] [--average-last N]\n"
+    "         [--snapshot-every N]\n"
+    "       transformer-studio train --lab SETTINGS.json --out DIR [--steps N] [--threads N]\n"
+    "  Text files are tokenized once into DIR/tokens.bin (reused while the files and tokenizer are unchanged);\n"
+    "  the last --val-fraction (default 0.02) of the stream is held out. --resume continues from\n"
+    "  DIR/checkpoint/ exactly as an uninterrupted run would. --keep-checkpoints N also keeps the weights of the\n"
+    "  last N checkpoints (DIR/checkpoints/step-S.safetensors); --average-last N then makes the final\n"
+    "  DIR/model.safetensors their element-wise mean (paper §6.1), the last weights in DIR/last.safetensors.\n"
+    "  --snapshot-every N writes a model folder every N steps (DIR/snapshots/step-00000100/ ...).\n"
+    "  --lab SETTINGS.json runs a training-lab run headless (the settings.json the window's Training tab writes\n"
+    "  into its run folder): the same steps, probes and snapshots, so a lecture's run can be reproduced and its\n"
+    "  figures rendered (render --model DIR/snapshots/step-...).\n"
+    "  Pairs: \"English<TAB>Chinese\" lines (corpus build --parallel zh-en); --direction both trains one model for\n"
+    "  both ways with <2en>/<2zh> first in the source. The tokenizer needs the special tokens <|endoftext|>, <pad>\n"
+    "  (and <2en>, <2zh> for both). Batches hold pairs of similar length: at most --batch pairs (default 256) and\n"
+    "  --batch-tokens padded positions (default 2048). Without --valid, every 1/--val-fraction-th line is held\n"
+    "  out. Defaults follow \"Attention Is All You Need\" §5.3-5.4: --schedule inverse-sqrt (eq. 3), --warmup\n"
+    "  4000, Adam beta2 0.98, eps 1e-9, no weight decay, --label-smoothing 0.1, --dropout 0.1.\n";
 
 // Identity of the tokenization inputs, stored next to the cache as DIR/tokens.json.
 nlohmann::json token_sources(const std::vector<std::string>& data, const std::string& tokenizer_path) {
@@ -165,20 +173,98 @@ void write_translation_json(const fs::path& dir, train::PairDirection d) {
     std::ofstream(dir / "translation.json") << j.dump(2) << "\n";
 }
 
+// train --lab SETTINGS.json: a training-lab run headless (the window's Training tab runs the same LabRun).
+int run_lab(const Args& args) {
+    for (const char* other : {"config", "tokenizer", "tokens", "data", "pairs", "resume"})
+        if (args.has(other) || (std::string(other) == "resume" && args.flag("resume")))
+            throw std::invalid_argument(
+                std::string("--lab takes its model and corpus from the settings file; drop --") + other);
+    studio::LabSettings s = studio::load_lab_settings(args.get("lab"));
+    if (args.has("steps")) s.train.steps = int(args.integer("steps", s.train.steps, 1, kIntMax));
+    if (args.has("snapshot-every"))
+        s.train.snapshot_every = int(args.integer("snapshot-every", s.train.snapshot_every, 0, kIntMax));
+    const fs::path dir = args.required("out");
+    studio::LabRun run(s, dir);
+    const ModelConfig& c = run.history().config;
+    std::fprintf(stderr, "lab: %s on %s, %lld parameters, %d steps of %d x %d tokens\n", s.preset.c_str(),
+                 studio::to_string(s.corpus), (long long)c.parameter_count(), s.train.steps, s.train.batch,
+                 s.train.seq_len);
+    int64_t induction_step = -1;
+    const auto best_induction = [&run] {
+        return run.history().probes.empty() ? 0.0f : run.history().probes.back().induction.maxCoeff();
+    };
+    while (!run.done()) {
+        run.step();
+        const auto& h = run.history();
+        if (induction_step < 0 && !h.probes.empty() && h.probes.back().step == run.current_step() &&
+            best_induction() >= 0.5f)
+            induction_step = run.current_step();
+        if (run.current_step() % std::max(1, s.train.log_every) == 0 || run.done()) {
+            std::fprintf(stderr, "step %6lld/%d | loss %.4f", (long long)run.current_step(), s.train.steps,
+                         double(h.steps.back().loss));
+            if (!h.val.empty() && h.val.back().first == run.current_step())
+                std::fprintf(stderr, " | val %.4f", h.val.back().second);
+            std::fprintf(stderr, " | best induction %.2f | %.1f s\n", double(best_induction()), h.elapsed_s);
+        }
+    }
+    const auto& h = run.history();
+    std::fprintf(stderr, "done: %lld steps in %.1f s; held-out loss %.4f; best induction score %.2f",
+                 (long long)run.current_step(), h.elapsed_s, h.val.empty() ? NAN : h.val.back().second,
+                 double(best_induction()));
+    if (induction_step >= 0) std::fprintf(stderr, " (>= 0.5 first at step %lld)", (long long)induction_step);
+    std::fprintf(stderr, "; %zu snapshots in %s\n", h.snapshots.size(), (dir / "snapshots").c_str());
+    return 0;
+}
+
 }  // namespace
 
 int run_train(int argc, char** argv) {
     if (print_help_if_asked(argc, argv, 2, kTrainUsage)) return 0;
     const Args args(argc, argv, 2,
-                    {"config", "tokenizer", "tokens", "out", "steps", "batch", "seq-len", "lr", "min-lr", "warmup",
-                     "weight-decay", "beta1", "beta2", "grad-clip", "label-smoothing", "z-loss", "dropout",
-                     "attn-dropout", "eval-every", "eval-batches", "ckpt-every", "log-every", "seed", "val-fraction",
-                     "repeat-fraction", "repeat-period", "repeat-random", "init-from", "pairs", "valid", "direction",
-                     "batch-tokens", "schedule", "lr-factor", "adam-eps", "threads", "keep-checkpoints",
-                     "average-last"},
+                    {"config",
+                     "tokenizer",
+                     "tokens",
+                     "out",
+                     "steps",
+                     "batch",
+                     "seq-len",
+                     "lr",
+                     "min-lr",
+                     "warmup",
+                     "weight-decay",
+                     "beta1",
+                     "beta2",
+                     "grad-clip",
+                     "label-smoothing",
+                     "z-loss",
+                     "dropout",
+                     "attn-dropout",
+                     "eval-every",
+                     "eval-batches",
+                     "ckpt-every",
+                     "log-every",
+                     "seed",
+                     "val-fraction",
+                     "repeat-fraction",
+                     "repeat-period",
+                     "repeat-random",
+                     "init-from",
+                     "pairs",
+                     "valid",
+                     "direction",
+                     "batch-tokens",
+                     "schedule",
+                     "lr-factor",
+                     "adam-eps",
+                     "threads",
+                     "keep-checkpoints",
+                     "average-last",
+                     "snapshot-every",
+                     "lab"},
                     {"resume", "decay-embeddings"}, {"data"});
-    const fs::path dir = args.required("out");
     if (args.has("threads")) set_compute_threads(parse_thread_count(args.get("threads")));
+    if (args.has("lab")) return run_lab(args);
+    const fs::path dir = args.required("out");
     const ModelConfig config = load_config(args.required("config"));
     const bool pairs = args.has("pairs");
     if (pairs && (args.has("data") || args.has("tokens")))
@@ -251,6 +337,7 @@ int run_train(int argc, char** argv) {
     opt.keep_checkpoints = int(args.integer("keep-checkpoints", opt.keep_checkpoints, 0, 1000));
     opt.average_last = int(args.integer("average-last", opt.average_last, 0, 1000));
     opt.log_every = int(args.integer("log-every", opt.log_every, 0, kIntMax));
+    opt.snapshot_every = int(args.integer("snapshot-every", opt.snapshot_every, 0, kIntMax));
     opt.seed = uint64_t(args.integer("seed", int64_t(opt.seed), 0, int64_t(1) << 53));
     opt.val_fraction = args.real("val-fraction", opt.val_fraction, 0.0, 0.5);
     opt.repeat_fraction = args.real("repeat-fraction", opt.repeat_fraction, 0.0, 1.0);

@@ -6,6 +6,7 @@
 #include "app/plot/figure.h"
 #include "app/session/interp_jobs.h"
 #include "app/session/state.h"
+#include "app/session/training_lab.h"
 #include "app/session/worker.h"
 #include "core/interp/embedding_map.h"
 #include "core/interp/neurons.h"
@@ -176,6 +177,17 @@ bool overlay_ffn_pre_activations(plot::Figure& curves, const Snapshot& s, int la
 /// Label smoothing (ε = train_label_smoothing) on a 10-token vocabulary: the target distribution, and the loss
 /// against the correct token's probability (minimum at 1 − ε + ε/V instead of 1).
 [[nodiscard]] std::vector<plot::Figure> label_smoothing_figures(const UiState& st);
+
+// --- the training lab (Training panel, topic "lab"; render --lab-run DIR) ------------------------------------------
+/// The lab's live curves against the optimizer step, `marker` (≥ 0) drawn as a vertical line on each (the
+/// timeline's step): [0] train loss (thin: per step; thick: 20-step mean) and held-out loss, nats/token;
+/// [1] learning rate; [2] gradient L2 norm per layer before clipping (log scale); [3] the largest logit and the
+/// largest log Z (PaLM's z-loss penalises (log Z)²); [4] attention entropy of every head on the probe, nats;
+/// [5] the best induction and previous-token scores on the probe (a threshold line at 0.5). Empty history: the
+/// figures have no series and a note saying the run has not started.
+[[nodiscard]] std::vector<plot::Figure> lab_figures(const LabHistory& h, int64_t marker = -1);
+/// One lab figure by name: "loss", "lr", "grad-norm", "logits", "entropy", "heads" (lab_figures' order).
+[[nodiscard]] const std::vector<std::string>& lab_figure_names();
 
 // --- neurons (Neurons panel) and embedding maps (Residual panel) ----------------------------------------------------
 // Neurons are the FFN hidden units of interp::neuron_stack (the encoder of an encoder–decoder) at a layer clamped to

@@ -177,7 +177,13 @@ void apply_view_option(UiState& st, const std::string& view, const std::string& 
     else if (option == "span") st.attr_span = int(in_range(option, value, 1, 16));
     else if (option == "neuron") st.neuron = int(in_range(option, value, 0, 1 << 24));
     else if (option == "neuron-rows") st.neuron_rows = int(in_range(option, value, 4, 256));
-    else if (option == "corpus") {
+    else if (option == "lab-run") {
+        if (value.empty()) throw std::invalid_argument("option --lab-run expects a training-lab run folder");
+        st.lab_run = value;
+    } else if (option == "lab-step") {
+        st.lab_step = to_int(option, value);
+        if (st.lab_step < -1) throw std::invalid_argument("option --lab-step must be >= -1, got " + value);
+    } else if (option == "corpus") {
         if (value.empty()) throw std::invalid_argument("option --corpus expects a text file");
         st.neuron_corpus = value;
     } else if (option == "chunk") st.neuron_context = int(in_range(option, value, 8, 1024));

@@ -428,6 +428,16 @@ void build_kv_cache(ViewBuild& b) { b.add(kv_cache_figure(b.need_model(), b.st.k
 
 void build_lr_schedule(ViewBuild& b) { b.add(lr_schedule_figure(b.st), "lr_schedule"); }
 
+void build_lab_curves(ViewBuild& b) {
+    if (b.st.lab_run.empty())
+        throw std::invalid_argument(
+            "view lab-curves needs --lab-run DIR (a folder of the Training tab's lab or train --lab)");
+    const LabHistory h = load_lab_history(b.st.lab_run);
+    std::vector<plot::Figure> figs = lab_figures(h, b.st.lab_step);
+    for (size_t i = 0; i < figs.size(); ++i) b.add(std::move(figs[i]), "lab_" + lab_figure_names()[i]);
+    b.out.columns = 3;
+}
+
 void build_dropout(ViewBuild& b) {
     auto figs = dropout_figures(b.st, b.need_snap());
     b.add(std::move(figs[0]), "dropout");
@@ -578,6 +588,13 @@ const std::vector<ViewInfo>& all_views() {
          {"context"},
          false,
          build_kv_cache},
+        {"lab-curves",
+         Panel::Training,
+         "a training-lab run's curves: losses, learning rate, gradient norms, largest logit, head entropy, "
+         "induction and previous-token scores",
+         {"lab-run", "lab-step"},
+         false,
+         build_lab_curves},
         {"lr-schedule",
          Panel::Training,
          "learning rate with warm-up (Vaswani et al. 2017) against the same without",

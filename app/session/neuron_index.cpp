@@ -39,12 +39,15 @@ std::string seconds_text(double s) {
 
 }  // namespace
 
-fs::path resolve_neuron_corpus(const UiState& st) {
+fs::path user_data_dir() { return xdg_dir("XDG_DATA_HOME", ".local/share"); }
+
+fs::path resolve_neuron_corpus(const UiState& st) { return resolve_corpus_file(st.neuron_corpus); }
+
+fs::path resolve_corpus_file(const std::string& chosen) {
     std::error_code ec;
-    if (!st.neuron_corpus.empty()) {
-        const fs::path p(st.neuron_corpus);
-        if (!fs::is_regular_file(p, ec))
-            throw std::runtime_error("corpus file " + st.neuron_corpus + " does not exist");
+    if (!chosen.empty()) {
+        const fs::path p(chosen);
+        if (!fs::is_regular_file(p, ec)) throw std::runtime_error("corpus file " + chosen + " does not exist");
         return p;
     }
     const fs::path candidates[] = {fs::path("corpus") / "corpus.txt", fs::path(TS_SOURCE_DIR) / "corpus" / "corpus.txt",
@@ -52,7 +55,7 @@ fs::path resolve_neuron_corpus(const UiState& st) {
     for (const fs::path& c : candidates)
         if (fs::is_regular_file(c, ec)) return c;
     throw std::runtime_error(
-        "no corpus for the examples: build the default models' training text with "
+        "no English corpus: build the default models' training text with "
         "'transformer-studio corpus build --out corpus/', or choose a text file");
 }
 

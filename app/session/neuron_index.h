@@ -28,6 +28,10 @@ inline constexpr size_t kNeuronCorpusBytes = size_t(16) << 20;
 /// source tree of this build, or under $XDG_DATA_HOME/transformer-studio (~/.local/share). Throws
 /// std::runtime_error saying how to get one when none exists, or that the chosen file does not.
 [[nodiscard]] std::filesystem::path resolve_neuron_corpus(const UiState& st);
+/// The same rule for any chooser: `chosen` when non-empty (it must exist), else the default corpus/corpus.txt.
+[[nodiscard]] std::filesystem::path resolve_corpus_file(const std::string& chosen);
+/// $XDG_DATA_HOME/transformer-studio (~/.local/share/transformer-studio; ./.transformer-studio without a home).
+[[nodiscard]] std::filesystem::path user_data_dir();
 
 /// The first kNeuronCorpusTokens tokens of `file` (at most kNeuronCorpusBytes read, line by line, invalid UTF-8
 /// replaced by U+FFFD), encoded without special tokens. Throws std::runtime_error naming the file when it cannot be

@@ -69,9 +69,9 @@ void UiState::clamp() {
     top_p = std::clamp(top_p, 0.01f, 1.0f);
     generate_tokens = std::clamp(generate_tokens, 1, kMaxGenerateTokens);
     kv_context = std::clamp(kv_context, 1, 1 << 22);
-    if (train_topic != "lr-schedule" && train_topic != "dropout" && train_topic != "weight-decay" &&
-        train_topic != "label-smoothing")
-        train_topic = "lr-schedule";
+    if (train_topic != "lab" && train_topic != "lr-schedule" && train_topic != "dropout" &&
+        train_topic != "weight-decay" && train_topic != "label-smoothing")
+        train_topic = "lab";
     train_warmup = std::clamp(train_warmup, 0, 1000000);
     train_d_model = std::clamp(train_d_model, 8, 65536);
     train_dropout = std::clamp(train_dropout, 0.0f, 0.95f);
@@ -122,7 +122,7 @@ void link_attention_knobs(UiState& st, std::optional<AttentionKnobs>& last) {
     X(detect_exclude_current) X(attr_method) X(attr_steps) X(attr_span) X(attr_baseline) X(target_text)      \
     X(translate_to) X(decode_beam) X(language) X(lesson) X(lesson_step) X(train_topic) X(train_warmup)       \
     X(train_d_model) X(train_dropout) X(train_seed) X(train_lr) X(train_weight_decay) X(train_grad)          \
-    X(train_label_smoothing) X(neuron) X(neuron_rows) X(neuron_corpus) X(neuron_context) X(resid_view)
+    X(train_label_smoothing) X(neuron) X(neuron_rows) X(neuron_corpus) X(neuron_context) X(lab_run) X(lab_step) X(resid_view)
 // clang-format on
 
 void to_json(nlohmann::json& j, const UiState& s) {

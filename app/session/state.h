@@ -91,7 +91,8 @@ struct UiState {
     int kv_context = 2048;
 
     // Training panel (formulas of training, and dropout on the model's own activations).
-    std::string train_topic = "lr-schedule";  ///< the view it shows: lr-schedule | dropout | weight-decay | label-smoothing
+    std::string train_topic =
+        "lab";  ///< the view it shows: lab | lr-schedule | dropout | weight-decay | label-smoothing
     int train_warmup = 4000;             ///< warm-up steps of the learning-rate schedule (0 = none)
     int train_d_model = 512;             ///< d_model of that schedule (the original Transformer's)
     float train_dropout = 0.1f;          ///< dropout probability p
@@ -126,6 +127,8 @@ struct UiState {
                                 ///< active one at the selected token)
     int neuron_rows = 32;       ///< neurons in the neuron × token heatmap, the most active ones (4..256)
     std::string neuron_corpus;  ///< text file of the max-activating examples ("" = the training text)
+    std::string lab_run;        ///< render's lab-curves: a training-lab run folder
+    int lab_step = -1;          ///< render's lab-curves: the step marked on every curve (-1: none)
     int neuron_context = 64;    ///< tokens per corpus chunk of the examples' index (8..1024)
     // Residual panel: what its lower half shows: "norms" (pre- vs post-norm at random init), "embedding-map" (PCA of
     // the token embeddings) or "residual-map" (PCA of the text's residual stream through the layers).

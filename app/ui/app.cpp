@@ -277,7 +277,8 @@ void App::main_area() {
                      [this] { m_keep_drawing = true; },
                      [this](const std::string& path) { start_load(path); },
                      &m_bundled,
-                     &m_neuron_index};
+                     &m_neuron_index,
+                     &m_lab};
     set_export_menu_context({&m_state, m_snap.get(), &m_model});
     // Whatever changes the forward is said above every panel it affects (ablations persist in the saved state, so
     // after a restart a blank head would otherwise look like a bug).
@@ -637,7 +638,8 @@ int App::run() {
     while (!glfwWindowShouldClose(m_window) && !m_quit && !g_quit_signal) {
         // Idle: sleep until an event (input, a worker result via glfwPostEmptyEvent, a signal). Busy: poll.
         // Soft animation (a progress bar, a panel waiting for a result): wake every 50 ms instead of every frame.
-        const bool soft = m_keep_drawing || m_loader.busy() || m_interp.busy() || m_neuron_index.busy();
+        const bool soft =
+            m_keep_drawing || m_loader.busy() || m_interp.busy() || m_neuron_index.busy() || m_lab.active();
         m_keep_drawing = false;
         if (animating() || m_settle_frames > 0) glfwPollEvents();
         else if (soft) glfwWaitEventsTimeout(0.05);

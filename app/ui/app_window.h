@@ -8,6 +8,7 @@
 #include "app/figures/views.h"
 #include "app/session/interp_jobs.h"
 #include "app/session/neuron_index.h"
+#include "app/session/training_lab.h"
 #include "app/session/seq2seq.h"
 #include "app/session/state.h"
 #include "app/session/worker.h"
@@ -123,6 +124,7 @@ private:
 
     std::unique_ptr<ForwardWorker> m_worker;
     ModelLoader m_loader;
+    TrainingLab m_lab;  ///< the Training panel's live run (stopped when the app closes)
     LoadedModel m_model;
     std::shared_ptr<const TokenizedText> m_tokens;         ///< the decoder's input (or the text)
     std::shared_ptr<const TokenizedText> m_source_tokens;  ///< encoder–decoder: the encoder's input

@@ -46,6 +46,7 @@ void to_json(nlohmann::json& j, const TrainOptions& o) {
                        {"ckpt_every", o.ckpt_every},
                        {"keep_checkpoints", o.keep_checkpoints},
                        {"average_last", o.average_last},
+                       {"snapshot_every", o.snapshot_every},
                        {"log_every", o.log_every},
                        {"seed", o.seed},
                        {"val_fraction", o.val_fraction},
@@ -82,6 +83,7 @@ void from_json(const nlohmann::json& j, TrainOptions& o) {
     get("ckpt_every", o.ckpt_every);
     get("keep_checkpoints", o.keep_checkpoints);
     get("average_last", o.average_last);
+    get("snapshot_every", o.snapshot_every);
     get("log_every", o.log_every);
     get("seed", o.seed);
     get("val_fraction", o.val_fraction);
@@ -132,6 +134,7 @@ void Trainer::init(WeightMap params) {
     positive("eval_batches", m_opt.eval_batches);
     positive("ckpt_every", m_opt.ckpt_every);
     positive("log_every", m_opt.log_every);
+    if (m_opt.snapshot_every < 0) throw std::invalid_argument("snapshot_every must be >= 0");
     if (m_opt.keep_checkpoints < 0 || m_opt.average_last < 0)
         throw std::invalid_argument("keep_checkpoints and average_last must be >= 0");
     if (m_opt.average_last > m_opt.keep_checkpoints)
@@ -274,6 +277,10 @@ void Trainer::run(int64_t stop_at) {
             window_steps = 0;
             window_tokens = 0;
         }
+        if (m_opt.snapshot_every > 0 && (m_step % m_opt.snapshot_every == 0 || m_step == m_opt.steps)) {
+            save_model_to(snapshot_dir(m_step));
+            window_start = clock::now();
+        }
         if (m_step % m_opt.ckpt_every == 0 || m_step == m_opt.steps) {
             m_elapsed_prev = elapsed();
             m_start = clock::now();
@@ -364,6 +371,12 @@ StepStats Trainer::train_step(bool detailed) {
     m_adam->step(m_model->params(), m_model->grads(), st.lr);
     ++m_step;
     return st;
+}
+
+std::filesystem::path Trainer::snapshot_dir(int64_t step) const {
+    char name[32];
+    std::snprintf(name, sizeof name, "step-%08lld", (long long)step);
+    return m_dir / "snapshots" / name;
 }
 
 void Trainer::save_model_to(const std::filesystem::path& dir) const {

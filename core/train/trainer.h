@@ -48,6 +48,9 @@ struct TrainOptions {
     /// §6.1: "averaging the last 5 checkpoints"; fairseq's average_checkpoints.py), the last weights in
     /// DIR/last.safetensors. 0: the last weights. Needs keep_checkpoints >= N.
     int average_last = 0;
+    /// Also write a model folder of the weights every N steps as DIR/snapshots/step-<8-digit step>/ (0: none): a
+    /// run's history for the timeline of the training lab and `render --model DIR/snapshots/step-...`.
+    int snapshot_every = 0;
     int log_every = 10;            ///< progress line every N steps
     uint64_t seed = 1;             ///< initialisation, batches and dropout
     double val_fraction = 0.02;    ///< held-out tail of the token stream
@@ -119,6 +122,8 @@ public:
     /// Writes a model folder of the current weights (config.json + model.safetensors) to `dir` (created). The
     /// lab's snapshots; a tokenizer is the caller's to copy.
     void save_model_to(const std::filesystem::path& dir) const;
+    /// DIR/snapshots/step-<8-digit step> (snapshot_every's folder of that step).
+    [[nodiscard]] std::filesystem::path snapshot_dir(int64_t step) const;
 
     /// Mean held-out NLL per target token over up to eval_batches batches (no dropout, no smoothing, no z-loss):
     /// the first held-out windows, or held-out pair batches spread evenly over the length-sorted batches.

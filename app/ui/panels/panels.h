@@ -6,6 +6,7 @@
 #include "app/session/state.h"
 #include "app/session/interp_jobs.h"
 #include "app/session/neuron_index.h"
+#include "app/session/training_lab.h"
 #include "app/session/worker.h"
 
 #include <functional>
@@ -37,6 +38,8 @@ struct PanelContext {
     const std::vector<std::string>* bundled_models = nullptr;
     /// The Neurons panel's max-activating-examples index (owned by the app); nullptr in benchmarks.
     NeuronIndexJob* neuron_index = nullptr;
+    /// The Training panel's live training lab (owned by the app); nullptr in benchmarks.
+    TrainingLab* lab = nullptr;
 };
 
 struct PanelInfo {

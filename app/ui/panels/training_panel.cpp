@@ -24,13 +24,211 @@ void draw_side_by_side(const std::vector<plot::Figure>& figs, const std::vector<
     }
 }
 
+// A combo over (value, label) pairs editing `value`; "" is the preset's own choice.
+void choice_combo(const char* label, std::string& value, const std::vector<std::pair<const char*, const char*>>& items,
+                  float width) {
+    const char* shown = items.front().second;
+    for (const auto& [v, l] : items)
+        if (value == v) shown = l;
+    ImGui::SetNextItemWidth(width);
+    if (ImGui::BeginCombo(label, tr(shown))) {
+        for (const auto& [v, l] : items)
+            if (ImGui::Selectable(tr(l), value == v)) value = v;
+        ImGui::EndCombo();
+    }
+}
+
+std::string lab_status_line(const TrainingLab& lab, const LabHistory* h) {
+    const TrainingLab::Status status = lab.status();
+    const int64_t step = h && !h->steps.empty() ? h->steps.back().step + 1 : 0;
+    const int total = h ? h->total_steps : lab.settings().train.steps;
+    const double rate = h && h->elapsed_s > 0 ? double(step) / h->elapsed_s : 0.0;
+    switch (status) {
+    case TrainingLab::Status::Idle: return tr("Choose a corpus and a model, then Start.");
+    case TrainingLab::Status::Preparing: return tr("preparing the corpus and the model…");
+    case TrainingLab::Status::Running:
+        return trf("training: step %lld of %d, %.0f steps/s", (long long)step, total, rate);
+    case TrainingLab::Status::Paused: return trf("paused at step %lld of %d", (long long)step, total);
+    case TrainingLab::Status::Done:
+        return trf("done: %lld steps in %.0f s; every snapshot opens in every panel", (long long)step,
+                   h ? h->elapsed_s : 0.0);
+    case TrainingLab::Status::Stopped: return trf("stopped at step %lld of %d", (long long)step, total);
+    case TrainingLab::Status::Failed: return trf("the run failed: %s", lab.error().c_str());
+    }
+    return "";
+}
+
+// The live training lab: settings, controls, six live curves and the snapshot timeline.
+void draw_lab(PanelContext& ctx) {
+    TrainingLab* lab = ctx.lab;
+    if (!lab) return empty_message(tr("the training lab is not available here"));
+    const float line_h = ImGui::GetTextLineHeight();
+    const float w = line_h * 8.5f;
+    LabSettings& d = lab->draft();
+    const bool active = lab->active();
+    ImGui::BeginChild("lab_scroll", ImVec2(0, 0), false);
+
+    // --- what to train ---
+    ImGui::BeginDisabled(active);
+    std::string corpus = to_string(d.corpus);
+    choice_combo(tr("corpus"), corpus,
+                 {{"repeated-random", TS_N_("repeated random letters")},
+                  {"english", TS_N_("English text (corpus/corpus.txt)")},
+                  {"file", TS_N_("a text file")}},
+                 w * 1.6f);
+    d.corpus = lab_corpus_from_string(corpus);
+    if (d.corpus != LabCorpus::RepeatedRandom) {
+        same_line_if_fits(line_h * 16);
+        ImGui::SetNextItemWidth(line_h * 16);
+        text_field("##lab_file",
+                   d.corpus == LabCorpus::TextFile ? tr("path of a UTF-8 text file")
+                                                   : tr("corpus/corpus.txt (empty: found on its own)"),
+                   d.corpus_file);
+    }
+    same_line_if_fits(labeled_width(tr("model"), w * 1.3f));
+    {
+        std::vector<std::pair<const char*, const char*>> presets;
+        for (const auto& p : lab_presets()) presets.emplace_back(p.name, p.name);
+        choice_combo(tr("model"), d.preset, presets, w * 1.3f);
+        if (ImGui::IsItemHovered())
+            for (const auto& p : lab_presets())
+                if (d.preset == p.name) ImGui::SetTooltip("%s", tr(p.description));
+    }
+    same_line_if_fits(labeled_width(tr("norm placement"), w));
+    choice_combo(tr("norm placement"), d.norm_placement,
+                 {{"", TS_N_("preset's")}, {"pre", "pre-norm"}, {"post", "post-norm"}}, w);
+    same_line_if_fits(labeled_width(tr("norm"), w));
+    choice_combo(tr("norm"), d.norm, {{"", TS_N_("preset's")}, {"layernorm", "LayerNorm"}, {"rmsnorm", "RMSNorm"}}, w);
+    same_line_if_fits(labeled_width(tr("heads"), w));
+    choice_combo(tr("heads"), d.attention, {{"", TS_N_("preset's")}, {"mha", "MHA"}, {"gqa", "GQA"}, {"mqa", "MQA"}},
+                 w);
+    same_line_if_fits(labeled_width(tr("positions"), w));
+    choice_combo(tr("positions"), d.position,
+                 {{"", TS_N_("preset's")},
+                  {"learned", TS_N_("learned")},
+                  {"sinusoidal", TS_N_("sinusoidal")},
+                  {"rope", "RoPE"},
+                  {"none", TS_N_("none")}},
+                 w);
+    same_line_if_fits(labeled_width("QK-norm", 0));
+    ImGui::Checkbox("QK-norm", &d.qk_norm);
+
+    // --- how to train ---
+    train::TrainOptions& o = d.train;
+    ImGui::SetNextItemWidth(w);
+    ImGui::SliderInt(tr("steps"), &o.steps, 100, 20000, "%d", ImGuiSliderFlags_Logarithmic);
+    same_line_if_fits(labeled_width(tr("learning rate"), w));
+    ImGui::SetNextItemWidth(w);
+    if (slider_log(tr("learning rate"), &o.lr, 1e-4f, 3e-2f, "%.2g")) o.min_lr = o.lr / 10;
+    same_line_if_fits(labeled_width(tr("warm-up steps"), w));
+    ImGui::SetNextItemWidth(w);
+    ImGui::SliderInt(tr("warm-up steps"), &o.warmup, 0, 2000);
+    same_line_if_fits(labeled_width(tr("batch"), w));
+    ImGui::SetNextItemWidth(w);
+    ImGui::SliderInt(tr("batch"), &o.batch, 1, 64);
+    same_line_if_fits(labeled_width(tr("sequence length"), w));
+    ImGui::SetNextItemWidth(w);
+    ImGui::SliderInt(tr("sequence length"), &o.seq_len, 8, 256);
+    same_line_if_fits(labeled_width(tr("dropout"), w));
+    ImGui::SetNextItemWidth(w);
+    ImGui::SliderFloat(tr("dropout"), &o.dropout, 0.0f, 0.5f, "%.2f");
+    same_line_if_fits(labeled_width(tr("weight decay"), w));
+    ImGui::SetNextItemWidth(w);
+    ImGui::SliderFloat(tr("weight decay"), &o.weight_decay, 0.0f, 0.5f, "%.2f");
+    same_line_if_fits(labeled_width(tr("z-loss"), w));
+    ImGui::SetNextItemWidth(w);
+    ImGui::SliderFloat(tr("z-loss"), &o.z_loss, 0.0f, 0.01f, "%.4f");
+    same_line_if_fits(labeled_width(tr("label smoothing"), w));
+    ImGui::SetNextItemWidth(w);
+    ImGui::SliderFloat(tr("label smoothing"), &o.label_smoothing, 0.0f, 0.3f, "%.2f");
+    same_line_if_fits(labeled_width(tr("seed"), w));
+    ImGui::SetNextItemWidth(w);
+    int seed = int(o.seed);
+    if (ImGui::SliderInt(tr("seed"), &seed, 1, 100)) o.seed = uint64_t(seed);
+    ImGui::EndDisabled();
+    o.warmup = std::clamp(o.warmup, 0, o.steps);
+    o.snapshot_every = std::max(10, o.steps / 30);  // about 30 snapshots on the timeline
+    o.eval_every = std::max(10, o.steps / 60);
+
+    // --- controls ---
+    const auto h = lab->history();
+    if (!active) {
+        if (ImGui::Button(tr("Start"))) {
+            LabSettings s = d;
+            lab->timeline_step = -1;
+            lab->start(s, default_lab_dir(s));
+        }
+    } else {
+        if (lab->status() == TrainingLab::Status::Paused) {
+            if (ImGui::Button(tr("Resume"))) lab->resume();
+        } else if (ImGui::Button(tr("Pause"))) {
+            lab->pause();
+        }
+        ImGui::SameLine();
+        if (ImGui::Button(tr("Stop"))) lab->stop();
+        if (ctx.keep_drawing) ctx.keep_drawing();
+    }
+    ImGui::SameLine();
+    const std::string status = lab_status_line(*lab, h.get());
+    if (lab->status() == TrainingLab::Status::Failed) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.95f, 0.45f, 0.3f, 1.0f));
+        text_wrapped(status);
+        ImGui::PopStyleColor();
+    } else {
+        text_wrapped(status);
+    }
+    if (lab->status() != TrainingLab::Status::Idle) {
+        ImGui::TextDisabled("%s", trf("run folder: %s", lab->dir().string().c_str()).c_str());
+    }
+
+    // --- the timeline ---
+    if (h && !h->snapshots.empty()) {
+        const auto& snaps = h->snapshots;
+        int index = int(snaps.size()) - 1;
+        for (size_t i = 0; i < snaps.size(); ++i)
+            if (snaps[i].first == lab->timeline_step) index = int(i);
+        ImGui::SetNextItemWidth(std::max(line_h * 12, ImGui::GetContentRegionAvail().x * 0.45f));
+        char fmt[64];
+        std::snprintf(fmt, sizeof fmt, "%s", trf("step %lld", (long long)snaps[size_t(index)].first).c_str());
+        const bool moved =
+            ImGui::SliderInt(tr("timeline: the model at a snapshot"), &index, 0, int(snaps.size()) - 1, fmt);
+        ImGui::SameLine();
+        const bool open = ImGui::Button(tr("Open in every panel"));
+        ImGui::SameLine();
+        if (ImGui::Button(tr("Use the probe as the text"))) {
+            const auto& ids = lab_probe_ids();
+            ctx.state.text.assign(ids.begin(), ids.end());
+        }
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip("%s", tr("24 random letters written twice: the text the lab scores heads on"));
+        if (moved || open) {
+            lab->timeline_step = snaps[size_t(index)].first;
+            if (ctx.load_model) ctx.load_model(snaps[size_t(index)].second);
+        }
+    }
+
+    // --- the curves ---
+    static const LabHistory empty;
+    const LabHistory& hist = h ? *h : empty;
+    const std::vector<plot::Figure> figs = lab_figures(hist, lab->timeline_step);
+    const float avail_w = ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ScrollbarSize;
+    const float fig_h = std::max(line_h * 13, ImGui::GetContentRegionAvail().y * 0.5f - line_h * 0.5f);
+    const float fig_w = avail_w / 3 - ImGui::GetStyle().ItemSpacing.x;
+    for (size_t i = 0; i < figs.size(); ++i) {
+        if (i % 3) ImGui::SameLine();
+        gfx::draw_figure(figs[i], ImVec2(fig_w, fig_h), {}, ("lab_fig" + std::to_string(i)).c_str());
+    }
+    ImGui::EndChild();
+}
+
 }  // namespace
 
 void draw_training_panel(PanelContext& ctx) {
     UiState& st = ctx.state;
     const float line_h = ImGui::GetTextLineHeight();
     const float knob_w = line_h * 7;
-    static const std::pair<const char*, const char*> topics[] = {{"lr-schedule", TS_N_("learning-rate warm-up")},
+    static const std::pair<const char*, const char*> topics[] = {{"lab", TS_N_("live training lab")},
+                                                                 {"lr-schedule", TS_N_("learning-rate warm-up")},
                                                                  {"dropout", TS_N_("dropout")},
                                                                  {"weight-decay", TS_N_("weight decay")},
                                                                  {"label-smoothing", TS_N_("label smoothing")}};
@@ -38,6 +236,7 @@ void draw_training_panel(PanelContext& ctx) {
         if (i) ImGui::SameLine();
         if (ImGui::RadioButton(tr(topics[i].second), st.train_topic == topics[i].first)) st.train_topic = topics[i].first;
     }
+    if (st.train_topic == "lab") return draw_lab(ctx);
     if (st.train_topic == "dropout") {
         ImGui::SetNextItemWidth(knob_w);
         ImGui::SliderFloat(tr("dropout p"), &st.train_dropout, 0.0f, 0.9f, "%.2f");

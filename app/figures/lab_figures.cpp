@@ -1,0 +1,213 @@
+// The training lab's live curves (Training panel, topic "lab"; render --lab-run DIR): losses, learning rate,
+// gradient norms per layer, the largest logit, attention entropy per head and the induction / previous-token
+// scores, all against the optimizer step, from a LabHistory (app/session/training_lab.h).
+#include "app/figures/figures.h"
+#include "app/i18n/tr.h"
+#include "app/plot/colormap.h"
+#include "app/plot/ticks.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ts::figures {
+
+namespace {
+
+plot::Figure base(const char* title, const char* y_label, const char* y_unit, const std::string& view) {
+    plot::Figure f;
+    f.view = view;
+    f.title = tr(title);
+    f.x.label = tr("training step");
+    f.y.label = tr(y_label);
+    f.y.unit = y_unit ? tr(y_unit) : "";
+    f.x.min = 0;
+    return f;
+}
+
+void add_marker(plot::Figure& f, int64_t marker) {
+    if (marker >= 0) f.ref_lines.push_back({true, double(marker), "", plot::Rgba{0.85f, 0.3f, 0.3f, 0.9f}});
+}
+
+/// Mean of the last `k` values at every point (a trailing window), so a noisy per-step curve reads as a trend.
+std::vector<double> trailing_mean(const std::vector<double>& v, int k) {
+    std::vector<double> out(v.size());
+    double sum = 0;
+    int n = 0;
+    for (size_t i = 0; i < v.size(); ++i) {
+        sum += v[i];
+        ++n;
+        if (i >= size_t(k)) {
+            sum -= v[i - size_t(k)];
+            --n;
+        }
+        out[i] = sum / n;
+    }
+    return out;
+}
+
+std::string head_name(int l, int h) { return "L" + std::to_string(l) + "H" + std::to_string(h); }
+
+}  // namespace
+
+const std::vector<std::string>& lab_figure_names() {
+    static const std::vector<std::string> names = {"loss", "lr", "grad-norm", "logits", "entropy", "heads"};
+    return names;
+}
+
+std::vector<plot::Figure> lab_figures(const LabHistory& h, int64_t marker) {
+    std::vector<plot::Figure> out;
+    const double x_max = std::max(1, h.total_steps);
+    std::vector<double> steps;
+    for (const auto& s : h.steps) steps.push_back(double(s.step + 1));
+    const auto per_step = [&](auto get) {
+        std::vector<double> v;
+        for (const auto& s : h.steps) v.push_back(get(s));
+        return v;
+    };
+
+    // [0] losses
+    {
+        plot::Figure f = base("Loss", "cross-entropy", "nats/token", "lab-loss");
+        plot::Series raw, mean, val;
+        raw.x = steps;
+        raw.y = per_step([](const train::StepStats& s) { return double(s.loss); });
+        raw.color = plot::palette(0);
+        raw.color.a = 0.3f;
+        raw.width = 1.0f;
+        mean.name = tr("train (20-step mean)");
+        mean.x = steps;
+        mean.y = trailing_mean(raw.y, 20);
+        mean.color = plot::palette(0);
+        val.name = tr("held-out");
+        val.color = plot::palette(1);
+        for (const auto& [step, v] : h.val) {
+            val.x.push_back(double(step));
+            val.y.push_back(v);
+        }
+        f.series = {raw, mean, val};
+        if (std::isfinite(h.uniform_loss))
+            f.ref_lines.push_back({false, h.uniform_loss, trf("ln %d: each letter guessed", h.alphabet),
+                                   plot::Rgba{0.5f, 0.5f, 0.5f, 1}});
+        if (!h.val.empty())
+            f.note = trf("held-out loss %s nats/token at step %lld", plot::format_value(h.val.back().second).c_str(),
+                         (long long)h.val.back().first);
+        out.push_back(std::move(f));
+    }
+    // [1] learning rate
+    {
+        plot::Figure f = base("Learning rate", "learning rate", nullptr, "lab-lr");
+        plot::Series s;
+        s.x = steps;
+        s.y = per_step([](const train::StepStats& st) { return double(st.lr); });
+        s.color = plot::palette(2);
+        f.series = {s};
+        f.legend = false;
+        out.push_back(std::move(f));
+    }
+    // [2] gradient norms per layer
+    {
+        plot::Figure f = base("Gradient norm before clipping", "L2 norm", nullptr, "lab-grad-norm");
+        f.y.log = true;
+        const size_t n_layers = h.steps.empty() ? 0 : h.steps.back().layer_grad_norms.size();
+        const int dec_layers = h.config.n_layers;
+        for (size_t l = 0; l < n_layers; ++l) {
+            plot::Series s;
+            s.name = int(l) < dec_layers ? trf("layer %d", int(l)) : trf("encoder layer %d", int(l) - dec_layers);
+            s.x = steps;
+            const auto raw = per_step([l](const train::StepStats& st) {
+                return l < st.layer_grad_norms.size() ? std::max(1e-12, st.layer_grad_norms[l]) : NAN;
+            });
+            s.y = trailing_mean(raw, 10);
+            s.color = plot::palette(int(l));
+            s.width = 1.5f;
+            f.series.push_back(std::move(s));
+        }
+        plot::Series total;
+        total.name = tr("all parameters");
+        total.x = steps;
+        total.y = trailing_mean(per_step([](const train::StepStats& st) { return std::max(1e-12, st.grad_norm); }), 10);
+        total.color = plot::Rgba{0.45f, 0.45f, 0.45f, 1};
+        total.dashed = true;
+        f.series.push_back(std::move(total));
+        f.note = tr("10-step means; the update uses the clipped gradient");
+        out.push_back(std::move(f));
+    }
+    // [3] largest logit and log Z
+    {
+        plot::Figure f = base("Largest logit of the batch", "logit", nullptr, "lab-logits");
+        plot::Series logit, lse;
+        logit.name = tr("largest logit");
+        logit.x = steps;
+        logit.y = per_step([](const train::StepStats& s) { return double(s.max_logit); });
+        logit.color = plot::palette(4);
+        lse.name = tr("largest log Z (what z-loss penalises)");
+        lse.x = steps;
+        lse.y = per_step([](const train::StepStats& s) { return double(s.max_logsumexp); });
+        lse.color = plot::palette(5);
+        lse.dashed = true;
+        f.series = {logit, lse};
+        out.push_back(std::move(f));
+    }
+    // [4] attention entropy per head
+    {
+        plot::Figure f = base("Attention entropy on the probe", "entropy", "nats", "lab-entropy");
+        const int L = h.config.n_layers, H = h.config.n_heads;
+        for (int l = 0; l < L && !h.probes.empty(); ++l)
+            for (int hd = 0; hd < H; ++hd) {
+                plot::Series s;
+                s.name = head_name(l, hd);
+                for (const auto& p : h.probes) {
+                    s.x.push_back(double(p.step));
+                    s.y.push_back(p.entropy(l, hd));
+                }
+                s.color = plot::palette(l * H + hd);
+                s.dashed = l % 2 == 1;
+                s.width = 1.5f;
+                f.series.push_back(std::move(s));
+            }
+        f.y.min = 0;
+        f.note = tr("mean over the probe's queries; uniform attention over the probe would be about 3");
+        out.push_back(std::move(f));
+    }
+    // [5] best induction and previous-token scores
+    {
+        plot::Figure f = base("Induction and previous-token heads", "score", nullptr, "lab-heads");
+        plot::Series ind, prev;
+        ind.name = tr("best induction score");
+        ind.color = plot::palette(1);
+        prev.name = tr("best previous-token score");
+        prev.color = plot::palette(2);
+        int best_l = 0, best_h = 0;
+        for (const auto& p : h.probes) {
+            ind.x.push_back(double(p.step));
+            ind.y.push_back(p.induction.maxCoeff(&best_l, &best_h));
+            prev.x.push_back(double(p.step));
+            prev.y.push_back(p.prev_token.maxCoeff());
+        }
+        f.series = {ind, prev};
+        f.y.min = 0;
+        f.y.max = 1;
+        f.ref_lines.push_back({false, 0.5, tr("0.5"), plot::Rgba{0.5f, 0.5f, 0.5f, 1}});
+        if (!h.probes.empty()) {
+            int64_t first = -1;
+            for (const auto& p : h.probes)
+                if (p.induction.maxCoeff() >= 0.5f) {
+                    first = p.step;
+                    break;
+                }
+            const std::string now = trf("best induction head now: %s, %s", head_name(best_l, best_h).c_str(),
+                                        plot::format_value(ind.y.back()).c_str());
+            f.note = first >= 0 ? trf("induction score ≥ 0.5 first at step %lld; %s", (long long)first, now.c_str())
+                                : now;
+        }
+        out.push_back(std::move(f));
+    }
+    for (auto& f : out) {
+        f.x.max = x_max;
+        add_marker(f, marker);
+        if (h.steps.empty() && f.note.empty()) f.note = tr("the run has not taken a step yet");
+    }
+    return out;
+}
+
+}  // namespace ts::figures

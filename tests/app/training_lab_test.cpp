@@ -1,0 +1,333 @@
+// The training lab (app/session/training_lab.h, issue #33): a lab step is a CLI trainer step bit for bit, settings
+// round-trip, the curriculum and probe measure what they say, the log reads back, and the background run pauses,
+// resumes and stops.
+#include "app/figures/figures.h"
+#include "app/session/training_lab.h"
+#include "core/interp/head_detectors.h"
+#include "core/kernels/threads.h"
+#include "core/model/model.h"
+#include "core/trace/trace.h"
+#include "core/train/trainer.h"
+
+#include <nlohmann/json.hpp>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <unistd.h>
+#include <cstring>
+#include <thread>
+
+namespace {
+
+namespace fs = std::filesystem;
+using ts::studio::LabCorpus;
+using ts::studio::LabRun;
+using ts::studio::LabSettings;
+using ts::studio::TrainingLab;
+
+fs::path temp_dir(const std::string& name) {
+    const fs::path d = fs::temp_directory_path() / ("ts_lab_test_" + name + "_" + std::to_string(::getpid()));
+    fs::remove_all(d);
+    return d;
+}
+
+LabSettings tiny_settings(int steps) {
+    LabSettings s;
+    s.preset = "attn-only-2l";
+    s.train.steps = steps;
+    s.train.batch = 2;
+    s.train.seq_len = 16;
+    s.train.eval_every = 2;
+    s.train.eval_batches = 1;
+    s.train.snapshot_every = 3;
+    s.train.warmup = 2;
+    s.probe_every = 2;
+    return s;
+}
+
+struct ThreadsGuard {
+    int saved = ts::compute_threads();
+    explicit ThreadsGuard(int n) { ts::set_compute_threads(n); }
+    ~ThreadsGuard() { ts::set_compute_threads(saved); }
+};
+
+TEST(TrainingLab, LabStepsEqualTheTrainersRunBitForBit) {
+    ThreadsGuard one(1);
+    for (const char* preset : {"attn-only-2l", "llama-4l"}) {
+        LabSettings s = tiny_settings(5);
+        s.preset = preset;
+        s.train.dropout = 0.1f;  // dropout masks come from (seed, step): both runs must draw the same
+        s.train.z_loss = 1e-3f;
+        const fs::path lab_dir = temp_dir(std::string("eq_lab_") + preset);
+        LabRun run(s, lab_dir);
+        while (!run.done()) run.step();
+
+        // What `train --tokens` does with the same config, tokens and options.
+        const ts::ModelConfig c = ts::studio::lab_model_config(s);
+        auto data = std::make_shared<const ts::train::TokenDataset>(LabRun::corpus_tokens(s), c.vocab_size,
+                                                                    s.train.seq_len, s.train.val_fraction);
+        const fs::path cli_dir = temp_dir(std::string("eq_cli_") + preset);
+        ts::train::Trainer t(c, ts::init_weights(c, s.train.seed), data, s.train, cli_dir);
+        t.run();
+        ASSERT_EQ(t.step(), run.current_step());
+        for (const auto& [name, w] : t.model().params()) {
+            const auto& mine = run.trainer().model().params().at(name);
+            ASSERT_EQ(w.data.size(), mine.data.size()) << name;
+            EXPECT_EQ(0, std::memcmp(w.data.data(), mine.data.data(), w.data.size() * sizeof(float)))
+                << preset << ": " << name << " differs after " << t.step() << " steps";
+        }
+        // Its step-5 snapshot is the same model folder the trainer's --snapshot-every writes.
+        EXPECT_TRUE(fs::exists(lab_dir / "snapshots" / "step-00000005" / "model.safetensors"));
+        EXPECT_TRUE(fs::exists(cli_dir / "snapshots" / "step-00000003" / "model.safetensors"));
+        fs::remove_all(lab_dir);
+        fs::remove_all(cli_dir);
+    }
+}
+
+TEST(TrainingLab, HistoryRecordsStepsEvaluationsProbesAndSnapshots) {
+    const fs::path dir = temp_dir("history");
+    LabRun run(tiny_settings(6), dir);
+    while (!run.done()) run.step();
+    const auto& h = run.history();
+    ASSERT_EQ(h.steps.size(), 6u);
+    EXPECT_EQ(h.steps.front().step, 0);
+    EXPECT_EQ(h.steps.back().step, 5);
+    for (const auto& st : h.steps) {
+        EXPECT_TRUE(std::isfinite(st.loss));
+        ASSERT_EQ(st.layer_grad_norms.size(), 2u);
+        // The global norm covers the layers' parameters and the embeddings, head and final norm besides.
+        EXPECT_GE(st.grad_norm * st.grad_norm + 1e-9,
+                  st.layer_grad_norms[0] * st.layer_grad_norms[0] + st.layer_grad_norms[1] * st.layer_grad_norms[1]);
+        EXPECT_GE(st.max_logsumexp, st.max_logit);  // log Σ e^z ≥ max z
+        EXPECT_LE(st.max_logsumexp, st.max_logit + std::log(256.0f) + 1e-4f);
+    }
+    std::vector<int64_t> val_steps, probe_steps, snap_steps;
+    for (const auto& [step, v] : h.val) val_steps.push_back(step);
+    for (const auto& p : h.probes) probe_steps.push_back(p.step);
+    for (const auto& [step, path] : h.snapshots) snap_steps.push_back(step);
+    EXPECT_EQ(val_steps, (std::vector<int64_t>{0, 2, 4, 6}));
+    EXPECT_EQ(probe_steps, (std::vector<int64_t>{0, 2, 4, 6}));
+    EXPECT_EQ(snap_steps, (std::vector<int64_t>{0, 3, 6}));
+    // The folder reads back the same record (render --lab-run).
+    const ts::studio::LabHistory back = ts::studio::load_lab_history(dir);
+    ASSERT_EQ(back.steps.size(), h.steps.size());
+    EXPECT_FLOAT_EQ(back.steps[3].loss, h.steps[3].loss);
+    EXPECT_NEAR(back.steps[3].layer_grad_norms[1], h.steps[3].layer_grad_norms[1], 1e-9);
+    ASSERT_EQ(back.val.size(), h.val.size());
+    EXPECT_DOUBLE_EQ(back.val[2].second, h.val[2].second);
+    ASSERT_EQ(back.probes.size(), h.probes.size());
+    EXPECT_FLOAT_EQ(back.probes[1].induction(1, 2), h.probes[1].induction(1, 2));
+    EXPECT_FLOAT_EQ(back.probes[2].entropy(0, 3), h.probes[2].entropy(0, 3));
+    ASSERT_EQ(back.snapshots.size(), 3u);
+    EXPECT_EQ(back.snapshots[1].first, 3);
+    EXPECT_NEAR(back.uniform_loss, std::log(26.0), 1e-12);
+    // The figures: six, with one point per step on the loss and a marker where asked.
+    const auto figs = ts::figures::lab_figures(back, 3);
+    ASSERT_EQ(figs.size(), ts::figures::lab_figure_names().size());
+    EXPECT_EQ(figs[0].series[0].y.size(), 6u);
+    EXPECT_EQ(figs[4].series.size(), 8u);  // 2 layers × 4 heads
+    EXPECT_DOUBLE_EQ(figs[5].ref_lines.back().pos, 3.0);
+    fs::remove_all(dir);
+}
+
+TEST(TrainingLab, AFreshRunInAnOldFolderDropsItsSnapshots) {
+    const fs::path dir = temp_dir("fresh");
+    {
+        LabRun run(tiny_settings(6), dir);
+        while (!run.done()) run.step();
+    }
+    ASSERT_TRUE(fs::exists(dir / "snapshots" / "step-00000006"));
+    LabRun again(tiny_settings(2), dir);
+    EXPECT_FALSE(fs::exists(dir / "snapshots" / "step-00000006"));
+    EXPECT_EQ(ts::studio::load_lab_history(dir).snapshots.size(), 1u);  // step 0 of the new run
+    fs::remove_all(dir);
+}
+
+TEST(TrainingLab, SettingsRoundTripAndErrorsNameTheField) {
+    LabSettings s;
+    s.preset = "vanilla-4l";
+    s.corpus = LabCorpus::TextFile;
+    s.corpus_file = "/tmp/x.txt";
+    s.norm_placement = "pre";
+    s.norm = "rmsnorm";
+    s.attention = "mqa";
+    s.position = "sinusoidal";
+    s.qk_norm = true;
+    s.repeat.copies = 4;
+    s.train.lr = 0.02f;
+    s.train.z_loss = 1e-4f;
+    s.probe_every = 7;
+    const nlohmann::json j = s;
+    const LabSettings back = j.get<LabSettings>();
+    EXPECT_EQ(nlohmann::json(back), j);
+    EXPECT_EQ(back.repeat.copies, 4);
+    EXPECT_FLOAT_EQ(back.train.lr, 0.02f);
+
+    const ts::ModelConfig c = ts::studio::lab_model_config(back);
+    EXPECT_EQ(c.norm, ts::NormKind::RMSNorm);
+    EXPECT_EQ(c.norm_placement, ts::NormPlacement::Pre);
+    EXPECT_TRUE(c.final_norm);
+    EXPECT_EQ(c.n_kv_heads, 1);
+    EXPECT_EQ(c.position, ts::PositionKind::Sinusoidal);
+    EXPECT_TRUE(c.qk_norm);
+    EXPECT_EQ(c.vocab_size, 256);
+
+    const auto error_of = [](const nlohmann::json& bad) {
+        try {
+            (void)ts::studio::lab_model_config(bad.get<LabSettings>());
+        } catch (const std::invalid_argument& e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    EXPECT_NE(error_of({{"preset", "gpt-99l"}}).find("unknown lab preset 'gpt-99l'"), std::string::npos);
+    EXPECT_NE(error_of({{"attention", "moe"}}).find("attention must be mha, gqa or mqa"), std::string::npos);
+    EXPECT_NE(error_of({{"corpus", "wiki"}}).find("unknown lab corpus 'wiki'"), std::string::npos);
+    EXPECT_NE(error_of({{"qk_norm", "yes"}}).find("'qk_norm' has the wrong type"), std::string::npos);
+    EXPECT_THROW((void)ts::studio::repeated_random_stream(100, 1, {26, 8, 4, 2, 0, 0}), std::invalid_argument);
+    LabSettings no_file;
+    no_file.corpus = LabCorpus::TextFile;
+    EXPECT_THROW(LabRun(no_file, temp_dir("nofile")), std::invalid_argument);
+}
+
+TEST(TrainingLab, RepeatedRandomStreamWritesEachSpanAgain) {
+    // Two copies, no gap, independent letters: the stream is blocks s s, so cutting it at block boundaries works
+    // only if every block really repeats; check it by walking the blocks with the lengths the stream implies.
+    ts::studio::RepeatCurriculum c;
+    c.copies = 2;
+    c.max_gap = 0;
+    c.markov_order = 0;
+    c.min_span = c.max_span = 10;  // a fixed length makes the block boundaries known
+    const auto ids = ts::studio::repeated_random_stream(2000, 5, c);
+    ASSERT_EQ(ids.size(), 2000u);
+    for (size_t b = 0; b + 20 <= ids.size(); b += 20)
+        for (size_t i = 0; i < 10; ++i) ASSERT_EQ(ids[b + i], ids[b + 10 + i]) << "block at " << b;
+    std::set<int> letters(ids.begin(), ids.end());
+    EXPECT_EQ(letters.size(), 26u);
+    EXPECT_EQ(*letters.begin(), 'a');
+    EXPECT_EQ(*letters.rbegin(), 'z');
+    EXPECT_EQ(ids, ts::studio::repeated_random_stream(2000, 5, c));  // a pure function of the seed
+    EXPECT_NE(ids, ts::studio::repeated_random_stream(2000, 6, c));
+    // 52 letters: upper case too.
+    c.alphabet = 52;
+    const auto big = ts::studio::repeated_random_stream(5000, 5, c);
+    EXPECT_EQ(std::set<int>(big.begin(), big.end()).size(), 52u);
+    // The second-order chain: after a pair, its 3 favoured successors take ≈ 0.8 + 0.2 · 3/26 of the letters.
+    c.alphabet = 26;
+    c.markov_order = 2;
+    c.copies = 1;
+    c.min_span = c.max_span = 400;
+    const auto chain = ts::studio::repeated_random_stream(400 * 200, 9, c);
+    std::map<std::pair<int, int>, std::map<int, int>> next;
+    for (size_t i = 2; i < chain.size(); ++i)
+        if (i % 400 >= 2) ++next[{chain[i - 2], chain[i - 1]}][chain[i]];
+    int64_t top3 = 0, all = 0;
+    for (const auto& [pair, counts] : next) {
+        std::vector<int> v;
+        for (const auto& [t, n] : counts) v.push_back(n), all += n;
+        std::sort(v.rbegin(), v.rend());
+        for (size_t k = 0; k < std::min<size_t>(3, v.size()); ++k) top3 += v[k];
+    }
+    EXPECT_NEAR(double(top3) / double(all), 0.8 + 0.2 * 3.0 / 26.0, 0.04);
+}
+
+TEST(TrainingLab, ProbeEntropyOfUniformAttentionIsTheMeanLogOfTheKeyCount) {
+    // Zero query and key projections: every score is 0, so query i attends uniformly to its i + 1 keys and its
+    // entropy is ln(i + 1); the probe averages queries 1..T−1.
+    LabSettings s;
+    s.position = "learned";  // RoPE would rotate zero vectors into zero vectors too; learned keeps it simple
+    const ts::ModelConfig c = ts::studio::lab_model_config(s);
+    ts::WeightMap w = ts::init_weights(c, 3);
+    for (auto& [name, t] : w)
+        if (name.find(".attn.wq") != std::string::npos || name.find(".attn.wk") != std::string::npos ||
+            name.find(".attn.bq") != std::string::npos || name.find(".attn.bk") != std::string::npos)
+            std::fill(t.data.begin(), t.data.end(), 0.0f);
+    const auto& ids = ts::studio::lab_probe_ids();
+    ASSERT_EQ(ids.size(), 48u);
+    const ts::studio::LabProbe p = ts::studio::probe_heads(c, w, ids, 7);
+    double expected = 0;
+    for (int i = 1; i < 48; ++i) expected += std::log(double(i + 1));
+    expected /= 47;
+    EXPECT_EQ(p.step, 7);
+    ASSERT_EQ(p.entropy.rows(), 2);
+    ASSERT_EQ(p.entropy.cols(), 4);
+    for (int l = 0; l < 2; ++l)
+        for (int h = 0; h < 4; ++h) EXPECT_NEAR(p.entropy(l, h), expected, 1e-4) << l << "," << h;
+    // Uniform attention puts 1/(i+1) on every key of query i, so a score is Σ_(i,j) P[i,j]/(i+1) over the 48 rows'
+    // total attention (TransformerLens "mul").
+    for (const auto kind : {ts::interp::HeadKind::Induction, ts::interp::HeadKind::PreviousToken}) {
+        const ts::MatrixRM P = ts::interp::detection_pattern(kind, ids);
+        double sum = 0;
+        for (int i = 0; i < 48; ++i)
+            for (int j = 0; j <= i; ++j) sum += P(i, j) / (i + 1);
+        const ts::MatrixRM& got = kind == ts::interp::HeadKind::Induction ? p.induction : p.prev_token;
+        for (int l = 0; l < 2; ++l)
+            for (int h = 0; h < 4; ++h) EXPECT_NEAR(got(l, h), sum / 48, 1e-4) << l << "," << h;
+    }
+}
+
+TEST(TrainingLab, AttentionOnlyModelsHaveNoFfnAndTheirParameterCountMatchesTheirWeights) {
+    const ts::ModelConfig c = ts::studio::lab_model_config(LabSettings{});
+    ASSERT_EQ(c.d_ff, 0);
+    int64_t n = 0;
+    for (const auto& [name, shape] : ts::expected_weights(c)) {
+        EXPECT_EQ(name.find("ffn"), std::string::npos) << name;
+        int64_t k = 1;
+        for (auto d : shape) k *= d;
+        n += k;
+    }
+    EXPECT_EQ(c.parameter_count(), n);
+    const ts::Model m(c, ts::init_weights(c, 1));
+    ts::ForwardOptions opt;
+    opt.capture = ts::CaptureFilter::all();
+    const auto r = ts::forward(m, {'a', 'b', 'c'}, opt);
+    EXPECT_NE(r.trace->find("dec.1.resid_ffn"), nullptr);
+    EXPECT_EQ(r.trace->find("dec.1.ffn.post_act"), nullptr);
+    // The layer's output is its attention output: resid_ffn == resid_attn.
+    EXPECT_EQ(r.trace->at("dec.1.resid_ffn").data, r.trace->at("dec.1.resid_attn").data);
+}
+
+TEST(TrainingLab, BackgroundRunPausesResumesAndStops) {
+    TrainingLab lab;
+    const fs::path dir = temp_dir("thread");
+    LabSettings s = tiny_settings(100000);
+    s.train.snapshot_every = 0;
+    s.probe_every = 0;
+    s.train.eval_every = 1000;
+    ASSERT_TRUE(lab.start(s, dir));
+    const auto wait_for = [&](auto pred) {
+        for (int i = 0; i < 2000 && !pred(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        return pred();
+    };
+    ASSERT_TRUE(wait_for([&] { return lab.history() && lab.history()->steps.size() >= 3; }));
+    lab.pause();
+    ASSERT_TRUE(wait_for([&] { return lab.status() == TrainingLab::Status::Paused; }));
+    const size_t at_pause = lab.history()->steps.size();
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    EXPECT_EQ(lab.history()->steps.size(), at_pause);
+    lab.resume();
+    ASSERT_TRUE(wait_for([&] { return lab.history()->steps.size() > at_pause + 2; }));
+    lab.stop();
+    EXPECT_EQ(lab.status(), TrainingLab::Status::Stopped);
+    EXPECT_FALSE(lab.active());
+    fs::remove_all(dir);
+
+    // A run that finishes says so; a failing one carries its message.
+    LabSettings small = tiny_settings(4);
+    ASSERT_TRUE(lab.start(small, dir));
+    ASSERT_TRUE(wait_for([&] { return lab.status() == TrainingLab::Status::Done; }));
+    EXPECT_EQ(lab.history()->steps.size(), 4u);
+    LabSettings bad = tiny_settings(4);
+    bad.preset = "nope";
+    ASSERT_TRUE(lab.start(bad, dir));
+    ASSERT_TRUE(wait_for([&] { return lab.status() == TrainingLab::Status::Failed; }));
+    EXPECT_NE(lab.error().find("unknown lab preset"), std::string::npos);
+    fs::remove_all(dir);
+}
+
+}  // namespace
