@@ -45,6 +45,18 @@ std::vector<double> trailing_mean(const std::vector<double>& v, int k) {
     return out;
 }
 
+/// Every k-th point (and the last) so that at most kMaxPoints are drawn: a 20000-step run stays quick to redraw.
+constexpr size_t kMaxPoints = 1500;
+void decimate(plot::Series& s) {
+    if (s.x.size() <= kMaxPoints) return;
+    const size_t k = (s.x.size() + kMaxPoints - 1) / kMaxPoints;
+    std::vector<double> x, y;
+    for (size_t i = 0; i < s.x.size(); i += k) x.push_back(s.x[i]), y.push_back(s.y[i]);
+    if ((s.x.size() - 1) % k) x.push_back(s.x.back()), y.push_back(s.y.back());
+    s.x = std::move(x);
+    s.y = std::move(y);
+}
+
 std::string head_name(int l, int h) { return "L" + std::to_string(l) + "H" + std::to_string(h); }
 
 }  // namespace
@@ -203,6 +215,7 @@ std::vector<plot::Figure> lab_figures(const LabHistory& h, int64_t marker) {
         out.push_back(std::move(f));
     }
     for (auto& f : out) {
+        for (auto& se : f.series) decimate(se);
         f.x.max = x_max;
         add_marker(f, marker);
         if (h.steps.empty() && f.note.empty()) f.note = tr("the run has not taken a step yet");

@@ -173,16 +173,18 @@ public:
     TrainingLab(const TrainingLab&) = delete;
     TrainingLab& operator=(const TrainingLab&) = delete;
 
-    /// Starts a run in `dir` (a previous one is stopped first). `on_update` runs on the lab thread after each
-    /// published update (the app: glfwPostEmptyEvent). Returns false while a run is being stopped.
-    bool start(LabSettings s, std::filesystem::path dir, std::function<void()> on_update = {});
+    /// Starts a run in `dir` (a previous one is stopped first). Returns false while a run is being stopped.
+    bool start(LabSettings s, std::filesystem::path dir);
+    /// Runs on the lab thread after each published update and status change (the app: glfwPostEmptyEvent, so the
+    /// idle window redraws only when there is something new). Set before start().
+    void set_on_update(std::function<void()> f) { m_on_update = std::move(f); }
     void pause();
     void resume();
     /// Stops after the current step (its snapshots stay); blocks until the thread has ended.
     void stop();
     [[nodiscard]] Status status() const { return m_status.load(); }
     [[nodiscard]] bool active() const;  ///< Preparing, Running or Paused
-    /// The newest published record (at most every 100 ms and after every held-out loss, probe and snapshot);
+    /// The newest published record (every second, and when the run pauses or ends);
     /// nullptr before the first.
     [[nodiscard]] std::shared_ptr<const LabHistory> history() const;
     [[nodiscard]] std::string error() const;

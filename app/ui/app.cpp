@@ -487,9 +487,9 @@ void App::frame() {
     // Screenshot mode: wait for the forward pass of the current text, render N frames of each panel, capture.
     if (!m_opt.screenshot_dir.empty() && m_shot_index < m_shot_panels.size()) {
         const bool ready = m_snap && m_snap->id >= m_last_submitted && !m_worker->busy() && !m_loader.busy() &&
-            !m_interp.busy() && !m_neuron_index.busy() && m_opt.analyses.empty();
+            !m_interp.busy() && !m_neuron_index.busy() && m_opt.analyses.empty() && !m_lab.active();
         const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_shot_wait_start).count();
-        if (ready || waited > 120.0) {
+        if (ready || (waited > 120.0 && !m_lab.active())) {
             if (!ready) log_error("timed out waiting for the forward pass before the screenshot");
             if (++m_shot_frames >= std::max(2, m_opt.frames)) {
                 const std::string name = name_of(m_shot_panels[m_shot_index]);
@@ -566,6 +566,7 @@ int App::run() {
     // Interface language: --lang, else the remembered choice, else the system locale's.
     if (!m_opt.lang.empty()) m_state.language = i18n::normalize_language(m_opt.lang);
     apply_language(m_state.language.empty() ? i18n::system_language() : m_state.language);
+    if (!m_opt.lab_settings.empty()) m_state.train_topic = "lab";
     if (!m_opt.lesson.empty()) {
         m_state.lesson = m_opt.lesson;
         m_state.lesson_step = m_opt.lesson_step - 1;
@@ -602,6 +603,16 @@ int App::run() {
     if (!init_window()) return 1;
     m_worker = std::make_unique<ForwardWorker>();
     m_worker->set_on_publish([] { glfwPostEmptyEvent(); });
+    m_lab.set_on_update([] { glfwPostEmptyEvent(); });
+    if (!m_opt.lab_settings.empty()) {  // after set_on_update: its first publish wakes the window
+        try {
+            const LabSettings s = load_lab_settings(m_opt.lab_settings);
+            m_lab.draft() = s;
+            m_lab.start(s, m_opt.lab_out.empty() ? default_lab_dir(s) : std::filesystem::path(m_opt.lab_out));
+        } catch (const std::exception& e) {
+            log_error(e.what());  // the window opens all the same; the Training tab shows the knobs
+        }
+    }
     m_interp.set_on_done([] { glfwPostEmptyEvent(); });
 
     // First model: --model, else the remembered one, else the bundled default, else the random demo. Loaded
@@ -638,8 +649,7 @@ int App::run() {
     while (!glfwWindowShouldClose(m_window) && !m_quit && !g_quit_signal) {
         // Idle: sleep until an event (input, a worker result via glfwPostEmptyEvent, a signal). Busy: poll.
         // Soft animation (a progress bar, a panel waiting for a result): wake every 50 ms instead of every frame.
-        const bool soft =
-            m_keep_drawing || m_loader.busy() || m_interp.busy() || m_neuron_index.busy() || m_lab.active();
+        const bool soft = m_keep_drawing || m_loader.busy() || m_interp.busy() || m_neuron_index.busy();
         m_keep_drawing = false;
         if (animating() || m_settle_frames > 0) glfwPollEvents();
         else if (soft) glfwWaitEventsTimeout(0.05);

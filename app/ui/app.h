@@ -35,6 +35,8 @@ struct AppOptions {
     int slow_frame_ms = 0;         ///< > 0: sleep this long in every frame (tests: input must survive slow frames)
     std::string lesson;            ///< --lesson ID[:STEP]: the Lessons tab opens on that lesson
     int lesson_step = 1;           ///< its step, from 1
+    std::string lab_settings;      ///< --lab FILE: start a training-lab run with these settings (Training tab)
+    std::string lab_out;           ///< --lab-out DIR: its run folder ("" = a new one under the data folder)
     std::vector<std::string> analyses;  ///< --analyses: Causal-panel analyses to run once the text's forward is in
                                         ///< (sweep, patching, attribution, flow), e.g. for screenshots
 };

@@ -33,6 +33,8 @@ const char* const kAppUsage =
     "         encoder-decoder models: [--target TEXT] [--translate] [--to auto|en|zh] [--beam N]\n"
     "         [--attn-source decoder|encoder|cross]   (--text is the source)\n"
     "         lessons: [--lesson ID[:STEP]]   open the Lessons tab on that lesson and step\n"
+    "         training lab: [--lab SETTINGS.json [--lab-out DIR]]   start a lab run on the Training tab (screenshot\n"
+    "                                 mode waits for it to finish)\n"
     "       transformer-studio trace --model DIR (--text T | --ids 1,2,3) --out FILE.safetensors\n"
     "       transformer-studio trace --model DIR --source T (--target T | --translate) --out FILE.safetensors\n"
     "       transformer-studio translate --model DIR [--text T] [--to en|zh] [--beam N]   translation models\n"
@@ -51,7 +53,7 @@ int run_gui(int argc, char** argv) {
     if (print_help_if_asked(argc, argv, 1, kAppUsage)) return 0;
     const Args args(argc, argv, 1, {"model", "text", "theme", "panel", "screenshot-dir", "frames", "size", "frame-stats",
                                        "bench-edits", "max-frames", "slow-frame-ms", "analyses", "target", "to", "beam",
-                                       "attn-source", "threads", "lang", "lesson", "memory-budget"},
+                                       "attn-source", "threads", "lang", "lesson", "memory-budget", "lab", "lab-out"},
                     {"no-state", "translate"});
     // The compute worker's threads: max(1, cores - 1) so the UI thread keeps a core (issue #14).
     set_compute_threads(args.has("threads") ? parse_thread_count(args.get("threads")) : default_worker_threads());
@@ -89,6 +91,10 @@ int run_gui(int argc, char** argv) {
         if (o.lesson.empty() || o.lesson_step < 1) throw std::invalid_argument("--lesson expects ID or ID:STEP (STEP from 1)");
         if (o.panel.empty()) o.panel = "lessons";
     }
+    o.lab_settings = args.get("lab");
+    o.lab_out = args.get("lab-out");
+    if (!o.lab_out.empty() && o.lab_settings.empty()) throw std::invalid_argument("--lab-out goes with --lab SETTINGS.json");
+    if (!o.lab_settings.empty() && o.panel.empty()) o.panel = "training";
     o.screenshot_dir = args.get("screenshot-dir");
     o.frames = int(args.integer("frames", 5, 1, 1000000));
     o.persist = !args.flag("no-state");

@@ -166,7 +166,6 @@ void draw_lab(PanelContext& ctx) {
         }
         ImGui::SameLine();
         if (ImGui::Button(tr("Stop"))) lab->stop();
-        if (ctx.keep_drawing) ctx.keep_drawing();
     }
     ImGui::SameLine();
     const std::string status = lab_status_line(*lab, h.get());
@@ -208,11 +207,25 @@ void draw_lab(PanelContext& ctx) {
     }
 
     // --- the curves ---
+    // Rebuilt only when the run publishes or the timeline moves, not every frame.
     static const LabHistory empty;
-    const LabHistory& hist = h ? *h : empty;
-    const std::vector<plot::Figure> figs = lab_figures(hist, lab->timeline_step);
+    static struct {
+        std::shared_ptr<const LabHistory> history;
+        int64_t marker = -2;
+        std::string language;
+        std::vector<plot::Figure> figs;
+    } cache;
+    if (cache.figs.empty() || cache.history != h || cache.marker != lab->timeline_step ||
+        cache.language != i18n::language()) {
+        cache.figs = lab_figures(h ? *h : empty, lab->timeline_step);
+        cache.history = h;
+        cache.marker = lab->timeline_step;
+        cache.language = i18n::language();
+    }
+    const std::vector<plot::Figure>& figs = cache.figs;
     const float avail_w = ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ScrollbarSize;
-    const float fig_h = std::max(line_h * 13, ImGui::GetContentRegionAvail().y * 0.5f - line_h * 0.5f);
+    const float fig_h =
+        std::max(line_h * 13, (ImGui::GetContentRegionAvail().y - ImGui::GetStyle().ItemSpacing.y * 2) * 0.5f);
     const float fig_w = avail_w / 3 - ImGui::GetStyle().ItemSpacing.x;
     for (size_t i = 0; i < figs.size(); ++i) {
         if (i % 3) ImGui::SameLine();
