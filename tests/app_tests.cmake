@@ -57,6 +57,11 @@ if(TS_XDOTOOL)
            COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/app/window/input_test.sh $<TARGET_FILE:transformer-studio>
                    ${CMAKE_BINARY_DIR}/screenshots/input)
   set_tests_properties(app_window_input_slow_frames_and_idle PROPERTIES TIMEOUT 300 RUN_SERIAL TRUE)
+  # The training lab (#33): a 20-step run started with --lab, its Training tab saved, its snapshot opened.
+  add_test(NAME app_window_training_lab
+           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/app/window/lab_window_test.sh $<TARGET_FILE:transformer-studio>
+                   ${CMAKE_CURRENT_SOURCE_DIR}/cli/data/lab_tiny.json ${CMAKE_BINARY_DIR}/screenshots/lab)
+  set_tests_properties(app_window_training_lab PROPERTIES TIMEOUT 300 RUN_SERIAL TRUE)
   add_test(NAME app_window_lesson_return
            COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/app/window/lesson_return_test.sh $<TARGET_FILE:transformer-studio>
                    ${CMAKE_BINARY_DIR}/screenshots/lesson_return)

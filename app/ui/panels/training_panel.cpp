@@ -68,7 +68,10 @@ void draw_lab(PanelContext& ctx) {
     const bool active = lab->active();
     ImGui::BeginChild("lab_scroll", ImVec2(0, 0), false);
 
-    // --- what to train ---
+    // --- what to train (a header the teacher folds away to give the curves the room) ---
+    ImGui::SetNextItemOpen(true, ImGuiCond_FirstUseEver);
+    const bool show_settings = ImGui::CollapsingHeader(tr("Model, corpus and training settings"));
+    if (show_settings) {
     ImGui::BeginDisabled(active);
     std::string corpus = to_string(d.corpus);
     choice_combo(tr("corpus"), corpus,
@@ -146,9 +149,10 @@ void draw_lab(PanelContext& ctx) {
     int seed = int(o.seed);
     if (ImGui::SliderInt(tr("seed"), &seed, 1, 100)) o.seed = uint64_t(seed);
     ImGui::EndDisabled();
-    o.warmup = std::clamp(o.warmup, 0, o.steps);
-    o.snapshot_every = std::max(10, o.steps / 30);  // about 30 snapshots on the timeline
-    o.eval_every = std::max(10, o.steps / 60);
+    }
+    d.train.warmup = std::clamp(d.train.warmup, 0, d.train.steps);
+    d.train.snapshot_every = std::max(10, d.train.steps / 30);  // about 30 snapshots on the timeline
+    d.train.eval_every = std::max(10, d.train.steps / 60);
 
     // --- controls ---
     const auto h = lab->history();
@@ -186,14 +190,14 @@ void draw_lab(PanelContext& ctx) {
         int index = int(snaps.size()) - 1;
         for (size_t i = 0; i < snaps.size(); ++i)
             if (snaps[i].first == lab->timeline_step) index = int(i);
-        ImGui::SetNextItemWidth(std::max(line_h * 12, ImGui::GetContentRegionAvail().x * 0.45f));
+        ImGui::SetNextItemWidth(std::max(line_h * 12, ImGui::GetContentRegionAvail().x * 0.3f));
         char fmt[64];
         std::snprintf(fmt, sizeof fmt, "%s", trf("step %lld", (long long)snaps[size_t(index)].first).c_str());
         const bool moved =
             ImGui::SliderInt(tr("timeline: the model at a snapshot"), &index, 0, int(snaps.size()) - 1, fmt);
-        ImGui::SameLine();
+        same_line_if_fits(ImGui::CalcTextSize(tr("Open in every panel")).x + line_h);
         const bool open = ImGui::Button(tr("Open in every panel"));
-        ImGui::SameLine();
+        same_line_if_fits(ImGui::CalcTextSize(tr("Use the probe as the text")).x + line_h);
         if (ImGui::Button(tr("Use the probe as the text"))) {
             const auto& ids = lab_probe_ids();
             ctx.state.text.assign(ids.begin(), ids.end());
@@ -226,9 +230,11 @@ void draw_lab(PanelContext& ctx) {
     const float avail_w = ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ScrollbarSize;
     const float fig_h =
         std::max(line_h * 13, (ImGui::GetContentRegionAvail().y - ImGui::GetStyle().ItemSpacing.y * 2) * 0.5f);
-    const float fig_w = avail_w / 3 - ImGui::GetStyle().ItemSpacing.x;
+    // Three columns where each figure gets ~400 px, else two (a 1280-pixel window).
+    const int columns = avail_w >= line_h * 3 * 26 ? 3 : 2;
+    const float fig_w = avail_w / float(columns) - ImGui::GetStyle().ItemSpacing.x;
     for (size_t i = 0; i < figs.size(); ++i) {
-        if (i % 3) ImGui::SameLine();
+        if (i % size_t(columns)) ImGui::SameLine();
         gfx::draw_figure(figs[i], ImVec2(fig_w, fig_h), {}, ("lab_fig" + std::to_string(i)).c_str());
     }
     ImGui::EndChild();
