@@ -199,7 +199,7 @@ std::vector<plot::Figure> lab_figures(const LabHistory& h, int64_t marker) {
         f.series = {ind, prev};
         f.y.min = 0;
         f.y.max = 1;
-        f.ref_lines.push_back({false, 0.5, tr("0.5"), plot::Rgba{0.5f, 0.5f, 0.5f, 1}});
+        f.ref_lines.push_back({false, 0.5, "0.5", plot::Rgba{0.5f, 0.5f, 0.5f, 1}});
         if (!h.probes.empty()) {
             int64_t first = -1;
             for (const auto& p : h.probes)

@@ -490,7 +490,7 @@ void LabRun::after_step(int64_t step) {
         line["max_logsumexp"] = st.max_logsumexp;
     }
     if (step % o.eval_every == 0 || last) {
-        const double v = const_cast<train::Trainer&>(*m_trainer).evaluate();
+        const double v = m_trainer->evaluate();
         m_history.val.emplace_back(step, v);
         line["val_loss"] = v;
     }
