@@ -324,6 +324,15 @@ TEST(ExportViews, EveryViewBuildsFromTheDemoModel) {
             }
             continue;
         }
+        if (v.name == "lab-curves") {  // a lab run's folder: without one, the one-line error
+            try {
+                (void)build_view(v.name, st, snap.get(), &m);
+                ADD_FAILURE() << "lab-curves built without --lab-run";
+            } catch (const std::invalid_argument& e) {
+                EXPECT_NE(std::string(e.what()).find("--lab-run"), std::string::npos) << e.what();
+            }
+            continue;  // with a run: TrainingLab.HistoryRecordsStepsEvaluationsProbesAndSnapshots, cli_render_lab_curves
+        }
         if (v.name.rfind("relative-bias", 0) == 0) {  // T5 only (ExportViews.RelativeBiasViewsOfAT5Folder)
             EXPECT_THROW((void)build_view(v.name, st, snap.get(), &m), std::runtime_error);
             continue;
