@@ -209,8 +209,8 @@ std::vector<plot::Figure> lab_figures(const LabHistory& h, int64_t marker) {
                 }
             const std::string now = trf("best induction head now: %s, %s", head_name(best_l, best_h).c_str(),
                                         plot::format_value(ind.y.back()).c_str());
-            f.note = first >= 0 ? trf("induction score ≥ 0.5 first at step %lld; %s", (long long)first, now.c_str())
-                                : now;
+            f.note =
+                first >= 0 ? trf("induction score ≥ 0.5 first at step %lld; %s", (long long)first, now.c_str()) : now;
         }
         out.push_back(std::move(f));
     }

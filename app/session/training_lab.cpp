@@ -30,9 +30,9 @@ namespace fs = std::filesystem;
 
 const char* to_string(LabCorpus c) {
     switch (c) {
-        case LabCorpus::RepeatedRandom: return "repeated-random";
-        case LabCorpus::EnglishText: return "english";
-        case LabCorpus::TextFile: return "file";
+    case LabCorpus::RepeatedRandom: return "repeated-random";
+    case LabCorpus::EnglishText: return "english";
+    case LabCorpus::TextFile: return "file";
     }
     return "?";
 }
@@ -46,13 +46,13 @@ LabCorpus lab_corpus_from_string(std::string_view s) {
 
 const char* to_string(TrainingLab::Status s) {
     switch (s) {
-        case TrainingLab::Status::Idle: return "idle";
-        case TrainingLab::Status::Preparing: return "preparing";
-        case TrainingLab::Status::Running: return "running";
-        case TrainingLab::Status::Paused: return "paused";
-        case TrainingLab::Status::Done: return "done";
-        case TrainingLab::Status::Stopped: return "stopped";
-        case TrainingLab::Status::Failed: return "failed";
+    case TrainingLab::Status::Idle: return "idle";
+    case TrainingLab::Status::Preparing: return "preparing";
+    case TrainingLab::Status::Running: return "running";
+    case TrainingLab::Status::Paused: return "paused";
+    case TrainingLab::Status::Done: return "done";
+    case TrainingLab::Status::Stopped: return "stopped";
+    case TrainingLab::Status::Failed: return "failed";
     }
     return "?";
 }
@@ -221,6 +221,15 @@ ModelConfig lab_model_config(const LabSettings& s) {
         throw std::invalid_argument("position must be learned, sinusoidal, rope or none, got '" + s.position + "'");
     }
     c.qk_norm = s.qk_norm;
+    // A lab model is small by design: an absurd settings file is refused before it allocates anything.
+    const auto in_range = [](const char* what, int64_t v, int64_t lo, int64_t hi) {
+        if (v < lo || v > hi)
+            throw std::invalid_argument(std::string("lab settings: ") + what + " must be in [" + std::to_string(lo) +
+                                        ", " + std::to_string(hi) + "], got " + std::to_string(v));
+    };
+    in_range("train.seq_len", s.train.seq_len, 2, 4096);
+    in_range("train.batch", s.train.batch, 1, 1024);
+    in_range("train.steps", s.train.steps, 1, 10'000'000);
     c.max_seq_len = std::max(128, s.train.seq_len);
     c.name = "lab-" + s.preset;
     c.validate();
@@ -231,12 +240,15 @@ ModelConfig lab_model_config(const LabSettings& s) {
 
 void to_json(nlohmann::json& j, const RepeatCurriculum& c) {
     j = nlohmann::json{{"alphabet", c.alphabet}, {"min_span", c.min_span}, {"max_span", c.max_span},
-                       {"copies", c.copies}, {"max_gap", c.max_gap}, {"markov_order", c.markov_order}};
+                       {"copies", c.copies},     {"max_gap", c.max_gap},   {"markov_order", c.markov_order}};
 }
 
 void from_json(const nlohmann::json& j, RepeatCurriculum& c) {
-    for (const auto& [key, field] : {std::pair<const char*, int*>{"alphabet", &c.alphabet}, {"min_span", &c.min_span},
-                                     {"max_span", &c.max_span}, {"copies", &c.copies}, {"max_gap", &c.max_gap},
+    for (const auto& [key, field] : {std::pair<const char*, int*>{"alphabet", &c.alphabet},
+                                     {"min_span", &c.min_span},
+                                     {"max_span", &c.max_span},
+                                     {"copies", &c.copies},
+                                     {"max_gap", &c.max_gap},
                                      {"markov_order", &c.markov_order}})
         if (j.contains(key)) {
             if (!j.at(key).is_number_integer())
@@ -355,7 +367,8 @@ nlohmann::json matrix_json(const MatrixRM& m) {
 }
 
 MatrixRM matrix_from_json(const nlohmann::json& j, int rows, int cols, const std::string& what) {
-    if (!j.is_array() || int(j.size()) != rows) throw std::runtime_error(what + ": not " + std::to_string(rows) + " rows");
+    if (!j.is_array() || int(j.size()) != rows)
+        throw std::runtime_error(what + ": not " + std::to_string(rows) + " rows");
     MatrixRM m(rows, cols);
     for (int r = 0; r < rows; ++r) {
         const auto& row = j[size_t(r)];
@@ -447,8 +460,8 @@ LabHistory load_lab_history(const fs::path& run_dir) {
 LabRun::LabRun(LabSettings s, fs::path dir) : m_settings(std::move(s)), m_dir(std::move(dir)) {
     const ModelConfig config = lab_model_config(m_settings);
     train::TrainOptions opt = m_settings.train;
-    auto data = std::make_shared<const train::TokenDataset>(corpus_tokens(m_settings), config.vocab_size,
-                                                            opt.seq_len, opt.val_fraction);
+    auto data = std::make_shared<const train::TokenDataset>(corpus_tokens(m_settings), config.vocab_size, opt.seq_len,
+                                                            opt.val_fraction);
     m_trainer = std::make_unique<train::Trainer>(config, init_weights(config, opt.seed), data, opt, m_dir);
     write_file_atomic(m_dir / "settings.json", nlohmann::json(m_settings).dump(2) + "\n");
     std::error_code ec;
@@ -495,8 +508,7 @@ void LabRun::after_step(int64_t step) {
         line["val_loss"] = v;
     }
     if (m_settings.probe_every > 0 && (step % m_settings.probe_every == 0 || last)) {
-        m_history.probes.push_back(
-            probe_heads(m_history.config, m_trainer->model().params(), lab_probe_ids(), step));
+        m_history.probes.push_back(probe_heads(m_history.config, m_trainer->model().params(), lab_probe_ids(), step));
         const LabProbe& pr = m_history.probes.back();
         line["best_induction"] = pr.induction.maxCoeff();
         line["best_prev_token"] = pr.prev_token.maxCoeff();
@@ -549,7 +561,8 @@ bool TrainingLab::start(LabSettings s, fs::path dir) {
     m_stop = false;
     m_pause = false;
     m_status = Status::Preparing;
-    m_thread = std::thread([this, s = std::move(s), dir = std::move(dir)]() mutable { run_thread(std::move(s), std::move(dir)); });
+    m_thread = std::thread(
+        [this, s = std::move(s), dir = std::move(dir)]() mutable { run_thread(std::move(s), std::move(dir)); });
     return true;
 }
 

@@ -55,11 +55,11 @@ struct LabPreset {
 /// The shape of the RepeatedRandom curriculum.
 /// The defaults are what made an induction head form fastest on this machine (measured in the #33 note).
 struct RepeatCurriculum {
-    int alphabet = 26;   ///< letters drawn from: 26 = a–z, 52 = a–z and A–Z
-    int min_span = 8;    ///< span length, uniform in [min_span, max_span]
+    int alphabet = 26;  ///< letters drawn from: 26 = a–z, 52 = a–z and A–Z
+    int min_span = 8;   ///< span length, uniform in [min_span, max_span]
     int max_span = 32;
-    int copies = 3;      ///< times each span is written
-    int max_gap = 8;     ///< fresh random letters between copies, uniform in [0, max_gap] (so no fixed offset copies)
+    int copies = 3;   ///< times each span is written
+    int max_gap = 8;  ///< fresh random letters between copies, uniform in [0, max_gap] (so no fixed offset copies)
     /// Letters within a span: 0 = independent and uniform; 2 = a fixed random second-order Markov chain (after two
     /// letters, one of 3 favoured successors 80 % of the time), local structure a previous-token head predicts
     /// from, as in text.
@@ -71,16 +71,16 @@ void from_json(const nlohmann::json& j, RepeatCurriculum& c);
 struct LabSettings {
     std::string preset = "attn-only-2l";
     LabCorpus corpus = LabCorpus::RepeatedRandom;
-    std::string corpus_file;           ///< TextFile: the file; EnglishText: "" = corpus/corpus.txt (found as the
-                                       ///< Neurons panel finds it) or another copy of it
-    std::string norm_placement;        ///< "" = the preset's, "pre", "post"
-    std::string norm;                  ///< "" = the preset's, "layernorm", "rmsnorm"
-    std::string attention;             ///< "" = the preset's, "mha", "gqa" (n_kv_heads = n_heads / 2), "mqa"
-    std::string position;              ///< "" = the preset's, "learned", "sinusoidal", "rope", "none"
-    bool qk_norm = false;              ///< RMSNorm on queries and keys (Dehghani et al. 2023)
+    std::string corpus_file;     ///< TextFile: the file; EnglishText: "" = corpus/corpus.txt (found as the
+                                 ///< Neurons panel finds it) or another copy of it
+    std::string norm_placement;  ///< "" = the preset's, "pre", "post"
+    std::string norm;            ///< "" = the preset's, "layernorm", "rmsnorm"
+    std::string attention;       ///< "" = the preset's, "mha", "gqa" (n_kv_heads = n_heads / 2), "mqa"
+    std::string position;        ///< "" = the preset's, "learned", "sinusoidal", "rope", "none"
+    bool qk_norm = false;        ///< RMSNorm on queries and keys (Dehghani et al. 2023)
     train::TrainOptions train = default_train_options();
-    RepeatCurriculum repeat;           ///< RepeatedRandom's shape
-    int probe_every = 10;              ///< head probes (entropy, induction, previous-token) every N steps; 0 = never
+    RepeatCurriculum repeat;  ///< RepeatedRandom's shape
+    int probe_every = 10;     ///< head probes (entropy, induction, previous-token) every N steps; 0 = never
     /// The lab's training defaults: 2000 steps, batch 16 × 64 tokens, AdamW lr 3e-3 (cosine to 3e-4 after a
     /// 100-step warm-up), weight decay 0, clip 1, held-out loss every 50 steps over 4 batches, a snapshot every 100.
     [[nodiscard]] static train::TrainOptions default_train_options();
@@ -92,7 +92,8 @@ void from_json(const nlohmann::json& j, LabSettings& s);
 [[nodiscard]] LabSettings load_lab_settings(const std::filesystem::path& file);
 
 /// The preset's config with the knobs applied; max_seq_len = max(128, train.seq_len). Throws
-/// std::invalid_argument for an unknown preset or knob value, or a config that validate() refuses.
+/// std::invalid_argument for an unknown preset or knob value, train.seq_len outside [2, 4096], train.batch outside
+/// [1, 1024] or train.steps outside [1, 10⁷], or a config that validate() refuses.
 [[nodiscard]] ModelConfig lab_model_config(const LabSettings& s);
 
 /// The RepeatedRandom stream: n_tokens byte ids, blocks of a random span written `copies` times with random gaps.
@@ -117,11 +118,11 @@ struct LabProbe {
 /// A lab run's record, oldest first.
 struct LabHistory {
     ModelConfig config;
-    std::vector<train::StepStats> steps;          ///< every step (train_step(true))
-    std::vector<std::pair<int64_t, double>> val;  ///< (step, held-out loss in nats/token), step 0 included
-    std::vector<LabProbe> probes;                 ///< step 0 and every probe_every steps
+    std::vector<train::StepStats> steps;                     ///< every step (train_step(true))
+    std::vector<std::pair<int64_t, double>> val;             ///< (step, held-out loss in nats/token), step 0 included
+    std::vector<LabProbe> probes;                            ///< step 0 and every probe_every steps
     std::vector<std::pair<int64_t, std::string>> snapshots;  ///< (step, model folder), step 0 included
-    double elapsed_s = 0;                         ///< training time (pauses not counted)
+    double elapsed_s = 0;                                    ///< training time (pauses not counted)
     int total_steps = 0;
     /// RepeatedRandom: ln(alphabet), the loss of guessing each letter uniformly (the plateau before any copying);
     /// NaN for text.

@@ -107,7 +107,7 @@ bool App::animating() const {
     // Screenshot mode draws every frame, except while a lab run it waits for trains (its updates wake the loop,
     // so the window costs what it costs a student: tests/bench/lab_ui_bench.sh).
     return m_fonts_dirty || !m_input.empty() || (!m_opt.screenshot_dir.empty() && !m_lab.active()) ||
-           m_opt.bench_edits > 0 || m_opt.max_frames > 0 || m_opt.slow_frame_ms > 0 || !m_opt.analyses.empty();
+        m_opt.bench_edits > 0 || m_opt.max_frames > 0 || m_opt.slow_frame_ms > 0 || !m_opt.analyses.empty();
 }
 
 }  // namespace ts::ui::detail

@@ -51,9 +51,11 @@ const char* const kAppUsage =
 
 int run_gui(int argc, char** argv) {
     if (print_help_if_asked(argc, argv, 1, kAppUsage)) return 0;
-    const Args args(argc, argv, 1, {"model", "text", "theme", "panel", "screenshot-dir", "frames", "size", "frame-stats",
-                                       "bench-edits", "max-frames", "slow-frame-ms", "analyses", "target", "to", "beam",
-                                       "attn-source", "threads", "lang", "lesson", "memory-budget", "lab", "lab-out"},
+    const Args args(argc, argv, 1, {"model",         "text",     "theme",       "panel",       "screenshot-dir",
+                                    "frames",        "size",     "frame-stats", "bench-edits", "max-frames",
+                                    "slow-frame-ms", "analyses", "target",      "to",          "beam",
+                                    "attn-source",   "threads",  "lang",        "lesson",      "memory-budget",
+                                    "lab",           "lab-out"},
                     {"no-state", "translate"});
     // The compute worker's threads: max(1, cores - 1) so the UI thread keeps a core (issue #14).
     set_compute_threads(args.has("threads") ? parse_thread_count(args.get("threads")) : default_worker_threads());
@@ -93,7 +95,8 @@ int run_gui(int argc, char** argv) {
     }
     o.lab_settings = args.get("lab");
     o.lab_out = args.get("lab-out");
-    if (!o.lab_out.empty() && o.lab_settings.empty()) throw std::invalid_argument("--lab-out goes with --lab SETTINGS.json");
+    if (!o.lab_out.empty() && o.lab_settings.empty())
+        throw std::invalid_argument("--lab-out goes with --lab SETTINGS.json");
     if (!o.lab_settings.empty() && o.panel.empty()) o.panel = "training";
     o.screenshot_dir = args.get("screenshot-dir");
     o.frames = int(args.integer("frames", 5, 1, 1000000));

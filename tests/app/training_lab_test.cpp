@@ -189,6 +189,9 @@ TEST(TrainingLab, SettingsRoundTripAndErrorsNameTheField) {
     EXPECT_NE(error_of({{"attention", "moe"}}).find("attention must be mha, gqa or mqa"), std::string::npos);
     EXPECT_NE(error_of({{"corpus", "wiki"}}).find("unknown lab corpus 'wiki'"), std::string::npos);
     EXPECT_NE(error_of({{"qk_norm", "yes"}}).find("'qk_norm' has the wrong type"), std::string::npos);
+    EXPECT_NE(error_of({{"train", {{"seq_len", 100000000}}}}).find("train.seq_len must be in [2, 4096]"),
+              std::string::npos);
+    EXPECT_NE(error_of({{"train", {{"batch", 0}}}}).find("train.batch must be in [1, 1024], got 0"), std::string::npos);
     EXPECT_THROW((void)ts::studio::repeated_random_stream(100, 1, {26, 8, 4, 2, 0, 0}), std::invalid_argument);
     LabSettings no_file;
     no_file.corpus = LabCorpus::TextFile;

@@ -72,83 +72,84 @@ void draw_lab(PanelContext& ctx) {
     ImGui::SetNextItemOpen(true, ImGuiCond_FirstUseEver);
     const bool show_settings = ImGui::CollapsingHeader(tr("Model, corpus and training settings"));
     if (show_settings) {
-    ImGui::BeginDisabled(active);
-    std::string corpus = to_string(d.corpus);
-    choice_combo(tr("corpus"), corpus,
-                 {{"repeated-random", TS_N_("repeated random letters")},
-                  {"english", TS_N_("English text (corpus/corpus.txt)")},
-                  {"file", TS_N_("a text file")}},
-                 w * 1.6f);
-    d.corpus = lab_corpus_from_string(corpus);
-    if (d.corpus != LabCorpus::RepeatedRandom) {
-        same_line_if_fits(line_h * 16);
-        ImGui::SetNextItemWidth(line_h * 16);
-        text_field("##lab_file",
-                   d.corpus == LabCorpus::TextFile ? tr("path of a UTF-8 text file")
-                                                   : tr("corpus/corpus.txt (empty: found on its own)"),
-                   d.corpus_file);
-    }
-    same_line_if_fits(labeled_width(tr("model"), w * 1.3f));
-    {
-        std::vector<std::pair<const char*, const char*>> presets;
-        for (const auto& p : lab_presets()) presets.emplace_back(p.name, p.name);
-        choice_combo(tr("model"), d.preset, presets, w * 1.3f);
-        if (ImGui::IsItemHovered())
-            for (const auto& p : lab_presets())
-                if (d.preset == p.name) ImGui::SetTooltip("%s", tr(p.description));
-    }
-    same_line_if_fits(labeled_width(tr("norm placement"), w));
-    choice_combo(tr("norm placement"), d.norm_placement,
-                 {{"", TS_N_("preset's")}, {"pre", "pre-norm"}, {"post", "post-norm"}}, w);
-    same_line_if_fits(labeled_width(tr("norm"), w));
-    choice_combo(tr("norm"), d.norm, {{"", TS_N_("preset's")}, {"layernorm", "LayerNorm"}, {"rmsnorm", "RMSNorm"}}, w);
-    same_line_if_fits(labeled_width(tr("heads"), w));
-    choice_combo(tr("heads"), d.attention, {{"", TS_N_("preset's")}, {"mha", "MHA"}, {"gqa", "GQA"}, {"mqa", "MQA"}},
-                 w);
-    same_line_if_fits(labeled_width(tr("positions"), w));
-    choice_combo(tr("positions"), d.position,
-                 {{"", TS_N_("preset's")},
-                  {"learned", TS_N_("learned")},
-                  {"sinusoidal", TS_N_("sinusoidal")},
-                  {"rope", "RoPE"},
-                  {"none", TS_N_("none")}},
-                 w);
-    same_line_if_fits(labeled_width("QK-norm", 0));
-    ImGui::Checkbox("QK-norm", &d.qk_norm);
+        ImGui::BeginDisabled(active);
+        std::string corpus = to_string(d.corpus);
+        choice_combo(tr("corpus"), corpus,
+                     {{"repeated-random", TS_N_("repeated random letters")},
+                      {"english", TS_N_("English text (corpus/corpus.txt)")},
+                      {"file", TS_N_("a text file")}},
+                     w * 1.6f);
+        d.corpus = lab_corpus_from_string(corpus);
+        if (d.corpus != LabCorpus::RepeatedRandom) {
+            same_line_if_fits(line_h * 16);
+            ImGui::SetNextItemWidth(line_h * 16);
+            text_field("##lab_file",
+                       d.corpus == LabCorpus::TextFile ? tr("path of a UTF-8 text file")
+                                                       : tr("corpus/corpus.txt (empty: found on its own)"),
+                       d.corpus_file);
+        }
+        same_line_if_fits(labeled_width(tr("model"), w * 1.3f));
+        {
+            std::vector<std::pair<const char*, const char*>> presets;
+            for (const auto& p : lab_presets()) presets.emplace_back(p.name, p.name);
+            choice_combo(tr("model"), d.preset, presets, w * 1.3f);
+            if (ImGui::IsItemHovered())
+                for (const auto& p : lab_presets())
+                    if (d.preset == p.name) ImGui::SetTooltip("%s", tr(p.description));
+        }
+        same_line_if_fits(labeled_width(tr("norm placement"), w));
+        choice_combo(tr("norm placement"), d.norm_placement,
+                     {{"", TS_N_("preset's")}, {"pre", "pre-norm"}, {"post", "post-norm"}}, w);
+        same_line_if_fits(labeled_width(tr("norm"), w));
+        choice_combo(tr("norm"), d.norm, {{"", TS_N_("preset's")}, {"layernorm", "LayerNorm"}, {"rmsnorm", "RMSNorm"}},
+                     w);
+        same_line_if_fits(labeled_width(tr("heads"), w));
+        choice_combo(tr("heads"), d.attention,
+                     {{"", TS_N_("preset's")}, {"mha", "MHA"}, {"gqa", "GQA"}, {"mqa", "MQA"}}, w);
+        same_line_if_fits(labeled_width(tr("positions"), w));
+        choice_combo(tr("positions"), d.position,
+                     {{"", TS_N_("preset's")},
+                      {"learned", TS_N_("learned")},
+                      {"sinusoidal", TS_N_("sinusoidal")},
+                      {"rope", "RoPE"},
+                      {"none", TS_N_("none")}},
+                     w);
+        same_line_if_fits(labeled_width("QK-norm", 0));
+        ImGui::Checkbox("QK-norm", &d.qk_norm);
 
-    // --- how to train ---
-    train::TrainOptions& o = d.train;
-    ImGui::SetNextItemWidth(w);
-    ImGui::SliderInt(tr("steps"), &o.steps, 100, 20000, "%d", ImGuiSliderFlags_Logarithmic);
-    same_line_if_fits(labeled_width(tr("learning rate"), w));
-    ImGui::SetNextItemWidth(w);
-    if (slider_log(tr("learning rate"), &o.lr, 1e-4f, 3e-2f, "%.2g")) o.min_lr = o.lr / 10;
-    same_line_if_fits(labeled_width(tr("warm-up steps"), w));
-    ImGui::SetNextItemWidth(w);
-    ImGui::SliderInt(tr("warm-up steps"), &o.warmup, 0, 2000);
-    same_line_if_fits(labeled_width(tr("batch"), w));
-    ImGui::SetNextItemWidth(w);
-    ImGui::SliderInt(tr("batch"), &o.batch, 1, 64);
-    same_line_if_fits(labeled_width(tr("sequence length"), w));
-    ImGui::SetNextItemWidth(w);
-    ImGui::SliderInt(tr("sequence length"), &o.seq_len, 8, 256);
-    same_line_if_fits(labeled_width(tr("dropout"), w));
-    ImGui::SetNextItemWidth(w);
-    ImGui::SliderFloat(tr("dropout"), &o.dropout, 0.0f, 0.5f, "%.2f");
-    same_line_if_fits(labeled_width(tr("weight decay"), w));
-    ImGui::SetNextItemWidth(w);
-    ImGui::SliderFloat(tr("weight decay"), &o.weight_decay, 0.0f, 0.5f, "%.2f");
-    same_line_if_fits(labeled_width(tr("z-loss"), w));
-    ImGui::SetNextItemWidth(w);
-    ImGui::SliderFloat(tr("z-loss"), &o.z_loss, 0.0f, 0.01f, "%.4f");
-    same_line_if_fits(labeled_width(tr("label smoothing"), w));
-    ImGui::SetNextItemWidth(w);
-    ImGui::SliderFloat(tr("label smoothing"), &o.label_smoothing, 0.0f, 0.3f, "%.2f");
-    same_line_if_fits(labeled_width(tr("seed"), w));
-    ImGui::SetNextItemWidth(w);
-    int seed = int(o.seed);
-    if (ImGui::SliderInt(tr("seed"), &seed, 1, 100)) o.seed = uint64_t(seed);
-    ImGui::EndDisabled();
+        // --- how to train ---
+        train::TrainOptions& o = d.train;
+        ImGui::SetNextItemWidth(w);
+        ImGui::SliderInt(tr("steps"), &o.steps, 100, 20000, "%d", ImGuiSliderFlags_Logarithmic);
+        same_line_if_fits(labeled_width(tr("learning rate"), w));
+        ImGui::SetNextItemWidth(w);
+        if (slider_log(tr("learning rate"), &o.lr, 1e-4f, 3e-2f, "%.2g")) o.min_lr = o.lr / 10;
+        same_line_if_fits(labeled_width(tr("warm-up steps"), w));
+        ImGui::SetNextItemWidth(w);
+        ImGui::SliderInt(tr("warm-up steps"), &o.warmup, 0, 2000);
+        same_line_if_fits(labeled_width(tr("batch"), w));
+        ImGui::SetNextItemWidth(w);
+        ImGui::SliderInt(tr("batch"), &o.batch, 1, 64);
+        same_line_if_fits(labeled_width(tr("sequence length"), w));
+        ImGui::SetNextItemWidth(w);
+        ImGui::SliderInt(tr("sequence length"), &o.seq_len, 8, 256);
+        same_line_if_fits(labeled_width(tr("dropout"), w));
+        ImGui::SetNextItemWidth(w);
+        ImGui::SliderFloat(tr("dropout"), &o.dropout, 0.0f, 0.5f, "%.2f");
+        same_line_if_fits(labeled_width(tr("weight decay"), w));
+        ImGui::SetNextItemWidth(w);
+        ImGui::SliderFloat(tr("weight decay"), &o.weight_decay, 0.0f, 0.5f, "%.2f");
+        same_line_if_fits(labeled_width(tr("z-loss"), w));
+        ImGui::SetNextItemWidth(w);
+        ImGui::SliderFloat(tr("z-loss"), &o.z_loss, 0.0f, 0.01f, "%.4f");
+        same_line_if_fits(labeled_width(tr("label smoothing"), w));
+        ImGui::SetNextItemWidth(w);
+        ImGui::SliderFloat(tr("label smoothing"), &o.label_smoothing, 0.0f, 0.3f, "%.2f");
+        same_line_if_fits(labeled_width(tr("seed"), w));
+        ImGui::SetNextItemWidth(w);
+        int seed = int(o.seed);
+        if (ImGui::SliderInt(tr("seed"), &seed, 1, 100)) o.seed = uint64_t(seed);
+        ImGui::EndDisabled();
     }
     d.train.warmup = std::clamp(d.train.warmup, 0, d.train.steps);
     d.train.snapshot_every = std::max(10, d.train.steps / 30);  // about 30 snapshots on the timeline
