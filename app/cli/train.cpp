@@ -189,16 +189,12 @@ int run_lab(const Args& args) {
     std::fprintf(stderr, "lab: %s on %s, %lld parameters, %d steps of %d x %d tokens\n", s.preset.c_str(),
                  studio::to_string(s.corpus), (long long)c.parameter_count(), s.train.steps, s.train.batch,
                  s.train.seq_len);
-    int64_t induction_step = -1;
     const auto best_induction = [&run] {
         return run.history().probes.empty() ? 0.0f : run.history().probes.back().induction.maxCoeff();
     };
     while (!run.done()) {
         run.step();
         const auto& h = run.history();
-        if (induction_step < 0 && !h.probes.empty() && h.probes.back().step == run.current_step() &&
-            best_induction() >= 0.5f)
-            induction_step = run.current_step();
         if (run.current_step() % std::max(1, s.train.log_every) == 0 || run.done()) {
             std::fprintf(stderr, "step %6lld/%d | loss %.4f", (long long)run.current_step(), s.train.steps,
                          double(h.steps.back().loss));
@@ -208,6 +204,7 @@ int run_lab(const Args& args) {
         }
     }
     const auto& h = run.history();
+    const int64_t induction_step = h.first_induction_step(0.5f);
     std::fprintf(stderr, "done: %lld steps in %.1f s; held-out loss %.4f; best induction score %.2f",
                  (long long)run.current_step(), h.elapsed_s, h.val.empty() ? NAN : h.val.back().second,
                  double(best_induction()));

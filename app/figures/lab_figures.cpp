@@ -201,12 +201,7 @@ std::vector<plot::Figure> lab_figures(const LabHistory& h, int64_t marker) {
         f.y.max = 1;
         f.ref_lines.push_back({false, 0.5, "0.5", plot::Rgba{0.5f, 0.5f, 0.5f, 1}});
         if (!h.probes.empty()) {
-            int64_t first = -1;
-            for (const auto& p : h.probes)
-                if (p.induction.maxCoeff() >= 0.5f) {
-                    first = p.step;
-                    break;
-                }
+            const int64_t first = h.first_induction_step(0.5f);
             const std::string now = trf("best induction head now: %s, %s", head_name(best_l, best_h).c_str(),
                                         plot::format_value(ind.y.back()).c_str());
             f.note =

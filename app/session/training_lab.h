@@ -128,6 +128,12 @@ struct LabHistory {
     /// NaN for text.
     double uniform_loss = std::numeric_limits<double>::quiet_NaN();
     int alphabet = 0;
+    /// The first probed step whose best induction score is ≥ threshold; -1 when none is.
+    [[nodiscard]] int64_t first_induction_step(float threshold = 0.5f) const {
+        for (const auto& p : probes)
+            if (p.induction.size() > 0 && p.induction.maxCoeff() >= threshold) return p.step;
+        return -1;
+    }
 };
 
 /// A run folder's record read back from its settings.json and lab_log.jsonl (render --lab-run, a run's figures
