@@ -90,6 +90,21 @@ std::string error_of(F&& f) {
     return "<no error>";
 }
 
+/// The message of any std::exception `f` throws, or "<no error>" (f's result, if any, is dropped).
+template <class F>
+std::string exception_message(F&& f) {
+    try {
+        (void)f();
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+    return "<no error>";
+}
+
+/// Expects `expr` to throw a std::exception whose message contains `part`.
+#define EXPECT_THROW_MSG(expr, part) \
+    EXPECT_TRUE(::ts::test::contains(::ts::test::exception_message([&] { return expr; }), {part}))
+
 /// Succeeds when `msg` contains every one of `parts`; else names the first missing part.
 inline ::testing::AssertionResult contains(const std::string& msg, std::initializer_list<std::string> parts) {
     for (const auto& p : parts)

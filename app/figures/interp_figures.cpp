@@ -271,8 +271,12 @@ std::string method_title(interp::AttributionMethod m) {
 std::vector<plot::Figure> translation_attribution_figures(const InterpResult& r) {
     const interp::Seq2SeqAttribution& a = *r.inputs_seq2seq;
     std::vector<plot::Figure> out;
-    plot::Figure f = matrix_figure(a.source, r.output_labels, r.source_labels, tr("generated token"),
-                                   tr("source token"), tr("attribution"), "nats", false);
+    // Each row's ρ beside its token: which rows agree with attention is the figure's point.
+    std::vector<std::string> rows = r.output_labels;
+    for (size_t t = 0; t < rows.size() && t < r.rank_corr.size(); ++t)
+        rows[t] += std::isnan(r.rank_corr[t]) ? std::string("  ρ –") : "  " + trf("ρ %.2f", double(r.rank_corr[t]));
+    plot::Figure f = matrix_figure(a.source, rows, r.source_labels, tr("generated token"), tr("source token"),
+                                   tr("attribution"), "nats", false);
     f.title = trf("%s: how each source token moves log p(generated token)", method_title(a.method).c_str());
     f.view = "input-attribution";
     double corr = 0;

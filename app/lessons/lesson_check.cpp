@@ -47,8 +47,8 @@ struct ScanCache {
     std::string error;
 };
 
-/// Tells snapshots apart even when an address and an id repeat (snapshots made outside the worker all have id 0):
-/// the token ids and a few logits.
+}  // namespace
+
 std::string snapshot_fingerprint(const Snapshot* s) {
     if (!s) return "-";
     std::string f = std::to_string(uintptr_t(s->trace.get()));
@@ -63,8 +63,6 @@ std::string snapshot_fingerprint(const Snapshot* s) {
     }
     return f;
 }
-
-}  // namespace
 
 double knob_value(const UiState& st, const std::string& knob, double answer) {
     if (knob == "answer") return answer;

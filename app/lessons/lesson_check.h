@@ -26,6 +26,9 @@ struct MeasureInfo {
 
 /// The knob's current value in the state (or `answer` for the knob "answer"). Throws std::invalid_argument when
 /// the knob is not a numeric UiState field.
+/// Tells snapshots apart even when an address and an id repeat (snapshots made outside the worker all have id 0):
+/// the trace's address, the token ids and a few logits. "-" for null.
+[[nodiscard]] std::string snapshot_fingerprint(const Snapshot* s);
 [[nodiscard]] double knob_value(const UiState& st, const std::string& knob, double answer);
 /// Sets a numeric knob (rounded for integer fields, then clamped to the setting's range like a loaded state:
 /// a lesson cannot ask for a 1e9-wide position table); "answer" is not a state field and is ignored.

@@ -5,7 +5,9 @@
 #include "app/figures/figures.h"
 #include "app/i18n/tr.h"
 #include "app/plot/ticks.h"
+#include "core/interp/attention_flow.h"
 #include "core/interp/head_detectors.h"
+#include "core/interp/input_attribution.h"
 #include "core/interp/neurons.h"
 #include "core/kernels/attention_rows.h"
 #include "core/kernels/ops.h"
@@ -15,6 +17,7 @@
 #include <cstdio>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <random>
 #include <span>
 #include <stdexcept>
@@ -133,6 +136,61 @@ double logsumexp_at(const Params& p, const Snapshot* s) {
     const std::span<const float> row = sn.logits_row(pos);  // empty when out of range or no head
     if (row.empty()) throw std::runtime_error(tr("no logits at that position"));
     return double(logsumexp_rows(Eigen::Map<const MatrixRM>(row.data(), 1, Eigen::Index(row.size())))(0));
+}
+
+/// Input attribution of a translation as the input-attribution view shows it for a typed target: row t explains
+/// the decoder's token t + 1 from its inputs 0..t (the state's method, steps, span and baseline); beside it, per row,
+/// Spearman's ρ of |source attribution| with the cross-attention averaged over decoder layers and heads.
+struct TranslationAttribution {
+    MatrixRM source;         ///< (T − 1, S)
+    std::vector<float> rho;  ///< (T − 1)
+};
+
+/// Cached per snapshot and options: a question and its claims ask for several rows of the same attribution.
+TranslationAttribution translation_attribution(const UiState& st, const Snapshot& sn) {
+    const Model& m = *sn.model;
+    const ModelConfig& c = m.config();
+    if (c.arch != Arch::EncoderDecoder || !sn.source_tokens || !sn.tokens)
+        throw std::runtime_error(tr("this measure needs the translation model (an encoder–decoder)"));
+    const std::vector<int>& src = sn.source_tokens->ids;
+    const std::vector<int>& dec = sn.tokens->ids;
+    if (src.empty() || dec.size() < 2) throw std::runtime_error(tr("the text needs at least two tokens"));
+    interp::AttributionOptions o;
+    o.method =
+        interp::parse_attribution_method(st.attr_method).value_or(interp::AttributionMethod::IntegratedGradients);
+    o.steps = st.attr_steps;
+    o.span = st.attr_span;
+    o.baseline =
+        interp::parse_attribution_baseline(st.attr_baseline).value_or(interp::AttributionBaseline::MeanEmbedding);
+    static std::mutex mu;
+    static std::string cached_key;
+    static TranslationAttribution cached;
+    const std::string key = std::to_string(uintptr_t(&m)) + '|' + std::to_string(sn.id) + '|' +
+        snapshot_fingerprint(&sn) + '|' + st.attr_method + '|' + std::to_string(o.steps) + '|' +
+        std::to_string(o.span) + '|' + st.attr_baseline;
+    {
+        const std::lock_guard<std::mutex> lock(mu);
+        if (key == cached_key) return cached;
+    }
+    const std::vector<int> dec_in(dec.begin(), dec.end() - 1), out(dec.begin() + 1, dec.end());
+    std::unique_ptr<interp::GradientModel> grad;
+    if (o.method != interp::AttributionMethod::Occlusion) grad = std::make_unique<interp::GradientModel>(m);
+    TranslationAttribution r;
+    r.source = interp::attribute_translation(m, grad.get(), src, dec_in, out, o).source;
+    const MatrixRM attn = interp::mean_of(interp::head_mean_attention(*sn.trace, "dec", c.n_layers, "cross_attn"));
+    r.rho = interp::attention_attribution_rank_corr(r.source, attn.topRows(Eigen::Index(dec_in.size())));
+    const std::lock_guard<std::mutex> lock(mu);
+    cached_key = key;
+    cached = r;
+    return r;
+}
+
+/// params["row"] (negative counts from the end) checked against `rows` generated tokens.
+int pick_row(const Params& p, int rows) {
+    int r = int_param(p, "row", 0, -(1 << 24), 1 << 24);
+    if (r < 0) r += rows;
+    if (r < 0 || r >= rows) throw std::runtime_error(trf("choose a generated token from row 0 to %d", rows - 1));
+    return r;
 }
 
 using MeasureFn = double (*)(const Params&, const UiState&, const Snapshot*, const Model*);
@@ -300,6 +358,32 @@ const std::vector<MeasureDef>& measure_defs() {
          [](const Params& p, const UiState&, const Snapshot* s, const Model*) {
              const double lz = logsumexp_at(p, s);
              return num_param(p, "coef", 1e-4) * lz * lz;
+         }},
+        {{"attention_attribution_rho",
+          true,
+          {"row"},
+          "Spearman's rho of |input attribution| over the source tokens with the cross-attention (mean over decoder "
+          "layers and heads) for generated token `row` (0 = the first; the input-attribution view's rows) of the "
+          "translation model's typed target; attribution by the state's method, steps and baseline (Jain & Wallace "
+          "2019)"},
+         [](const Params& p, const UiState& st, const Snapshot* s, const Model*) {
+             const TranslationAttribution a = translation_attribution(st, need_snap(s));
+             return double(a.rho[size_t(pick_row(p, int(a.rho.size())))]);
+         }},
+        {{"source_attribution",
+          true,
+          {"row", "source"},
+          "input attribution of source token `source` (negative counts from the end) for generated token `row` of "
+          "the translation model's typed target (the input-attribution view's cell; occlusion: the nats lost when the "
+          "token is hidden)"},
+         [](const Params& p, const UiState& st, const Snapshot* s, const Model*) {
+             const TranslationAttribution a = translation_attribution(st, need_snap(s));
+             const int row = pick_row(p, int(a.source.rows()));
+             const int S = int(a.source.cols());
+             int j = int_param(p, "source", 0, -(1 << 24), 1 << 24);
+             if (j < 0) j += S;
+             if (j < 0 || j >= S) throw std::runtime_error(trf("choose a source token from 0 to %d", S - 1));
+             return double(a.source(row, j));
          }},
         {{"token_count", true, {}, "tokens of the text (the encoder's input on an encoder–decoder model)"},
          [](const Params&, const UiState&, const Snapshot* s, const Model*) {

@@ -49,6 +49,11 @@ std::string elide(const Canvas& c, const std::string& s, float room) {
     return s.substr(0, cut) + "…";
 }
 
+// `s` itself when it is at most `room` wide, else elide()'s cut.
+std::string fit(const Canvas& c, const std::string& s, float room) {
+    return c.text_width(s) <= room ? s : elide(c, s, room);
+}
+
 std::vector<std::string> split_lines(const std::string& s) {
     std::vector<std::string> out(1);
     for (char ch : s) {
@@ -222,12 +227,16 @@ PaintedFigure paint_figure(Canvas& c, const Figure& f, const Rect& cell, const P
     for (size_t i = 0; f.x.show_labels && i < f.x.categories.size(); i += size_t(L.category_stride_x)) {
         const float x = T.px(double(i) + half);
         const std::string& s = f.x.categories[i];
-        if (L.rotate_x_categories)
-            c.text_vertical({x, P.y1 + 5 * u + std::min(measure(s), L.x_label.y0 - L.plot.y1) / 2}, s, th.text);
-        else c.text({x, P.y1 + 4 * u}, s, th.text, HAlign::Center, VAlign::Top);
+        if (L.rotate_x_categories) {
+            // The layout caps the room under the plot: a longer label is cut with "…", not clipped mid-glyph.
+            const std::string shown = fit(c, s, std::max(0.0f, L.x_label.y0 - L.plot.y1 - 5 * u));
+            c.text_vertical({x, P.y1 + 5 * u + measure(shown) / 2}, shown, th.text);
+        } else c.text({x, P.y1 + 4 * u}, s, th.text, HAlign::Center, VAlign::Top);
     }
     for (size_t i = 0; f.y.show_labels && i < f.y.categories.size(); i += size_t(L.category_stride_y))
-        c.text({P.x0 - 5 * u, T.py(double(i) + half)}, f.y.categories[i], th.text, HAlign::Right, VAlign::Middle);
+        c.text({P.x0 - 5 * u, T.py(double(i) + half)},
+               fit(c, f.y.categories[i], std::max(0.0f, P.x0 - 5 * u - off(L.y_label).x1)), th.text, HAlign::Right,
+               VAlign::Middle);
     const std::string xtitle = f.x.shown_title(), ytitle = f.y.shown_title();
     if (!xtitle.empty()) {
         const Rect xr = off(L.x_label);

@@ -125,29 +125,11 @@ void attribute_translation_for(InterpResult& r, const UiState& st, const LoadedM
     fo.capture = CaptureFilter::prefixes({"dec."});
     fo.compute_logits = false;
     const ForwardResult fr = forward_seq2seq(model, src, dec_in, fo);
-    const int S = int(src.size()), T = int(dec_in.size());
-    r.cross_attn_mean.setZero(T, S);
-    int n = 0;
-    for (int l = 0; l < c.n_layers; ++l) {
-        const Tensor* p = fr.trace ? fr.trace->find("dec." + std::to_string(l) + ".cross_attn.probs") : nullptr;
-        if (!p) continue;
-        const ConstMapRM probs(p->data.data(), int64_t(c.n_heads) * T, S);
-        for (int h = 0; h < c.n_heads; ++h) r.cross_attn_mean += probs.middleRows(int64_t(h) * T, T);
-        n += c.n_heads;
-    }
-    if (n == 0) throw std::invalid_argument("the forward recorded no cross-attention");
-    r.cross_attn_mean /= float(n);
-    r.cross_attn_layers = n / c.n_heads;
+    if (!fr.trace) throw std::invalid_argument("the forward recorded no cross-attention");
+    r.cross_attn_mean = interp::mean_of(interp::head_mean_attention(*fr.trace, "dec", c.n_layers, "cross_attn"));
+    r.cross_attn_layers = c.n_layers;
     r.cross_attn_heads = c.n_heads;
-    const interp::Seq2SeqAttribution& a = *r.inputs_seq2seq;
-    for (int t = 0; t < T; ++t) {
-        std::vector<float> attr(static_cast<size_t>(S)), attn(static_cast<size_t>(S));
-        for (int j = 0; j < S; ++j) {
-            attr[size_t(j)] = std::abs(a.source(t, j));
-            attn[size_t(j)] = r.cross_attn_mean(t, j);
-        }
-        r.rank_corr.push_back(interp::spearman(attr, attn));
-    }
+    r.rank_corr = interp::attention_attribution_rank_corr(r.inputs_seq2seq->source, r.cross_attn_mean);
 }
 
 }  // namespace
@@ -255,8 +237,9 @@ InterpResult run_interp(InterpResult::Kind kind, const UiState& st, const Loaded
                              .value_or(interp::AttributionBaseline::MeanEmbedding);
             o.progress = progress;
             o.cancel = cancel;
-            std::unique_ptr<interp::GradientModel> grad;
-            if (o.method != interp::AttributionMethod::Occlusion) grad = std::make_unique<interp::GradientModel>(model);
+            std::shared_ptr<interp::GradientModel> grad;
+            if (o.method != interp::AttributionMethod::Occlusion)
+                grad = m.gradients ? m.gradients->lease(model) : std::make_shared<interp::GradientModel>(model);
             r.inputs_options = o;
             r.inputs_options.progress = {};
             r.inputs_options.cancel = nullptr;

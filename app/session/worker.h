@@ -5,6 +5,7 @@
 #pragma once
 
 #include "app/session/text_codec.h"
+#include "core/interp/input_attribution.h"
 #include "core/forward/decode.h"
 #include "core/forward/incremental.h"
 #include "core/model/model.h"
@@ -199,6 +200,9 @@ struct LoadedModel {
     std::string translation_warning;    ///< translation.json present but unusable
     /// A GGUF file's format facts (tensor types, bits per weight, chat template); null for folders.
     std::shared_ptr<const GgufSummary> gguf;
+    /// The input-attribution backward of `model`, made on the first attribution and reused by later ones (copies of
+    /// this LoadedModel share it; it goes with the last of them).
+    std::shared_ptr<interp::GradientModelCache> gradients = std::make_shared<interp::GradientModelCache>();
 };
 
 /// Loads a GGUF file (core/formats/gguf_model.h, its tokenizer from the metadata) or a model folder: ours (config.json + model.safetensors) or a Hugging Face one (config.json with

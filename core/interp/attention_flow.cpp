@@ -112,21 +112,35 @@ private:
 
 }  // namespace
 
-std::vector<MatrixRM> head_mean_attention(const Trace& trace, const std::string& stack, int n_layers) {
+std::vector<MatrixRM> head_mean_attention(const Trace& trace, const std::string& stack, int n_layers,
+                                          const std::string& part) {
+    if (part != "attn" && part != "cross_attn")
+        throw std::invalid_argument("head_mean_attention: part is '" + part + "', expected attn or cross_attn");
     std::vector<MatrixRM> out;
     for (int l = 0; l < n_layers; ++l) {
-        const std::string name = stack + "." + std::to_string(l) + ".attn.probs";
+        const std::string name = stack + "." + std::to_string(l) + "." + part + ".probs";
         const Tensor* t = trace.find(name);
         if (!t) throw std::invalid_argument("head_mean_attention: trace has no '" + name + "' (capture it)");
-        if (t->rank() != 3 || t->shape[1] != t->shape[2])
+        if (t->rank() != 3 || (part == "attn" && t->shape[1] != t->shape[2]))
             throw std::invalid_argument("head_mean_attention: '" + name + "' is " + t->shape_str() +
-                                        ", expected (H, T, T)");
-        const int64_t H = t->shape[0], T = t->shape[1];
-        MatrixRM mean = MatrixRM::Zero(T, T);
-        for (int64_t h = 0; h < H; ++h) mean += ConstMapRM(t->data.data() + size_t(h) * T * T, T, T);
+                                        (part == "attn" ? ", expected (H, T, T)" : ", expected (H, T, S)"));
+        const int64_t H = t->shape[0], T = t->shape[1], K = t->shape[2];
+        MatrixRM mean = MatrixRM::Zero(T, K);
+        for (int64_t h = 0; h < H; ++h) mean += ConstMapRM(t->data.data() + size_t(h) * T * K, T, K);
         out.push_back(mean / float(H));
     }
     return out;
+}
+
+MatrixRM mean_of(const std::vector<MatrixRM>& ms) {
+    if (ms.empty()) throw std::invalid_argument("mean_of: no matrices");
+    MatrixRM sum = ms.front();
+    for (size_t i = 1; i < ms.size(); ++i) {
+        if (ms[i].rows() != sum.rows() || ms[i].cols() != sum.cols())
+            throw std::invalid_argument("mean_of: matrix " + std::to_string(i) + " has another shape");
+        sum += ms[i];
+    }
+    return sum / float(ms.size());
 }
 
 MatrixRM residual_augmented(const MatrixRM& a) {

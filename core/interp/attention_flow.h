@@ -14,10 +14,16 @@ namespace ts::interp {
 /// Flow is exact max-flow per (output, input) pair: refused beyond this many positions (cost below).
 inline constexpr int kMaxFlowPositions = 64;
 
-/// Ā per layer from a trace holding "<stack>.<l>.attn.probs" (H, T, T): the mean over heads, (T, T) each, layer 0
-/// first. Throws std::invalid_argument naming the tensor when one is missing or not square (T, T) (a KV-cached
-/// call attends to more keys than it has queries).
-[[nodiscard]] std::vector<MatrixRM> head_mean_attention(const Trace& trace, const std::string& stack, int n_layers);
+/// Ā per layer from a trace holding "<stack>.<l>.<part>.probs" (H, T, K): the mean over heads, (T, K) each, layer 0
+/// first. part "attn" (self-attention; K must equal T) or "cross_attn" (an encoder–decoder's decoder: K = S source
+/// tokens; stack "dec"). Throws std::invalid_argument naming the tensor when one is missing, is not rank 3, or (self-
+/// attention) is not square (a KV-cached call attends to more keys than it has queries).
+[[nodiscard]] std::vector<MatrixRM> head_mean_attention(const Trace& trace, const std::string& stack, int n_layers,
+                                                        const std::string& part = "attn");
+
+/// The element-wise mean of equally shaped matrices (e.g. head_mean_attention's layers: the mean over layers and
+/// heads). Throws std::invalid_argument on an empty list or differing shapes.
+[[nodiscard]] MatrixRM mean_of(const std::vector<MatrixRM>& ms);
 
 /// a (T, T) -> rownorm(0.5·a + 0.5·I). Rows of a that sum to 1 stay summed to 1; a fully masked (zero) row gives I's.
 [[nodiscard]] MatrixRM residual_augmented(const MatrixRM& a);

@@ -5,6 +5,7 @@
 #include "core/train/train_model.h"
 
 #include <algorithm>
+#include <mutex>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -261,6 +262,39 @@ MatrixRM GradientModel::token_embeddings(const std::vector<int>& ids) const {
     return x;
 }
 
+struct GradientModelCache::Slot {
+    std::mutex mu;
+    const Model* model = nullptr;  ///< the model `grad` was made for
+    std::unique_ptr<GradientModel> grad;
+};
+
+GradientModelCache::GradientModelCache() : m_slot(std::make_shared<Slot>()) {}
+
+std::shared_ptr<GradientModel> GradientModelCache::lease(const Model& m) {
+    std::unique_ptr<GradientModel> g;
+    {
+        const std::lock_guard<std::mutex> lock(m_slot->mu);
+        if (m_slot->model == &m && m_slot->grad) g = std::move(m_slot->grad);
+    }
+    if (!g) g = std::make_unique<GradientModel>(m);
+    // Given back when the lease ends; the slot outlives the cache while a lease is out.
+    return std::shared_ptr<GradientModel>(g.release(), [slot = m_slot, model = &m](GradientModel* p) {
+        std::unique_ptr<GradientModel> back(p);
+        const std::lock_guard<std::mutex> lock(slot->mu);
+        if (!slot->grad || slot->model != model) {
+            slot->grad = std::move(back);
+            slot->model = model;
+        }
+    });
+}
+
+void GradientModelCache::clear() {
+    std::unique_ptr<GradientModel> old;
+    const std::lock_guard<std::mutex> lock(m_slot->mu);
+    old = std::move(m_slot->grad);
+    m_slot->model = nullptr;
+}
+
 Attribution attribute_tokens(const Model& m, GradientModel* grad, const std::vector<int>& ids,
                              const AttributionTarget& target, const AttributionOptions& opt) {
     const ModelConfig& c = m.config();
@@ -444,6 +478,25 @@ float spearman(const std::vector<float>& a, const std::vector<float>& b) {
     }
     if (saa == 0 || sbb == 0) return kNaN;
     return float(sab / std::sqrt(saa * sbb));
+}
+
+std::vector<float> attention_attribution_rank_corr(const MatrixRM& source, const MatrixRM& attn) {
+    if (source.rows() != attn.rows() || source.cols() != attn.cols())
+        throw std::invalid_argument("attention_attribution_rank_corr: attribution is (" +
+                                    std::to_string(source.rows()) + ", " + std::to_string(source.cols()) +
+                                    "), attention (" + std::to_string(attn.rows()) + ", " +
+                                    std::to_string(attn.cols()) + ")");
+    std::vector<float> rho;
+    const size_t S = size_t(source.cols());
+    std::vector<float> a(S), b(S);
+    for (Eigen::Index t = 0; t < source.rows(); ++t) {
+        for (size_t j = 0; j < S; ++j) {
+            a[j] = std::abs(source(t, Eigen::Index(j)));
+            b[j] = attn(t, Eigen::Index(j));
+        }
+        rho.push_back(spearman(a, b));
+    }
+    return rho;
 }
 
 }  // namespace ts::interp

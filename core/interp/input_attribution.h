@@ -86,6 +86,24 @@ private:
     std::unique_ptr<train::TrainModel> m_net;
 };
 
+/// Keeps one GradientModel made for one Model, so that repeated attributions of that model reuse its float32 copy
+/// of the weights instead of making it again. Thread-safe. A lease is exclusive: while one is out, another lease
+/// builds a GradientModel of its own, which is not kept. A lease for another Model replaces the kept one when it
+/// ends.
+class GradientModelCache {
+public:
+    GradientModelCache();
+    /// The kept GradientModel of `m` (made now when none is kept, or the kept one is another model's), returned to
+    /// the cache when the last copy of the pointer is gone. Throws as GradientModel's constructor.
+    [[nodiscard]] std::shared_ptr<GradientModel> lease(const Model& m);
+    /// Frees the kept GradientModel (a lease that is out is kept when it ends).
+    void clear();
+
+private:
+    struct Slot;
+    std::shared_ptr<Slot> m_slot;
+};
+
 /// Scores of one prediction of a decoder-only model.
 struct Attribution {
     AttributionMethod method = AttributionMethod::IntegratedGradients;
@@ -127,5 +145,11 @@ struct Seq2SeqAttribution {
 /// Spearman's rank correlation of two equally long vectors (average ranks for ties; scipy.stats.spearmanr), NaN
 /// when either is constant or shorter than 2. Throws std::invalid_argument on different lengths.
 [[nodiscard]] float spearman(const std::vector<float>& a, const std::vector<float>& b);
+
+/// Per generated token t, Spearman's ρ of |source(t, ·)| (a Seq2SeqAttribution's source scores) with attn(t, ·) (the
+/// cross-attention over the same pairs, e.g. the mean over decoder layers and heads): where attention and
+/// attribution agree on which source tokens matter (Jain & Wallace 2019). (T) values, NaN for constant rows. Throws
+/// std::invalid_argument when the shapes differ.
+[[nodiscard]] std::vector<float> attention_attribution_rank_corr(const MatrixRM& source, const MatrixRM& attn);
 
 }  // namespace ts::interp

@@ -192,6 +192,12 @@ TEST(Lessons, EncoderDecoderLessonRunsOnAnEncoderDecoderModel) {
     LoadedModel lm;
     lm.model = std::make_shared<const Model>(c, init_weights(c, 11));
     lm.codec = make_byte_codec(c.vocab_size);
+    auto spec = std::make_shared<TranslationSpec>();  // the attribution step reads translation.json's ids
+    spec->direction = "both";
+    spec->pad_id = 0;
+    spec->decoder_start_id = spec->source_end_id = spec->target_end_id = 1;
+    spec->target_language_ids = {{"en", 2}, {"zh", 3}};
+    lm.translation = spec;
     const Lesson* l = nullptr;
     for (const Lesson& x : bundled().lessons)
         if (x.id == "encoder-decoder") l = &x;

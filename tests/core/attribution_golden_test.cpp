@@ -21,18 +21,6 @@ std::vector<float> vec(const Tensor& t) { return t.data; }
 
 MatrixRM row_of(const std::vector<float>& v) { return Eigen::Map<const MatrixRM>(v.data(), 1, Eigen::Index(v.size())); }
 
-// The message of the exception `f` throws, or "<no error>".
-template <class F>
-std::string message_of(F&& f) {
-    try {
-        (void)f();
-    } catch (const std::exception& e) {
-        return e.what();
-    }
-    return "<no error>";
-}
-#define EXPECT_THROW_MSG(expr, part) EXPECT_TRUE(test::contains(message_of([&] { return expr; }), {part}))
-
 // ||a - b|| / ||b||.
 float rel_err(const Eigen::Ref<const MatrixRM>& a, const Eigen::Ref<const MatrixRM>& b) {
     return (a - b).norm() / std::max(b.norm(), 1e-30f);
@@ -226,7 +214,51 @@ TEST(Attribution, SpearmanAsScipy) {
     EXPECT_NEAR(spearman({1, 2, 3, 4, 5}, {5, 6, 7, 8, 7}), 0.8207826816681233f, 1e-6f);
     EXPECT_NEAR(spearman({1, 2, 3}, {3, 2, 1}), -1.0f, 1e-6f);
     EXPECT_TRUE(std::isnan(spearman({1, 1, 1}, {1, 2, 3})));
-    EXPECT_THROW(spearman({1, 2}, {1}), std::invalid_argument);
+    EXPECT_THROW((void)spearman({1, 2}, {1}), std::invalid_argument);
+}
+
+TEST(Attribution, RankCorrelationPerRowUsesTheMagnitudeOfTheScores) {
+    MatrixRM attr(2, 3), attn(2, 3);
+    attr << -3, 1, 2,  // |·| = 3, 1, 2: ranked like attn's row 0
+        1, 2, 3;
+    attn << 0.5f, 0.1f, 0.4f,  //
+        0.6f, 0.3f, 0.1f;      // the reverse order
+    const std::vector<float> rho = attention_attribution_rank_corr(attr, attn);
+    ASSERT_EQ(rho.size(), 2u);
+    EXPECT_NEAR(rho[0], 1.0f, 1e-6f);
+    EXPECT_NEAR(rho[1], -1.0f, 1e-6f);
+    EXPECT_THROW_MSG(attention_attribution_rank_corr(attr, MatrixRM::Zero(2, 2)), "attention (2, 2)");
+}
+
+TEST(Attribution, GradientModelCacheLendsTheSameModelAgainAndAnotherOneWhileLent) {
+    const test::GoldenModel g = test::load_golden_model("model_gpt2.safetensors");
+    const test::GoldenModel h = test::load_golden_model("model_llama.safetensors");
+    GradientModelCache cache;
+    GradientModel* first = nullptr;
+    {
+        const std::shared_ptr<GradientModel> a = cache.lease(*g.model);
+        first = a.get();
+        // While `a` is out, a second lease gets a GradientModel of its own.
+        const std::shared_ptr<GradientModel> b = cache.lease(*g.model);
+        EXPECT_NE(b.get(), first);
+    }
+    // Given back: the next lease of the same model reuses one, and it still computes the same scores.
+    const std::vector<int> ids = g.ids("in.ids");
+    AttributionOptions opt;
+    opt.method = AttributionMethod::GradientTimesInput;
+    GradientModel fresh(*g.model);
+    const Attribution want = attribute_tokens(*g.model, &fresh, ids, {-1, 3, -1}, opt);
+    {
+        const std::shared_ptr<GradientModel> again = cache.lease(*g.model);
+        const Attribution got = attribute_tokens(*g.model, again.get(), ids, {-1, 3, -1}, opt);
+        EXPECT_ALLCLOSE(row_of(got.scores), row_of(want.scores), 0.0f, 0.0f);
+        // Another model gets its own, built for it.
+        const std::shared_ptr<GradientModel> other = cache.lease(*h.model);
+        EXPECT_EQ(other->config().d_model, h.model->config().d_model);
+        EXPECT_NE(other.get(), again.get());
+    }
+    cache.clear();
+    EXPECT_NE(cache.lease(*g.model), nullptr);
 }
 
 TEST(Attribution, MethodNamesRoundTrip) {

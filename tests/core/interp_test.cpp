@@ -181,6 +181,34 @@ TEST(AttentionFlow, TwoLayerFlowIsBoundedByItsCut) {
     EXPECT_NEAR(r(1, 1), 0.25f, 1e-7f);
 }
 
+TEST(AttentionFlow, HeadMeanOfCrossAttentionIsTheMeanOverHeadsThenLayers) {
+    // Two layers of cross-attention, 2 heads, 2 target rows, 3 source tokens: probs[h, t, s] = 0.1·(h + 1) + t + 10·l
+    // + 100·s, so the head mean is 0.15 + t + 10·l + 100·s and the layer mean 0.15 + t + 5 + 100·s.
+    Trace trace(CaptureFilter::all());
+    for (int l = 0; l < 2; ++l) {
+        std::vector<float> v;
+        for (int h = 0; h < 2; ++h)
+            for (int t = 0; t < 2; ++t)
+                for (int s = 0; s < 3; ++s)
+                    v.push_back(0.1f * float(h + 1) + float(t) + 10.0f * float(l) + 100.0f * float(s));
+        trace.record("dec." + std::to_string(l) + ".cross_attn.probs", {2, 2, 3}, v.data());
+    }
+    const std::vector<MatrixRM> per_layer = head_mean_attention(trace, "dec", 2, "cross_attn");
+    ASSERT_EQ(per_layer.size(), 2u);
+    ASSERT_EQ(per_layer[1].rows(), 2);
+    ASSERT_EQ(per_layer[1].cols(), 3);
+    EXPECT_NEAR(per_layer[1](1, 2), 0.15f + 1 + 10 + 200, 1e-4f);
+    const MatrixRM mean = mean_of(per_layer);
+    EXPECT_NEAR(mean(0, 0), 5.15f, 1e-5f);
+    EXPECT_NEAR(mean(1, 1), 0.15f + 1 + 5 + 100, 1e-4f);
+    // Self-attention must be square; another part name is refused; shapes must agree.
+    trace.record("dec.0.attn.probs", {2, 2, 3}, std::vector<float>(12, 0.0f).data());
+    EXPECT_THROW_MSG(head_mean_attention(trace, "dec", 1), "(H, T, T)");
+    EXPECT_THROW_MSG(head_mean_attention(trace, "dec", 1, "ffn"), "attn or cross_attn");
+    EXPECT_THROW_MSG(mean_of({MatrixRM::Zero(2, 3), MatrixRM::Zero(3, 2)}), "another shape");
+    EXPECT_THROW_MSG(mean_of({}), "no matrices");
+}
+
 TEST(AttentionFlow, RefusesLongInputsAndBadShapes) {
     EXPECT_THROW((void)attention_flow({MatrixRM::Zero(65, 65)}), std::invalid_argument);
     EXPECT_THROW((void)attention_flow({}), std::invalid_argument);
