@@ -114,7 +114,7 @@ struct FfnWorkspace {
 // Shazeer 2020): (act(x W_gate^T) * (x W_up^T + b_up)) W_down^T + b_down.
 // Edits of ffn.post_act / ffn.out are applied before the trace records them.
 void ffn_forward(const ModelConfig& c, const FfnW& f, const MatrixRM& xn, FfnWorkspace& ws, const TraceSink& sink,
-                 EditList post_act_edits, EditList out_edits, int start_pos) {
+                 EditList post_act_edits, EditList out_edits, int start_pos, bool act_only = false) {
     if (f.w_gate) {
         detail::linear(xn, *f.w_gate, nullptr, ws.h);
         sink.rec("ffn.pre_act", ws.h);
@@ -129,6 +129,7 @@ void ffn_forward(const ModelConfig& c, const FfnW& f, const MatrixRM& xn, FfnWor
     }
     if (!post_act_edits.empty()) detail::apply_row_edits(post_act_edits, start_pos, ws.h);
     sink.rec("ffn.post_act", ws.h);
+    if (act_only) return;  // ForwardOptions::stop_at_ffn_act
     detail::linear(ws.h, *f.w_down, f.b_down, ws.out);
     if (!out_edits.empty()) detail::apply_row_edits(out_edits, start_pos, ws.out);
     sink.rec("ffn.out", ws.out);
@@ -136,9 +137,11 @@ void ffn_forward(const ModelConfig& c, const FfnW& f, const MatrixRM& xn, FfnWor
 
 // Runs the layers of one stack over x (T, d_model) in place. memory != nullptr adds cross-attention. `ed` holds this
 // stack's activation edits, applied where the trace would record each point (so the trace shows edited values).
-void run_layers(const Model& m, const std::string& stack, int n_layers, MatrixRM& x, const MatrixRM* memory,
+// stop_layer >= 0: return right after that layer's ffn.post_act (ForwardOptions::stop_at_ffn_act; x is then left
+// mid-layer). Returns whether it stopped.
+bool run_layers(const Model& m, const std::string& stack, int n_layers, MatrixRM& x, const MatrixRM* memory,
                 const MaskSpec& self_mask, const ForwardOptions& opt, Trace& trace, KVCache* cache, int start_pos,
-                const StackEdits& ed) {
+                const StackEdits& ed, int stop_layer) {
     const ModelConfig& c = m.config();
     const bool pre = c.norm_placement == NormPlacement::Pre;
     const int T = static_cast<int>(x.rows());
@@ -239,6 +242,7 @@ void run_layers(const Model& m, const std::string& stack, int n_layers, MatrixRM
             if (const EditList e = ed.at(i, site); !e.empty()) detail::apply_row_edits(e, start_pos, x);
         };
 
+        const bool stop_here = stop_layer == i;
         // --- parallel residual (GPT-J / GPT-NeoX): both sub-layers read the same x, their outputs are summed ---
         if (c.parallel_residual) {
             xn = norm(c, x, w.attn_norm);
@@ -248,7 +252,8 @@ void run_layers(const Model& m, const std::string& stack, int n_layers, MatrixRM
             xn = norm(c, x, w.ffn_norm);
             sink.rec("ffn_norm.out", xn);
             ffn_forward(c, w.ffn, xn, ffn_ws, sink, ed.at(i, EditSite::FfnPostAct), ed.at(i, EditSite::FfnOut),
-                        start_pos);
+                        start_pos, stop_here);
+            if (stop_here) return true;
             x += self_ws.out;  // resid_attn: x + attn(x), a partial sum here (the FFN did not see it)
             edit_resid(EditSite::ResidAttn);
             sink.rec("resid_attn", x);
@@ -314,10 +319,12 @@ void run_layers(const Model& m, const std::string& stack, int n_layers, MatrixRM
         if (pre) {
             xn = norm(c, x, w.ffn_norm);
             sink.rec("ffn_norm.out", xn);
-            ffn_forward(c, w.ffn, xn, ffn_ws, sink, post_act_edits, ffn_out_edits, start_pos);
+            ffn_forward(c, w.ffn, xn, ffn_ws, sink, post_act_edits, ffn_out_edits, start_pos, stop_here);
+            if (stop_here) return true;
             x += ffn_ws.out;
         } else {
-            ffn_forward(c, w.ffn, x, ffn_ws, sink, post_act_edits, ffn_out_edits, start_pos);
+            ffn_forward(c, w.ffn, x, ffn_ws, sink, post_act_edits, ffn_out_edits, start_pos, stop_here);
+            if (stop_here) return true;
             x += ffn_ws.out;
             x = norm(c, x, w.ffn_norm);
             sink.rec("ffn_norm.out", x);
@@ -327,6 +334,7 @@ void run_layers(const Model& m, const std::string& stack, int n_layers, MatrixRM
     }
     if (cache) cache->n_past += T;
     if (cross_new) cache->cross = std::move(cross_new);
+    return false;
 }
 
 void check_input(const ModelConfig& c, const MatrixRM& x, const char* what) {
@@ -341,12 +349,25 @@ MatrixRM final_norm(const Model& m, const std::string& stack, MatrixRM x) {
     return norm(m.config(), x, norm_weights(m, stack + ".final_norm"));
 }
 
-// Runs the encoder stack (and its final norm) over embeddings x: (S, d_model).
+// ForwardOptions::stop_at_ffn_act checked against a stack of n_layers layers.
+void check_stop(const ModelConfig& c, const ForwardOptions& opt, int n_layers, bool cached) {
+    if (opt.stop_at_ffn_act < 0) return;
+    if (opt.stop_at_ffn_act >= n_layers)
+        throw std::invalid_argument("forward: stop_at_ffn_act " + std::to_string(opt.stop_at_ffn_act) +
+                                    " outside the stack's " + std::to_string(n_layers) + " layers");
+    if (c.d_ff == 0) throw std::invalid_argument("forward: stop_at_ffn_act on an attention-only model (d_ff = 0)");
+    if (cached) throw std::invalid_argument("forward: stop_at_ffn_act with a KV cache");
+}
+
+// Runs the encoder stack (and its final norm) over embeddings x: (S, d_model). Empty when it stopped at
+// opt.stop_at_ffn_act.
 MatrixRM run_encoder(const Model& m, const MatrixRM& x, const ForwardOptions& opt, Trace& trace, const StackEdits& ed) {
     const ModelConfig& c = m.config();
     MatrixRM h = x;
     const int n = c.arch == Arch::EncoderDecoder ? c.n_enc_layers : c.n_layers;
-    run_layers(m, "enc", n, h, nullptr, opt.enc_mask, opt, trace, nullptr, 0, ed);
+    check_stop(c, opt, n, false);
+    if (run_layers(m, "enc", n, h, nullptr, opt.enc_mask, opt, trace, nullptr, 0, ed, opt.stop_at_ffn_act))
+        return MatrixRM();
     h = final_norm(m, "enc", std::move(h));
     if (trace.filter().captures_anything()) trace.record("enc.out", h);
     return h;
@@ -355,7 +376,11 @@ MatrixRM run_encoder(const Model& m, const MatrixRM& x, const ForwardOptions& op
 MatrixRM run_decoder(const Model& m, const MatrixRM& x, const MatrixRM* memory, const ForwardOptions& opt,
                      Trace& trace, KVCache* cache, int start_pos, const StackEdits& ed) {
     MatrixRM h = x;
-    run_layers(m, "dec", m.config().n_layers, h, memory, opt.self_mask, opt, trace, cache, start_pos, ed);
+    // An encoder–decoder stops in its encoder (forward_seq2seq then runs no decoder).
+    const int stop = memory ? -1 : opt.stop_at_ffn_act;
+    if (!memory) check_stop(m.config(), opt, m.config().n_layers, cache != nullptr);
+    if (run_layers(m, "dec", m.config().n_layers, h, memory, opt.self_mask, opt, trace, cache, start_pos, ed, stop))
+        return MatrixRM();
     h = final_norm(m, "dec", std::move(h));
     if (trace.filter().captures_anything()) trace.record("final_norm.out", h);
     return h;
@@ -427,9 +452,11 @@ ForwardResult forward(const Model& m, const std::vector<int>& ids, const Forward
     const MatrixRM x = detail::embed(m, ids, start, trace, "", enc ? plan.enc : plan.dec);
     if (enc) {
         r.hidden = run_encoder(m, x, opt, trace, plan.enc);
+        if (opt.stop_at_ffn_act >= 0) return r;
         if (trace.filter().captures_anything()) trace.record("final_norm.out", r.hidden);
     } else {
         r.hidden = run_decoder(m, x, nullptr, opt, trace, cache, start, plan.dec);
+        if (opt.stop_at_ffn_act >= 0) return r;
     }
     if (opt.compute_logits) r.logits = detail::lm_head(m, r.hidden, opt.all_logits);
     if (trace.filter().captures_anything() && r.logits.size()) trace.record("logits", r.logits);
@@ -456,6 +483,7 @@ ForwardResult forward_seq2seq(const Model& m, const std::vector<int>& src_ids, c
     const EditPlan plan = detail::plan_edits(c, opt.edits, scope);
     const MatrixRM src = detail::embed(m, src_ids, 0, trace, "enc.", plan.enc);
     const MatrixRM memory = run_encoder(m, src, opt, trace, plan.enc);
+    if (opt.stop_at_ffn_act >= 0) return r;  // stopped in the encoder
     const MatrixRM tgt = detail::embed(m, tgt_ids, 0, trace, "", plan.dec);
     r.hidden = run_decoder(m, tgt, &memory, opt, trace, nullptr, 0, plan.dec);
     if (opt.compute_logits) r.logits = detail::lm_head(m, r.hidden, opt.all_logits);

@@ -31,6 +31,8 @@ ForwardResult neuron_forward(const Model& m, const std::vector<int>& ids, const 
     ForwardOptions opt;
     opt.capture = CaptureFilter::prefixes(std::move(names));
     opt.compute_logits = false;
+    // Nothing after the last asked-for activation is needed: that layer's W_down, the later layers, the decoder.
+    if (!layers.empty()) opt.stop_at_ffn_act = *std::max_element(layers.begin(), layers.end());
     // The encoder of an encoder–decoder reads the source alone; the decoder needs some target, so one token runs.
     if (c.arch == Arch::EncoderDecoder) return forward_seq2seq(m, ids, {0}, opt);
     return forward(m, ids, opt);
@@ -165,16 +167,18 @@ NeuronIndex build_neuron_index(const Model& m, const std::vector<int>& tokens, c
                     const auto a = neuron_activations(*r.trace, ix.stack, l, ix.d_ff).mat();
                     float* pv = peak.data() + size_t(w) * LF + size_t(l) * size_t(ix.d_ff);
                     int* pp = peak_pos.data() + size_t(w) * LF + size_t(l) * size_t(ix.d_ff);
-                    for (int f = 0; f < ix.d_ff; ++f) {  // from min_position on (NeuronIndexOptions)
-                        int best_t = opt.min_position;
-                        float best = a(best_t, f);
-                        for (int t = best_t + 1; t < a.rows(); ++t)
-                            if (a(t, f) > best) {
-                                best = a(t, f);
-                                best_t = t;
+                    // Each neuron's first largest value from min_position on (NeuronIndexOptions), row by row
+                    // (the activations are row-major).
+                    const float* row0 = a.data() + size_t(opt.min_position) * size_t(ix.d_ff);
+                    std::copy(row0, row0 + ix.d_ff, pv);
+                    std::fill(pp, pp + ix.d_ff, opt.min_position);
+                    for (int t = opt.min_position + 1; t < a.rows(); ++t) {
+                        const float* row = a.data() + size_t(t) * size_t(ix.d_ff);
+                        for (int f = 0; f < ix.d_ff; ++f)
+                            if (row[f] > pv[f]) {
+                                pv[f] = row[f];
+                                pp[f] = t;
                             }
-                        pv[f] = best;
-                        pp[f] = best_t;
                     }
                 }
             } catch (const std::exception& e) {

@@ -112,6 +112,12 @@ struct ForwardOptions {
     /// Where the trace's buffers come from and go back to when it is released (core/trace/trace.h). Null: plain
     /// allocations. The app's compute worker owns one pool for all its forwards.
     std::shared_ptr<TensorPool> pool;
+    /// >= 0: the forward ends once layer `stop_at_ffn_act` of the first stack it runs (the encoder of an encoder-only
+    /// or encoder–decoder model, else the decoder) has recorded its ffn.post_act (T, d_ff): that layer's W_down, the
+    /// later layers, the final norm, an encoder–decoder's decoder and the logits are skipped, and ForwardResult::
+    /// hidden and logits stay empty. For readers of FFN activations alone (the neuron index). -1: the whole forward.
+    /// Throws std::invalid_argument for a layer outside the stack, a model without FFN (d_ff = 0) or with a KV cache.
+    int stop_at_ffn_act = -1;
 };
 
 /// Per-layer cached keys/values for incremental decoding. k[i], v[i]: (n_kv_heads, n_past, d_head) flattened as

@@ -156,6 +156,33 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, NeuronGolden,
                              return s.substr(8, s.find('.') - 8);  // "neurons_gpt2.safetensors" -> "gpt2"
                          });
 
+TEST(NeuronForward, StoppingAtAnFfnActivationGivesTheSameActivationsAndNothingAfter) {
+    const test::GoldenModel g = test::load_golden_model("model_gpt2.safetensors");
+    const Model& m = *g.model;
+    const std::vector<int> ids = g.ids("in.ids");
+    ForwardOptions full;
+    full.capture = CaptureFilter::all();
+    const ForwardResult want = forward(m, ids, full);
+    ForwardOptions stop = full;
+    stop.stop_at_ffn_act = 0;
+    const ForwardResult got = forward(m, ids, stop);
+    const Tensor& a = neuron_activations(*got.trace, "dec", 0, m.config().d_ff);
+    EXPECT_ALLCLOSE(a.mat(), neuron_activations(*want.trace, "dec", 0, m.config().d_ff).mat(), 0.0f, 0.0f);
+    // Layer 0's W_down and everything after it did not run.
+    EXPECT_NE(want.trace->find("dec.0.ffn.out"), nullptr);
+    EXPECT_EQ(got.trace->find("dec.0.ffn.out"), nullptr);
+    EXPECT_EQ(got.trace->find("dec.1.attn.probs"), nullptr);
+    EXPECT_EQ(got.hidden.size(), 0);
+    EXPECT_EQ(got.logits.size(), 0);
+    stop.stop_at_ffn_act = m.config().n_layers;
+    EXPECT_THROW_MSG(forward(m, ids, stop), "outside the stack's");
+    ModelConfig c = m.config();
+    c.d_ff = 0;
+    const Model attn_only(c, init_weights(c, 3));
+    stop.stop_at_ffn_act = 0;
+    EXPECT_THROW_MSG(forward(attn_only, ids, stop), "attention-only");
+}
+
 TEST(NeuronIndex, RoundTripsThroughItsFileAndRefusesOthers) {
     const NeuronFixture f = load("neurons_gpt2.safetensors");
     NeuronIndexOptions opt;
