@@ -178,6 +178,13 @@ std::vector<plot::Figure> lab_figures(const LabHistory& h, int64_t marker) {
                 f.series.push_back(std::move(s));
             }
         f.y.min = 0;
+        // Headroom above the highest curve: early in training every head sits near the uniform entropy, and a
+        // curve drawn on the frame's top edge is hidden by it.
+        double top = 0;
+        for (const auto& s : f.series)
+            for (double v : s.y)
+                if (std::isfinite(v)) top = std::max(top, v);
+        if (top > 0) f.y.max = top * 1.1;
         f.note = tr("mean over the probe's queries; uniform attention over the probe would be about 3");
         out.push_back(std::move(f));
     }

@@ -265,7 +265,8 @@ std::vector<int32_t> repeated_random_stream(int64_t n_tokens, uint64_t seed, con
     if (c.max_gap < 0 || c.max_gap > 4096) throw std::invalid_argument("repeat.max_gap must be in [0, 4096]");
     if (c.markov_order != 0 && c.markov_order != 2) throw std::invalid_argument("repeat.markov_order must be 0 or 2");
     // The chain is the same for every seed (a fixed "language"); the seed draws the text.
-    std::vector<int> favoured(size_t(c.alphabet) * size_t(c.alphabet) * 3);
+    // The order-2 chain's table (3 favoured successors per letter pair); none without the chain.
+    std::vector<int> favoured(c.markov_order == 2 ? size_t(c.alphabet) * size_t(c.alphabet) * 3 : 0);
     {
         std::mt19937_64 chain_gen(0x5eed);
         std::uniform_int_distribution<int> any(0, c.alphabet - 1);
@@ -444,12 +445,9 @@ LabHistory load_lab_history(const fs::path& run_dir) {
     }
     std::error_code ec;
     for (const auto& e : fs::directory_iterator(run_dir / "snapshots", ec)) {
-        const std::string name = e.path().filename().string();
-        if (name.rfind("step-", 0) != 0 || !fs::is_regular_file(e.path() / "model.safetensors", ec)) continue;
-        const auto digits = name.substr(5);
-        if (digits.empty() || digits.size() > 12 || digits.find_first_not_of("0123456789") != std::string::npos)
-            continue;
-        h.snapshots.emplace_back(std::stoll(digits), e.path().string());
+        const std::optional<int64_t> step = train::step_of_name(e.path().filename().string(), "");
+        if (!step || !fs::is_regular_file(e.path() / "model.safetensors", ec)) continue;
+        h.snapshots.emplace_back(*step, e.path().string());
     }
     std::sort(h.snapshots.begin(), h.snapshots.end());
     return h;

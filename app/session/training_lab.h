@@ -199,8 +199,6 @@ public:
     [[nodiscard]] LabSettings settings() const;
     /// The settings the next start() will use, edited by the UI thread only (the Training panel's knobs).
     [[nodiscard]] LabSettings& draft() { return m_draft; }
-    /// The timeline's step (the UI thread's): the snapshot the panels show, -1 = none chosen.
-    int64_t timeline_step = -1;
 
 private:
     void run_thread(LabSettings s, std::filesystem::path dir);

@@ -421,18 +421,23 @@ std::vector<std::filesystem::path> Trainer::kept_checkpoints() const {
     std::vector<std::pair<int64_t, std::filesystem::path>> found;
     std::error_code ec;
     for (const auto& e : std::filesystem::directory_iterator(m_dir / "checkpoints", ec)) {
-        const std::string name = e.path().filename().string();
-        if (name.rfind("step-", 0) != 0 || e.path().extension() != ".safetensors") continue;
-        const std::string digits = name.substr(5, name.size() - 5 - 12);
-        if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 15)
-            continue;
-        const int64_t step = parse_int(digits).value_or(-1);
-        if (step <= m_step) found.emplace_back(step, e.path());  // a resumed run ignores snapshots from its future
+        const std::optional<int64_t> step = step_of_name(e.path().filename().string(), ".safetensors");
+        if (step && *step <= m_step) found.emplace_back(*step, e.path());  // a resumed run ignores its future's
     }
     std::sort(found.begin(), found.end());
     std::vector<std::filesystem::path> out;
     for (auto& [step, path] : found) out.push_back(std::move(path));
     return out;
+}
+
+std::optional<int64_t> step_of_name(std::string_view name, std::string_view suffix) {
+    constexpr std::string_view prefix = "step-";
+    if (name.size() <= prefix.size() + suffix.size() || name.substr(0, prefix.size()) != prefix ||
+        name.substr(name.size() - suffix.size()) != suffix)
+        return std::nullopt;
+    const std::string_view digits = name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
+    if (digits.size() > 15 || digits.find_first_not_of("0123456789") != std::string_view::npos) return std::nullopt;
+    return parse_int(digits);
 }
 
 WeightMap average_weights(const std::vector<std::filesystem::path>& files) {

@@ -16,7 +16,9 @@
 #include <chrono>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <ostream>
+#include <string_view>
 
 namespace ts::train {
 
@@ -65,6 +67,10 @@ void from_json(const nlohmann::json& j, TrainOptions& o);
 /// and rounded to float32 once. Throws std::invalid_argument for no file or files that disagree (the first
 /// differing tensor named), std::runtime_error when a file cannot be read.
 [[nodiscard]] WeightMap average_weights(const std::vector<std::filesystem::path>& files);
+
+/// The step of a file or folder the trainer names "step-<digits><suffix>" (checkpoints: suffix ".safetensors";
+/// snapshot folders: ""); nullopt for any other name, or more than 15 digits.
+[[nodiscard]] std::optional<int64_t> step_of_name(std::string_view name, std::string_view suffix);
 
 /// One held-out evaluation (also a train_log.jsonl line).
 struct EvalRecord {

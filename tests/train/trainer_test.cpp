@@ -436,6 +436,16 @@ TEST(Trainer, ResumeFromCheckpointIsBitIdenticalToAnUninterruptedRun) {
     fs::remove_all(split_dir);
 }
 
+TEST(Trainer, StepNamesParseOnlyTheTrainersOwnSpelling) {
+    EXPECT_EQ(step_of_name("step-1200.safetensors", ".safetensors"), 1200);
+    EXPECT_EQ(step_of_name("step-00000100", ""), 100);
+    EXPECT_EQ(step_of_name("step-.safetensors", ".safetensors"), std::nullopt);
+    EXPECT_EQ(step_of_name("step-12a.safetensors", ".safetensors"), std::nullopt);
+    EXPECT_EQ(step_of_name("step-12.bin", ".safetensors"), std::nullopt);
+    EXPECT_EQ(step_of_name("steps-12", ""), std::nullopt);
+    EXPECT_EQ(step_of_name("step-1234567890123456", ""), std::nullopt);  // 16 digits
+}
+
 TEST(Trainer, KeepsTheLastCheckpointsAndAveragesThem) {
     const ts::ModelConfig c = tiny_config();
     TrainOptions o;

@@ -160,7 +160,7 @@ void draw_lab(PanelContext& ctx) {
     if (!active) {
         if (ImGui::Button(tr("Start"))) {
             LabSettings s = d;
-            lab->timeline_step = -1;
+            ctx.state.lab_step = -1;
             lab->start(s, default_lab_dir(s));
         }
     } else {
@@ -190,7 +190,7 @@ void draw_lab(PanelContext& ctx) {
         const auto& snaps = h->snapshots;
         int index = int(snaps.size()) - 1;
         for (size_t i = 0; i < snaps.size(); ++i)
-            if (snaps[i].first == lab->timeline_step) index = int(i);
+            if (snaps[i].first == ctx.state.lab_step) index = int(i);
         ImGui::SetNextItemWidth(std::max(line_h * 12, ImGui::GetContentRegionAvail().x * 0.3f));
         char fmt[64];
         std::snprintf(fmt, sizeof fmt, "%s", trf("step %lld", (long long)snaps[size_t(index)].first).c_str());
@@ -206,7 +206,7 @@ void draw_lab(PanelContext& ctx) {
         if (ImGui::IsItemHovered())
             ImGui::SetTooltip("%s", tr("24 random letters written twice: the text the lab scores heads on"));
         if (moved || open) {
-            lab->timeline_step = snaps[size_t(index)].first;
+            ctx.state.lab_step = int(snaps[size_t(index)].first);
             if (ctx.load_model) ctx.load_model(snaps[size_t(index)].second);
         }
     }
@@ -220,11 +220,11 @@ void draw_lab(PanelContext& ctx) {
         std::string language;
         std::vector<plot::Figure> figs;
     } cache;
-    if (cache.figs.empty() || cache.history != h || cache.marker != lab->timeline_step ||
+    if (cache.figs.empty() || cache.history != h || cache.marker != ctx.state.lab_step ||
         cache.language != i18n::language()) {
-        cache.figs = lab_figures(h ? *h : empty, lab->timeline_step);
+        cache.figs = lab_figures(h ? *h : empty, ctx.state.lab_step);
         cache.history = h;
-        cache.marker = lab->timeline_step;
+        cache.marker = ctx.state.lab_step;
         cache.language = i18n::language();
     }
     const std::vector<plot::Figure>& figs = cache.figs;
