@@ -188,6 +188,14 @@ bool overlay_ffn_pre_activations(plot::Figure& curves, const Snapshot& s, int la
 [[nodiscard]] std::vector<plot::Figure> lab_figures(const LabHistory& h, int64_t marker = -1);
 /// One lab figure by name: "loss", "lr", "grad-norm", "logits", "entropy", "heads" (lab_figures' order).
 [[nodiscard]] const std::vector<std::string>& lab_figure_names();
+/// Two lab runs side by side (view lab-compare; the Training tab's "compare with"): [0] held-out loss of A (solid)
+/// and B (dashed), nats/token; [1] B − A of the held-out loss at A's evaluation steps (B interpolated linearly;
+/// below 0: B is ahead); [2] gradient L2 norm of all parameters before clipping (10-step means, log scale);
+/// [3] the largest logit; [4] the best induction score on the probe. Run names label the curves ("A: name").
+[[nodiscard]] std::vector<plot::Figure> lab_compare_figures(const LabHistory& a, const LabHistory& b,
+                                                            const std::string& name_a, const std::string& name_b);
+/// Names of lab_compare_figures' figures in order: "val-loss", "val-loss-diff", "grad-norm", "logits", "induction".
+[[nodiscard]] const std::vector<std::string>& lab_compare_figure_names();
 
 // --- neurons (Neurons panel) and embedding maps (Residual panel) ----------------------------------------------------
 // Neurons are the FFN hidden units of interp::neuron_stack (the encoder of an encoder–decoder) at a layer clamped to

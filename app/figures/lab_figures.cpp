@@ -79,7 +79,7 @@ std::vector<plot::Figure> lab_figures(const LabHistory& h, int64_t marker) {
 
     // [0] losses
     {
-        plot::Figure f = base("Loss", "cross-entropy", "nats/token", "lab-loss");
+        plot::Figure f = base(TS_N_("Loss"), TS_N_("cross-entropy"), TS_N_("nats/token"), "lab-loss");
         plot::Series raw, mean, val;
         raw.x = steps;
         raw.y = per_step([](const train::StepStats& s) { return double(s.loss); });
@@ -107,7 +107,7 @@ std::vector<plot::Figure> lab_figures(const LabHistory& h, int64_t marker) {
     }
     // [1] learning rate
     {
-        plot::Figure f = base("Learning rate", "learning rate", nullptr, "lab-lr");
+        plot::Figure f = base(TS_N_("Learning rate"), TS_N_("learning rate"), nullptr, "lab-lr");
         plot::Series s;
         s.x = steps;
         s.y = per_step([](const train::StepStats& st) { return double(st.lr); });
@@ -118,7 +118,7 @@ std::vector<plot::Figure> lab_figures(const LabHistory& h, int64_t marker) {
     }
     // [2] gradient norms per layer
     {
-        plot::Figure f = base("Gradient norm before clipping", "L2 norm", nullptr, "lab-grad-norm");
+        plot::Figure f = base(TS_N_("Gradient norm before clipping"), TS_N_("L2 norm"), nullptr, "lab-grad-norm");
         f.y.log = true;
         const size_t n_layers = h.steps.empty() ? 0 : h.steps.back().layer_grad_norms.size();
         const int dec_layers = h.config.n_layers;
@@ -146,7 +146,7 @@ std::vector<plot::Figure> lab_figures(const LabHistory& h, int64_t marker) {
     }
     // [3] largest logit and log Z
     {
-        plot::Figure f = base("Largest logit of the batch", "logit", nullptr, "lab-logits");
+        plot::Figure f = base(TS_N_("Largest logit of the batch"), TS_N_("logit"), nullptr, "lab-logits");
         plot::Series logit, lse;
         logit.name = tr("largest logit");
         logit.x = steps;
@@ -162,7 +162,7 @@ std::vector<plot::Figure> lab_figures(const LabHistory& h, int64_t marker) {
     }
     // [4] attention entropy per head
     {
-        plot::Figure f = base("Attention entropy on the probe", "entropy", "nats", "lab-entropy");
+        plot::Figure f = base(TS_N_("Attention entropy on the probe"), TS_N_("entropy"), TS_N_("nats"), "lab-entropy");
         const int L = h.config.n_layers, H = h.config.n_heads;
         for (int l = 0; l < L && !h.probes.empty(); ++l)
             for (int hd = 0; hd < H; ++hd) {
@@ -190,7 +190,7 @@ std::vector<plot::Figure> lab_figures(const LabHistory& h, int64_t marker) {
     }
     // [5] best induction and previous-token scores
     {
-        plot::Figure f = base("Induction and previous-token heads", "score", nullptr, "lab-heads");
+        plot::Figure f = base(TS_N_("Induction and previous-token heads"), TS_N_("score"), nullptr, "lab-heads");
         plot::Series ind, prev;
         ind.name = tr("best induction score");
         ind.color = plot::palette(1);
@@ -222,6 +222,137 @@ std::vector<plot::Figure> lab_figures(const LabHistory& h, int64_t marker) {
         add_marker(f, marker);
         if (h.steps.empty() && f.note.empty()) f.note = tr("the run has not taken a step yet");
     }
+    return out;
+}
+
+const std::vector<std::string>& lab_compare_figure_names() {
+    static const std::vector<std::string> names = {"val-loss", "val-loss-diff", "grad-norm", "logits", "induction"};
+    return names;
+}
+
+namespace {
+
+/// y of the piecewise-linear curve (xs, ys) at x; NaN outside [xs.front(), xs.back()].
+double interpolate(const std::vector<double>& xs, const std::vector<double>& ys, double x) {
+    if (xs.empty() || x < xs.front() || x > xs.back()) return NAN;
+    const size_t i = size_t(std::lower_bound(xs.begin(), xs.end(), x) - xs.begin());
+    if (xs[i] == x || i == 0) return ys[i];
+    const double t = (x - xs[i - 1]) / (xs[i] - xs[i - 1]);
+    return ys[i - 1] + t * (ys[i] - ys[i - 1]);
+}
+
+/// One run's curve of a comparison: A solid, B dashed, each in its own colour.
+plot::Series run_series(const std::string& name, bool b, std::vector<double> x, std::vector<double> y) {
+    plot::Series s;
+    s.name = name;
+    s.x = std::move(x);
+    s.y = std::move(y);
+    s.color = plot::palette(b ? 1 : 0);
+    s.dashed = b;
+    s.width = 2.0f;
+    decimate(s);
+    return s;
+}
+
+}  // namespace
+
+std::vector<plot::Figure> lab_compare_figures(const LabHistory& a, const LabHistory& b, const std::string& name_a,
+                                              const std::string& name_b) {
+    const std::string la = "A: " + name_a, lb = "B: " + name_b;
+    const LabHistory* runs[2] = {&a, &b};
+    const std::string* names[2] = {&la, &lb};
+    std::vector<plot::Figure> out;
+    const auto val_of = [](const LabHistory& h, std::vector<double>& x, std::vector<double>& y) {
+        for (const auto& [step, v] : h.val) {
+            x.push_back(double(step));
+            y.push_back(v);
+        }
+    };
+    // [0] held-out loss of both
+    {
+        plot::Figure f = base(TS_N_("Held-out loss of two runs"), TS_N_("cross-entropy"), TS_N_("nats/token"),
+                              "lab-compare-val-loss");
+        for (int r = 0; r < 2; ++r) {
+            std::vector<double> x, y;
+            val_of(*runs[r], x, y);
+            f.series.push_back(run_series(*names[r], r == 1, x, y));
+        }
+        if (std::isfinite(a.uniform_loss))
+            f.ref_lines.push_back({false, a.uniform_loss, trf("ln %d: each letter guessed", a.alphabet),
+                                   plot::Rgba{0.5f, 0.5f, 0.5f, 1}});
+        out.push_back(std::move(f));
+    }
+    // [1] their difference, B − A, at A's evaluation steps (B's curve interpolated linearly)
+    {
+        plot::Figure f = base(TS_N_("Held-out loss, B − A"), TS_N_("loss difference"), TS_N_("nats/token"),
+                              "lab-compare-val-loss-diff");
+        std::vector<double> ax, ay, bx, by, dx, dy;
+        val_of(a, ax, ay);
+        val_of(b, bx, by);
+        for (size_t i = 0; i < ax.size(); ++i) {
+            const double v = interpolate(bx, by, ax[i]);
+            if (std::isfinite(v)) {
+                dx.push_back(ax[i]);
+                dy.push_back(v - ay[i]);
+            }
+        }
+        plot::Series d = run_series(tr("B − A"), false, dx, dy);
+        d.color = plot::palette(2);
+        d.dashed = false;
+        f.series = {d};
+        f.legend = false;
+        f.ref_lines.push_back({false, 0.0, "", plot::Rgba{0.5f, 0.5f, 0.5f, 1}});
+        f.note = dy.empty() ? std::string(tr("the runs share no evaluated steps yet"))
+                            : trf("below 0: B is ahead; at step %lld B − A = %s nats/token", (long long)dx.back(),
+                                  plot::format_value(dy.back()).c_str());
+        out.push_back(std::move(f));
+    }
+    // [2] gradient norm of all parameters, [3] the largest logit
+    {
+        plot::Figure g =
+            base(TS_N_("Gradient norm before clipping, two runs"), TS_N_("L2 norm"), nullptr, "lab-compare-grad-norm");
+        g.y.log = true;
+        plot::Figure l =
+            base(TS_N_("Largest logit of the batch, two runs"), TS_N_("logit"), nullptr, "lab-compare-logits");
+        for (int r = 0; r < 2; ++r) {
+            std::vector<double> x, gn, lg;
+            for (const auto& st : runs[r]->steps) {
+                x.push_back(double(st.step + 1));
+                gn.push_back(std::max(1e-12, st.grad_norm));
+                lg.push_back(double(st.max_logit));
+            }
+            g.series.push_back(run_series(*names[r], r == 1, x, trailing_mean(gn, 10)));
+            l.series.push_back(run_series(*names[r], r == 1, x, lg));
+        }
+        g.note = tr("10-step means");
+        out.push_back(std::move(g));
+        out.push_back(std::move(l));
+    }
+    // [4] best induction score
+    {
+        plot::Figure f =
+            base(TS_N_("Best induction score, two runs"), TS_N_("score"), nullptr, "lab-compare-induction");
+        std::string note;
+        for (int r = 0; r < 2; ++r) {
+            std::vector<double> x, y;
+            for (const auto& p : runs[r]->probes) {
+                x.push_back(double(p.step));
+                y.push_back(p.induction.size() ? double(p.induction.maxCoeff()) : NAN);
+            }
+            f.series.push_back(run_series(*names[r], r == 1, x, y));
+            const int64_t first = runs[r]->first_induction_step(0.5f);
+            note += (r ? "; " : "") +
+                (first >= 0 ? trf("%s: ≥ 0.5 first at step %lld", r ? "B" : "A", (long long)first)
+                            : trf("%s: not yet ≥ 0.5", r ? "B" : "A"));
+        }
+        f.y.min = 0;
+        f.y.max = 1;
+        f.ref_lines.push_back({false, 0.5, "0.5", plot::Rgba{0.5f, 0.5f, 0.5f, 1}});
+        f.note = note;
+        out.push_back(std::move(f));
+    }
+    const double x_max = std::max({1, a.total_steps, b.total_steps});
+    for (auto& f : out) f.x.max = x_max;
     return out;
 }
 

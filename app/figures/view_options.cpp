@@ -180,6 +180,9 @@ void apply_view_option(UiState& st, const std::string& view, const std::string& 
     else if (option == "lab-run") {
         if (value.empty()) throw std::invalid_argument("option --lab-run expects a training-lab run folder");
         st.lab_run = value;
+    } else if (option == "lab-compare") {
+        if (value.empty()) throw std::invalid_argument("option --lab-compare expects a second training-lab run folder");
+        st.lab_compare = value;
     } else if (option == "lab-step") {
         st.lab_step = to_int(option, value);
         if (st.lab_step < -1) throw std::invalid_argument("option --lab-step must be >= -1, got " + value);

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <filesystem>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -426,6 +427,20 @@ void build_parameters(ViewBuild& b) { b.add(parameter_figure(b.need_model()), "p
 
 void build_kv_cache(ViewBuild& b) { b.add(kv_cache_figure(b.need_model(), b.st.kv_context), "kv_cache"); }
 
+void build_lab_compare(ViewBuild& b) {
+    if (b.st.lab_run.empty() || b.st.lab_compare.empty())
+        throw std::invalid_argument(
+            "view lab-compare needs --lab-run DIR and --lab-compare DIR (two training-lab runs)");
+    const LabHistory a = load_lab_history(b.st.lab_run), c = load_lab_history(b.st.lab_compare);
+    const auto name = [](const std::string& dir) {
+        const std::filesystem::path p(dir);
+        return (p.has_filename() ? p.filename() : p.parent_path().filename()).string();
+    };
+    std::vector<plot::Figure> figs = lab_compare_figures(a, c, name(b.st.lab_run), name(b.st.lab_compare));
+    for (size_t i = 0; i < figs.size(); ++i) b.add(std::move(figs[i]), "lab_compare_" + lab_compare_figure_names()[i]);
+    b.out.columns = 3;
+}
+
 void build_lr_schedule(ViewBuild& b) { b.add(lr_schedule_figure(b.st), "lr_schedule"); }
 
 void build_lab_curves(ViewBuild& b) {
@@ -595,6 +610,13 @@ const std::vector<ViewInfo>& all_views() {
          {"lab-run", "lab-step"},
          false,
          build_lab_curves},
+        {"lab-compare",
+         Panel::Training,
+         "two training-lab runs side by side: held-out loss and its difference, gradient norm, largest logit, "
+         "induction score",
+         {"lab-run", "lab-compare"},
+         false,
+         build_lab_compare},
         {"lr-schedule",
          Panel::Training,
          "learning rate with warm-up (Vaswani et al. 2017) against the same without",

@@ -128,8 +128,10 @@ struct UiState {
     int neuron_rows = 32;       ///< neurons in the neuron × token heatmap, the most active ones (4..256)
     std::string neuron_corpus;  ///< text file of the max-activating examples ("" = the training text)
     std::string lab_run;        ///< render's lab-curves: a training-lab run folder
-    int lab_step = -1;          ///< lab-curves: the step marked on every curve, the Training tab's timeline (-1: none)
-    int neuron_context = 64;    ///< tokens per corpus chunk of the examples' index (8..1024)
+    std::string
+        lab_compare;    ///< lab-compare and the Training tab: a second run folder (B) beside lab_run / the live run
+    int lab_step = -1;  ///< lab-curves: the step marked on every curve, the Training tab's timeline (-1: none)
+    int neuron_context = 64;  ///< tokens per corpus chunk of the examples' index (8..1024)
     // Residual panel: what its lower half shows: "norms" (pre- vs post-norm at random init), "embedding-map" (PCA of
     // the token embeddings) or "residual-map" (PCA of the text's residual stream through the layers).
     std::string resid_view = "embedding-map";

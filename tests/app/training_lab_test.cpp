@@ -135,6 +135,40 @@ TEST(TrainingLab, HistoryRecordsStepsEvaluationsProbesAndSnapshots) {
     fs::remove_all(dir);
 }
 
+TEST(TrainingLab, TwoRunsSideBySideAndTheirDifference) {
+    ts::studio::LabHistory a, b;
+    a.total_steps = 10;
+    b.total_steps = 20;
+    a.val = {{0, 5.0}, {5, 4.0}, {10, 3.0}};
+    b.val = {{0, 5.0}, {10, 2.0}, {20, 1.0}};  // at step 5, interpolated: 3.5
+    for (int s = 0; s < 3; ++s) {
+        ts::train::StepStats st;
+        st.step = s;
+        st.grad_norm = 1.0 + s;
+        st.max_logit = float(s);
+        a.steps.push_back(st);
+    }
+    ts::studio::LabProbe p;
+    p.step = 10;
+    p.induction = ts::MatrixRM::Constant(2, 4, 0.6f);
+    b.probes.push_back(p);
+    const auto figs = ts::figures::lab_compare_figures(a, b, "pre-norm", "post-norm");
+    ASSERT_EQ(figs.size(), ts::figures::lab_compare_figure_names().size());
+    ASSERT_EQ(figs[0].series.size(), 2u);
+    EXPECT_EQ(figs[0].series[0].name, "A: pre-norm");
+    EXPECT_TRUE(figs[0].series[1].dashed);
+    // B − A at A's evaluation steps: 0, 3.5 − 4 and 2 − 3.
+    const auto& d = figs[1].series.at(0);
+    ASSERT_EQ(d.y.size(), 3u);
+    EXPECT_DOUBLE_EQ(d.y[0], 0.0);
+    EXPECT_DOUBLE_EQ(d.y[1], -0.5);
+    EXPECT_DOUBLE_EQ(d.y[2], -1.0);
+    EXPECT_NE(figs[1].note.find("B − A = -1"), std::string::npos) << figs[1].note;
+    EXPECT_EQ(figs[3].series[0].y, (std::vector<double>{0, 1, 2}));  // the largest logit per step
+    EXPECT_NE(figs[4].note.find("B: ≥ 0.5 first at step 10"), std::string::npos) << figs[4].note;
+    EXPECT_DOUBLE_EQ(figs[0].x.max, 20.0);
+}
+
 TEST(TrainingLab, AFreshRunInAnOldFolderDropsItsSnapshots) {
     const fs::path dir = temp_dir("fresh");
     {

@@ -5,11 +5,14 @@
 #include "app/figures/figures.h"
 #include "app/gfx/painter.h"
 #include "app/i18n/tr.h"
+#include "app/session/neuron_index.h"
 #include "app/ui/panels/panels.h"
 
 #include <imgui.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <functional>
 
 namespace ts::ui {
 
@@ -35,6 +38,87 @@ void choice_combo(const char* label, std::string& value, const std::vector<std::
         for (const auto& [v, l] : items)
             if (ImGui::Selectable(tr(l), value == v)) value = v;
         ImGui::EndCombo();
+    }
+}
+
+/// The folder name of a lab run (the curves' label).
+std::string run_name(const std::filesystem::path& dir) {
+    return (dir.has_filename() ? dir.filename() : dir.parent_path().filename()).string();
+}
+
+/// Two runs side by side: the current run (A) against an earlier run folder (B) chosen from the lab's folder,
+/// UiState::lab_compare. B is read again when its log grows (a run still going in another window).
+void draw_lab_compare(PanelContext& ctx, const TrainingLab& lab, const LabHistory& a, int columns, float fig_w,
+                      float fig_h) {
+    namespace fs = std::filesystem;
+    UiState& st = ctx.state;
+    static struct {
+        std::vector<fs::path> runs;
+        double listed_at = -1e9;
+    } list;
+    if (ImGui::GetTime() - list.listed_at > 3.0) {  // new runs appear without a restart; no scan every frame
+        list.listed_at = ImGui::GetTime();
+        list.runs.clear();
+        std::error_code ec;
+        for (const auto& e : fs::directory_iterator(studio::user_data_dir() / "lab", ec))
+            if (fs::is_regular_file(e.path() / "settings.json", ec)) list.runs.push_back(e.path());
+        std::sort(list.runs.begin(), list.runs.end(), std::greater<>());  // newest first (timestamped names)
+        if (list.runs.size() > 30) list.runs.resize(30);
+    }
+    ImGui::Separator();
+    ImGui::AlignTextToFramePadding();
+    ImGui::TextUnformatted(tr("Two runs side by side:"));
+    ImGui::SameLine();
+    const std::string shown = st.lab_compare.empty() ? std::string(tr("none")) : run_name(st.lab_compare);
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 22);
+    if (ImGui::BeginCombo(tr("compare this run (A) with an earlier run (B)"), shown.c_str())) {
+        if (ImGui::Selectable(tr("none"), st.lab_compare.empty())) st.lab_compare.clear();
+        for (const auto& r : list.runs) {
+            if (r == lab.dir()) continue;
+            if (ImGui::Selectable(run_name(r).c_str(), st.lab_compare == r.string())) st.lab_compare = r.string();
+        }
+        ImGui::EndCombo();
+    }
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("%s",
+                          tr("runs of the lab are kept in its folder; change one setting, Start again, and "
+                             "compare the two"));
+    if (st.lab_compare.empty()) return;
+    static struct {
+        std::string path, error, language;
+        fs::file_time_type log_time;
+        std::shared_ptr<const LabHistory> b, a_seen;
+        std::vector<plot::Figure> figs;
+    } cache;
+    std::error_code ec;
+    const fs::file_time_type t = fs::last_write_time(fs::path(st.lab_compare) / "lab_log.jsonl", ec);
+    const auto a_now = lab.history();
+    if (cache.path != st.lab_compare || cache.log_time != t || cache.a_seen != a_now ||
+        cache.language != i18n::language()) {
+        if (cache.path != st.lab_compare || cache.log_time != t) {
+            cache.error.clear();
+            cache.b.reset();
+            try {
+                cache.b = std::make_shared<const LabHistory>(load_lab_history(st.lab_compare));
+            } catch (const std::exception& e) {
+                cache.error = e.what();
+            }
+        }
+        cache.path = st.lab_compare;
+        cache.log_time = t;
+        cache.a_seen = a_now;
+        cache.language = i18n::language();
+        cache.figs.clear();
+        if (cache.b)
+            cache.figs = figures::lab_compare_figures(a, *cache.b, run_name(lab.dir()), run_name(st.lab_compare));
+    }
+    if (!cache.error.empty()) {
+        ImGui::TextWrapped("%s", cache.error.c_str());
+        return;
+    }
+    for (size_t i = 0; i < cache.figs.size(); ++i) {
+        if (i % size_t(columns)) ImGui::SameLine();
+        gfx::draw_figure(cache.figs[i], ImVec2(fig_w, fig_h), {}, ("lab_cmp" + std::to_string(i)).c_str());
     }
 }
 
@@ -238,6 +322,7 @@ void draw_lab(PanelContext& ctx) {
         if (i % size_t(columns)) ImGui::SameLine();
         gfx::draw_figure(figs[i], ImVec2(fig_w, fig_h), {}, ("lab_fig" + std::to_string(i)).c_str());
     }
+    if (h) draw_lab_compare(ctx, *lab, *h, columns, fig_w, fig_h);
     ImGui::EndChild();
 }
 
