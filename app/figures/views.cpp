@@ -15,7 +15,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <filesystem>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -432,11 +431,8 @@ void build_lab_compare(ViewBuild& b) {
         throw std::invalid_argument(
             "view lab-compare needs --lab-run DIR and --lab-compare DIR (two training-lab runs)");
     const LabHistory a = load_lab_history(b.st.lab_run), c = load_lab_history(b.st.lab_compare);
-    const auto name = [](const std::string& dir) {
-        const std::filesystem::path p(dir);
-        return (p.has_filename() ? p.filename() : p.parent_path().filename()).string();
-    };
-    std::vector<plot::Figure> figs = lab_compare_figures(a, c, name(b.st.lab_run), name(b.st.lab_compare));
+    std::vector<plot::Figure> figs =
+        lab_compare_figures(a, c, lab_run_name(b.st.lab_run), lab_run_name(b.st.lab_compare));
     for (size_t i = 0; i < figs.size(); ++i) b.add(std::move(figs[i]), "lab_compare_" + lab_compare_figure_names()[i]);
     b.out.columns = 3;
 }

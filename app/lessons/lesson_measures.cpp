@@ -3,6 +3,7 @@
 #include "app/lessons/lesson_check.h"
 
 #include "app/figures/figures.h"
+#include "app/session/interp_jobs.h"
 #include "app/i18n/tr.h"
 #include "app/plot/ticks.h"
 #include "core/interp/attention_flow.h"
@@ -155,13 +156,7 @@ TranslationAttribution translation_attribution(const UiState& st, const Snapshot
     const std::vector<int>& src = sn.source_tokens->ids;
     const std::vector<int>& dec = sn.tokens->ids;
     if (src.empty() || dec.size() < 2) throw std::runtime_error(tr("the text needs at least two tokens"));
-    interp::AttributionOptions o;
-    o.method =
-        interp::parse_attribution_method(st.attr_method).value_or(interp::AttributionMethod::IntegratedGradients);
-    o.steps = st.attr_steps;
-    o.span = st.attr_span;
-    o.baseline =
-        interp::parse_attribution_baseline(st.attr_baseline).value_or(interp::AttributionBaseline::MeanEmbedding);
+    const interp::AttributionOptions o = studio::attribution_options(st);
     static std::mutex mu;
     static std::string cached_key;
     static TranslationAttribution cached;

@@ -134,6 +134,17 @@ void attribute_translation_for(InterpResult& r, const UiState& st, const LoadedM
 
 }  // namespace
 
+interp::AttributionOptions attribution_options(const UiState& st) {
+    interp::AttributionOptions o;
+    o.method =
+        interp::parse_attribution_method(st.attr_method).value_or(interp::AttributionMethod::IntegratedGradients);
+    o.steps = st.attr_steps;
+    o.span = st.attr_span;
+    o.baseline =
+        interp::parse_attribution_baseline(st.attr_baseline).value_or(interp::AttributionBaseline::MeanEmbedding);
+    return o;
+}
+
 InterpResult run_interp(InterpResult::Kind kind, const UiState& st, const LoadedModel& m, int fallback_target,
                         const interp::Progress& progress, const std::atomic<bool>* cancel, int patch_parts) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -228,13 +239,7 @@ InterpResult run_interp(InterpResult::Kind kind, const UiState& st, const Loaded
                 throw std::invalid_argument(
                     "input attribution explains a prediction of a decoder-only or "
                     "encoder-decoder model; this model is encoder-only");
-            interp::AttributionOptions o;
-            o.method = interp::parse_attribution_method(st.attr_method)
-                           .value_or(interp::AttributionMethod::IntegratedGradients);
-            o.steps = st.attr_steps;
-            o.span = st.attr_span;
-            o.baseline = interp::parse_attribution_baseline(st.attr_baseline)
-                             .value_or(interp::AttributionBaseline::MeanEmbedding);
+            interp::AttributionOptions o = attribution_options(st);
             o.progress = progress;
             o.cancel = cancel;
             std::shared_ptr<interp::GradientModel> grad;

@@ -106,6 +106,10 @@ inline constexpr uint64_t kDetectSeed = 7;
 /// Patching sweeps of a Patching run (bit mask): the residual stream, the head outputs.
 inline constexpr int kPatchResid = 1, kPatchHeads = 2;
 
+/// The input-attribution options the state asks for (method, steps, span, baseline; no progress or cancel), as
+/// the Causal panel, `render` and the lessons' measures run them.
+[[nodiscard]] interp::AttributionOptions attribution_options(const UiState& st);
+
 /// Runs one analysis on this thread (the job body; also what `render` calls). Never throws: errors go to
 /// InterpResult::error. `progress(done, total)` and `cancel` as in core/interp; `patch_parts` picks the patching
 /// sweeps (render needs one per view).

@@ -526,6 +526,10 @@ void LabRun::snapshot(int64_t step) {
     m_history.snapshots.emplace_back(step, dir.string());
 }
 
+std::string lab_run_name(const fs::path& run_dir) {
+    return (run_dir.has_filename() ? run_dir.filename() : run_dir.parent_path().filename()).string();
+}
+
 fs::path default_lab_dir(const LabSettings& s) {
     const std::time_t now = std::time(nullptr);
     std::tm tm{};

@@ -140,6 +140,8 @@ struct LabHistory {
 /// after the window closed). Snapshots are the folders present. Throws std::runtime_error naming the file when one
 /// is missing or unreadable.
 [[nodiscard]] LabHistory load_lab_history(const std::filesystem::path& run_dir);
+/// A run folder's name, the label of its curves ("20261128-140000-gpt-4l"); a trailing '/' is ignored.
+[[nodiscard]] std::string lab_run_name(const std::filesystem::path& run_dir);
 
 /// A run, synchronous. The folder gets settings.json, lab_log.jsonl (one line per step) and snapshots/step-N/.
 class LabRun {

@@ -28,6 +28,18 @@ void draw_side_by_side(const std::vector<plot::Figure>& figs, const std::vector<
 }
 
 // A combo over (value, label) pairs editing `value`; "" is the preset's own choice.
+/// One knob of the settings rows, `w` wide, on the current row when it fits.
+void row_slider(const char* label, float w, int* v, int lo, int hi) {
+    same_line_if_fits(labeled_width(label, w));
+    ImGui::SetNextItemWidth(w);
+    ImGui::SliderInt(label, v, lo, hi);
+}
+void row_slider(const char* label, float w, float* v, float lo, float hi, const char* format) {
+    same_line_if_fits(labeled_width(label, w));
+    ImGui::SetNextItemWidth(w);
+    ImGui::SliderFloat(label, v, lo, hi, format);
+}
+
 void choice_combo(const char* label, std::string& value, const std::vector<std::pair<const char*, const char*>>& items,
                   float width) {
     const char* shown = items.front().second;
@@ -41,22 +53,20 @@ void choice_combo(const char* label, std::string& value, const std::vector<std::
     }
 }
 
-/// The folder name of a lab run (the curves' label).
-std::string run_name(const std::filesystem::path& dir) {
-    return (dir.has_filename() ? dir.filename() : dir.parent_path().filename()).string();
-}
-
 /// Two runs side by side: the current run (A) against an earlier run folder (B) chosen from the lab's folder,
 /// UiState::lab_compare. B is read again when its log grows (a run still going in another window).
-void draw_lab_compare(PanelContext& ctx, const TrainingLab& lab, const LabHistory& a, int columns, float fig_w,
-                      float fig_h) {
+void draw_lab_compare(PanelContext& ctx, const TrainingLab& lab, const std::shared_ptr<const LabHistory>& a,
+                      int columns, float fig_w, float fig_h) {
     namespace fs = std::filesystem;
     UiState& st = ctx.state;
     static struct {
         std::vector<fs::path> runs;
         double listed_at = -1e9;
     } list;
-    if (ImGui::GetTime() - list.listed_at > 3.0) {  // new runs appear without a restart; no scan every frame
+    // The folder is rescanned, and B's log checked for growth, every 3 s: new runs appear without a restart, and no
+    // frame pays for a directory scan or a stat.
+    const bool rescan = ImGui::GetTime() - list.listed_at > 3.0;
+    if (rescan) {
         list.listed_at = ImGui::GetTime();
         list.runs.clear();
         std::error_code ec;
@@ -69,13 +79,13 @@ void draw_lab_compare(PanelContext& ctx, const TrainingLab& lab, const LabHistor
     ImGui::AlignTextToFramePadding();
     ImGui::TextUnformatted(tr("Two runs side by side:"));
     ImGui::SameLine();
-    const std::string shown = st.lab_compare.empty() ? std::string(tr("none")) : run_name(st.lab_compare);
+    const std::string shown = st.lab_compare.empty() ? std::string(tr("none")) : lab_run_name(st.lab_compare);
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 22);
     if (ImGui::BeginCombo(tr("compare this run (A) with an earlier run (B)"), shown.c_str())) {
         if (ImGui::Selectable(tr("none"), st.lab_compare.empty())) st.lab_compare.clear();
         for (const auto& r : list.runs) {
             if (r == lab.dir()) continue;
-            if (ImGui::Selectable(run_name(r).c_str(), st.lab_compare == r.string())) st.lab_compare = r.string();
+            if (ImGui::Selectable(lab_run_name(r).c_str(), st.lab_compare == r.string())) st.lab_compare = r.string();
         }
         ImGui::EndCombo();
     }
@@ -90,10 +100,12 @@ void draw_lab_compare(PanelContext& ctx, const TrainingLab& lab, const LabHistor
         std::shared_ptr<const LabHistory> b, a_seen;
         std::vector<plot::Figure> figs;
     } cache;
-    std::error_code ec;
-    const fs::file_time_type t = fs::last_write_time(fs::path(st.lab_compare) / "lab_log.jsonl", ec);
-    const auto a_now = lab.history();
-    if (cache.path != st.lab_compare || cache.log_time != t || cache.a_seen != a_now ||
+    fs::file_time_type t = cache.log_time;
+    if (rescan || cache.path != st.lab_compare) {
+        std::error_code ec;
+        t = fs::last_write_time(fs::path(st.lab_compare) / "lab_log.jsonl", ec);
+    }
+    if (cache.path != st.lab_compare || cache.log_time != t || cache.a_seen != a ||
         cache.language != i18n::language()) {
         if (cache.path != st.lab_compare || cache.log_time != t) {
             cache.error.clear();
@@ -106,11 +118,12 @@ void draw_lab_compare(PanelContext& ctx, const TrainingLab& lab, const LabHistor
         }
         cache.path = st.lab_compare;
         cache.log_time = t;
-        cache.a_seen = a_now;
+        cache.a_seen = a;
         cache.language = i18n::language();
         cache.figs.clear();
         if (cache.b)
-            cache.figs = figures::lab_compare_figures(a, *cache.b, run_name(lab.dir()), run_name(st.lab_compare));
+            cache.figs =
+                figures::lab_compare_figures(*a, *cache.b, lab_run_name(lab.dir()), lab_run_name(st.lab_compare));
     }
     if (!cache.error.empty()) {
         ImGui::TextWrapped("%s", cache.error.c_str());
@@ -208,27 +221,13 @@ void draw_lab(PanelContext& ctx) {
         same_line_if_fits(labeled_width(tr("learning rate"), w));
         ImGui::SetNextItemWidth(w);
         if (slider_log(tr("learning rate"), &o.lr, 1e-4f, 3e-2f, "%.2g")) o.min_lr = o.lr / 10;
-        same_line_if_fits(labeled_width(tr("warm-up steps"), w));
-        ImGui::SetNextItemWidth(w);
-        ImGui::SliderInt(tr("warm-up steps"), &o.warmup, 0, 2000);
-        same_line_if_fits(labeled_width(tr("batch"), w));
-        ImGui::SetNextItemWidth(w);
-        ImGui::SliderInt(tr("batch"), &o.batch, 1, 64);
-        same_line_if_fits(labeled_width(tr("sequence length"), w));
-        ImGui::SetNextItemWidth(w);
-        ImGui::SliderInt(tr("sequence length"), &o.seq_len, 8, 256);
-        same_line_if_fits(labeled_width(tr("dropout"), w));
-        ImGui::SetNextItemWidth(w);
-        ImGui::SliderFloat(tr("dropout"), &o.dropout, 0.0f, 0.5f, "%.2f");
-        same_line_if_fits(labeled_width(tr("weight decay"), w));
-        ImGui::SetNextItemWidth(w);
-        ImGui::SliderFloat(tr("weight decay"), &o.weight_decay, 0.0f, 0.5f, "%.2f");
-        same_line_if_fits(labeled_width(tr("z-loss"), w));
-        ImGui::SetNextItemWidth(w);
-        ImGui::SliderFloat(tr("z-loss"), &o.z_loss, 0.0f, 0.01f, "%.4f");
-        same_line_if_fits(labeled_width(tr("label smoothing"), w));
-        ImGui::SetNextItemWidth(w);
-        ImGui::SliderFloat(tr("label smoothing"), &o.label_smoothing, 0.0f, 0.3f, "%.2f");
+        row_slider(tr("warm-up steps"), w, &o.warmup, 0, 2000);
+        row_slider(tr("batch"), w, &o.batch, 1, 64);
+        row_slider(tr("sequence length"), w, &o.seq_len, 8, 256);
+        row_slider(tr("dropout"), w, &o.dropout, 0.0f, 0.5f, "%.2f");
+        row_slider(tr("weight decay"), w, &o.weight_decay, 0.0f, 0.5f, "%.2f");
+        row_slider(tr("z-loss"), w, &o.z_loss, 0.0f, 0.01f, "%.4f");
+        row_slider(tr("label smoothing"), w, &o.label_smoothing, 0.0f, 0.3f, "%.2f");
         same_line_if_fits(labeled_width(tr("seed"), w));
         ImGui::SetNextItemWidth(w);
         int seed = int(o.seed);
@@ -322,7 +321,7 @@ void draw_lab(PanelContext& ctx) {
         if (i % size_t(columns)) ImGui::SameLine();
         gfx::draw_figure(figs[i], ImVec2(fig_w, fig_h), {}, ("lab_fig" + std::to_string(i)).c_str());
     }
-    if (h) draw_lab_compare(ctx, *lab, *h, columns, fig_w, fig_h);
+    if (h) draw_lab_compare(ctx, *lab, h, columns, fig_w, fig_h);
     ImGui::EndChild();
 }
 
