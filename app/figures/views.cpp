@@ -430,7 +430,8 @@ void build_lab_compare(ViewBuild& b) {
     if (b.st.lab_run.empty() || b.st.lab_compare.empty())
         throw std::invalid_argument(
             "view lab-compare needs --lab-run DIR and --lab-compare DIR (two training-lab runs)");
-    const LabHistory a = load_lab_history(b.st.lab_run), c = load_lab_history(b.st.lab_compare);
+    const LabHistory a = load_lab_history(resolve_lab_run(b.st.lab_run)),
+                     c = load_lab_history(resolve_lab_run(b.st.lab_compare));
     std::vector<plot::Figure> figs =
         lab_compare_figures(a, c, lab_run_name(b.st.lab_run), lab_run_name(b.st.lab_compare));
     for (size_t i = 0; i < figs.size(); ++i) b.add(std::move(figs[i]), "lab_compare_" + lab_compare_figure_names()[i]);
@@ -443,7 +444,7 @@ void build_lab_curves(ViewBuild& b) {
     if (b.st.lab_run.empty())
         throw std::invalid_argument(
             "view lab-curves needs --lab-run DIR (a folder of the Training tab's lab or train --lab)");
-    const LabHistory h = load_lab_history(b.st.lab_run);
+    const LabHistory h = load_lab_history(resolve_lab_run(b.st.lab_run));
     std::vector<plot::Figure> figs = lab_figures(h, b.st.lab_step);
     for (size_t i = 0; i < figs.size(); ++i) b.add(std::move(figs[i]), "lab_" + lab_figure_names()[i]);
     b.out.columns = 3;

@@ -5,6 +5,7 @@
 #include "app/figures/views.h"
 #include "app/lessons/lesson_check.h"
 #include "app/i18n/tr.h"
+#include "app/session/worker.h"  // asset_roots
 #include "core/util/json.h"
 
 #include <algorithm>
@@ -443,16 +444,8 @@ LessonLibrary load_lesson_library(const std::vector<fs::path>& dirs) {
 std::vector<fs::path> lesson_dirs() {
     std::vector<fs::path> out;
     std::vector<fs::path> candidates;  // beside the executable first (an installed copy uses its own), then the source tree
+    for (const auto& r : asset_roots()) candidates.push_back(r / "lessons");
     std::error_code ec;
-    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-    if (!ec) {
-        const fs::path d = exe.parent_path();
-        for (const char* rel : {"../share/transformer-studio/assets", "assets", "../assets", "../../assets", "../../../assets"})
-            candidates.push_back(d / rel / "lessons");
-    }
-#ifdef TS_ASSETS_DIR
-    candidates.emplace_back(fs::path(TS_ASSETS_DIR) / "lessons");
-#endif
     std::set<std::string> seen;
     bool have_bundled = false;
     for (const auto& c : candidates) {
@@ -507,7 +500,8 @@ std::optional<Panel> step_panel(const LessonStep& step) {
 }
 
 void apply_step_setup(const LessonStep& step, UiState& st) {
-    if (step_panel(step) == Panel::Training) st.train_topic = step.view;  // the panel shows one topic at a time
+    if (step_panel(step) == Panel::Training)  // the panel shows one topic at a time; both lab views are the lab's
+        st.train_topic = step.view == "lab-curves" || step.view == "lab-compare" ? "lab" : step.view;
     if (step.text) st.text = *step.text;
     if (step.target_text) st.target_text = *step.target_text;
     for (auto it = step.set.begin(); it != step.set.end(); ++it)

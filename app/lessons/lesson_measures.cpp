@@ -4,6 +4,7 @@
 
 #include "app/figures/figures.h"
 #include "app/session/interp_jobs.h"
+#include "app/session/training_lab.h"
 #include "app/i18n/tr.h"
 #include "app/plot/ticks.h"
 #include "core/interp/attention_flow.h"
@@ -16,6 +17,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -186,6 +188,44 @@ int pick_row(const Params& p, int rows) {
     if (r < 0) r += rows;
     if (r < 0 || r >= rows) throw std::runtime_error(trf("choose a generated token from row 0 to %d", rows - 1));
     return r;
+}
+
+/// The training-lab run a measure reads: params["run"] "a" (UiState::lab_run, default) or "b" (lab_compare), a
+/// folder or a bundled recorded run's name (resolve_lab_run). Read once per folder and log time.
+std::shared_ptr<const LabHistory> lab_history_of(const Params& p, const UiState& st) {
+    const std::string which = str_param(p, "run", "a");
+    if (which != "a" && which != "b") throw std::runtime_error("parameter 'run' must be \"a\" or \"b\"");
+    const std::string& name = which == "a" ? st.lab_run : st.lab_compare;
+    if (name.empty()) throw std::runtime_error(tr("no training-lab run is shown"));
+    const std::filesystem::path dir = resolve_lab_run(name);
+    std::error_code ec;
+    const auto mtime = std::filesystem::last_write_time(dir / "lab_log.jsonl", ec);
+    static std::mutex mu;
+    static std::map<std::string, std::pair<std::filesystem::file_time_type, std::shared_ptr<const LabHistory>>> cache;
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = cache.find(dir.string());
+    if (it != cache.end() && !ec && it->second.first == mtime) return it->second.second;
+    auto h = std::make_shared<const LabHistory>(load_lab_history(dir));
+    cache[dir.string()] = {mtime, h};
+    return h;
+}
+
+/// A per-step quantity of a lab run (StepStats), by name; `layer` for layer_grad_norm.
+double step_quantity(const train::StepStats& s, const std::string& q, int layer) {
+    if (q == "layer_grad_norm") {
+        if (layer < 0 || size_t(layer) >= s.layer_grad_norms.size())
+            throw std::runtime_error(
+                trf("layer %d does not exist (the model has %d)", layer, int(s.layer_grad_norms.size())));
+        return s.layer_grad_norms[size_t(layer)];
+    }
+    if (q == "loss") return s.loss;
+    if (q == "grad_norm") return s.grad_norm;
+    if (q == "max_logit") return s.max_logit;
+    if (q == "max_logsumexp") return s.max_logsumexp;
+    if (q == "lr") return s.lr;
+    throw std::runtime_error(
+        "parameter 'quantity' must be loss, grad_norm, layer_grad_norm, max_logit, max_logsumexp or lr, got '" + q +
+        "'");
 }
 
 using MeasureFn = double (*)(const Params&, const UiState&, const Snapshot*, const Model*);
@@ -597,6 +637,83 @@ const std::vector<MeasureDef>& measure_defs() {
              const double lr = num_param(p, "lr", 0.01), lam = num_param(p, "lambda", 0.1), g = num_param(p, "grad", 0.0);
              const int n = int_param(p, "steps", 1, 0, 1'000'000);
              return weight_after_decay(w, lr, lam, g, n);
+         }},
+        {{"lab_first_head_step",
+          false,
+          {"run", "score", "threshold"},
+          "the first probed step of a training-lab run (run a / b) at which some head's score (score: induction, "
+          "the default, or prev_token) reaches threshold (default 0.5); an error when none does"},
+         [](const Params& p, const UiState& st, const Snapshot*, const Model*) {
+             const auto h = lab_history_of(p, st);
+             const std::string score = str_param(p, "score", "induction");
+             if (score != "induction" && score != "prev_token")
+                 throw std::runtime_error("parameter 'score' must be induction or prev_token");
+             const double threshold = num_param(p, "threshold", 0.5);
+             for (const auto& pr : h->probes) {
+                 const MatrixRM& m = score == "induction" ? pr.induction : pr.prev_token;
+                 if (m.size() > 0 && m.maxCoeff() >= threshold) return double(pr.step);
+             }
+             throw std::runtime_error(trf("no head of the run reaches a score of %.2f", threshold));
+         }},
+        {{"lab_top_layer",
+          false,
+          {"run", "from", "to"},
+          "the layer of a training-lab run (run a / b) whose gradient norm, averaged over steps [from, to], is "
+          "largest"},
+         [](const Params& p, const UiState& st, const Snapshot*, const Model*) {
+             const auto h = lab_history_of(p, st);
+             const int64_t from = int_param(p, "from", 0, 0, 10'000'000),
+                           to = int_param(p, "to", 10'000'000, 0, 10'000'000);
+             std::vector<double> sum;
+             for (const auto& s : h->steps) {
+                 if (s.step < from || s.step > to) continue;
+                 if (sum.size() < s.layer_grad_norms.size()) sum.resize(s.layer_grad_norms.size(), 0.0);
+                 for (size_t l = 0; l < s.layer_grad_norms.size(); ++l) sum[l] += s.layer_grad_norms[l];
+             }
+             if (sum.empty()) throw std::runtime_error(tr("the run has no steps in that range"));
+             return double(std::max_element(sum.begin(), sum.end()) - sum.begin());
+         }},
+        {{"lab_val_loss",
+          false,
+          {"run", "step"},
+          "held-out loss (nats/token) of a training-lab run (run a / b) at its last evaluation at or before step "
+          "(default: the last evaluation)"},
+         [](const Params& p, const UiState& st, const Snapshot*, const Model*) {
+             const auto h = lab_history_of(p, st);
+             const int64_t step = int_param(p, "step", -1, -1, 10'000'000);
+             double v = NAN;
+             for (const auto& [at, loss] : h->val)
+                 if (step < 0 || at <= step) v = loss;
+             if (std::isnan(v)) throw std::runtime_error(tr("the run has no held-out loss at that step"));
+             return v;
+         }},
+        {{"lab_step_stat",
+          false,
+          {"run", "quantity", "layer", "from", "to", "reduce"},
+          "max, min, mean or last of a per-step quantity (loss = the optimized loss of the batch in nats/token, with "
+          "any label smoothing and z-loss; "
+          "grad_norm and layer_grad_norm of `layer` before clipping, max_logit, max_logsumexp = largest log Z, lr) of "
+          "a training-lab run (run a / b) over steps [from, to]"},
+         [](const Params& p, const UiState& st, const Snapshot*, const Model*) {
+             const auto h = lab_history_of(p, st);
+             const std::string q = str_param(p, "quantity", "loss"), reduce = str_param(p, "reduce", "max");
+             const int layer = int_param(p, "layer", 0, 0, 1 << 14);
+             const int64_t from = int_param(p, "from", 0, 0, 10'000'000),
+                           to = int_param(p, "to", 10'000'000, 0, 10'000'000);
+             double acc = reduce == "min" ? INFINITY : reduce == "max" ? -INFINITY : 0.0;
+             size_t n = 0;
+             for (const auto& s : h->steps) {
+                 if (s.step < from || s.step > to) continue;
+                 const double v = step_quantity(s, q, layer);
+                 if (reduce == "max") acc = std::max(acc, v);
+                 else if (reduce == "min") acc = std::min(acc, v);
+                 else if (reduce == "mean") acc += v;
+                 else if (reduce == "last") acc = v;
+                 else throw std::runtime_error("parameter 'reduce' must be max, min, mean or last");
+                 ++n;
+             }
+             if (n == 0) throw std::runtime_error(tr("the run has no steps in that range"));
+             return reduce == "mean" ? acc / double(n) : acc;
          }},
     };
     return defs;

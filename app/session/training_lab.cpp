@@ -4,6 +4,7 @@
 #include "app/i18n/tr.h"  // TS_N_: the presets' descriptions are translated where shown
 #include "app/session/neuron_index.h"
 #include "app/session/text_codec.h"
+#include "app/session/worker.h"  // asset_roots
 #include "core/interp/head_detectors.h"
 #include "core/model/model.h"
 #include "core/trace/trace.h"
@@ -384,6 +385,36 @@ MatrixRM matrix_from_json(const nlohmann::json& j, int rows, int cols, const std
 }
 
 }  // namespace
+
+std::vector<fs::path> bundled_lab_runs() {
+    std::vector<fs::path> out;
+    std::vector<std::string> names;
+    for (const auto& root : asset_roots()) {
+        std::error_code ec;
+        std::vector<fs::path> found;
+        for (const auto& e : fs::directory_iterator(root / "lab-runs", ec))
+            if (e.is_directory(ec) && fs::exists(e.path() / "lab_log.jsonl", ec) &&
+                fs::exists(e.path() / "settings.json", ec))
+                found.push_back(e.path());
+        std::sort(found.begin(), found.end());
+        for (const auto& p : found) {
+            const std::string name = p.filename().string();
+            if (std::find(names.begin(), names.end(), name) != names.end()) continue;  // first root wins
+            names.push_back(name);
+            out.push_back(p.lexically_normal());
+        }
+    }
+    return out;
+}
+
+fs::path resolve_lab_run(const std::string& name_or_dir) {
+    std::error_code ec;
+    if (name_or_dir.empty() || fs::is_directory(name_or_dir, ec)) return name_or_dir;
+    if (name_or_dir.find('/') == std::string::npos)
+        for (const auto& p : bundled_lab_runs())
+            if (p.filename() == name_or_dir) return p;
+    return name_or_dir;
+}
 
 LabHistory load_lab_history(const fs::path& run_dir) {
     LabHistory h;

@@ -140,6 +140,13 @@ struct LabHistory {
 /// after the window closed). Snapshots are the folders present. Throws std::runtime_error naming the file when one
 /// is missing or unreadable.
 [[nodiscard]] LabHistory load_lab_history(const std::filesystem::path& run_dir);
+/// The recorded runs bundled with the app for the lessons (assets/lab-runs/<name>/ with settings.json and
+/// lab_log.jsonl, found like the bundled models; no snapshots), sorted by name, each name once.
+[[nodiscard]] std::vector<std::filesystem::path> bundled_lab_runs();
+/// The run folder `name_or_dir` names: an existing folder as given, else the bundled recorded run of that name
+/// (bundled_lab_runs), else `name_or_dir` unchanged (load_lab_history then says what is missing). Lessons and
+/// `render --lab-run induction-2l` name bundled runs this way.
+[[nodiscard]] std::filesystem::path resolve_lab_run(const std::string& name_or_dir);
 /// A run folder's name, the label of its curves ("20261128-140000-gpt-4l"); a trailing '/' is ignored.
 [[nodiscard]] std::string lab_run_name(const std::filesystem::path& run_dir);
 

@@ -468,12 +468,8 @@ LoadedModel make_demo_model() {
     return lm;
 }
 
-namespace {
-
-/// Where bundled models are looked for, first match wins: beside the executable (a build tree inside the source
-/// tree: ../../assets; installed: ../share/transformer-studio/assets), then the source tree this binary was built
-/// from (a build tree elsewhere). The executable's own place comes first so that an installed copy uses its own
-/// data even on the machine that built it.
+// The executable's own place comes first so that an installed copy uses its own data even on the machine that
+// built it.
 std::vector<std::filesystem::path> asset_roots(const std::string& exe_path) {
     namespace fs = std::filesystem;
     std::vector<fs::path> roots;
@@ -493,6 +489,8 @@ std::vector<std::filesystem::path> asset_roots(const std::string& exe_path) {
 #endif
     return roots;
 }
+
+namespace {
 
 bool is_model_folder(const std::filesystem::path& p) {
     std::error_code ec;

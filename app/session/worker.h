@@ -15,6 +15,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <future>
 #include <map>
@@ -217,6 +218,11 @@ struct LoadedModel {
 /// The first existing bundled default (assets/models/austen-gpt, austen-llama), searched relative to
 /// TS_ASSETS_DIR and to the executable's folder; "" when none exists.
 [[nodiscard]] std::string find_default_model_dir(const std::string& exe_path);
+
+/// The folders bundled data (models/, lessons/, lab-runs/) is looked for in, first match wins: beside the executable
+/// (installed: ../share/transformer-studio/assets; a build tree inside the source tree: ../../assets), then the source
+/// tree the binary was built from (TS_ASSETS_DIR). `exe_path` "" = this process's executable. Not all exist.
+[[nodiscard]] std::vector<std::filesystem::path> asset_roots(const std::string& exe_path = "");
 
 /// Every bundled model folder (assets/models/*/ with config.json and model.safetensors), default first, searched
 /// like find_default_model_dir; each path once.

@@ -368,3 +368,43 @@ TEST(TrainingLab, BackgroundRunPausesResumesAndStops) {
 }
 
 }  // namespace
+
+// The runs recorded for the lessons (assets/lab-runs) are found by name, read back whole, and are what the lab
+// trains: the first steps of induction-2l, trained again here on one thread, give its recorded losses.
+TEST(TrainingLab, RecordedRunsAreFoundByNameAndTrainAgainToTheirLog) {
+    const auto runs = ts::studio::bundled_lab_runs();
+    std::set<std::string> names;
+    for (const auto& r : runs) names.insert(r.filename().string());
+    for (const char* want : {"induction-2l", "pre-norm-no-warm-up", "post-norm-no-warm-up", "no-z-loss", "z-loss"}) {
+        ASSERT_TRUE(names.count(want)) << want;
+        const fs::path dir = ts::studio::resolve_lab_run(want);
+        ASSERT_TRUE(fs::is_directory(dir)) << dir;
+        const auto h = ts::studio::load_lab_history(dir);
+        EXPECT_EQ(int(h.steps.size()), h.total_steps) << want;  // the whole run was recorded
+        EXPECT_FALSE(h.val.empty()) << want;
+    }
+    // A folder is itself; an unknown name stays as given, so loading it names what is missing.
+    const fs::path here = temp_dir("resolve");
+    fs::create_directories(here);
+    EXPECT_EQ(ts::studio::resolve_lab_run(here.string()), here);
+    EXPECT_EQ(ts::studio::resolve_lab_run("no-such-run"), fs::path("no-such-run"));
+    EXPECT_THROW((void)ts::studio::load_lab_history(ts::studio::resolve_lab_run("no-such-run")), std::runtime_error);
+    fs::remove_all(here);
+
+    const fs::path rec = ts::studio::resolve_lab_run("induction-2l");
+    const auto recorded = ts::studio::load_lab_history(rec);
+    LabSettings s = ts::studio::load_lab_settings(rec / "settings.json");
+    s.train.steps = 3;  // the schedule depends on the total: compare the losses of the first steps only
+    s.train.snapshot_every = 0;
+    s.probe_every = 0;
+    ThreadsGuard one(1);
+    const fs::path out = temp_dir("again");
+    LabRun run(s, out);
+    // Step 0's loss does not depend on the schedule; step 1's does only through step 0's learning rate, which
+    // warm-up makes the same for 3 or 2000 total steps.
+    for (int i = 0; i < 2; ++i) run.step();
+    ASSERT_GE(run.history().steps.size(), 2u);
+    for (size_t i = 0; i < 2; ++i)
+        EXPECT_NEAR(run.history().steps[i].loss, recorded.steps[i].loss, 1e-5 * recorded.steps[i].loss) << "step " << i;
+    fs::remove_all(out);
+}

@@ -53,80 +53,112 @@ void choice_combo(const char* label, std::string& value, const std::vector<std::
     }
 }
 
-/// Two runs side by side: the current run (A) against an earlier run folder (B) chosen from the lab's folder,
-/// UiState::lab_compare. B is read again when its log grows (a run still going in another window).
-void draw_lab_compare(PanelContext& ctx, const TrainingLab& lab, const std::shared_ptr<const LabHistory>& a,
-                      int columns, float fig_w, float fig_h) {
+/// The runs a student can show or compare: the recorded runs bundled for the lessons, then the lab folder's runs,
+/// newest first (at most 30). Rescanned every 3 s, so new runs appear without a restart and no frame pays for a
+/// directory scan.
+struct LabRunList {
+    std::vector<std::filesystem::path> runs;
+    size_t n_bundled = 0;
+    bool rescanned = false;  ///< this frame's call rescanned (logs may have grown)
+};
+const LabRunList& lab_run_list() {
     namespace fs = std::filesystem;
-    UiState& st = ctx.state;
-    static struct {
-        std::vector<fs::path> runs;
-        double listed_at = -1e9;
-    } list;
-    // The folder is rescanned, and B's log checked for growth, every 3 s: new runs appear without a restart, and no
-    // frame pays for a directory scan or a stat.
-    const bool rescan = ImGui::GetTime() - list.listed_at > 3.0;
-    if (rescan) {
-        list.listed_at = ImGui::GetTime();
-        list.runs.clear();
-        std::error_code ec;
-        for (const auto& e : fs::directory_iterator(studio::user_data_dir() / "lab", ec))
-            if (fs::is_regular_file(e.path() / "settings.json", ec)) list.runs.push_back(e.path());
-        std::sort(list.runs.begin(), list.runs.end(), std::greater<>());  // newest first (timestamped names)
-        if (list.runs.size() > 30) list.runs.resize(30);
+    static LabRunList list;
+    static double listed_at = -1e9;
+    list.rescanned = ImGui::GetTime() - listed_at > 3.0;
+    if (!list.rescanned) return list;
+    listed_at = ImGui::GetTime();
+    list.runs = bundled_lab_runs();
+    list.n_bundled = list.runs.size();
+    std::vector<fs::path> mine;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(studio::user_data_dir() / "lab", ec))
+        if (fs::is_regular_file(e.path() / "settings.json", ec)) mine.push_back(e.path());
+    std::sort(mine.begin(), mine.end(), std::greater<>());  // newest first (timestamped names)
+    if (mine.size() > 30) mine.resize(30);
+    list.runs.insert(list.runs.end(), mine.begin(), mine.end());
+    return list;
+}
+/// A combo over lab_run_list() editing `value` (a folder, or a bundled run's name); `none` is the "" entry's label.
+void lab_run_combo(const char* label, std::string& value, const char* none, const std::string& exclude, float width) {
+    const LabRunList& list = lab_run_list();
+    const std::string shown = value.empty() ? std::string(none) : lab_run_name(value);
+    ImGui::SetNextItemWidth(width);
+    if (ImGui::BeginCombo(label, shown.c_str())) {
+        if (ImGui::Selectable(none, value.empty())) value.clear();
+        for (size_t i = 0; i < list.runs.size(); ++i) {
+            const auto& r = list.runs[i];
+            if (!exclude.empty() && resolve_lab_run(exclude) == r) continue;
+            if (i == list.n_bundled && i > 0) ImGui::Separator();
+            const std::string item =
+                i < list.n_bundled ? trf("%s (recorded for the lessons)", lab_run_name(r).c_str()) : lab_run_name(r);
+            // A bundled run is kept by name (a lesson's spelling, found wherever the app is installed).
+            const std::string v = i < list.n_bundled ? lab_run_name(r) : r.string();
+            if (ImGui::Selectable(item.c_str(), value == v)) value = v;
+        }
+        ImGui::EndCombo();
     }
+}
+
+/// A run folder's history, read again when its log grows (a run still going in another window).
+struct LabFolderCache {
+    std::string path, error;
+    std::filesystem::file_time_type log_time;
+    std::shared_ptr<const LabHistory> history;
+    /// Reads `name_or_dir` when it changed, or when its log's time changed at a rescan. Returns true when it read.
+    bool update(const std::string& name_or_dir, bool rescan) {
+        namespace fs = std::filesystem;
+        const fs::path dir = resolve_lab_run(name_or_dir);
+        fs::file_time_type t = log_time;
+        if (rescan || path != name_or_dir) {
+            std::error_code ec;
+            t = fs::last_write_time(dir / "lab_log.jsonl", ec);
+        }
+        if (path == name_or_dir && t == log_time) return false;
+        path = name_or_dir, log_time = t;
+        error.clear();
+        history.reset();
+        try {
+            history = std::make_shared<const LabHistory>(load_lab_history(dir));
+        } catch (const std::exception& e) {
+            error = e.what();
+        }
+        return true;
+    }
+};
+
+/// Two runs side by side: the run shown (A: the live run or UiState::lab_run) against another run (B),
+/// UiState::lab_compare.
+void draw_lab_compare(PanelContext& ctx, const std::string& a_name, const std::shared_ptr<const LabHistory>& a,
+                      int columns, float fig_w, float fig_h) {
+    UiState& st = ctx.state;
     ImGui::Separator();
     ImGui::AlignTextToFramePadding();
     ImGui::TextUnformatted(tr("Two runs side by side:"));
     ImGui::SameLine();
-    const std::string shown = st.lab_compare.empty() ? std::string(tr("none")) : lab_run_name(st.lab_compare);
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 22);
-    if (ImGui::BeginCombo(tr("compare this run (A) with an earlier run (B)"), shown.c_str())) {
-        if (ImGui::Selectable(tr("none"), st.lab_compare.empty())) st.lab_compare.clear();
-        for (const auto& r : list.runs) {
-            if (r == lab.dir()) continue;
-            if (ImGui::Selectable(lab_run_name(r).c_str(), st.lab_compare == r.string())) st.lab_compare = r.string();
-        }
-        ImGui::EndCombo();
-    }
+    lab_run_combo(tr("compare the run shown (A) with another run (B)"), st.lab_compare, tr("none"), st.lab_run,
+                  ImGui::GetFontSize() * 22);
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip("%s",
                           tr("runs of the lab are kept in its folder; change one setting, Start again, and "
                              "compare the two"));
     if (st.lab_compare.empty()) return;
+    static LabFolderCache b;
     static struct {
-        std::string path, error, language;
-        fs::file_time_type log_time;
-        std::shared_ptr<const LabHistory> b, a_seen;
+        std::string a_name, language;
+        std::shared_ptr<const LabHistory> a_seen, b_seen;
         std::vector<plot::Figure> figs;
     } cache;
-    fs::file_time_type t = cache.log_time;
-    if (rescan || cache.path != st.lab_compare) {
-        std::error_code ec;
-        t = fs::last_write_time(fs::path(st.lab_compare) / "lab_log.jsonl", ec);
-    }
-    if (cache.path != st.lab_compare || cache.log_time != t || cache.a_seen != a ||
+    b.update(st.lab_compare, lab_run_list().rescanned);
+    if (cache.b_seen != b.history || cache.a_seen != a || cache.a_name != a_name ||
         cache.language != i18n::language()) {
-        if (cache.path != st.lab_compare || cache.log_time != t) {
-            cache.error.clear();
-            cache.b.reset();
-            try {
-                cache.b = std::make_shared<const LabHistory>(load_lab_history(st.lab_compare));
-            } catch (const std::exception& e) {
-                cache.error = e.what();
-            }
-        }
-        cache.path = st.lab_compare;
-        cache.log_time = t;
-        cache.a_seen = a;
+        cache.b_seen = b.history, cache.a_seen = a, cache.a_name = a_name;
         cache.language = i18n::language();
         cache.figs.clear();
-        if (cache.b)
-            cache.figs =
-                figures::lab_compare_figures(*a, *cache.b, lab_run_name(lab.dir()), lab_run_name(st.lab_compare));
+        if (b.history) cache.figs = figures::lab_compare_figures(*a, *b.history, a_name, lab_run_name(st.lab_compare));
     }
-    if (!cache.error.empty()) {
-        ImGui::TextWrapped("%s", cache.error.c_str());
+    if (!b.error.empty()) {
+        ImGui::TextWrapped("%s", b.error.c_str());
         return;
     }
     for (size_t i = 0; i < cache.figs.size(); ++i) {
@@ -244,6 +276,7 @@ void draw_lab(PanelContext& ctx) {
         if (ImGui::Button(tr("Start"))) {
             LabSettings s = d;
             ctx.state.lab_step = -1;
+            ctx.state.lab_run.clear();  // show the new run
             lab->start(s, default_lab_dir(s));
         }
     } else {
@@ -268,9 +301,52 @@ void draw_lab(PanelContext& ctx) {
         ImGui::TextDisabled("%s", trf("run folder: %s", lab->dir().string().c_str()).c_str());
     }
 
+    // --- the run shown: the live one, or a recorded one (a lesson's, or an earlier run of the lab) ---
+    UiState& st = ctx.state;
+    ImGui::AlignTextToFramePadding();
+    ImGui::TextUnformatted(tr("Run shown:"));
+    ImGui::SameLine();
+    lab_run_combo("##lab_shown", st.lab_run, tr("the live run"), "", ImGui::GetFontSize() * 22);
+    std::shared_ptr<const LabHistory> shown = h;
+    std::string shown_name = lab->status() == TrainingLab::Status::Idle ? "" : lab_run_name(lab->dir());
+    if (!st.lab_run.empty()) {
+        static LabFolderCache recorded;
+        // A newly shown run's settings become the draft (when no run is going), so the settings rows say how it
+        // was trained and Start trains it again.
+        if (recorded.update(st.lab_run, lab_run_list().rescanned) && recorded.history && !active) {
+            try {
+                d = load_lab_settings(resolve_lab_run(st.lab_run) / "settings.json");
+            } catch (const std::exception&) {  // the history read it: cannot fail now but for a race; keep the draft
+            }
+        }
+        shown = recorded.history;
+        shown_name = lab_run_name(st.lab_run);
+        same_line_if_fits(ImGui::CalcTextSize(tr("Train it again")).x + line_h);
+        ImGui::BeginDisabled(active || !shown);
+        if (ImGui::Button(tr("Train it again"))) {
+            try {
+                d = load_lab_settings(resolve_lab_run(st.lab_run) / "settings.json");
+                st.lab_run.clear();
+                st.lab_step = -1;
+                lab->start(d, default_lab_dir(d));
+            } catch (const std::exception& e) {
+                recorded.error = e.what();
+            }
+        }
+        ImGui::EndDisabled();
+        if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+            ImGui::SetTooltip("%s",
+                              tr("the same settings and seed, trained here: its curves follow the recorded ones"));
+        if (!recorded.error.empty()) {
+            ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.95f, 0.45f, 0.3f, 1.0f));
+            text_wrapped(recorded.error);
+            ImGui::PopStyleColor();
+        }
+    }
+
     // --- the timeline ---
-    if (h && !h->snapshots.empty()) {
-        const auto& snaps = h->snapshots;
+    if (shown && !shown->snapshots.empty()) {
+        const auto& snaps = shown->snapshots;
         int index = int(snaps.size()) - 1;
         for (size_t i = 0; i < snaps.size(); ++i)
             if (snaps[i].first == ctx.state.lab_step) index = int(i);
@@ -303,10 +379,10 @@ void draw_lab(PanelContext& ctx) {
         std::string language;
         std::vector<plot::Figure> figs;
     } cache;
-    if (cache.figs.empty() || cache.history != h || cache.marker != ctx.state.lab_step ||
+    if (cache.figs.empty() || cache.history != shown || cache.marker != ctx.state.lab_step ||
         cache.language != i18n::language()) {
-        cache.figs = lab_figures(h ? *h : empty, ctx.state.lab_step);
-        cache.history = h;
+        cache.figs = lab_figures(shown ? *shown : empty, ctx.state.lab_step);
+        cache.history = shown;
         cache.marker = ctx.state.lab_step;
         cache.language = i18n::language();
     }
@@ -321,7 +397,7 @@ void draw_lab(PanelContext& ctx) {
         if (i % size_t(columns)) ImGui::SameLine();
         gfx::draw_figure(figs[i], ImVec2(fig_w, fig_h), {}, ("lab_fig" + std::to_string(i)).c_str());
     }
-    if (h) draw_lab_compare(ctx, *lab, h, columns, fig_w, fig_h);
+    if (shown) draw_lab_compare(ctx, shown_name, shown, columns, fig_w, fig_h);
     ImGui::EndChild();
 }
 
