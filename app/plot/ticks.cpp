@@ -41,7 +41,10 @@ std::vector<double> log_ticks(double lo, double hi) {
     if (lo > hi) std::swap(lo, hi);
     const int e0 = int(std::floor(std::log10(lo) + 1e-9)), e1 = int(std::ceil(std::log10(hi) - 1e-9));
     const bool fine = std::log10(hi / lo) <= 3.0;
+    // Over many decades, every k-th decade only: at most 7 labels, which fit a small plot's height.
+    const int every = std::max(1, (e1 - e0 + 1 + 6) / 7);
     for (int e = e0; e <= e1; ++e) {
+        if (((e % every) + every) % every != 0) continue;
         for (double m : {1.0, 2.0, 5.0}) {
             if (m != 1.0 && !fine) continue;
             const double v = m * std::pow(10.0, e);

@@ -53,6 +53,11 @@ TEST(Ticks, LogTicksArePowersOfTen) {
     EXPECT_TRUE(log_ticks(0.0, 10.0).empty());
     const auto wide = log_ticks(1e-3, 1e3);
     EXPECT_EQ(wide.size(), 7u);  // decades only when the range is wide
+    // Twelve decades (a gradient that dies): every second one, so the labels do not overlap.
+    const auto dying = log_ticks(1e-11, 1.0);
+    const std::vector<double> want = {1e-10, 1e-8, 1e-6, 1e-4, 1e-2, 1.0};
+    ASSERT_EQ(dying.size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(dying[i] / want[i], 1.0, 1e-12) << i;
 }
 
 TEST(Ticks, FormatUsesStepPrecision) {

@@ -128,20 +128,10 @@ struct LabFolderCache {
 };
 
 /// Two runs side by side: the run shown (A: the live run or UiState::lab_run) against another run (B),
-/// UiState::lab_compare.
+/// UiState::lab_compare; nothing when no B is chosen. Drawn above A's own curves, since choosing B asks for them.
 void draw_lab_compare(PanelContext& ctx, const std::string& a_name, const std::shared_ptr<const LabHistory>& a,
                       int columns, float fig_w, float fig_h) {
     UiState& st = ctx.state;
-    ImGui::Separator();
-    ImGui::AlignTextToFramePadding();
-    ImGui::TextUnformatted(tr("Two runs side by side:"));
-    ImGui::SameLine();
-    lab_run_combo(tr("compare the run shown (A) with another run (B)"), st.lab_compare, tr("none"), st.lab_run,
-                  ImGui::GetFontSize() * 22);
-    if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("%s",
-                          tr("runs of the lab are kept in its folder; change one setting, Start again, and "
-                             "compare the two"));
     if (st.lab_compare.empty()) return;
     static LabFolderCache b;
     static struct {
@@ -165,6 +155,8 @@ void draw_lab_compare(PanelContext& ctx, const std::string& a_name, const std::s
         if (i % size_t(columns)) ImGui::SameLine();
         gfx::draw_figure(cache.figs[i], ImVec2(fig_w, fig_h), {}, ("lab_cmp" + std::to_string(i)).c_str());
     }
+    ImGui::Separator();
+    ImGui::TextDisabled("%s", trf("A: %s, its own curves", a_name.c_str()).c_str());
 }
 
 std::string lab_status_line(const TrainingLab& lab, const LabHistory* h) {
@@ -199,6 +191,11 @@ void draw_lab(PanelContext& ctx) {
 
     // --- what to train (a header the teacher folds away to give the curves the room) ---
     ImGui::SetNextItemOpen(true, ImGuiCond_FirstUseEver);
+    {  // a recorded run newly shown (a lesson's step): its settings fold away, giving its curves the room
+        static std::string last_shown;
+        if (ctx.state.lab_run != last_shown && !ctx.state.lab_run.empty()) ImGui::SetNextItemOpen(false);
+        last_shown = ctx.state.lab_run;
+    }
     const bool show_settings = ImGui::CollapsingHeader(tr("Model, corpus and training settings"));
     if (show_settings) {
         ImGui::BeginDisabled(active);
@@ -344,6 +341,16 @@ void draw_lab(PanelContext& ctx) {
         }
     }
 
+    same_line_if_fits(labeled_width(tr("compare with"), ImGui::GetFontSize() * 16));
+    ImGui::AlignTextToFramePadding();
+    ImGui::TextUnformatted(tr("compare with"));
+    ImGui::SameLine();
+    lab_run_combo("##lab_compare", st.lab_compare, tr("none"), st.lab_run, ImGui::GetFontSize() * 16);
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("%s %s", tr("compare the run shown (A) with another run (B)"),
+                          tr("runs of the lab are kept in its folder; change one setting, Start again, and "
+                             "compare the two"));
+
     // --- the timeline ---
     if (shown && !shown->snapshots.empty()) {
         const auto& snaps = shown->snapshots;
@@ -386,18 +393,18 @@ void draw_lab(PanelContext& ctx) {
         cache.marker = ctx.state.lab_step;
         cache.language = i18n::language();
     }
-    const std::vector<plot::Figure>& figs = cache.figs;
     const float avail_w = ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ScrollbarSize;
     const float fig_h =
         std::max(line_h * 13, (ImGui::GetContentRegionAvail().y - ImGui::GetStyle().ItemSpacing.y * 2) * 0.5f);
     // Three columns where each figure gets ~400 px, else two (a 1280-pixel window).
     const int columns = avail_w >= line_h * 3 * 26 ? 3 : 2;
     const float fig_w = avail_w / float(columns) - ImGui::GetStyle().ItemSpacing.x;
+    if (shown) draw_lab_compare(ctx, shown_name, shown, columns, fig_w, fig_h);
+    const std::vector<plot::Figure>& figs = cache.figs;
     for (size_t i = 0; i < figs.size(); ++i) {
         if (i % size_t(columns)) ImGui::SameLine();
         gfx::draw_figure(figs[i], ImVec2(fig_w, fig_h), {}, ("lab_fig" + std::to_string(i)).c_str());
     }
-    if (shown) draw_lab_compare(ctx, shown_name, shown, columns, fig_w, fig_h);
     ImGui::EndChild();
 }
 
