@@ -173,6 +173,10 @@ void apply_view_option(UiState& st, const std::string& view, const std::string& 
         if (!interp::parse_attribution_baseline(value))
             throw std::invalid_argument("--baseline expects mean or zero, got '" + value + "'");
         st.attr_baseline = value;
+    } else if (option == "ig-rule") {
+        if (!interp::parse_ig_rule(value))
+            throw std::invalid_argument("--ig-rule expects adaptive or midpoint, got '" + value + "'");
+        st.attr_ig_rule = value;
     } else if (option == "steps") st.attr_steps = int(in_range(option, value, 1, 1024));
     else if (option == "span") st.attr_span = int(in_range(option, value, 1, 16));
     else if (option == "neuron") st.neuron = int(in_range(option, value, 0, 1 << 24));

@@ -661,7 +661,7 @@ const std::vector<ViewInfo>& all_views() {
         {"input-attribution", Panel::Causal,
          "input attribution: how much each input token moves the prediction (integrated gradients, gradient × "
          "input or occlusion)",
-         with_knobs({"query", "target", "minus", "method", "steps", "span", "baseline"}), true,
+         with_knobs({"query", "target", "minus", "method", "steps", "ig-rule", "span", "baseline"}), true,
          build_input_attribution},
         {"attention-flow", Panel::Causal, "attention flow, exact max-flow (at most 64 tokens)", with_knobs({}), true,
          build_attention_flow},

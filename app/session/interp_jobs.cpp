@@ -142,6 +142,7 @@ interp::AttributionOptions attribution_options(const UiState& st) {
     o.span = st.attr_span;
     o.baseline =
         interp::parse_attribution_baseline(st.attr_baseline).value_or(interp::AttributionBaseline::MeanEmbedding);
+    o.rule = interp::parse_ig_rule(st.attr_ig_rule).value_or(interp::IgRule::Adaptive);
     return o;
 }
 

@@ -58,6 +58,7 @@ void UiState::clamp() {
     attr_steps = std::clamp(attr_steps, 1, 1024);
     attr_span = std::clamp(attr_span, 1, 16);
     if (!interp::parse_attribution_baseline(attr_baseline)) attr_baseline = "mean";
+    if (!interp::parse_ig_rule(attr_ig_rule)) attr_ig_rule = "adaptive";
     neuron = std::max(-1, neuron);
     neuron_rows = std::clamp(neuron_rows, 4, 256);
     neuron_context = std::clamp(neuron_context, 8, 1024);
@@ -119,7 +120,7 @@ void link_attention_knobs(UiState& st, std::optional<AttentionKnobs>& last) {
     X(export_dir) X(export_format) X(export_width) X(export_height) X(export_scale) X(export_light)          \
     X(export_transparent) X(ablated_heads) X(ablate_mode) X(interp_target) X(interp_minus) X(interp_corrupt) \
     X(interp_answer) X(interp_wrong) X(detect_random) X(detect_half) X(detect_exclude_bos)                   \
-    X(detect_exclude_current) X(attr_method) X(attr_steps) X(attr_span) X(attr_baseline) X(target_text)      \
+    X(detect_exclude_current) X(attr_method) X(attr_steps) X(attr_span) X(attr_baseline) X(attr_ig_rule) X(target_text)      \
     X(translate_to) X(decode_beam) X(language) X(lesson) X(lesson_step) X(train_topic) X(train_warmup)       \
     X(train_d_model) X(train_dropout) X(train_seed) X(train_lr) X(train_weight_decay) X(train_grad)          \
     X(train_label_smoothing) X(neuron) X(neuron_rows) X(neuron_corpus) X(neuron_context) X(lab_run) X(lab_compare) X(lab_step) X(resid_view)

@@ -121,6 +121,7 @@ struct UiState {
     int attr_steps = 50;                               ///< integrated gradients: points on the path (1..1024)
     int attr_span = 1;                                 ///< occlusion: tokens hidden at once (1..16)
     std::string attr_baseline = "mean";                ///< interp::name_of(AttributionBaseline): "mean" or "zero"
+    std::string attr_ig_rule = "adaptive";             ///< interp::name_of(IgRule): "adaptive" or "midpoint"
 
     // Neurons panel (FFN neurons at the selected layer; core/interp/neurons.h).
     int neuron = -1;            ///< the neuron shown over the text and with its examples (-1: the most

@@ -60,74 +60,41 @@ void check_ids(const ModelConfig& c, const std::vector<int>& ids, const char* wh
     for (int id : ids) check_token(c, id, "attribution", what);
 }
 
-// The gradient methods on a decoder-only model (src empty) or an encoder–decoder. For each explained prediction
-// (`scored`, rows of the decoder sequence) and each point α of the path: a forward/backward with the token
-// embeddings scaled by α, df/dx dotted with x per token. Points are (prediction, α) pairs, `batch` per pass, so the
-// encoder–decoder runs every generated token's path in one stream. Results per prediction: scores over the source
-// (S) and the decoder inputs (T), f(x) and f(0).
-struct GradResult {
-    MatrixRM src, dec;  // (n_scored, S), (n_scored, T)
-    std::vector<float> value, baseline;
-    bool cancelled = false;
+// One point of the path b + α (x − b) for one explained prediction, and what a forward/backward there gives: f, and
+// per token the dot product (x − b) · ∂f/∂x (unweighted).
+struct PathPoint {
+    int scored = 0;
+    float alpha = 1;
+};
+struct PathValue {
+    float f = kNaN;
+    std::vector<float> src, dec;  // (S), (T)
 };
 
-GradResult gradient_scores(GradientModel& g, const std::vector<int>& src, const std::vector<int>& dec,
-                           const std::vector<Scored>& scored, const AttributionOptions& opt) {
+// Evaluates `points`, `batch` per forward/backward, into `out` (resized); counts the passes in `passes_done` for the
+// progress callback (of `passes_total`, an upper bound). Returns false when cancelled.
+bool evaluate_path(GradientModel& g, const std::vector<int>& src, const std::vector<int>& dec,
+                   const std::vector<Scored>& scored, const MatrixRM& x_src, const MatrixRM& x_dec,
+                   const RowVectorF& base, const std::vector<PathPoint>& points, const AttributionOptions& opt,
+                   std::vector<PathValue>& out, int& passes_done, int passes_total) {
     const ModelConfig& c = g.config();
     const bool seq2seq = !src.empty();
     const int S = int(src.size()), T = int(dec.size()), d = c.d_model, V = c.vocab_size;
-    const int n = int(scored.size());
-    const bool ig = opt.method == AttributionMethod::IntegratedGradients;
-    // Inputs relative to the baseline b: the path is b + α (x − b), the scores Σ_d (x − b)_d ∂f/∂x_d.
-    const RowVectorF base = g.baseline_row(opt.baseline);
-    const MatrixRM x_dec = g.token_embeddings(dec).rowwise() - base;
-    const MatrixRM x_src = seq2seq ? MatrixRM(g.token_embeddings(src).rowwise() - base) : MatrixRM();
-
-    // Points: every prediction at α = 1 (its value; grad × input's gradient) and α = 0 (its baseline value), then
-    // integrated gradients' midpoints.
-    struct Point {
-        int scored = 0;
-        float alpha = 1;
-        int kind = 0;  // 0: α = 1, 1: α = 0, 2: on the path
-        float weight = 1;
-    };
-    // Integrated gradients: the midpoint rule, α_k = (k − ½)/m, w_k = 1/m. (Gauss–Legendre, Captum's default, did
-    // worse on the bundled translation model: f along its path has a near-step that no smooth rule resolves.)
-    std::vector<std::pair<double, double>> rule;
-    if (ig)
-        for (int k = 1; k <= opt.steps; ++k) rule.push_back({(k - 0.5) / opt.steps, 1.0 / opt.steps});
-    std::vector<Point> points;
-    for (int i = 0; i < n; ++i) {
-        points.push_back({i, 1.0f, 0});
-        points.push_back({i, 0.0f, 1});
-    }
-    if (ig)
-        for (int i = 0; i < n; ++i)
-            for (const auto& [alpha, weight] : rule) points.push_back({i, float(alpha), 2, float(weight)});
-
-    GradResult r;
-    r.src.setZero(n, S);
-    r.dec.setZero(n, T);
-    r.value.assign(size_t(n), kNaN);
-    r.baseline.assign(size_t(n), kNaN);
+    out.assign(points.size(), PathValue{});
     train::TrainModel& net = g.net();
     train::StepOptions so;
     so.target_rows_only = true;
     MatrixRM emb_dec, emb_src, dlogits;
     const int total = int(points.size());
-    const int passes = (total + opt.batch - 1) / opt.batch;
-    for (int p0 = 0, pass = 0; p0 < total; p0 += opt.batch, ++pass) {
-        if (cancelled(opt.cancel)) {
-            r.cancelled = true;
-            break;
-        }
+    for (int p0 = 0; p0 < total; p0 += opt.batch) {
+        if (cancelled(opt.cancel)) return false;
         const int B = std::min(opt.batch, total - p0);
         emb_dec.resize(int64_t(B) * T, d);
         if (seq2seq) emb_src.resize(int64_t(B) * S, d);
         std::vector<int> dec_ids(size_t(B) * size_t(T)), targets(size_t(B) * size_t(T), -1), src_ids;
         if (seq2seq) src_ids.resize(size_t(B) * size_t(S));
         for (int b = 0; b < B; ++b) {
-            const Point& pt = points[size_t(p0 + b)];
+            const PathPoint& pt = points[size_t(p0 + b)];
             emb_dec.middleRows(int64_t(b) * T, T) = (x_dec * pt.alpha).rowwise() + base;
             std::copy(dec.begin(), dec.end(), dec_ids.begin() + int64_t(b) * T);
             targets[size_t(b) * size_t(T) + size_t(scored[size_t(pt.scored)].row)] = scored[size_t(pt.scored)].token;
@@ -151,31 +118,164 @@ GradResult gradient_scores(GradientModel& g, const std::vector<int>& src, const 
         }
         const MatrixRM& logits = net.logits();  // (B, V): one row per point, in order
         dlogits.resize(B, V);
-        for (int b = 0; b < B; ++b) {
-            const Point& pt = points[size_t(p0 + b)];
-            const float f = target_value(logits.row(b).data(), V, scored[size_t(pt.scored)], dlogits.row(b).data());
-            if (pt.kind == 0) r.value[size_t(pt.scored)] = f;
-            if (pt.kind == 1) r.baseline[size_t(pt.scored)] = f;
-        }
+        for (int b = 0; b < B; ++b)
+            out[size_t(p0 + b)].f = target_value(logits.row(b).data(), V, scored[size_t(points[size_t(p0 + b)].scored)],
+                                                 dlogits.row(b).data());
         net.backward(dlogits);
         const MatrixRM& g_dec = net.input_grad(false);
         for (int b = 0; b < B; ++b) {
-            const Point& pt = points[size_t(p0 + b)];
-            if (pt.kind == 1 || (pt.kind == 0 && ig)) continue;  // only values from these
-            const float w = pt.weight;
-            for (int i = 0; i < T; ++i) r.dec(pt.scored, i) += w * x_dec.row(i).dot(g_dec.row(int64_t(b) * T + i));
+            PathValue& v = out[size_t(p0 + b)];
+            v.dec.resize(size_t(T));
+            for (int i = 0; i < T; ++i) v.dec[size_t(i)] = x_dec.row(i).dot(g_dec.row(int64_t(b) * T + i));
             if (seq2seq) {
                 const MatrixRM& g_src = net.input_grad(true);
-                for (int j = 0; j < S; ++j) r.src(pt.scored, j) += w * x_src.row(j).dot(g_src.row(int64_t(b) * S + j));
+                v.src.resize(size_t(S));
+                for (int j = 0; j < S; ++j) v.src[size_t(j)] = x_src.row(j).dot(g_src.row(int64_t(b) * S + j));
             }
         }
-        if (opt.progress) opt.progress(pass + 1, passes);
+        if (opt.progress) opt.progress(++passes_done, std::max(passes_done, passes_total));
     }
     net.set_input_embeddings(nullptr, nullptr);
-    if (r.cancelled) {
+    return true;
+}
+
+// The gradient methods on a decoder-only model (src empty) or an encoder–decoder. For each explained prediction
+// (`scored`, rows of the decoder sequence): f(x) and f(b) with the gradient at x, then integrated gradients' points
+// on the path. Points are (prediction, α) pairs, `batch` per pass, so the encoder–decoder runs every generated
+// token's path in one stream. Results per prediction: scores over the source (S) and the decoder inputs (T), f(x)
+// and f(b).
+struct GradResult {
+    MatrixRM src, dec;  // (n_scored, S), (n_scored, T)
+    std::vector<float> value, baseline;
+    bool cancelled = false;
+};
+
+GradResult gradient_scores(GradientModel& g, const std::vector<int>& src, const std::vector<int>& dec,
+                           const std::vector<Scored>& scored, const AttributionOptions& opt) {
+    const bool seq2seq = !src.empty();
+    const int S = int(src.size()), T = int(dec.size());
+    const int n = int(scored.size());
+    const bool ig = opt.method == AttributionMethod::IntegratedGradients;
+    // Inputs relative to the baseline b: the path is b + α (x − b), the scores Σ_d (x − b)_d ∂f/∂x_d.
+    const RowVectorF base = g.baseline_row(opt.baseline);
+    const MatrixRM x_dec = g.token_embeddings(dec).rowwise() - base;
+    const MatrixRM x_src = seq2seq ? MatrixRM(g.token_embeddings(src).rowwise() - base) : MatrixRM();
+    const bool adaptive = ig && opt.rule == IgRule::Adaptive && opt.steps >= kAdaptiveStart;
+
+    GradResult r;
+    r.src.setZero(n, S);
+    r.dec.setZero(n, T);
+    r.value.assign(size_t(n), kNaN);
+    r.baseline.assign(size_t(n), kNaN);
+    const auto fail = [&] {
+        r.cancelled = true;
         r.src.setConstant(kNaN);
         r.dec.setConstant(kNaN);
+        return r;
+    };
+    // Adds w · (a point's dot products) to prediction i's scores.
+    const auto add = [&](int i, const PathValue& v, double w) {
+        for (int t = 0; t < T; ++t) r.dec(i, t) += float(w * v.dec[size_t(t)]);
+        for (int j = 0; j < S && seq2seq; ++j) r.src(i, j) += float(w * v.src[size_t(j)]);
+    };
+    const int path_points = ig ? opt.steps : 0;
+    const int passes_total = (n * (2 + path_points) + opt.batch - 1) / opt.batch;
+    int passes = 0;
+
+    // Every prediction at α = 1 (its value; grad × input's gradient) and α = 0 (its baseline value); the midpoint
+    // rule's α_k = (k − ½)/m, w_k = 1/m, or the adaptive rule's first grid, α = j/16.
+    std::vector<PathPoint> points;
+    for (int i = 0; i < n; ++i) points.push_back({i, 1.0f}), points.push_back({i, 0.0f});
+    const int first = adaptive ? kAdaptiveStart : path_points;
+    for (int i = 0; i < n; ++i)
+        for (int k = 1; k <= first; ++k)
+            points.push_back({i, float(adaptive ? double(k) / (kAdaptiveStart + 1) : (k - 0.5) / opt.steps)});
+    std::vector<PathValue> vals;
+    if (!evaluate_path(g, src, dec, scored, x_src, x_dec, base, points, opt, vals, passes, passes_total)) return fail();
+    for (int i = 0; i < n; ++i) {
+        r.value[size_t(i)] = vals[size_t(2 * i)].f;
+        r.baseline[size_t(i)] = vals[size_t(2 * i + 1)].f;
+        if (!ig) add(i, vals[size_t(2 * i)], 1.0);
     }
+    if (!ig) return r;
+    if (!adaptive) {
+        for (size_t p = size_t(2 * n); p < points.size(); ++p) add(points[p].scored, vals[p], 1.0 / opt.steps);
+        return r;
+    }
+
+    // The adaptive rule: the path is cut into intervals, each scored by the midpoint rule, and f at the interval's
+    // ends says how far its share is from the truth (completeness per interval: Σ_tokens score = f(b_end) −
+    // f(a_end) when exact). The intervals with the largest errors are halved — the old midpoint becomes an end,
+    // and two new midpoints are evaluated — until the errors sum to under kAdaptiveTolerance of |f(x) − f(b)| or
+    // the prediction has used `steps` points.
+    struct Interval {
+        double a, b;
+        float fa, fb;
+        PathValue mid;
+        [[nodiscard]] double error() const {
+            double s = 0;
+            for (float v : mid.dec) s += v;
+            for (float v : mid.src) s += v;
+            return (b - a) * s - (double(fb) - double(fa));
+        }
+    };
+    std::vector<std::vector<Interval>> parts(static_cast<size_t>(n));
+    std::vector<int> used(size_t(n), kAdaptiveStart);
+    for (int i = 0; i < n; ++i) {
+        // The grid j/16: odd j are the midpoints of the 8 intervals [2k/16, (2k+2)/16], even j their ends.
+        const auto f_at = [&](int j) {
+            if (j == 0) return r.baseline[size_t(i)];
+            if (j == kAdaptiveStart + 1) return r.value[size_t(i)];
+            return vals[size_t(2 * n + i * kAdaptiveStart + j - 1)].f;
+        };
+        for (int j = 1; j <= kAdaptiveStart; j += 2)
+            parts[size_t(i)].push_back({double(j - 1) / (kAdaptiveStart + 1), double(j + 1) / (kAdaptiveStart + 1),
+                                        f_at(j - 1), f_at(j + 1), vals[size_t(2 * n + i * kAdaptiveStart + j - 1)]});
+    }
+    for (;;) {
+        // Per prediction, the intervals to halve this round: the worst one, and up to 3 more whose errors are at least
+        // half of it (a round is one batch stream).
+        std::vector<PathPoint> more;
+        std::vector<std::pair<int, size_t>> split;  // (prediction, interval)
+        for (int i = 0; i < n; ++i) {
+            auto& iv = parts[size_t(i)];
+            double err = 0;
+            for (const auto& x : iv) err += std::abs(x.error());
+            const double scale = std::max(1e-3, std::abs(double(r.value[size_t(i)]) - double(r.baseline[size_t(i)])));
+            if (err <= kAdaptiveTolerance * scale) continue;
+            std::vector<size_t> order(iv.size());
+            std::iota(order.begin(), order.end(), size_t(0));
+            std::sort(order.begin(), order.end(),
+                      [&](size_t u, size_t v) { return std::abs(iv[u].error()) > std::abs(iv[v].error()); });
+            const double worst = std::abs(iv[order[0]].error());
+            for (size_t k = 0; k < order.size() && k < 4 && used[size_t(i)] + 2 <= opt.steps; ++k) {
+                const Interval& x = iv[order[k]];
+                if (std::abs(x.error()) < 0.5 * worst) break;  // a step dominates: spend the points on it
+                if (x.b - x.a < 1e-7) continue;                // float α cannot halve it further
+                more.push_back({i, float(x.a + (x.b - x.a) * 0.25)});
+                more.push_back({i, float(x.a + (x.b - x.a) * 0.75)});
+                split.push_back({i, order[k]});
+                used[size_t(i)] += 2;
+            }
+        }
+        if (more.empty()) break;
+        if (!evaluate_path(g, src, dec, scored, x_src, x_dec, base, more, opt, vals, passes, passes_total))
+            return fail();
+        // Halve from the back of each prediction's list so that earlier indices stay valid.
+        std::vector<size_t> idx(split.size());
+        std::iota(idx.begin(), idx.end(), size_t(0));
+        std::sort(idx.begin(), idx.end(), [&](size_t u, size_t v) { return split[u] > split[v]; });
+        for (size_t k : idx) {
+            auto& iv = parts[size_t(split[k].first)];
+            const Interval x = iv[split[k].second];
+            const double c = (x.a + x.b) / 2;
+            const Interval lo{x.a, c, x.fa, x.mid.f, vals[2 * k]}, hi{c, x.b, x.mid.f, x.fb, vals[2 * k + 1]};
+            iv[split[k].second] = lo;
+            iv.insert(iv.begin() + std::ptrdiff_t(split[k].second) + 1, hi);
+        }
+    }
+    for (int i = 0; i < n; ++i)
+        for (const auto& x : parts[size_t(i)]) add(i, x.mid, x.b - x.a);
     return r;
 }
 
@@ -205,6 +305,14 @@ std::vector<float> hidden_row(const ModelConfig& c, const Tensor& embed_out, con
 }
 
 }  // namespace
+
+std::string_view name_of(IgRule r) { return r == IgRule::Midpoint ? "midpoint" : "adaptive"; }
+
+std::optional<IgRule> parse_ig_rule(std::string_view name) {
+    for (IgRule r : {IgRule::Midpoint, IgRule::Adaptive})
+        if (name_of(r) == name) return r;
+    return std::nullopt;
+}
 
 std::string_view name_of(AttributionBaseline b) { return b == AttributionBaseline::Zero ? "zero" : "mean"; }
 

@@ -4,12 +4,14 @@
 #include "app/figures/views.h"
 #include "app/session/interp_jobs.h"
 #include "core/interp/ablation.h"
+#include "core/interp/input_attribution.h"
 #include "core/interp/logit_attribution.h"
 
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <numeric>
 #include <thread>
 
@@ -145,6 +147,51 @@ TEST(Causal, JobsRunInTheBackgroundAndReportProgress) {
     EXPECT_NEAR(r->patch_resid->normalized(0, 4), 1.0f, 1e-4f);
     EXPECT_NEAR(r->patch_resid->normalized(0, 10), 0.0f, 1e-4f);
     EXPECT_FALSE(jobs.busy());
+}
+
+}  // namespace
+}  // namespace ts::figures
+
+namespace ts::figures {
+namespace {
+
+// Integrated gradients on the bundled translation model (issue #32's completeness target). Along the straight path
+// from the mean embedding, log p of the generated tokens is rough: it changes by nats within thousandths of the
+// path, here and there (the model's sharp heads; torch in float64 agrees, docs/models.md). The midpoint rule leaves
+// a fifth of f's change unexplained at 50 points and still over a tenth at 800; the adaptive rule, which halves
+// where the scores miss f's change, closes the gap to 1 % within 400 points and is 3× closer at 50.
+TEST(Causal, AdaptiveIntegratedGradientsCloseTheGapOnTheTranslationModel) {
+    std::string dir;
+    for (const auto& d : studio::list_bundled_model_dirs(""))
+        if (std::filesystem::path(d).filename() == "zh-en-transformer") dir = d;
+    ASSERT_FALSE(dir.empty()) << "the bundled translation model is missing";
+    const studio::LoadedModel lm = studio::load_model_folder(dir);
+    const Model& m = *lm.model;
+    // "<2zh>Delete all selected items<|endoftext|>" → 删除所有 选中的 项目 <|endoftext|>, as lesson 01 step 5.
+    const std::vector<int> src = {8191, 1690, 692, 637, 2162, 8188}, dec_in = {8188, 7659, 1420, 1170},
+                           out = {7659, 1420, 1170, 8188};
+    interp::GradientModel grad(m);
+    interp::AttributionOptions o;
+    o.method = interp::AttributionMethod::IntegratedGradients;
+    o.baseline = interp::AttributionBaseline::MeanEmbedding;
+    o.batch = 32;
+    const auto run = [&](interp::IgRule rule, int steps) {
+        o.rule = rule;
+        o.steps = steps;
+        return interp::attribute_translation(m, &grad, src, dec_in, out, o);
+    };
+    const auto mid50 = run(interp::IgRule::Midpoint, 50), ada50 = run(interp::IgRule::Adaptive, 50),
+               ada400 = run(interp::IgRule::Adaptive, 400);
+    float worst_mid50 = 0, worst_ada50 = 0;
+    for (size_t t = 0; t < out.size(); ++t) {
+        const float change = std::abs(ada400.value[t] - ada400.baseline_value[t]);
+        ASSERT_GT(change, 1.0f);
+        worst_mid50 = std::max(worst_mid50, std::abs(mid50.completeness_gap[t]) / change);
+        worst_ada50 = std::max(worst_ada50, std::abs(ada50.completeness_gap[t]) / change);
+        EXPECT_LE(std::abs(ada400.completeness_gap[t]), 0.01f * change) << "row " << t;
+    }
+    EXPECT_GT(worst_mid50, 0.15f);
+    EXPECT_LT(worst_ada50, worst_mid50 / 2);
 }
 
 }  // namespace

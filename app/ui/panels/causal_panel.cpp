@@ -99,10 +99,18 @@ void draw_input_attribution(PanelContext& ctx, float avail_w, float fig_h, int f
     st.attr_method = kMethods[method];
     ImGui::SameLine();
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
-    if (method == 0)
+    if (method == 0) {
         ImGui::SliderInt(tr("steps"), &st.attr_steps, 1, 1024, "%d",
                          ImGuiSliderFlags_AlwaysClamp | ImGuiSliderFlags_Logarithmic);
-    else if (method == 2)
+        ImGui::SameLine();
+        bool adaptive = st.attr_ig_rule == "adaptive";
+        ImGui::Checkbox(tr("adaptive points"), &adaptive);
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip("%s",
+                              tr("halve the stretches of the path where the scores miss f's change, until the "
+                                 "gap is under 0.5 % (at most the steps); off: evenly spaced midpoints"));
+        st.attr_ig_rule = adaptive ? "adaptive" : "midpoint";
+    } else if (method == 2)
         ImGui::SliderInt(tr("tokens hidden at once"), &st.attr_span, 1, 16, "%d", ImGuiSliderFlags_AlwaysClamp);
     int zero_base = st.attr_baseline == "zero" ? 1 : 0;
     ImGui::AlignTextToFramePadding();  // a row of its own: one row clipped the run button at 1280 px
