@@ -210,6 +210,16 @@ std::shared_ptr<const LabHistory> lab_history_of(const Params& p, const UiState&
     return h;
 }
 
+/// The steps of a lab run within params' [from, to] (default: every step); an error when there are none.
+std::vector<const train::StepStats*> steps_in_range(const Params& p, const LabHistory& h) {
+    const int64_t from = int_param(p, "from", 0, 0, 10'000'000), to = int_param(p, "to", 10'000'000, 0, 10'000'000);
+    std::vector<const train::StepStats*> out;
+    for (const auto& s : h.steps)
+        if (s.step >= from && s.step <= to) out.push_back(&s);
+    if (out.empty()) throw std::runtime_error(tr("the run has no steps in that range"));
+    return out;
+}
+
 /// A per-step quantity of a lab run (StepStats), by name; `layer` for layer_grad_norm.
 double step_quantity(const train::StepStats& s, const std::string& q, int layer) {
     if (q == "layer_grad_norm") {
@@ -662,15 +672,12 @@ const std::vector<MeasureDef>& measure_defs() {
           "largest"},
          [](const Params& p, const UiState& st, const Snapshot*, const Model*) {
              const auto h = lab_history_of(p, st);
-             const int64_t from = int_param(p, "from", 0, 0, 10'000'000),
-                           to = int_param(p, "to", 10'000'000, 0, 10'000'000);
              std::vector<double> sum;
-             for (const auto& s : h->steps) {
-                 if (s.step < from || s.step > to) continue;
-                 if (sum.size() < s.layer_grad_norms.size()) sum.resize(s.layer_grad_norms.size(), 0.0);
-                 for (size_t l = 0; l < s.layer_grad_norms.size(); ++l) sum[l] += s.layer_grad_norms[l];
+             for (const train::StepStats* s : steps_in_range(p, *h)) {
+                 if (sum.size() < s->layer_grad_norms.size()) sum.resize(s->layer_grad_norms.size(), 0.0);
+                 for (size_t l = 0; l < s->layer_grad_norms.size(); ++l) sum[l] += s->layer_grad_norms[l];
              }
-             if (sum.empty()) throw std::runtime_error(tr("the run has no steps in that range"));
+             if (sum.empty()) throw std::runtime_error(tr("the run has no per-layer gradient norms"));
              return double(std::max_element(sum.begin(), sum.end()) - sum.begin());
          }},
         {{"lab_val_loss",
@@ -698,22 +705,17 @@ const std::vector<MeasureDef>& measure_defs() {
              const auto h = lab_history_of(p, st);
              const std::string q = str_param(p, "quantity", "loss"), reduce = str_param(p, "reduce", "max");
              const int layer = int_param(p, "layer", 0, 0, 1 << 14);
-             const int64_t from = int_param(p, "from", 0, 0, 10'000'000),
-                           to = int_param(p, "to", 10'000'000, 0, 10'000'000);
+             const auto steps = steps_in_range(p, *h);
              double acc = reduce == "min" ? INFINITY : reduce == "max" ? -INFINITY : 0.0;
-             size_t n = 0;
-             for (const auto& s : h->steps) {
-                 if (s.step < from || s.step > to) continue;
-                 const double v = step_quantity(s, q, layer);
+             for (const train::StepStats* s : steps) {
+                 const double v = step_quantity(*s, q, layer);
                  if (reduce == "max") acc = std::max(acc, v);
                  else if (reduce == "min") acc = std::min(acc, v);
                  else if (reduce == "mean") acc += v;
                  else if (reduce == "last") acc = v;
                  else throw std::runtime_error("parameter 'reduce' must be max, min, mean or last");
-                 ++n;
              }
-             if (n == 0) throw std::runtime_error(tr("the run has no steps in that range"));
-             return reduce == "mean" ? acc / double(n) : acc;
+             return reduce == "mean" ? acc / double(steps.size()) : acc;
          }},
     };
     return defs;
