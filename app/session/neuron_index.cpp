@@ -59,6 +59,20 @@ fs::path resolve_corpus_file(const std::string& chosen) {
         "'transformer-studio corpus build --out corpus/', or choose a text file");
 }
 
+fs::path resolve_pairs_file(const std::string& chosen) {
+    std::error_code ec;
+    if (!chosen.empty()) {
+        if (!fs::is_regular_file(chosen, ec)) throw std::runtime_error("pairs file " + chosen + " does not exist");
+        return chosen;
+    }
+    const fs::path rel = fs::path("corpus") / "zh-en" / "train.tsv";
+    for (const fs::path& c : {rel, fs::path(TS_SOURCE_DIR) / rel, xdg_dir("XDG_DATA_HOME", ".local/share") / rel})
+        if (fs::is_regular_file(c, ec)) return c;
+    throw std::runtime_error(
+        "no English-Chinese pairs: build them with 'transformer-studio corpus build --parallel zh-en --out "
+        "corpus/zh-en', or choose a pairs file");
+}
+
 std::vector<int> read_corpus_tokens(const fs::path& file, const TextCodec& codec, const std::atomic<bool>* cancel) {
     std::ifstream in(file, std::ios::binary);
     if (!in) throw std::runtime_error("cannot read corpus file " + file.string());

@@ -30,6 +30,10 @@ inline constexpr size_t kNeuronCorpusBytes = size_t(16) << 20;
 [[nodiscard]] std::filesystem::path resolve_neuron_corpus(const UiState& st);
 /// The same rule for any chooser: `chosen` when non-empty (it must exist), else the default corpus/corpus.txt.
 [[nodiscard]] std::filesystem::path resolve_corpus_file(const std::string& chosen);
+/// The English–Chinese pairs file: `chosen` when given (std::runtime_error when it does not exist), else
+/// corpus/zh-en/train.tsv under the working folder, the source tree or $XDG_DATA_HOME; std::runtime_error saying how
+/// to build it when none exists.
+[[nodiscard]] std::filesystem::path resolve_pairs_file(const std::string& chosen);
 /// $XDG_DATA_HOME/transformer-studio (~/.local/share/transformer-studio; ./.transformer-studio without a home).
 [[nodiscard]] std::filesystem::path user_data_dir();
 

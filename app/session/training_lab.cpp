@@ -34,15 +34,16 @@ const char* to_string(LabCorpus c) {
     case LabCorpus::RepeatedRandom: return "repeated-random";
     case LabCorpus::EnglishText: return "english";
     case LabCorpus::TextFile: return "file";
+    case LabCorpus::ZhEnPairs: return "zh-en";
     }
     return "?";
 }
 
 LabCorpus lab_corpus_from_string(std::string_view s) {
-    for (LabCorpus c : {LabCorpus::RepeatedRandom, LabCorpus::EnglishText, LabCorpus::TextFile})
+    for (LabCorpus c : {LabCorpus::RepeatedRandom, LabCorpus::EnglishText, LabCorpus::TextFile, LabCorpus::ZhEnPairs})
         if (s == to_string(c)) return c;
     throw std::invalid_argument("unknown lab corpus '" + std::string(s) +
-                                "' (expected repeated-random, english or file)");
+                                "' (expected repeated-random, english, file or zh-en)");
 }
 
 const char* to_string(TrainingLab::Status s) {
@@ -316,7 +317,8 @@ std::vector<int32_t> LabRun::corpus_tokens(const LabSettings& s) {
     if (s.corpus == LabCorpus::RepeatedRandom) return repeated_random_stream(4'000'000, s.train.seed, s.repeat);
     if (s.corpus == LabCorpus::TextFile && s.corpus_file.empty())
         throw std::invalid_argument("choose a text file to train on");
-    const fs::path file = resolve_corpus_file(s.corpus_file);
+    const fs::path file =
+        s.corpus == LabCorpus::ZhEnPairs ? resolve_pairs_file(s.corpus_file) : resolve_corpus_file(s.corpus_file);
     const std::vector<int> ids = read_corpus_tokens(file, *make_byte_codec(256));
     return {ids.begin(), ids.end()};
 }

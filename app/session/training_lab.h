@@ -35,8 +35,11 @@ namespace ts::studio {
 ///                   only by copying (an induction head), the first not at all (loss ln 26 ≈ 3.26 nats)
 ///   EnglishText     the default models' English corpus (corpus/corpus.txt, `corpus build`), first 1 MB
 ///   TextFile        any UTF-8 text file, first 1 MB
-enum class LabCorpus { RepeatedRandom, EnglishText, TextFile };
-/// "repeated-random", "english", "file".
+///   ZhEnPairs       the translation model's English–Chinese pairs (corpus/zh-en/train.tsv, `corpus build --parallel
+///                   zh-en`), one "English<TAB>Chinese" line each, first 1 MB: a byte-level model that continues an
+///                   English line after its tab in Chinese (3 bytes a character)
+enum class LabCorpus { RepeatedRandom, EnglishText, TextFile, ZhEnPairs };
+/// "repeated-random", "english", "file", "zh-en".
 [[nodiscard]] const char* to_string(LabCorpus c);
 /// The corpus named `s` (to_string's spelling). Throws std::invalid_argument listing the names.
 [[nodiscard]] LabCorpus lab_corpus_from_string(std::string_view s);
@@ -72,7 +75,8 @@ struct LabSettings {
     std::string preset = "attn-only-2l";
     LabCorpus corpus = LabCorpus::RepeatedRandom;
     std::string corpus_file;     ///< TextFile: the file; EnglishText: "" = corpus/corpus.txt (found as the
-                                 ///< Neurons panel finds it) or another copy of it
+                                 ///< Neurons panel finds it) or another copy of it; ZhEnPairs: "" =
+                                 ///< corpus/zh-en/train.tsv (found the same way) or another pairs file
     std::string norm_placement;  ///< "" = the preset's, "pre", "post"
     std::string norm;            ///< "" = the preset's, "layernorm", "rmsnorm"
     std::string attention;       ///< "" = the preset's, "mha", "gqa" (n_kv_heads = n_heads / 2), "mqa"

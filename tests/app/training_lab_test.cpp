@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 #include <unistd.h>
@@ -230,6 +231,33 @@ TEST(TrainingLab, SettingsRoundTripAndErrorsNameTheField) {
     LabSettings no_file;
     no_file.corpus = LabCorpus::TextFile;
     EXPECT_THROW(LabRun(no_file, temp_dir("nofile")), std::invalid_argument);
+}
+
+// The zh–en pairs as a byte-level corpus: the pairs file's lines, tab and UTF-8 bytes as they are; a missing file
+// says how to build one.
+TEST(TrainingLab, PairsCorpusIsTheBytesOfItsLines) {
+    EXPECT_EQ(ts::studio::lab_corpus_from_string("zh-en"), LabCorpus::ZhEnPairs);
+    EXPECT_STREQ(ts::studio::to_string(LabCorpus::ZhEnPairs), "zh-en");
+    const fs::path dir = temp_dir("pairs");
+    fs::create_directories(dir);
+    { std::ofstream(dir / "pairs.tsv") << "Open the file\t打开文件\nSave\t保存\n"; }
+    LabSettings s;
+    s.corpus = LabCorpus::ZhEnPairs;
+    s.corpus_file = (dir / "pairs.tsv").string();
+    const std::vector<int32_t> ids = LabRun::corpus_tokens(s);
+    std::string got;
+    for (int32_t id : ids) got.push_back(char(id));
+    EXPECT_NE(got.find("Open the file\t打开文件"), std::string::npos) << got;
+    EXPECT_NE(got.find("Save\t保存"), std::string::npos) << got;
+    for (int32_t id : ids) EXPECT_TRUE(id >= 0 && id < 256);
+    s.corpus_file = (dir / "missing.tsv").string();
+    try {
+        (void)LabRun::corpus_tokens(s);
+        ADD_FAILURE() << "a missing pairs file was read";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("missing.tsv does not exist"), std::string::npos) << e.what();
+    }
+    fs::remove_all(dir);
 }
 
 TEST(TrainingLab, RepeatedRandomStreamWritesEachSpanAgain) {

@@ -203,6 +203,7 @@ void draw_lab(PanelContext& ctx) {
         choice_combo(tr("corpus"), corpus,
                      {{"repeated-random", TS_N_("repeated random letters")},
                       {"english", TS_N_("English text (corpus/corpus.txt)")},
+                      {"zh-en", TS_N_("English–Chinese pairs (corpus/zh-en/train.tsv)")},
                       {"file", TS_N_("a text file")}},
                      w * 1.6f);
         d.corpus = lab_corpus_from_string(corpus);
@@ -210,8 +211,9 @@ void draw_lab(PanelContext& ctx) {
             same_line_if_fits(line_h * 16);
             ImGui::SetNextItemWidth(line_h * 16);
             text_field("##lab_file",
-                       d.corpus == LabCorpus::TextFile ? tr("path of a UTF-8 text file")
-                                                       : tr("corpus/corpus.txt (empty: found on its own)"),
+                       d.corpus == LabCorpus::TextFile        ? tr("path of a UTF-8 text file")
+                           : d.corpus == LabCorpus::ZhEnPairs ? tr("corpus/zh-en/train.tsv (empty: found on its own)")
+                                                              : tr("corpus/corpus.txt (empty: found on its own)"),
                        d.corpus_file);
         }
         same_line_if_fits(labeled_width(tr("model"), w * 1.3f));
