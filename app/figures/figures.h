@@ -194,6 +194,11 @@ bool overlay_ffn_pre_activations(plot::Figure& curves, const Snapshot& s, int la
 /// [3] the largest logit; [4] the best induction score on the probe. Run names label the curves ("A: name").
 [[nodiscard]] std::vector<plot::Figure> lab_compare_figures(const LabHistory& a, const LabHistory& b,
                                                             const std::string& name_a, const std::string& name_b);
+/// One head's attention on the lab's probe in two runs at one step, and their difference: A, B (viridis, 0..1) and
+/// B − A (diverging, symmetric). Rows are queries, columns keys, labelled with the probe's letters.
+[[nodiscard]] std::vector<plot::Figure> lab_compare_attention_figures(const ProbeAttention& a, const ProbeAttention& b,
+                                                                      const std::string& name_a,
+                                                                      const std::string& name_b, int layer, int head);
 /// Names of lab_compare_figures' figures in order: "val-loss", "val-loss-diff", "grad-norm", "logits", "induction".
 [[nodiscard]] const std::vector<std::string>& lab_compare_figure_names();
 

@@ -256,6 +256,44 @@ plot::Series run_series(const std::string& name, bool b, std::vector<double> x, 
 
 }  // namespace
 
+std::vector<plot::Figure> lab_compare_attention_figures(const ProbeAttention& a, const ProbeAttention& b,
+                                                        const std::string& name_a, const std::string& name_b, int layer,
+                                                        int head) {
+    if (a.T != b.T || a.probs.size() != b.probs.size() || a.probs.size() != size_t(a.T) * size_t(a.T))
+        throw std::invalid_argument("lab_compare_attention_figures: the two probes differ in length");
+    const int T = a.T;
+    std::vector<std::string> letters;
+    for (int id : lab_probe_ids()) letters.emplace_back(1, char(id));
+    std::vector<float> diff(a.probs.size());
+    for (size_t k = 0; k < diff.size(); ++k) diff[k] = b.probs[k] - a.probs[k];
+    const auto make = [&](const std::string& title, const std::vector<float>& v, plot::Colormap cmap,
+                          const std::string& value_label) {
+        plot::Figure f;
+        f.view = "lab-compare-attention";
+        f.title = title;
+        f.heatmap = plot::make_heatmap(T, T, v, cmap, value_label);
+        if (cmap != plot::Colormap::Diverging) f.heatmap->vmin = 0, f.heatmap->vmax = 1;
+        f.heatmap->row_name = tr("query");
+        f.heatmap->col_name = tr("key");
+        f.x.label = tr("key");
+        f.y.label = tr("query");
+        f.x.categories = letters;
+        f.y.categories = letters;
+        f.square_cells = true;
+        return f;
+    };
+    std::vector<plot::Figure> out;
+    out.push_back(make(trf("A: %s, layer %d head %d, step %lld", name_a.c_str(), layer, head, (long long)a.step),
+                       a.probs, plot::Colormap::Viridis, tr("attention weight")));
+    out.push_back(make(trf("B: %s, layer %d head %d, step %lld", name_b.c_str(), layer, head, (long long)b.step),
+                       b.probs, plot::Colormap::Viridis, tr("attention weight")));
+    out.push_back(make(tr("B − A on the probe"), diff, plot::Colormap::Diverging, tr("weight difference")));
+    out.back().note =
+        tr("the probe: 24 random letters written twice; an induction head lights the diagonal one "
+           "letter past the earlier copy");
+    return out;
+}
+
 std::vector<plot::Figure> lab_compare_figures(const LabHistory& a, const LabHistory& b, const std::string& name_a,
                                               const std::string& name_b) {
     const std::string la = "A: " + name_a, lb = "B: " + name_b;

@@ -418,6 +418,32 @@ fs::path resolve_lab_run(const std::string& name_or_dir) {
     return name_or_dir;
 }
 
+ProbeAttention probe_attention(const LabHistory& h, int64_t step, int layer, int head) {
+    const std::pair<int64_t, std::string>* snap = nullptr;
+    for (const auto& s : h.snapshots)
+        if (s.first <= step) snap = &s;
+    if (!snap) throw std::runtime_error("the run has no snapshot at or before step " + std::to_string(step));
+    const LoadedModel lm = load_model_folder(snap->second);
+    const ModelConfig& c = lm.model->config();
+    if (layer < 0 || layer >= c.n_layers || head < 0 || head >= c.n_heads)
+        throw std::invalid_argument("layer " + std::to_string(layer) + " head " + std::to_string(head) +
+                                    " does not exist (the model has " + std::to_string(c.n_layers) + " layers of " +
+                                    std::to_string(c.n_heads) + " heads)");
+    const std::string point = "dec." + std::to_string(layer) + ".attn.probs";
+    ForwardOptions opt;
+    opt.capture = CaptureFilter::prefixes({point});
+    opt.compute_logits = false;
+    const ForwardResult r = forward(*lm.model, lab_probe_ids(), opt);
+    const Tensor& probs = r.trace->at(point);  // (H, T, T)
+    ProbeAttention a;
+    a.step = snap->first;
+    a.T = int(lab_probe_ids().size());
+    const size_t n = size_t(a.T) * size_t(a.T);
+    a.probs.assign(probs.data.begin() + std::ptrdiff_t(size_t(head) * n),
+                   probs.data.begin() + std::ptrdiff_t(size_t(head + 1) * n));
+    return a;
+}
+
 LabHistory load_lab_history(const fs::path& run_dir) {
     LabHistory h;
     const LabSettings s = load_lab_settings(run_dir / "settings.json");

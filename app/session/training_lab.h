@@ -119,6 +119,13 @@ struct LabProbe {
 [[nodiscard]] LabProbe probe_heads(const ModelConfig& config, const WeightMap& weights, const std::vector<int>& ids,
                                    int64_t step);
 
+/// One head's attention on the probe (lab_probe_ids(): 48 × 48, row-major, query rows) in a run's snapshot.
+struct ProbeAttention {
+    int64_t step = -1;         ///< the snapshot's step
+    int T = 0;                 ///< probe length
+    std::vector<float> probs;  ///< T × T; 0 above the diagonal (causal)
+};
+
 /// A lab run's record, oldest first.
 struct LabHistory {
     ModelConfig config;
@@ -139,6 +146,11 @@ struct LabHistory {
         return -1;
     }
 };
+
+/// The attention of `layer`, `head` on the probe in the newest snapshot of `h` at or before `step` (its model folder
+/// loaded and run forward). Throws std::runtime_error when the run has no snapshot there, std::invalid_argument
+/// for a layer or head the model does not have, and as loading the folder does.
+[[nodiscard]] ProbeAttention probe_attention(const LabHistory& h, int64_t step, int layer, int head);
 
 /// A run folder's record read back from its settings.json and lab_log.jsonl (render --lab-run, a run's figures
 /// after the window closed). Snapshots are the folders present. Throws std::runtime_error naming the file when one

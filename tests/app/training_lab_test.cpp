@@ -3,6 +3,7 @@
 // resumes and stops.
 #include "app/figures/figures.h"
 #include "app/session/training_lab.h"
+#include "app/session/worker.h"
 #include "core/interp/head_detectors.h"
 #include "core/kernels/threads.h"
 #include "core/model/model.h"
@@ -435,4 +436,43 @@ TEST(TrainingLab, RecordedRunsAreFoundByNameAndTrainAgainToTheirLog) {
     for (size_t i = 0; i < 2; ++i)
         EXPECT_NEAR(run.history().steps[i].loss, recorded.steps[i].loss, 1e-5 * recorded.steps[i].loss) << "step " << i;
     fs::remove_all(out);
+}
+
+// The A/B view's attention: each side is the head's attention on the probe in that run's snapshot (the same as a
+// forward of the snapshot folder), and the third figure is exactly B − A.
+TEST(TrainingLab, AttentionOfTwoRunsAndTheirDifferenceAreTheSnapshots) {
+    const fs::path da = temp_dir("att_a"), db = temp_dir("att_b");
+    LabSettings sa = tiny_settings(6), sb = tiny_settings(6);
+    sb.train.seed = 2;
+    for (auto [s, d] : {std::pair{&sa, &da}, std::pair{&sb, &db}}) {
+        LabRun run(*s, *d);
+        while (!run.done()) run.step();
+    }
+    const auto ha = ts::studio::load_lab_history(da), hb = ts::studio::load_lab_history(db);
+    const auto a = ts::studio::probe_attention(ha, 4, 1, 2), b = ts::studio::probe_attention(hb, 4, 1, 2);
+    EXPECT_EQ(a.step, 3);  // the newest snapshot at or before step 4
+    const int T = int(ts::studio::lab_probe_ids().size());
+    ASSERT_EQ(a.T, T);
+    ASSERT_EQ(a.probs.size(), size_t(T) * size_t(T));
+    // Side A is a forward of A's step-3 snapshot folder.
+    const ts::studio::LoadedModel lm = ts::studio::load_model_folder(ha.snapshots[1].second);
+    ts::ForwardOptions fo;
+    fo.capture = ts::CaptureFilter::prefixes({"dec.1.attn.probs"});
+    const auto r = ts::forward(*lm.model, ts::studio::lab_probe_ids(), fo);
+    const auto& ref = r.trace->at("dec.1.attn.probs").data;
+    for (size_t k = 0; k < a.probs.size(); ++k) ASSERT_FLOAT_EQ(a.probs[k], ref[2 * a.probs.size() + k]) << k;
+    const auto figs = ts::figures::lab_compare_attention_figures(a, b, "seed 1", "seed 2", 1, 2);
+    ASSERT_EQ(figs.size(), 3u);
+    ASSERT_TRUE(figs[2].heatmap.has_value());
+    ASSERT_EQ(figs[2].heatmap->values.size(), a.probs.size());
+    float largest = 0;
+    for (size_t k = 0; k < a.probs.size(); ++k) {
+        EXPECT_FLOAT_EQ(figs[2].heatmap->values[k], b.probs[k] - a.probs[k]);
+        largest = std::max(largest, std::abs(figs[2].heatmap->values[k]));
+    }
+    EXPECT_GT(largest, 0.0f);  // two seeds: two different models
+    EXPECT_EQ(figs[2].heatmap->cmap, ts::plot::Colormap::Diverging);
+    EXPECT_THROW((void)ts::studio::probe_attention(ha, 4, 5, 0), std::invalid_argument);
+    fs::remove_all(da);
+    fs::remove_all(db);
 }

@@ -155,6 +155,40 @@ void draw_lab_compare(PanelContext& ctx, const std::string& a_name, const std::s
         if (i % size_t(columns)) ImGui::SameLine();
         gfx::draw_figure(cache.figs[i], ImVec2(fig_w, fig_h), {}, ("lab_cmp" + std::to_string(i)).c_str());
     }
+    // Both runs' snapshots: the sidebar's head on the probe in A and B at the timeline's step, and B − A.
+    if (b.history && !a->snapshots.empty() && !b.history->snapshots.empty()) {
+        static struct {
+            std::shared_ptr<const LabHistory> a, b;
+            int64_t step = -2;
+            int layer = -1, head = -1;
+            std::string language, error;
+            std::vector<plot::Figure> figs;
+        } att;
+        const int64_t step =
+            st.lab_step >= 0 ? st.lab_step : std::min(a->snapshots.back().first, b.history->snapshots.back().first);
+        const int layer = std::clamp(st.layer, 0, std::min(a->config.n_layers, b.history->config.n_layers) - 1);
+        const int head = std::clamp(st.head, 0, std::min(a->config.n_heads, b.history->config.n_heads) - 1);
+        if (att.a != a || att.b != b.history || att.step != step || att.layer != layer || att.head != head ||
+            att.language != i18n::language()) {
+            att.a = a, att.b = b.history, att.step = step, att.layer = layer, att.head = head;
+            att.language = i18n::language();
+            att.error.clear();
+            att.figs.clear();
+            try {
+                att.figs = figures::lab_compare_attention_figures(probe_attention(*a, step, layer, head),
+                                                                  probe_attention(*b.history, step, layer, head),
+                                                                  a_name, lab_run_name(st.lab_compare), layer, head);
+            } catch (const std::exception& e) {
+                att.error = e.what();
+            }
+        }
+        if (!att.error.empty()) ImGui::TextWrapped("%s", att.error.c_str());
+        const float side = std::min(fig_w, fig_h * 1.25f);
+        for (size_t i = 0; i < att.figs.size(); ++i) {
+            if (i) ImGui::SameLine();
+            gfx::draw_figure(att.figs[i], ImVec2(side, side), {}, ("lab_att" + std::to_string(i)).c_str());
+        }
+    }
     ImGui::Separator();
     ImGui::TextDisabled("%s", trf("A: %s, its own curves", a_name.c_str()).c_str());
 }
