@@ -183,7 +183,9 @@ void draw_lab_compare(PanelContext& ctx, const std::string& a_name, const std::s
             }
         }
         if (!att.error.empty()) ImGui::TextWrapped("%s", att.error.c_str());
-        const float side = std::min(fig_w, fig_h * 1.25f);
+        // Three in a row, whatever the column count of the curves above.
+        const float row_w = ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ScrollbarSize;
+        const float side = std::min((row_w - 2 * ImGui::GetStyle().ItemSpacing.x) / 3, fig_h * 1.25f);
         for (size_t i = 0; i < att.figs.size(); ++i) {
             if (i) ImGui::SameLine();
             gfx::draw_figure(att.figs[i], ImVec2(side, side), {}, ("lab_att" + std::to_string(i)).c_str());
