@@ -435,19 +435,31 @@ void build_lab_compare(ViewBuild& b) {
     std::vector<plot::Figure> figs =
         lab_compare_figures(a, c, lab_run_name(b.st.lab_run), lab_run_name(b.st.lab_compare));
     for (size_t i = 0; i < figs.size(); ++i) b.add(std::move(figs[i]), "lab_compare_" + lab_compare_figure_names()[i]);
-    // With snapshots in both (the lab's own runs), the state's head on the probe in both and B − A, at --lab-step
-    // (default: the last step both have).
-    if (!a.snapshots.empty() && !c.snapshots.empty()) {
-        const int64_t step =
-            b.st.lab_step >= 0 ? b.st.lab_step : std::min(a.snapshots.back().first, c.snapshots.back().first);
-        const int layer = std::clamp(b.st.layer, 0, std::min(a.config.n_layers, c.config.n_layers) - 1);
-        const int head = std::clamp(b.st.head, 0, std::min(a.config.n_heads, c.config.n_heads) - 1);
-        auto att =
-            lab_compare_attention_figures(probe_attention(a, step, layer, head), probe_attention(c, step, layer, head),
-                                          lab_run_name(b.st.lab_run), lab_run_name(b.st.lab_compare), layer, head);
-        const char* names[] = {"lab_compare_attention_a", "lab_compare_attention_b", "lab_compare_attention_diff"};
-        for (size_t i = 0; i < att.size(); ++i) b.add(std::move(att[i]), names[i]);
-    }
+    b.out.columns = 3;
+}
+
+// One head's attention on the probe in two runs' snapshots and B − A (a view of its own: heatmaps and curves do not
+// share one CSV table).
+void build_lab_compare_attention(ViewBuild& b) {
+    if (b.st.lab_run.empty() || b.st.lab_compare.empty())
+        throw std::invalid_argument(
+            "view lab-compare-attention needs --lab-run DIR and --lab-compare DIR (two training-lab runs)");
+    const LabHistory a = load_lab_history(resolve_lab_run(b.st.lab_run)),
+                     c = load_lab_history(resolve_lab_run(b.st.lab_compare));
+    if (a.snapshots.empty() || c.snapshots.empty())
+        throw std::invalid_argument(
+            "view lab-compare-attention needs snapshots in both runs (train --lab keeps them "
+            "every train.snapshot_every steps)");
+    // The newest snapshot at or before --lab-step in each (default: the last step both reached).
+    const int64_t step =
+        b.st.lab_step >= 0 ? b.st.lab_step : std::min(a.snapshots.back().first, c.snapshots.back().first);
+    const int layer = std::clamp(b.st.layer, 0, std::min(a.config.n_layers, c.config.n_layers) - 1);
+    const int head = std::clamp(b.st.head, 0, std::min(a.config.n_heads, c.config.n_heads) - 1);
+    auto att =
+        lab_compare_attention_figures(probe_attention(a, step, layer, head), probe_attention(c, step, layer, head),
+                                      lab_run_name(b.st.lab_run), lab_run_name(b.st.lab_compare), layer, head);
+    const char* names[] = {"lab_compare_attention_a", "lab_compare_attention_b", "lab_compare_attention_diff"};
+    for (size_t i = 0; i < att.size(); ++i) b.add(std::move(att[i]), names[i]);
     b.out.columns = 3;
 }
 
@@ -624,9 +636,15 @@ const std::vector<ViewInfo>& all_views() {
          Panel::Training,
          "two training-lab runs side by side: held-out loss and its difference, gradient norm, largest logit, "
          "induction score",
-         {"lab-run", "lab-compare", "lab-step", "layer", "head"},
+         {"lab-run", "lab-compare"},
          false,
          build_lab_compare},
+        {"lab-compare-attention",
+         Panel::Training,
+         "one head's attention on the lab's probe in two training-lab runs (their snapshots at one step) and B - A",
+         {"lab-run", "lab-compare", "lab-step", "layer", "head"},
+         false,
+         build_lab_compare_attention},
         {"lr-schedule",
          Panel::Training,
          "learning rate with warm-up (Vaswani et al. 2017) against the same without",

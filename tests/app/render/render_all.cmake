@@ -61,7 +61,7 @@ foreach(v ${views})
     endif()
     if(v STREQUAL "lab-curves")
       set(extra --lab-run ${OUT}/lab_run --lab-step 10)
-    elseif(v STREQUAL "lab-compare")  # the run against itself: every curve drawn, the difference 0
+    elseif(v MATCHES "^lab-compare")  # the run against itself: every curve drawn, the difference 0
       set(extra --lab-run ${OUT}/lab_run --lab-compare ${OUT}/lab_run)
     endif()
     if(v MATCHES "^relative-bias")  # T5's relative position bias: the synthetic T5 folder of the HF tests
