@@ -180,14 +180,24 @@ TEST(Causal, AdaptiveIntegratedGradientsCloseTheGapOnTheTranslationModel) {
         o.steps = steps;
         return interp::attribute_translation(m, &grad, src, dec_in, out, o);
     };
-    const auto mid50 = run(interp::IgRule::Midpoint, 50), ada50 = run(interp::IgRule::Adaptive, 50),
-               ada400 = run(interp::IgRule::Adaptive, 400);
-    float worst_mid50 = 0, worst_ada50 = 0;
+    const auto ada50 = run(interp::IgRule::Adaptive, 50);
+    float worst_ada50 = 0;
+    for (size_t t = 0; t < out.size(); ++t) {
+        const float change = std::abs(ada50.value[t] - ada50.baseline_value[t]);
+        ASSERT_GT(change, 1.0f);
+        worst_ada50 = std::max(worst_ada50, std::abs(ada50.completeness_gap[t]) / change);
+    }
+    EXPECT_LT(worst_ada50, 0.1f);
+#if defined(__SANITIZE_ADDRESS__)
+    // Under the sanitizers (about 35× slower here) the 50 adaptive points check the rule's bookkeeping; the
+    // comparison with the midpoint rule and the 400-point run are the release build's.
+    GTEST_SKIP() << "the 400-point comparison runs in the release build";
+#endif
+    const auto mid50 = run(interp::IgRule::Midpoint, 50), ada400 = run(interp::IgRule::Adaptive, 400);
+    float worst_mid50 = 0;
     for (size_t t = 0; t < out.size(); ++t) {
         const float change = std::abs(ada400.value[t] - ada400.baseline_value[t]);
-        ASSERT_GT(change, 1.0f);
         worst_mid50 = std::max(worst_mid50, std::abs(mid50.completeness_gap[t]) / change);
-        worst_ada50 = std::max(worst_ada50, std::abs(ada50.completeness_gap[t]) / change);
         EXPECT_LE(std::abs(ada400.completeness_gap[t]), 0.01f * change) << "row " << t;
     }
     EXPECT_GT(worst_mid50, 0.15f);

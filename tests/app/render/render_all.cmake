@@ -54,15 +54,15 @@ foreach(v ${views})
     if(v MATCHES "^lab-" AND NOT lab_done)  # a training-lab run of its own: 20 steps of the tiny settings
       set(lab_done TRUE)
       execute_process(COMMAND ${APP} train --lab ${CMAKE_CURRENT_LIST_DIR}/../../cli/data/lab_tiny.json --threads 1
-                              --out ${OUT}/lab_run RESULT_VARIABLE lab_rc ERROR_VARIABLE lab_err)
+                              --out ${OUT}/lab_run_${SHARD} RESULT_VARIABLE lab_rc ERROR_VARIABLE lab_err)
       if(NOT lab_rc EQUAL 0)
         message(FATAL_ERROR "train --lab for the ${v} view failed: ${lab_err}")
       endif()
     endif()
     if(v STREQUAL "lab-curves")
-      set(extra --lab-run ${OUT}/lab_run --lab-step 10)
+      set(extra --lab-run ${OUT}/lab_run_${SHARD} --lab-step 10)
     elseif(v MATCHES "^lab-compare")  # the run against itself: every curve drawn, the difference 0
-      set(extra --lab-run ${OUT}/lab_run --lab-compare ${OUT}/lab_run)
+      set(extra --lab-run ${OUT}/lab_run_${SHARD} --lab-compare ${OUT}/lab_run_${SHARD})
     endif()
     if(v MATCHES "^relative-bias")  # T5's relative position bias: the synthetic T5 folder of the HF tests
       set(extra --model ${CMAKE_CURRENT_LIST_DIR}/../../golden/hf_t5)
