@@ -426,12 +426,16 @@ void build_parameters(ViewBuild& b) { b.add(parameter_figure(b.need_model()), "p
 
 void build_kv_cache(ViewBuild& b) { b.add(kv_cache_figure(b.need_model(), b.st.kv_context), "kv_cache"); }
 
-void build_lab_compare(ViewBuild& b) {
+// The two runs a comparison view reads (--lab-run A, --lab-compare B: folders or recorded runs' names).
+std::pair<LabHistory, LabHistory> two_lab_runs(const ViewBuild& b, const char* view) {
     if (b.st.lab_run.empty() || b.st.lab_compare.empty())
-        throw std::invalid_argument(
-            "view lab-compare needs --lab-run DIR and --lab-compare DIR (two training-lab runs)");
-    const LabHistory a = load_lab_history(resolve_lab_run(b.st.lab_run)),
-                     c = load_lab_history(resolve_lab_run(b.st.lab_compare));
+        throw std::invalid_argument(std::string("view ") + view +
+                                    " needs --lab-run DIR and --lab-compare DIR (two training-lab runs)");
+    return {load_lab_history(resolve_lab_run(b.st.lab_run)), load_lab_history(resolve_lab_run(b.st.lab_compare))};
+}
+
+void build_lab_compare(ViewBuild& b) {
+    const auto [a, c] = two_lab_runs(b, "lab-compare");
     std::vector<plot::Figure> figs =
         lab_compare_figures(a, c, lab_run_name(b.st.lab_run), lab_run_name(b.st.lab_compare));
     for (size_t i = 0; i < figs.size(); ++i) b.add(std::move(figs[i]), "lab_compare_" + lab_compare_figure_names()[i]);
@@ -441,11 +445,7 @@ void build_lab_compare(ViewBuild& b) {
 // One head's attention on the probe in two runs' snapshots and B − A (a view of its own: heatmaps and curves do not
 // share one CSV table).
 void build_lab_compare_attention(ViewBuild& b) {
-    if (b.st.lab_run.empty() || b.st.lab_compare.empty())
-        throw std::invalid_argument(
-            "view lab-compare-attention needs --lab-run DIR and --lab-compare DIR (two training-lab runs)");
-    const LabHistory a = load_lab_history(resolve_lab_run(b.st.lab_run)),
-                     c = load_lab_history(resolve_lab_run(b.st.lab_compare));
+    const auto [a, c] = two_lab_runs(b, "lab-compare-attention");
     if (a.snapshots.empty() || c.snapshots.empty())
         throw std::invalid_argument(
             "view lab-compare-attention needs snapshots in both runs (train --lab keeps them "
