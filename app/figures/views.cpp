@@ -451,13 +451,9 @@ void build_lab_compare_attention(ViewBuild& b) {
             "view lab-compare-attention needs snapshots in both runs (train --lab keeps them "
             "every train.snapshot_every steps)");
     // The newest snapshot at or before --lab-step in each (default: the last step both reached).
-    const int64_t step =
-        b.st.lab_step >= 0 ? b.st.lab_step : std::min(a.snapshots.back().first, c.snapshots.back().first);
-    const int layer = std::clamp(b.st.layer, 0, std::min(a.config.n_layers, c.config.n_layers) - 1);
-    const int head = std::clamp(b.st.head, 0, std::min(a.config.n_heads, c.config.n_heads) - 1);
-    auto att =
-        lab_compare_attention_figures(probe_attention(a, step, layer, head), probe_attention(c, step, layer, head),
-                                      lab_run_name(b.st.lab_run), lab_run_name(b.st.lab_compare), layer, head);
+    const ProbePair p = probe_attention_pair(a, c, b.st.lab_step, b.st.layer, b.st.head);
+    auto att = lab_compare_attention_figures(p.a, p.b, lab_run_name(b.st.lab_run), lab_run_name(b.st.lab_compare),
+                                             p.layer, p.head);
     const char* names[] = {"lab_compare_attention_a", "lab_compare_attention_b", "lab_compare_attention_diff"};
     for (size_t i = 0; i < att.size(); ++i) b.add(std::move(att[i]), names[i]);
     b.out.columns = 3;

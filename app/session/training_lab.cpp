@@ -389,24 +389,28 @@ MatrixRM matrix_from_json(const nlohmann::json& j, int rows, int cols, const std
 }  // namespace
 
 std::vector<fs::path> bundled_lab_runs() {
-    std::vector<fs::path> out;
-    std::vector<std::string> names;
-    for (const auto& root : asset_roots()) {
-        std::error_code ec;
-        std::vector<fs::path> found;
-        for (const auto& e : fs::directory_iterator(root / "lab-runs", ec))
-            if (e.is_directory(ec) && fs::exists(e.path() / "lab_log.jsonl", ec) &&
-                fs::exists(e.path() / "settings.json", ec))
-                found.push_back(e.path());
-        std::sort(found.begin(), found.end());
-        for (const auto& p : found) {
-            const std::string name = p.filename().string();
-            if (std::find(names.begin(), names.end(), name) != names.end()) continue;  // first root wins
-            names.push_back(name);
-            out.push_back(p.lexically_normal());
+    // Installed data does not change while the app runs: scanned once (resolve_lab_run asks on every lesson measure).
+    static const std::vector<fs::path> runs = [] {
+        std::vector<fs::path> out;
+        std::vector<std::string> names;
+        for (const auto& root : asset_roots()) {
+            std::error_code ec;
+            std::vector<fs::path> found;
+            for (const auto& e : fs::directory_iterator(root / "lab-runs", ec))
+                if (e.is_directory(ec) && fs::exists(e.path() / "lab_log.jsonl", ec) &&
+                    fs::exists(e.path() / "settings.json", ec))
+                    found.push_back(e.path());
+            std::sort(found.begin(), found.end());
+            for (const auto& p : found) {
+                const std::string name = p.filename().string();
+                if (std::find(names.begin(), names.end(), name) != names.end()) continue;  // first root wins
+                names.push_back(name);
+                out.push_back(p.lexically_normal());
+            }
         }
-    }
-    return out;
+        return out;
+    }();
+    return runs;
 }
 
 fs::path resolve_lab_run(const std::string& name_or_dir) {
@@ -442,6 +446,17 @@ ProbeAttention probe_attention(const LabHistory& h, int64_t step, int layer, int
     a.probs.assign(probs.data.begin() + std::ptrdiff_t(size_t(head) * n),
                    probs.data.begin() + std::ptrdiff_t(size_t(head + 1) * n));
     return a;
+}
+
+ProbePair probe_attention_pair(const LabHistory& a, const LabHistory& b, int64_t step, int layer, int head) {
+    if (a.snapshots.empty() || b.snapshots.empty()) throw std::runtime_error("a run has no snapshots");
+    if (step < 0) step = std::min(a.snapshots.back().first, b.snapshots.back().first);
+    ProbePair p;
+    p.layer = std::clamp(layer, 0, std::min(a.config.n_layers, b.config.n_layers) - 1);
+    p.head = std::clamp(head, 0, std::min(a.config.n_heads, b.config.n_heads) - 1);
+    p.a = probe_attention(a, step, p.layer, p.head);
+    p.b = probe_attention(b, step, p.layer, p.head);
+    return p;
 }
 
 LabHistory load_lab_history(const fs::path& run_dir) {

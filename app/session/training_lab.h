@@ -152,12 +152,22 @@ struct LabHistory {
 /// for a layer or head the model does not have, and as loading the folder does.
 [[nodiscard]] ProbeAttention probe_attention(const LabHistory& h, int64_t step, int layer, int head);
 
+/// Two runs' attention for one comparison: `step` < 0 means the last step both have snapshots for, and layer and head
+/// are clamped to what both models have. Throws as probe_attention (std::runtime_error when a run has no snapshot).
+struct ProbePair {
+    ProbeAttention a, b;
+    int layer = 0, head = 0;  ///< as used
+};
+[[nodiscard]] ProbePair probe_attention_pair(const LabHistory& a, const LabHistory& b, int64_t step, int layer,
+                                             int head);
+
 /// A run folder's record read back from its settings.json and lab_log.jsonl (render --lab-run, a run's figures
 /// after the window closed). Snapshots are the folders present. Throws std::runtime_error naming the file when one
 /// is missing or unreadable.
 [[nodiscard]] LabHistory load_lab_history(const std::filesystem::path& run_dir);
 /// The recorded runs bundled with the app for the lessons (assets/lab-runs/<name>/ with settings.json and
-/// lab_log.jsonl, found like the bundled models; no snapshots), sorted by name, each name once.
+/// lab_log.jsonl, found like the bundled models; no snapshots), sorted by name, each name once; scanned on the first
+/// call.
 [[nodiscard]] std::vector<std::filesystem::path> bundled_lab_runs();
 /// The run folder `name_or_dir` names: an existing folder as given, else the bundled recorded run of that name
 /// (bundled_lab_runs), else `name_or_dir` unchanged (load_lab_history then says what is missing). Lessons and

@@ -108,12 +108,10 @@ struct LabFolderCache {
     /// Reads `name_or_dir` when it changed, or when its log's time changed at a rescan. Returns true when it read.
     bool update(const std::string& name_or_dir, bool rescan) {
         namespace fs = std::filesystem;
+        if (path == name_or_dir && !rescan) return false;  // no stat or asset scan on an ordinary frame
         const fs::path dir = resolve_lab_run(name_or_dir);
-        fs::file_time_type t = log_time;
-        if (rescan || path != name_or_dir) {
-            std::error_code ec;
-            t = fs::last_write_time(dir / "lab_log.jsonl", ec);
-        }
+        std::error_code ec;
+        const fs::file_time_type t = fs::last_write_time(dir / "lab_log.jsonl", ec);
         if (path == name_or_dir && t == log_time) return false;
         path = name_or_dir, log_time = t;
         error.clear();
@@ -164,20 +162,16 @@ void draw_lab_compare(PanelContext& ctx, const std::string& a_name, const std::s
             std::string language, error;
             std::vector<plot::Figure> figs;
         } att;
-        const int64_t step =
-            st.lab_step >= 0 ? st.lab_step : std::min(a->snapshots.back().first, b.history->snapshots.back().first);
-        const int layer = std::clamp(st.layer, 0, std::min(a->config.n_layers, b.history->config.n_layers) - 1);
-        const int head = std::clamp(st.head, 0, std::min(a->config.n_heads, b.history->config.n_heads) - 1);
-        if (att.a != a || att.b != b.history || att.step != step || att.layer != layer || att.head != head ||
-            att.language != i18n::language()) {
-            att.a = a, att.b = b.history, att.step = step, att.layer = layer, att.head = head;
+        if (att.a != a || att.b != b.history || att.step != st.lab_step || att.layer != st.layer ||
+            att.head != st.head || att.language != i18n::language()) {
+            att.a = a, att.b = b.history, att.step = st.lab_step, att.layer = st.layer, att.head = st.head;
             att.language = i18n::language();
             att.error.clear();
             att.figs.clear();
             try {
-                att.figs = figures::lab_compare_attention_figures(probe_attention(*a, step, layer, head),
-                                                                  probe_attention(*b.history, step, layer, head),
-                                                                  a_name, lab_run_name(st.lab_compare), layer, head);
+                const ProbePair p = probe_attention_pair(*a, *b.history, st.lab_step, st.layer, st.head);
+                att.figs = figures::lab_compare_attention_figures(p.a, p.b, a_name, lab_run_name(st.lab_compare),
+                                                                  p.layer, p.head);
             } catch (const std::exception& e) {
                 att.error = e.what();
             }
