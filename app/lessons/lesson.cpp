@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <map>
 #include <set>
@@ -378,7 +379,11 @@ Lesson parse_lesson(const nlohmann::json& j, const std::string& file) {
     if (!j.is_object()) w.fail("", "a lesson file holds one JSON object, found " + type_name(j));
     check_keys(j, {"format", "id", "order", "title", "summary", "model", "fallback_model", "missing_model", "steps"}, w, "");
     const double format = get_number(j, "format", w, "", false, 1);
-    if (format != 1) w.fail("format", "this app reads lesson format 1, the file says " + std::to_string(int(format)));
+    if (format != 1) {
+        char said[32];
+        std::snprintf(said, sizeof said, "%g", format);  // any finite number, never cast to int (UB when huge)
+        w.fail("format", std::string("this app reads lesson format 1, the file says ") + said);
+    }
     Lesson l;
     l.file = file;
     l.id = get_string(j, "id", w, "", true);

@@ -266,6 +266,7 @@ TEST(LessonFormat, ErrorsNameFileStepAndField) {
         {"title not text", [](nlohmann::json& j) { j["title"] = 3; }, "my.json: title: expected a text"},
         {"unknown language", [](nlohmann::json& j) { j["title"]["fr"] = "x"; }, "my.json: title.fr: unknown field"},
         {"future format", [](nlohmann::json& j) { j["format"] = 2; }, "my.json: format: this app reads lesson format 1"},
+        {"huge format", [](nlohmann::json& j) { j["format"] = 6.66667e+82; }, "my.json: format: this app reads lesson format 1, the file says 6.66667e+82"},
         {"unknown view", [](nlohmann::json& j) { j["steps"][0]["view"] = "attn"; }, "my.json: step 1: view: unknown view 'attn'"},
         {"missing body", [](nlohmann::json& j) { j["steps"][0].erase("body"); }, "my.json: step 1: body: missing"},
         {"unknown setting", [](nlohmann::json& j) { j["steps"][0]["set"]["temprature"] = 1; }, "my.json: step 1: set.temprature: unknown key"},
