@@ -2,6 +2,7 @@
 #include "app/gfx/heatmap_texture.h"
 
 #include "app/gfx/gl.h"
+#include "app/gfx/heatmap_colors.h"
 #include "embedded_shaders.h"
 
 #include <cmath>
@@ -17,7 +18,7 @@ namespace {
 struct Entry {
     GLuint values = 0, color = 0, fbo = 0;
     int rows = 0, cols = 0;
-    uint64_t hash = 0;
+    HeatmapColorKey key;
     int unused_frames = 0;
 };
 
@@ -88,21 +89,6 @@ void free_entry(Entry& e) {
     e = Entry{};
 }
 
-uint64_t hash_heatmap(const plot::Heatmap& h) {
-    uint64_t x = 1469598103934665603ull;
-    auto mix = [&x](const void* p, size_t n) {
-        const auto* b = static_cast<const unsigned char*>(p);
-        for (size_t i = 0; i < n; ++i) x = (x ^ b[i]) * 1099511628211ull;
-    };
-    mix(h.values.data(), h.values.size() * sizeof(float));
-    mix(h.masked.data(), h.masked.size());
-    mix(&h.vmin, sizeof h.vmin);
-    mix(&h.vmax, sizeof h.vmax);
-    mix(&h.cmap, sizeof h.cmap);
-    mix(&h.rows, sizeof h.rows);
-    return x;
-}
-
 }  // namespace
 
 ImTextureID heatmap_texture(ImGuiID id, const plot::Heatmap& h) {
@@ -112,12 +98,11 @@ ImTextureID heatmap_texture(ImGuiID id, const plot::Heatmap& h) {
     if (h.rows > max_size || h.cols > max_size) return nullptr;
     Entry& e = g.entries[id];
     e.unused_frames = 0;
-    const uint64_t hs = hash_heatmap(h);
-    if (e.color && e.hash == hs && e.rows == h.rows && e.cols == h.cols) return (ImTextureID)(intptr_t)e.color;
+    if (e.color && e.key.same(h)) return (ImTextureID)(intptr_t)e.color;
     if (e.rows != h.rows || e.cols != h.cols) free_entry(e);
     e.rows = h.rows;
     e.cols = h.cols;
-    e.hash = hs;
+    e.key.take(h);
 
     GLint prev_fbo = 0, prev_tex = 0, prev_prog = 0, prev_vao = 0, prev_active = 0, vp[4];
     glGetIntegerv(GL_FRAMEBUFFER_BINDING, &prev_fbo);

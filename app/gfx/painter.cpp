@@ -2,6 +2,7 @@
 #include "app/i18n/tr.h"
 #include "app/gfx/painter.h"
 
+#include "app/gfx/heatmap_colors.h"
 #include "app/gfx/heatmap_texture.h"
 #include "app/plot/canvas.h"
 #include "app/plot/ticks.h"
@@ -207,6 +208,19 @@ public:
     void heatmap_image(const plot::Rect& r, const plot::Heatmap& h) override {
         if (ImTextureID tex = heatmap_texture(ImGui::GetID("##heat"), h))
             m_dl->AddImage(tex, ImVec2(r.x0, r.y0), ImVec2(r.x1, r.y1), ImVec2(0, 0), ImVec2(1, 1));
+    }
+    // The same rectangles as Canvas::heatmap_cells, with colours kept per heatmap between frames and the vertices
+    // written a row at a time (AddRectFilled's own two primitives per cell, without its per-call checks).
+    void heatmap_cells(const plot::Rect& r, const plot::Heatmap& h) override {
+        const std::vector<ImU32>& colors = heatmap_cell_colors(ImGui::GetID("##cells"), h);
+        const float cw = r.w() / float(h.cols), ch = r.h() / float(h.rows);
+        for (int row = 0; row < h.rows; ++row) {
+            m_dl->PrimReserve(6 * h.cols, 4 * h.cols);
+            const float y0 = r.y0 + float(row) * ch, y1 = r.y0 + float(row + 1) * ch;
+            for (int col = 0; col < h.cols; ++col)
+                m_dl->PrimRect(ImVec2(r.x0 + float(col) * cw, y0), ImVec2(r.x0 + float(col + 1) * cw, y1),
+                               colors[size_t(row) * size_t(h.cols) + size_t(col)]);
+        }
     }
     void vertical_gradient(const plot::Rect& r, std::span<const Rgba> stops) override {
         if (stops.empty()) return;

@@ -50,6 +50,10 @@ public:
     virtual void text_vertical(Vec2 center, std::string_view s, Rgba c) = 0;
     /// The heatmap's cells as one image stretched over `r` (nearest-neighbour, no smoothing).
     virtual void heatmap_image(const Rect& r, const Heatmap& h) = 0;
+    /// The heatmap's cells as one seamless rectangle each over `r`, row 0 at the top, coloured
+    /// colormap_sample(h.cmap, h.shade(row, col)). This default calls rect_filled per cell; the screen overrides it
+    /// to keep a heatmap's colours between frames (app/gfx/painter.cpp), drawing the same rectangles.
+    virtual void heatmap_cells(const Rect& r, const Heatmap& h);
     /// A vertical colour ramp: stops[0] at the bottom of `r`, stops.back() at the top, evenly spaced.
     virtual void vertical_gradient(const Rect& r, std::span<const Rgba> stops) = 0;
     /// Drawing between push_clip and pop_clip is clipped to `r`.

@@ -65,6 +65,14 @@ std::vector<std::string> split_lines(const std::string& s) {
 
 }  // namespace
 
+void Canvas::heatmap_cells(const Rect& P, const Heatmap& h) {
+    const float cw = P.w() / float(h.cols), ch = P.h() / float(h.rows);
+    for (int r = 0; r < h.rows; ++r)
+        for (int col = 0; col < h.cols; ++col)
+            rect_filled({P.x0 + col * cw, P.y0 + r * ch, P.x0 + (col + 1) * cw, P.y0 + (r + 1) * ch},
+                        colormap_sample(h.cmap, h.shade(r, col)), 0, true);
+}
+
 void paint_colorbar(Canvas& c, const Heatmap& h, const Rect& C, const Theme& th) {
     const float line_h = c.line_height(), u = c.unit();
     constexpr int kStops = 33;
@@ -126,10 +134,7 @@ PaintedFigure paint_figure(Canvas& c, const Figure& f, const Rect& cell, const P
         if (size_t(h.rows) * size_t(h.cols) > st.image_cells) {
             c.heatmap_image(P, h);
         } else {
-            for (int r = 0; r < h.rows; ++r)
-                for (int col = 0; col < h.cols; ++col)
-                    c.rect_filled({P.x0 + col * cw, P.y0 + r * ch, P.x0 + (col + 1) * cw, P.y0 + (r + 1) * ch},
-                                  colormap_sample(h.cmap, h.shade(r, col)), 0, true);
+            c.heatmap_cells(P, h);
         }
         const Rgba white{1, 1, 1, 0.92f}, black{0, 0, 0, 0.92f};
         const bool has_text = h.cell_text.size() == size_t(h.rows) * size_t(h.cols);

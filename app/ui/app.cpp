@@ -4,6 +4,7 @@
 
 #include "app/gfx/gl.h"
 #include "app/i18n/tr.h"
+#include "app/gfx/heatmap_colors.h"
 #include "app/gfx/heatmap_texture.h"
 #include "app/gfx/painter.h"
 #include "app/gfx/raster.h"
@@ -483,6 +484,7 @@ void App::frame() {
     glClear(GL_COLOR_BUFFER_BIT);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
     gfx::heatmap_textures_collect();
+    gfx::heatmap_cell_colors_collect();
 
     // Screenshot mode: wait for the forward pass of the current text, render N frames of each panel, capture.
     if (!m_opt.screenshot_dir.empty() && m_shot_index < m_shot_panels.size()) {
