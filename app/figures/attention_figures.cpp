@@ -275,6 +275,79 @@ plot::Figure attention_head_figure(const Snapshot& s, int layer, int head, const
     return big;
 }
 
+std::string forward_settings_label(const UiState& st) {
+    std::vector<std::string> parts;
+    if (st.apply_to_model) {
+        if (st.attn_temperature != 1.0f)
+            parts.push_back(trf("temperature %s", plot::format_value(st.attn_temperature).c_str()));
+        switch (st.attn_mask) {
+        case MaskChoice::Causal: break;
+        case MaskChoice::None: parts.push_back(tr("no mask")); break;
+        case MaskChoice::Padding: parts.push_back(trf("padding mask (%d)", st.attn_padding)); break;
+        case MaskChoice::Sliding: parts.push_back(trf("sliding-window mask (%d)", st.attn_window)); break;
+        case MaskChoice::Custom: parts.push_back(tr("painted mask")); break;
+        }
+    }
+    const char* how = st.ablate_mode == interp::AblationKind::Mean ? tr("mean") : tr("zero");
+    if (!st.ablated_heads.empty())
+        parts.push_back(st.ablated_heads.size() == 1
+                            ? trf("L%d H%d ablated (%s)", st.ablated_heads[0][0], st.ablated_heads[0][1], how)
+                            : trf("%d heads ablated (%s)", int(st.ablated_heads.size()), how));
+    if (parts.empty()) return tr("the model as trained");
+    std::string out = parts[0];
+    for (size_t i = 1; i < parts.size(); ++i) out += " · " + parts[i];
+    return out;
+}
+
+std::vector<plot::Figure> attention_ab_figures(const Snapshot& a, const Snapshot& b, int layer, int head,
+                                               const UiState& st, const std::string& label_a,
+                                               const std::string& label_b) {
+    const auto ids = [](const std::shared_ptr<const TokenizedText>& t) { return t ? t->ids : std::vector<int>{}; };
+    if (a.model != b.model) throw std::invalid_argument(tr("A and B are forwards of different models"));
+    if (ids(a.tokens) != ids(b.tokens) || ids(a.source_tokens) != ids(b.source_tokens))
+        throw std::invalid_argument(tr("A and B are forwards of different texts"));
+    UiState shown = st;
+    shown.attn_annotate = false;  // three heatmaps side by side: too narrow for numbers
+    plot::Figure fa = attention_head_figure(a, layer, head, shown), fb = attention_head_figure(b, layer, head, shown);
+    if (!fa.heatmap || !fb.heatmap || fa.heatmap->values.size() != fb.heatmap->values.size())
+        throw std::invalid_argument(trf("no attention weights of layer %d head %d in both forwards", layer, head));
+    plot::Heatmap& ha = *fa.heatmap;
+    plot::Heatmap& hb = *fb.heatmap;
+    const float vmax = std::max(ha.vmax, hb.vmax);  // one range, so equal colours mean equal weights
+    ha.vmax = hb.vmax = vmax;
+    ha.vmin = hb.vmin = 0;
+    plot::Figure fd = fb;
+    plot::Heatmap& hd = *fd.heatmap;
+    float big = 0;
+    for (size_t k = 0; k < hd.values.size(); ++k) {
+        hd.values[k] = hb.values[k] - ha.values[k];
+        if (std::isfinite(hd.values[k])) big = std::max(big, std::abs(hd.values[k]));
+    }
+    hd.masked.clear();
+    if (!ha.masked.empty() && !hb.masked.empty()) {
+        hd.masked.resize(hd.values.size());
+        for (size_t k = 0; k < hd.masked.size(); ++k) hd.masked[k] = uint8_t(ha.masked[k] && hb.masked[k]);
+    }
+    hd.cmap = plot::Colormap::Diverging;
+    big = std::max(big, 0.01f);  // at least ±0.01, so rounding noise (1e-8) between equal settings stays white
+    hd.vmin = -big;
+    hd.vmax = big;
+    hd.value_label = tr("weight difference");
+    fa.title = trf("A: %s", label_a.c_str());
+    fb.title = trf("B: %s", label_b.c_str());
+    fd.title = trf("B − A, layer %d head %d", layer, head);
+    fd.formula =
+        tr("B − A: red where the weight grew under B's settings, blue where it shrank; each row of A and of "
+           "B sums to 1, so each row of B − A sums to 0.");
+    fd.note = tr("grey: masked in both");
+    if (hd.row_step > 1 || hd.col_step > 1)
+        fd.note += " · " +
+            std::string(tr("overview: the difference of A's and B's block maxima; click a block in the "
+                           "big heatmap for exact cells"));
+    for (plot::Figure* f : {&fa, &fb, &fd}) f->view = "attention-ab";
+    return {fa, fb, fd};
+}
+
 plot::Figure attention_thumb_figure(const Snapshot& s, int layer, int head, bool unit_scale, AttnSource source) {
     plot::Figure f = head_figure(s, probs_name(s, layer, source), head, "", plot::Colormap::Viridis, tr("attention weight"), true);
     if (f.heatmap && unit_scale) f.heatmap->vmax = 1.0f;

@@ -63,6 +63,18 @@ using namespace ts::studio;  // the session layer (app/session) below: state, Fo
 /// No heatmap when the trace has no `<prefix>probs` (see attention_prefix).
 [[nodiscard]] plot::Figure attention_head_figure(const Snapshot& s, int layer, int head, const UiState& st);
 /// Thumbnail of one head for the layer × head grid (no labels).
+/// The settings a forward of the app runs with, in a few words for a figure title: "temperature 1.5 · sliding-window
+/// mask (4) · 2 heads ablated (zero)", or "the model as trained" when none is changed. Reads st.apply_to_model,
+/// attn_temperature, attn_mask, attn_window, attn_padding, ablated_heads and ablate_mode.
+[[nodiscard]] std::string forward_settings_label(const UiState& st);
+/// One model, one text, two settings (the Attention panel's "pin as A", #33): the selected head's weights in forward
+/// A (pinned earlier) and forward B (the current one), drawn as attention_head_figure draws them but on one colour
+/// range, and B − A (diverging, symmetric about 0 over at least ±0.01; a cell masked in both forwards is grey, one masked in only one
+/// shows the weight it gained or lost). Titles carry `label_a` / `label_b`. Throws std::invalid_argument when the two
+/// forwards are of different models or texts, or either lacks the head's weights.
+[[nodiscard]] std::vector<plot::Figure> attention_ab_figures(const Snapshot& a, const Snapshot& b, int layer, int head,
+                                                             const UiState& st, const std::string& label_a,
+                                                             const std::string& label_b);
 [[nodiscard]] plot::Figure attention_thumb_figure(const Snapshot& s, int layer, int head, bool unit_scale,
                                                   AttnSource source = AttnSource::Decoder);
 /// Every head of a layer, or every layer × head (grid_all): full small figures titled "layer l, head h" on one

@@ -279,7 +279,9 @@ void App::main_area() {
                      [this](const std::string& path) { start_load(path); },
                      &m_bundled,
                      &m_neuron_index,
-                     &m_lab};
+                     &m_lab,
+                     m_snap,
+                     &m_attn_pin};
     set_export_menu_context({&m_state, m_snap.get(), &m_model});
     // Whatever changes the forward is said above every panel it affects (ablations persist in the saved state, so
     // after a restart a blank head would otherwise look like a bug).

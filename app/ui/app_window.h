@@ -14,6 +14,7 @@
 #include "app/session/worker.h"
 #include "app/gfx/fonts.h"
 #include "app/ui/input_queue.h"
+#include "app/ui/panels/panels.h"  // AttentionPin
 #include "app/ui/soft_wrap.h"
 
 #include <array>
@@ -124,7 +125,8 @@ private:
 
     std::unique_ptr<ForwardWorker> m_worker;
     ModelLoader m_loader;
-    TrainingLab m_lab;  ///< the Training panel's live run (stopped when the app closes)
+    TrainingLab m_lab;        ///< the Training panel's live run (stopped when the app closes)
+    AttentionPin m_attn_pin;  ///< the Attention panel's forward A (pin these settings as A)
     LoadedModel m_model;
     std::shared_ptr<const TokenizedText> m_tokens;         ///< the decoder's input (or the text)
     std::shared_ptr<const TokenizedText> m_source_tokens;  ///< encoder–decoder: the encoder's input

@@ -260,41 +260,105 @@ TEST(LessonFormat, ErrorsNameFileStepAndField) {
     };
     const std::vector<Case> cases = {
         {"no steps", [](nlohmann::json& j) { j.erase("steps"); }, "my.json: steps: missing"},
-        {"empty steps", [](nlohmann::json& j) { j["steps"] = nlohmann::json::array(); }, "my.json: steps: expected a non-empty list"},
+        {"empty steps", [](nlohmann::json& j) { j["steps"] = nlohmann::json::array(); },
+         "my.json: steps: expected a non-empty list"},
         {"bad id", [](nlohmann::json& j) { j["id"] = "My Lesson"; }, "my.json: id: 'My Lesson' must be"},
         {"typo in a field", [](nlohmann::json& j) { j["titel"] = "x"; }, "my.json: titel: unknown field"},
         {"title not text", [](nlohmann::json& j) { j["title"] = 3; }, "my.json: title: expected a text"},
         {"unknown language", [](nlohmann::json& j) { j["title"]["fr"] = "x"; }, "my.json: title.fr: unknown field"},
-        {"future format", [](nlohmann::json& j) { j["format"] = 2; }, "my.json: format: this app reads lesson format 1"},
-        {"huge format", [](nlohmann::json& j) { j["format"] = 6.66667e+82; }, "my.json: format: this app reads lesson format 1, the file says 6.66667e+82"},
-        {"unknown view", [](nlohmann::json& j) { j["steps"][0]["view"] = "attn"; }, "my.json: step 1: view: unknown view 'attn'"},
+        {"future format", [](nlohmann::json& j) { j["format"] = 2; },
+         "my.json: format: this app reads lesson format 1"},
+        {"huge format", [](nlohmann::json& j) { j["format"] = 6.66667e+82; },
+         "my.json: format: this app reads lesson format 1, the file says 6.66667e+82"},
+        {"unknown view", [](nlohmann::json& j) { j["steps"][0]["view"] = "attn"; },
+         "my.json: step 1: view: unknown view 'attn'"},
         {"missing body", [](nlohmann::json& j) { j["steps"][0].erase("body"); }, "my.json: step 1: body: missing"},
-        {"unknown setting", [](nlohmann::json& j) { j["steps"][0]["set"]["temprature"] = 1; }, "my.json: step 1: set.temprature: unknown key"},
-        {"setting of the wrong type", [](nlohmann::json& j) { j["steps"][0]["set"]["layer"] = "two"; }, "my.json: step 1: set.layer: expected a value like"},
-        {"text in set", [](nlohmann::json& j) { j["steps"][0]["set"]["text"] = "hi"; }, "my.json: step 1: set.text: set it with the step's own field"},
-        {"unknown knob", [](nlohmann::json& j) { j["steps"][0]["question"]["knob"] = "temperature"; }, "my.json: step 1: question.knob: 'temperature' is not a numeric setting"},
-        {"unknown measure", [](nlohmann::json& j) { j["steps"][0]["question"]["measure"] = "entropy"; }, "my.json: step 1: question.measure: unknown measure 'entropy'"},
-        {"unknown check", [](nlohmann::json& j) { j["steps"][0]["question"]["check"] = "equal"; }, "my.json: step 1: question.check: 'equal' is not one of"},
-        {"crossing without value", [](nlohmann::json& j) { j["steps"][0]["question"].erase("value"); }, "my.json: step 1: question.value: missing"},
-        {"bad parameter", [](nlohmann::json& j) { j["steps"][0]["question"]["params"] = {{"layer", 1}}; }, "my.json: step 1: question.params.layer: not a parameter of measure 'softmax_entropy'"},
-        {"range backwards", [](nlohmann::json& j) { j["steps"][0]["question"]["range"] = {10, 1}; }, "my.json: step 1: question.range: min must be below max"},
-        {"log range from 0", [](nlohmann::json& j) { j["steps"][0]["question"]["range"] = {0, 1}; }, "my.json: step 1: question.log: a log-scale knob needs range min > 0"},
-        {"argmax on a float", [](nlohmann::json& j) { j["steps"][0]["question"]["check"] = "argmax"; }, "my.json: step 1: question.knob: an argmax question needs an integer knob"},
-        {"crossing on answer", [](nlohmann::json& j) { j["steps"][0]["question"]["knob"] = "answer"; }, "my.json: step 1: question.knob: a crossing question needs a setting"},
-        {"scan of a forward knob", [](nlohmann::json& j) { j["steps"][0]["question"]["knob"] = "attn_temperature"; }, "my.json: step 1: question.knob: 'attn_temperature' needs a new forward pass"},
-        {"bad requires", [](nlohmann::json& j) { j["steps"][0]["requires"] = "gpu"; }, "my.json: step 1: requires: expected \"encoder_decoder\""},
-        {"second step broken", [](nlohmann::json& j) { j["steps"].push_back({{"title", "Two"}, {"view", "tokens"}}); }, "my.json: step 2: body: missing"},
-        {"unclosed placeholder", [](nlohmann::json& j) { j["steps"][0]["body"] = {{"en", "Set {ui:head"}, {"zh", "x"}}; }, "my.json: step 1: body.en: a {ui:…} placeholder is not closed"},
-        {"empty placeholder", [](nlohmann::json& j) { j["steps"][0]["title"] = {{"en", "x"}, {"zh", "把{ui:}调"}}; }, "my.json: step 1: title.zh: a {ui:…} placeholder needs"},
-        {"claim without bound", [](nlohmann::json& j) { j["steps"][0]["claims"] = {{{"about", "sharp"}, {"measure", "softmax_entropy"}}}; }, "my.json: step 1: claims[0].min: a claim needs a bound"},
-        {"claim without about", [](nlohmann::json& j) { j["steps"][0]["claims"] = {{{"measure", "softmax_entropy"}, {"max", 1}}}; }, "my.json: step 1: claims[0].about: missing"},
-        {"claim bounds backwards", [](nlohmann::json& j) { j["steps"][0]["claims"] = {{{"about", "x"}, {"measure", "softmax_entropy"}, {"min", 2}, {"max", 1}}}; }, "my.json: step 1: claims[0].max: below min"},
-        {"claim of an unknown measure", [](nlohmann::json& j) { j["steps"][0]["claims"] = {{{"about", "x"}, {"measure", "sharpness"}, {"max", 1}}}; }, "my.json: step 1: claims[0].measure: unknown measure 'sharpness'"},
-        {"claim changing the forward", [](nlohmann::json& j) { j["steps"][0]["claims"] = {{{"about", "x"}, {"measure", "softmax_entropy"}, {"max", 1}, {"set", {{"attn_temperature", 2}}}}}; }, "my.json: step 1: claims[0].set.attn_temperature: a claim may only change"},
-        {"claims not a list", [](nlohmann::json& j) { j["steps"][0]["claims"] = 3; }, "my.json: step 1: claims: expected a list"},
-        {"margin on a crossing", [](nlohmann::json& j) { j["steps"][0]["question"]["accept_within"] = 0.1; }, "my.json: step 1: question.accept_within: only argmax / argmin"},
-        {"accepted value outside the range", [](nlohmann::json& j) { j["steps"][0]["question"]["accepts"] = {50}; }, "my.json: step 1: question.accepts: a value outside the knob's range"},
-        {"rejects not numbers", [](nlohmann::json& j) { j["steps"][0]["question"]["rejects"] = {"one"}; }, "my.json: step 1: question.rejects: expected finite numbers"},
+        {"unknown setting", [](nlohmann::json& j) { j["steps"][0]["set"]["temprature"] = 1; },
+         "my.json: step 1: set.temprature: unknown key"},
+        {"setting of the wrong type", [](nlohmann::json& j) { j["steps"][0]["set"]["layer"] = "two"; },
+         "my.json: step 1: set.layer: expected a value like"},
+        {"text in set", [](nlohmann::json& j) { j["steps"][0]["set"]["text"] = "hi"; },
+         "my.json: step 1: set.text: set it with the step's own field"},
+        {"unknown knob", [](nlohmann::json& j) { j["steps"][0]["question"]["knob"] = "temperature"; },
+         "my.json: step 1: question.knob: 'temperature' is not a numeric setting"},
+        {"unknown measure", [](nlohmann::json& j) { j["steps"][0]["question"]["measure"] = "entropy"; },
+         "my.json: step 1: question.measure: unknown measure 'entropy'"},
+        {"unknown check", [](nlohmann::json& j) { j["steps"][0]["question"]["check"] = "equal"; },
+         "my.json: step 1: question.check: 'equal' is not one of"},
+        {"crossing without value", [](nlohmann::json& j) { j["steps"][0]["question"].erase("value"); },
+         "my.json: step 1: question.value: missing"},
+        {"bad parameter",
+         [](nlohmann::json& j) {
+             j["steps"][0]["question"]["params"] = {{"layer", 1}};
+         },
+         "my.json: step 1: question.params.layer: not a parameter of measure 'softmax_entropy'"},
+        {"range backwards",
+         [](nlohmann::json& j) {
+             j["steps"][0]["question"]["range"] = {10, 1};
+         },
+         "my.json: step 1: question.range: min must be below max"},
+        {"log range from 0",
+         [](nlohmann::json& j) {
+             j["steps"][0]["question"]["range"] = {0, 1};
+         },
+         "my.json: step 1: question.log: a log-scale knob needs range min > 0"},
+        {"argmax on a float", [](nlohmann::json& j) { j["steps"][0]["question"]["check"] = "argmax"; },
+         "my.json: step 1: question.knob: an argmax question needs an integer knob"},
+        {"crossing on answer", [](nlohmann::json& j) { j["steps"][0]["question"]["knob"] = "answer"; },
+         "my.json: step 1: question.knob: a crossing question needs a setting"},
+        {"scan of a forward knob", [](nlohmann::json& j) { j["steps"][0]["question"]["knob"] = "attn_temperature"; },
+         "my.json: step 1: question.knob: 'attn_temperature' needs a new forward pass"},
+        {"bad requires", [](nlohmann::json& j) { j["steps"][0]["requires"] = "gpu"; },
+         "my.json: step 1: requires: expected \"encoder_decoder\""},
+        {"second step broken",
+         [](nlohmann::json& j) {
+             j["steps"].push_back({{"title", "Two"}, {"view", "tokens"}});
+         },
+         "my.json: step 2: body: missing"},
+        {"unclosed placeholder",
+         [](nlohmann::json& j) {
+             j["steps"][0]["body"] = {{"en", "Set {ui:head"}, {"zh", "x"}};
+         },
+         "my.json: step 1: body.en: a {ui:…} placeholder is not closed"},
+        {"empty placeholder",
+         [](nlohmann::json& j) {
+             j["steps"][0]["title"] = {{"en", "x"}, {"zh", "把{ui:}调"}};
+         },
+         "my.json: step 1: title.zh: a {ui:…} placeholder needs"},
+        {"claim without bound",
+         [](nlohmann::json& j) {
+             j["steps"][0]["claims"] = {{{"about", "sharp"}, {"measure", "softmax_entropy"}}};
+         },
+         "my.json: step 1: claims[0].min: a claim needs a bound"},
+        {"claim without about",
+         [](nlohmann::json& j) {
+             j["steps"][0]["claims"] = {{{"measure", "softmax_entropy"}, {"max", 1}}};
+         },
+         "my.json: step 1: claims[0].about: missing"},
+        {"claim bounds backwards",
+         [](nlohmann::json& j) {
+             j["steps"][0]["claims"] = {{{"about", "x"}, {"measure", "softmax_entropy"}, {"min", 2}, {"max", 1}}};
+         },
+         "my.json: step 1: claims[0].max: below min"},
+        {"claim of an unknown measure",
+         [](nlohmann::json& j) {
+             j["steps"][0]["claims"] = {{{"about", "x"}, {"measure", "sharpness"}, {"max", 1}}};
+         },
+         "my.json: step 1: claims[0].measure: unknown measure 'sharpness'"},
+        {"claim changing the forward",
+         [](nlohmann::json& j) {
+             j["steps"][0]["claims"] = {
+                 {{"about", "x"}, {"measure", "softmax_entropy"}, {"max", 1}, {"set", {{"attn_temperature", 2}}}}};
+         },
+         "my.json: step 1: claims[0].set.attn_temperature: a claim may only change"},
+        {"claims not a list", [](nlohmann::json& j) { j["steps"][0]["claims"] = 3; },
+         "my.json: step 1: claims: expected a list"},
+        {"margin on a crossing", [](nlohmann::json& j) { j["steps"][0]["question"]["accept_within"] = 0.1; },
+         "my.json: step 1: question.accept_within: only argmax / argmin"},
+        {"accepted value outside the range", [](nlohmann::json& j) { j["steps"][0]["question"]["accepts"] = {50}; },
+         "my.json: step 1: question.accepts: a value outside the knob's range"},
+        {"rejects not numbers", [](nlohmann::json& j) { j["steps"][0]["question"]["rejects"] = {"one"}; },
+         "my.json: step 1: question.rejects: expected finite numbers"},
     };
     for (const auto& c : cases) {
         nlohmann::json j = minimal_lesson();

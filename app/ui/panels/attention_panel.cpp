@@ -58,8 +58,33 @@ void draw_attention_panel(PanelContext& ctx) {
     ImGui::Checkbox(tr("color scale 0–1"), &ctx.state.attn_unit_scale);
     ImGui::SameLine();
     ImGui::Checkbox(tr("print weights in cells"), &ctx.state.attn_annotate);
+    // A / B: keep this forward as A, change a setting, and compare the selected head under both (#33).
+    AttentionPin* pin = ctx.attn_pin;
+    if (pin && pin->snap && (!s.model || pin->snap->model != s.model)) pin->snap.reset();  // another model: gone
+    if (pin) {
+        ImGui::SameLine();
+        if (!pin->snap) {
+            if (ImGui::SmallButton(tr("pin these settings as A")) && ctx.snap_shared) {
+                pin->snap = ctx.snap_shared;
+                pin->label = forward_settings_label(ctx.state);
+            }
+            if (ImGui::IsItemHovered())
+                ImGui::SetTooltip("%s",
+                                  tr("Keep this forward as A. Then change the temperature or the mask (Softmax "
+                                     "lab, apply to the model) or ablate heads (Causal panel): below, the "
+                                     "selected head is drawn under A, under the current settings (B), and B − A."));
+        } else if (ImGui::SmallButton(tr("unpin A"))) {
+            pin->snap.reset();
+        }
+    }
+    // The hint on the same row when it fits there, else wrapped on its own (the pin button takes room at 1024 px).
+    const char* hint =
+        tr("(hover a cell for the exact weight; click a thumbnail to open it; right-click a plot to export)");
     ImGui::SameLine();
-    ImGui::TextDisabled("%s", tr("(hover a cell for the exact weight; click a thumbnail to open it; right-click a plot to export)"));
+    if (ImGui::CalcTextSize(hint).x > ImGui::GetContentRegionAvail().x) ImGui::NewLine();
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+    ImGui::TextWrapped("%s", hint);
+    ImGui::PopStyleColor();
 
     const float avail_w = ImGui::GetContentRegionAvail().x;
     const float avail_h = ImGui::GetContentRegionAvail().y;
@@ -155,8 +180,45 @@ void draw_attention_panel(PanelContext& ctx) {
         ImGui::TextDisabled(tr("no attention probabilities recorded for layer %d"), layer);
     }
 
-    // Step view (below): five small heatmaps side by side.
+    // A / B (below, in place of the step view while A is pinned): the selected head under two settings.
     ImGui::Separator();
+    if (pin && pin->snap) {
+        std::vector<plot::Figure> ab;
+        std::string why;
+        try {
+            ab = attention_ab_figures(*pin->snap, s, layer, head, ctx.state, pin->label,
+                                      forward_settings_label(ctx.state));
+        } catch (const std::invalid_argument& e) {
+            why = e.what();
+        }
+        ImGui::TextUnformatted(
+            tr("A / B: one text, two settings of the model. Change a setting to see what it does to "
+               "this head; the step view returns when A is unpinned."));
+        if (!why.empty()) {
+            ImGui::TextDisabled("%s — %s", why.c_str(), tr("pin A again on this text"));
+        } else {
+            // As the step view: A labels the query rows for the row; B and B − A keep their width for the cells.
+            float label_w = 0;
+            for (const auto& t : ab[0].y.categories) label_w = std::max(label_w, ImGui::CalcTextSize(t.c_str()).x);
+            label_w = std::min(label_w + line_h * 1.5f, avail_w * 0.15f);
+            const float w = (avail_w - 2 * ImGui::GetStyle().ItemSpacing.x - label_w) / 3.0f;
+            const float h = std::max(line_h * 8, ImGui::GetContentRegionAvail().y - 4);
+            for (size_t k = 0; k < ab.size(); ++k) {
+                if (k) ImGui::SameLine();
+                if (k > 0) ab[k].y.show_labels = false;
+                gfx::PaintOptions po;
+                po.title_button = false;  // right-click exports
+                po.highlight_row =
+                    ab[k].heatmap->row_step > 1 ? query / ab[k].heatmap->row_step : query - ab[k].heatmap->row0;
+                ImGui::BeginGroup();
+                gfx::draw_figure(ab[k], ImVec2(k == 0 ? w + label_w : w, h), po, ("ab" + std::to_string(k)).c_str());
+                ImGui::EndGroup();
+            }
+            return;
+        }
+    }
+
+    // Step view (below): five small heatmaps side by side.
     ImGui::Text(tr("Step view, layer %d head %d (KV head %d): Q Kᵀ  →  ÷ √d_head (= %.3g)  →  + mask  →  softmax  →  · V"),
                 layer, head, kv, std::sqrt(double(c.d_head())));
     const std::vector<plot::Figure> steps = attention_step_figures(s, layer, head, src);

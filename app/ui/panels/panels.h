@@ -20,6 +20,13 @@ namespace ts::ui {
 using namespace ts::studio;   // the session layer (app/session) below
 using namespace ts::figures;  // the figure builders and views (app/figures) the panels draw
 
+/// The Attention panel's forward A ("pin these settings as A"): kept while the student changes temperature, mask or
+/// ablations, so the panel can show A, B and B − A of the selected head on the same text.
+struct AttentionPin {
+    std::shared_ptr<const Snapshot> snap;
+    std::string label;  ///< forward_settings_label at the time of pinning
+};
+
 struct PanelContext {
     UiState& state;
     const Snapshot* snap = nullptr;      ///< newest result; nullptr until the first forward finished
@@ -40,6 +47,10 @@ struct PanelContext {
     NeuronIndexJob* neuron_index = nullptr;
     /// The Training panel's live training lab (owned by the app); nullptr in benchmarks.
     TrainingLab* lab = nullptr;
+    /// The current snapshot, shared (what "pin as A" keeps); null when `snap` is.
+    std::shared_ptr<const Snapshot> snap_shared;
+    /// The Attention panel's pinned forward (owned by the app); nullptr in benchmarks (no pin button).
+    AttentionPin* attn_pin = nullptr;
 };
 
 struct PanelInfo {
