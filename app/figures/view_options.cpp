@@ -187,6 +187,10 @@ void apply_view_option(UiState& st, const std::string& view, const std::string& 
     } else if (option == "lab-compare") {
         if (value.empty()) throw std::invalid_argument("option --lab-compare expects a second training-lab run folder");
         st.lab_compare = value;
+    } else if (option == "ab-set") {
+        UiState probe = st;  // checked now, so a typo is named before any forward runs
+        set_state_field(probe, value);
+        st.ab_set.push_back(value);
     } else if (option == "lab-step") {
         st.lab_step = to_int(option, value);
         if (st.lab_step < -1) throw std::invalid_argument("option --lab-step must be >= -1, got " + value);

@@ -239,6 +239,27 @@ void build_attention(ViewBuild& b) {
     b.add(std::move(f), "attention_" + b.lh);
 }
 
+// One head under two settings of the model on the same text: A (the model as trained, or --ab-set's changes to the
+// current settings) and B (the current settings), and B − A: the Attention panel's "pin these settings as A".
+void build_attention_ab(ViewBuild& b) {
+    const Snapshot& snap_b = b.need_snap();
+    if (!b.model || !b.model->model) throw std::runtime_error("view attention-ab needs a model");
+    UiState st_a = b.st;
+    if (st_a.ab_set.empty()) {
+        st_a.apply_to_model = false;
+        st_a.ablated_heads.clear();
+    }
+    for (const std::string& assignment : b.st.ab_set) set_state_field(st_a, assignment);
+    check_view_knobs(st_a, b.view, b.m->config());
+    const auto snap_a = run_forward_now(st_a, *b.model, false, Panel::Attention);
+    if (!snap_a->error.empty()) throw std::runtime_error("forward A failed: " + snap_a->error);
+    auto figs = attention_ab_figures(*snap_a, snap_b, b.layer, b.head, b.st, forward_settings_label(st_a),
+                                     forward_settings_label(b.st));
+    const char* names[] = {"attention_a_", "attention_b_", "attention_b_minus_a_"};
+    for (size_t i = 0; i < figs.size(); ++i) b.add(std::move(figs[i]), names[i] + b.lh);
+    b.out.columns = 3;
+}
+
 // Every head of the chosen layer, or (all) of every layer, on one shared 0..1 scale.
 void add_attention_heads(ViewBuild& b, bool all) {
     const Snapshot& s = b.need_snap();
@@ -500,6 +521,10 @@ const std::vector<ViewInfo>& all_views() {
          build_tokens},
         {"attention", Panel::Attention, "attention weights of one head (query × key heatmap)",
          with_knobs({"layer", "head", "attn-source", "unit-scale", "no-annotate"}), true, build_attention},
+        {"attention-ab", Panel::Attention,
+         "one head under two settings of the model on one text: A (the model as trained, or as --ab-set KEY=VALUE "
+         "changes B; repeatable), B (the current settings, --set) and B - A",
+         with_knobs({"layer", "head", "attn-source", "unit-scale", "ab-set"}), true, build_attention_ab},
         {"attention-layer", Panel::Attention, "every head of one layer, one shared 0..1 scale",
          with_knobs({"layer", "attn-source"}), true, build_attention_layer},
         {"attention-grid", Panel::Attention, "every layer × head, one shared 0..1 scale", with_knobs({"attn-source"}),

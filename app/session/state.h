@@ -132,6 +132,9 @@ struct UiState {
     std::string
         lab_compare;    ///< lab-compare and the Training tab: a second run folder (B) beside lab_run / the live run
     int lab_step = -1;  ///< lab-curves: the step marked on every curve, the Training tab's timeline (-1: none)
+    /// attention-ab: how forward A differs from B, the current settings, as `--set` assignments ("key=value");
+    /// empty: A is the model as trained (no attention knobs applied, no heads ablated).
+    std::vector<std::string> ab_set;
     int neuron_context = 64;  ///< tokens per corpus chunk of the examples' index (8..1024)
     // Residual panel: what its lower half shows: "norms" (pre- vs post-norm at random init), "embedding-map" (PCA of
     // the token embeddings) or "residual-map" (PCA of the text's residual stream through the layers).

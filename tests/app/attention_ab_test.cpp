@@ -2,6 +2,7 @@
 // weights of forward A and forward B exactly as the Attention panel does, on one colour range, and B − A cell by
 // cell; it refuses forwards of different texts; forward_settings_label names what differs from the model as trained.
 #include "app/figures/figures.h"
+#include "app/figures/views.h"
 #include "app/session/text_codec.h"
 #include "app/session/worker.h"
 
@@ -92,6 +93,36 @@ TEST(AttentionAB, RefusesTwoTextsAndNamesTheSettings) {
     st.ablated_heads.push_back({0, 0});
     st.ablate_mode = interp::AblationKind::Mean;
     EXPECT_NE(forward_settings_label(st).find("2 heads ablated (mean)"), std::string::npos);
+}
+
+}  // namespace
+
+namespace {
+
+// `render --view attention-ab`: A is the model as trained unless --ab-set says how it differs from B.
+TEST(AttentionAB, RenderViewRunsForwardAFromItsSettings) {
+    const LoadedModel lm = make_demo_model();
+    UiState st;
+    st.text = "The cat sat on the mat.";
+    st.apply_to_model = true;
+    st.attn_temperature = 0.5f;
+    st.layer = 1;
+    st.head = 2;
+    const auto b = run_forward_now(st, lm, false, Panel::Attention);
+    ViewFigures v = build_view("attention-ab", st, b.get(), &lm);
+    ASSERT_EQ(v.figures.size(), 3u);
+    EXPECT_EQ(v.names[0], "attention_a_layer1_head2");
+    EXPECT_NE(v.figures[0].title.find("the model as trained"), std::string::npos) << v.figures[0].title;
+    const auto as_trained = forward(lm, st.text, 1.0f);
+    EXPECT_EQ(v.figures[0].heatmap->values, attention_head_figure(*as_trained, 1, 2, st).heatmap->values);
+
+    apply_view_option(st, "attention-ab", "ab-set", "attn_temperature=2");
+    v = build_view("attention-ab", st, b.get(), &lm);
+    EXPECT_NE(v.figures[0].title.find("temperature 2"), std::string::npos) << v.figures[0].title;
+    const auto hot = forward(lm, st.text, 2.0f);
+    EXPECT_EQ(v.figures[0].heatmap->values, attention_head_figure(*hot, 1, 2, st).heatmap->values);
+    EXPECT_THROW(apply_view_option(st, "attention-ab", "ab-set", "attn_temprature=2"), std::invalid_argument);
+    EXPECT_THROW(apply_view_option(st, "attention", "ab-set", "attn_temperature=2"), std::invalid_argument);
 }
 
 }  // namespace
