@@ -152,7 +152,7 @@ HeadValues head_values(const Snapshot& s, const std::string& name, int head, Zoo
         if (*kind != Kind::Probs || !rows->mask().masks_anything()) return;
         hv.masked.resize(size_t(hv.rows) * hv.cols);
         for (int t = 0; t < hv.rows; ++t)
-            for (int k = 0; k < hv.cols; ++k) hv.masked[size_t(t) * hv.cols + k] = rows->allowed(r0 + t, c0 + k) ? 0 : 1;
+            rows->mask().masked_cells(r0 + t, c0, hv.cols, &hv.masked[size_t(t) * hv.cols]);
     };
     if ((T > kOverviewSide || S > kOverviewSide) && zoom.row0 >= 0 && zoom.col0 >= 0) {
         const int r0 = std::clamp(zoom.row0, 0, std::max(0, T - kOverviewSide)), r1 = std::min(T, r0 + kOverviewSide);

@@ -42,6 +42,17 @@ bool MaskTable::allowed(int t, int s) const {
     return true;
 }
 
+void MaskTable::masked_cells(int t, int s0, int n, uint8_t* out) const {
+    const auto [lo, hi] = band(*this, t);
+    for (int k = 0; k < n; ++k) out[k] = uint8_t(s0 + k < lo || s0 + k >= hi);
+    if (key_padding)
+        for (int k = 0; k < n; ++k) out[k] |= (*key_padding)[size_t(s0 + k)] ? 1 : 0;
+    if (custom) {
+        const uint8_t* ok = custom->data() + size_t(t) * S + size_t(s0);
+        for (int k = 0; k < n; ++k) out[k] |= ok[k] ? 0 : 1;
+    }
+}
+
 void MaskTable::apply(int t, float* row, int n) const {
     const auto [lo, hi] = band(*this, t);
     std::fill(row, row + std::min(lo, n), kNegInf);

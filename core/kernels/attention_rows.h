@@ -36,6 +36,9 @@ struct MaskTable {
     /// First key the band lets row t see (SlidingWindow; 0 otherwise).
     [[nodiscard]] int band_begin(int t) const;
     [[nodiscard]] bool allowed(int t, int s) const;
+    /// out[k] = 1 where row t may not attend key s0 + k, else 0, for k in [0, n) (s0 + n <= S): allowed() for a run
+    /// of cells, a row at a time (the figures' masked cells).
+    void masked_cells(int t, int s0, int n, uint8_t* out) const;
     /// row[0, n) (n <= S) <- −∞ where row t may not attend.
     void apply(int t, float* row, int n) const;
 };

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include <cmath>
 #include <numeric>
 
@@ -140,6 +142,30 @@ TEST(Figure, HeatmapRangeIsSymmetricForDiverging) {
     const std::vector<float> masked(4, -INFINITY);
     const Heatmap m = make_heatmap(2, 2, masked, Colormap::Viridis, "x");
     EXPECT_LT(m.vmin, m.vmax);  // all masked: a valid default range
+}
+
+// The range is taken eight cells at a time plus a tail: any length, the extremes anywhere, NaN and ±inf ignored.
+TEST(Figure, HeatmapRangeOfAnyLengthIgnoresNonFiniteCells) {
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<float> u(-2.0f, 2.0f);
+    for (int n : {1, 7, 8, 9, 16, 23, 64, 1000})
+        for (int trial = 0; trial < 20; ++trial) {
+            std::vector<float> v(static_cast<size_t>(n));
+            for (float& x : v) x = u(rng);
+            const float weird[] = {NAN, INFINITY, -INFINITY};
+            for (int k = 0; k < n / 4; ++k) v[rng() % size_t(n)] = weird[rng() % 3];
+            float lo = INFINITY, hi = -INFINITY;
+            for (float x : v)
+                if (std::isfinite(x)) lo = std::min(lo, x), hi = std::max(hi, x);
+            const Heatmap h = make_heatmap(1, n, v, Colormap::Viridis, "v");
+            if (!std::isfinite(lo)) {
+                EXPECT_EQ(h.vmin, 0.0f);
+                EXPECT_EQ(h.vmax, 1.0f);
+            } else if (hi > lo) {
+                EXPECT_EQ(h.vmin, lo) << n;
+                EXPECT_EQ(h.vmax, hi) << n;
+            }
+        }
 }
 
 TEST(Figure, BoundsAndTransform) {

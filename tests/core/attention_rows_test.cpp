@@ -170,7 +170,12 @@ TEST(MaskRule, AgreesWithItsDefinitionAtAnyOffsetWithPadding) {
                 int last = -1;
                 std::vector<float> row(size_t(S), 1.0f);
                 m.apply(t, row.data(), S);
+                std::vector<uint8_t> masked(size_t(S), 7), tail(size_t(S), 7);
+                m.masked_cells(t, 0, S, masked.data());
+                m.masked_cells(t, S / 3, S - S / 3, tail.data());  // a run that starts inside the row
                 for (int s = 0; s < S; ++s) {
+                    EXPECT_EQ(masked[size_t(s)], m.allowed(t, s) ? 0 : 1) << int(kind) << " t " << t << " s " << s;
+                    if (s >= S / 3) EXPECT_EQ(tail[size_t(s - S / 3)], masked[size_t(s)]) << int(kind) << " s " << s;
                     const int qpos = q_start + t, kpos = k_start + s;
                     bool ok = !spec.key_padding[size_t(s)];
                     if (kind == MaskKind::Causal) ok = ok && kpos <= qpos;

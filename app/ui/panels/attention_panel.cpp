@@ -13,6 +13,42 @@
 
 namespace ts::ui {
 
+namespace {
+// Heatmaps side by side over the rest of the panel, all with the same query rows (the step view; A, B and B − A):
+// the first labels the rows for the whole row and gets their width (at most `label_share` of the row) on top of an
+// equal share; the others hide the labels and keep their width for the cells (hovering a cell still names its query
+// token). A figure without a heatmap shows its note instead. `query` >= 0 outlines that query's row in each.
+void draw_figure_row(std::vector<plot::Figure> figs, float label_share, const char* id, int query) {
+    if (figs.empty()) return;
+    const float avail_w = ImGui::GetContentRegionAvail().x, line_h = ImGui::GetTextLineHeight();
+    float label_w = 0;
+    for (const auto& t : figs[0].y.categories) label_w = std::max(label_w, ImGui::CalcTextSize(t.c_str()).x);
+    label_w = std::min(label_w + line_h * 1.5f, avail_w * label_share);
+    const float n = float(figs.size());
+    const float w = (avail_w - (n - 1) * ImGui::GetStyle().ItemSpacing.x - label_w) / n;
+    const float h = std::max(line_h * 8, ImGui::GetContentRegionAvail().y - 4);
+    for (size_t k = 0; k < figs.size(); ++k) {
+        if (k) ImGui::SameLine();
+        const std::string fid = id + std::to_string(k);
+        plot::Figure& f = figs[k];
+        if (!f.heatmap) {
+            ImGui::BeginChild(fid.c_str(), ImVec2(w, h));
+            ImGui::TextDisabled("%s", f.note.c_str());
+            ImGui::EndChild();
+            continue;
+        }
+        if (k > 0) f.y.show_labels = false;
+        gfx::PaintOptions po;
+        po.title_button = false;  // narrow: the title keeps the room; right-click exports
+        if (query >= 0)
+            po.highlight_row = f.heatmap->row_step > 1 ? query / f.heatmap->row_step : query - f.heatmap->row0;
+        ImGui::BeginGroup();
+        gfx::draw_figure(f, ImVec2(k == 0 ? w + label_w : w, h), po, fid.c_str());
+        ImGui::EndGroup();
+    }
+}
+}  // namespace
+
 void draw_attention_panel(PanelContext& ctx) {
     if (!ctx.snap || !ctx.snap->trace) return empty_message(no_forward_message(ctx, tr("waiting for the first forward pass...")));
     const Snapshot& s = *ctx.snap;
@@ -197,58 +233,16 @@ void draw_attention_panel(PanelContext& ctx) {
         if (!why.empty()) {
             ImGui::TextDisabled("%s — %s", why.c_str(), tr("pin A again on this text"));
         } else {
-            // As the step view: A labels the query rows for the row; B and B − A keep their width for the cells.
-            float label_w = 0;
-            for (const auto& t : ab[0].y.categories) label_w = std::max(label_w, ImGui::CalcTextSize(t.c_str()).x);
-            label_w = std::min(label_w + line_h * 1.5f, avail_w * 0.15f);
-            const float w = (avail_w - 2 * ImGui::GetStyle().ItemSpacing.x - label_w) / 3.0f;
-            const float h = std::max(line_h * 8, ImGui::GetContentRegionAvail().y - 4);
-            for (size_t k = 0; k < ab.size(); ++k) {
-                if (k) ImGui::SameLine();
-                if (k > 0) ab[k].y.show_labels = false;
-                gfx::PaintOptions po;
-                po.title_button = false;  // right-click exports
-                po.highlight_row =
-                    ab[k].heatmap->row_step > 1 ? query / ab[k].heatmap->row_step : query - ab[k].heatmap->row0;
-                ImGui::BeginGroup();
-                gfx::draw_figure(ab[k], ImVec2(k == 0 ? w + label_w : w, h), po, ("ab" + std::to_string(k)).c_str());
-                ImGui::EndGroup();
-            }
+            draw_figure_row(ab, 0.15f, "ab", query);
             return;
         }
     }
 
     // Step view (below): five small heatmaps side by side.
-    ImGui::Text(tr("Step view, layer %d head %d (KV head %d): Q Kᵀ  →  ÷ √d_head (= %.3g)  →  + mask  →  softmax  →  · V"),
-                layer, head, kv, std::sqrt(double(c.d_head())));
-    const std::vector<plot::Figure> steps = attention_step_figures(s, layer, head, src);
-    // Step 1 carries the query labels for the row: it gets their width on top of an equal share, so its heatmap
-    // is as wide as the others' instead of being squeezed by long tokens.
-    float label_w = 0;
-    if (!steps.empty())
-        for (const auto& t : steps[0].y.categories) label_w = std::max(label_w, ImGui::CalcTextSize(t.c_str()).x);
-    label_w = std::min(label_w + line_h * 1.5f, avail_w * 0.2f);
-    const float sw = (avail_w - 4 * ImGui::GetStyle().ItemSpacing.x - label_w) / 5.0f;
-    const float sh = std::max(line_h * 8, ImGui::GetContentRegionAvail().y - 4);
-    for (size_t k = 0; k < steps.size(); ++k) {
-        if (k) ImGui::SameLine();
-        const std::string id = "step" + std::to_string(k);
-        if (!steps[k].heatmap) {
-            ImGui::BeginChild(id.c_str(), ImVec2(sw, sh));
-            ImGui::TextDisabled("%s", steps[k].note.c_str());
-            ImGui::EndChild();
-            continue;
-        }
-        // Every step has the same query rows: step 1 labels them for the row, so the others keep their width for
-        // the heatmap (hovering a cell still names its query token).
-        plot::Figure fig = steps[k];
-        if (k > 0) fig.y.show_labels = false;
-        ImGui::BeginGroup();
-        gfx::PaintOptions po;
-        po.title_button = false;  // narrow: the title keeps the room; right-click exports
-        gfx::draw_figure(fig, ImVec2(k == 0 ? sw + label_w : sw, sh), po, id.c_str());
-        ImGui::EndGroup();
-    }
+    ImGui::Text(
+        tr("Step view, layer %d head %d (KV head %d): Q Kᵀ  →  ÷ √d_head (= %.3g)  →  + mask  →  softmax  →  · V"),
+        layer, head, kv, std::sqrt(double(c.d_head())));
+    draw_figure_row(attention_step_figures(s, layer, head, src), 0.2f, "step", -1);
 }
 
 }  // namespace ts::ui
