@@ -271,6 +271,23 @@ ForwardWorker::~ForwardWorker() {
     if (m_thread.joinable()) m_thread.join();
 }
 
+void ForwardWorker::set_share_cores(bool on) {
+    {
+        std::lock_guard lk(m_mutex);
+        if (m_share_cores == on) return;
+        m_share_cores = on;
+        if (!on) return;
+        m_restart = true;  // the loop returns once its request (if any) is done; a pending one waits for the new thread
+    }
+    m_cv.notify_all();
+    if (m_thread.joinable()) m_thread.join();
+    {
+        std::lock_guard lk(m_mutex);
+        m_restart = false;
+    }
+    m_thread = std::thread([this] { loop(); });
+}
+
 uint64_t ForwardWorker::submit(ForwardRequest r) {
     uint64_t id;
     {
@@ -318,8 +335,9 @@ void ForwardWorker::loop() {
 #endif
     std::unique_lock lk(m_mutex);
     for (;;) {
-        m_cv.wait(lk, [this] { return m_stop || m_pending.has_value(); });
-        if (m_stop) return;
+        m_cv.wait(lk, [this] { return m_stop || m_restart || m_pending.has_value(); });
+        if (m_stop || m_restart) return;
+        const bool transient = m_share_cores;
         auto [id, req] = std::move(*m_pending);
         m_pending.reset();
         m_running = true;
@@ -341,16 +359,23 @@ void ForwardWorker::loop() {
             };
         }
         std::shared_ptr<const Snapshot> snap;
-        try {
-            snap = m_run(req, id);
-        } catch (const std::exception& e) {
-            auto s = std::make_shared<Snapshot>();
-            s->id = id;
-            s->kind = req.kind;
-            s->model = req.model;
-            s->tokens = req.tokens;
-            s->error = e.what();
-            snap = s;
+        const auto run = [&] {
+            try {
+                snap = m_run(req, id);
+            } catch (const std::exception& e) {
+                auto s = std::make_shared<Snapshot>();
+                s->id = id;
+                s->kind = req.kind;
+                s->model = req.model;
+                s->tokens = req.tokens;
+                s->error = e.what();
+                snap = s;
+            }
+        };
+        if (transient) {
+            std::thread(run).join();  // its OpenMP threads, if any, end with it (see set_share_cores)
+        } else {
+            run();
         }
         lk.lock();
         m_running = false;

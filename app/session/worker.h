@@ -167,6 +167,14 @@ public:
     /// Called on the worker thread after every publish (partial or complete), e.g. glfwPostEmptyEvent so an idle
     /// window that waits for events wakes up and draws the result. Set before the first submit.
     void set_on_publish(std::function<void()> fn) { m_on_publish = std::move(fn); }
+    /// While another long-lived thread computes with OpenMP (the training lab), this worker keeps no OpenMP threads
+    /// of its own: turning it on moves the worker to a fresh thread (the old one's pool of OpenMP threads ends with
+    /// it), and each request then runs on a short-lived thread of its own. Why: libgomp keeps a pool per thread that
+    /// opened a parallel region, and once it manages more threads than there are cores it stops spinning at barriers
+    /// and sleeps instead; on 2 cores the lab's steps ran at 0.63x of headless beside an idle worker pool (#33).
+    /// Costs each request a thread start and fresh scratch buffers. Call from the owner's thread; waits for a
+    /// running request when switching on.
+    void set_share_cores(bool on);
 
 private:
     void loop();
@@ -176,6 +184,7 @@ private:
     mutable std::condition_variable m_cv;
     std::optional<std::pair<uint64_t, ForwardRequest>> m_pending;
     bool m_running = false, m_stop = false;
+    bool m_share_cores = false, m_restart = false;  // set_share_cores; m_restart: the loop's thread ends
     uint64_t m_next_id = 1, m_dropped = 0, m_completed = 0;
     std::shared_ptr<const Snapshot> m_latest, m_latest_gen;
     std::shared_ptr<TensorPool> m_pool = std::make_shared<TensorPool>();

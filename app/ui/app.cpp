@@ -487,6 +487,7 @@ void App::frame() {
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
     gfx::heatmap_textures_collect();
     gfx::heatmap_cell_colors_collect();
+    if (m_worker) m_worker->set_share_cores(m_lab.active());  // no idle OpenMP pool beside the lab's (#33)
 
     // Screenshot mode: wait for the forward pass of the current text, render N frames of each panel, capture.
     if (!m_opt.screenshot_dir.empty() && m_shot_index < m_shot_panels.size()) {

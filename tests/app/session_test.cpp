@@ -7,6 +7,9 @@
 #include "tests/test_util.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
+#include <vector>
+#include <mutex>
 
 #include <optional>
 #include <nlohmann/json.hpp>
@@ -175,6 +178,62 @@ TEST(Worker, NewestWinsAndStaleRequestsAreDropped) {
     ASSERT_TRUE(s);
     EXPECT_EQ(s->id, last);
     EXPECT_FLOAT_EQ(s->temperature, 50.0f);
+}
+
+// Beside the training lab the worker keeps no thread that outlives a request (so no idle OpenMP pool): switching
+// on moves it to a fresh thread and runs each request on a thread of its own; a request waiting at the switch still
+// runs; exceptions are still results; switching off runs requests on one thread again.
+TEST(Worker, SharingTheCoresRunsEachRequestOnAThreadOfItsOwn) {
+    std::mutex mu;
+    std::vector<pid_t> ran_on;  // kernel thread ids (std::thread::id values are reused once a thread is joined)
+    std::atomic<bool> release{true};
+    ForwardWorker w([&](const ForwardRequest& r, uint64_t id) -> std::shared_ptr<const Snapshot> {
+        while (!release.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        {
+            std::lock_guard lk(mu);
+            ran_on.push_back(gettid());
+        }
+        if (r.temperature < 0) throw std::runtime_error("boom");
+        auto s = std::make_shared<Snapshot>();
+        s->id = id;
+        return s;
+    });
+    const auto run_two = [&] {
+        ran_on.clear();
+        for (int i = 0; i < 2; ++i) {
+            w.submit(ForwardRequest{});
+            ASSERT_TRUE(w.wait_idle(30.0));
+        }
+    };
+    run_two();
+    ASSERT_EQ(ran_on.size(), 2u);
+    EXPECT_EQ(ran_on[0], ran_on[1]);  // the worker's own thread
+    const pid_t worker_thread = ran_on[0];
+
+    release = false;
+    const uint64_t waiting = w.submit(ForwardRequest{});  // held inside the run function
+    std::thread releaser([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        release = true;
+    });
+    w.set_share_cores(true);  // waits for the running request, then moves to a fresh thread
+    releaser.join();
+    ASSERT_TRUE(w.wait_idle(30.0));
+    EXPECT_EQ(w.latest()->id, waiting);
+    run_two();
+    ASSERT_EQ(ran_on.size(), 2u);
+    EXPECT_NE(ran_on[0], ran_on[1]);
+    EXPECT_NE(ran_on[0], worker_thread);
+    ForwardRequest bad;
+    bad.temperature = -1;
+    w.submit(bad);
+    ASSERT_TRUE(w.wait_idle(30.0));
+    EXPECT_EQ(w.latest()->error, "boom");
+
+    w.set_share_cores(false);
+    run_two();
+    ASSERT_EQ(ran_on.size(), 2u);
+    EXPECT_EQ(ran_on[0], ran_on[1]);
 }
 
 TEST(Worker, ExceptionsBecomeSnapshotErrors) {
