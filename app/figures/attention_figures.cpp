@@ -329,7 +329,9 @@ std::vector<plot::Figure> attention_ab_figures(const Snapshot& a, const Snapshot
         for (size_t k = 0; k < hd.masked.size(); ++k) hd.masked[k] = uint8_t(ha.masked[k] && hb.masked[k]);
     }
     hd.cmap = plot::Colormap::Diverging;
-    big = std::max(big, 0.01f);  // at least ±0.01, so rounding noise (1e-8) between equal settings stays white
+    // At least ±0.01, so rounding noise (1e-8) between equal settings stays white; a hair more, so the colorbar's
+    // ±0.01 ticks fall inside the range (0.01f is just below the tick's 0.01).
+    big = std::max(big, 0.0101f);
     hd.vmin = -big;
     hd.vmax = big;
     hd.value_label = tr("weight difference");
