@@ -263,12 +263,14 @@ std::shared_ptr<const Snapshot> run_forward_request(const ForwardRequest& r, uin
 ForwardWorker::ForwardWorker(RunFn run) : m_run(std::move(run)) { m_thread = std::thread([this] { loop(); }); }
 
 ForwardWorker::~ForwardWorker() {
+    std::thread t;
     {
         std::lock_guard lk(m_mutex);
         m_stop = true;
+        t = std::move(m_thread);  // under the lock: the loop may hand m_thread to its successor (set_share_cores)
     }
     m_cv.notify_all();
-    if (m_thread.joinable()) m_thread.join();
+    if (t.joinable()) t.join();
 }
 
 void ForwardWorker::set_share_cores(bool on) {
@@ -276,16 +278,9 @@ void ForwardWorker::set_share_cores(bool on) {
         std::lock_guard lk(m_mutex);
         if (m_share_cores == on) return;
         m_share_cores = on;
-        if (!on) return;
-        m_restart = true;  // the loop returns once its request (if any) is done; a pending one waits for the new thread
+        if (on) m_restart = true;  // the loop moves to a fresh thread once its request, if any, is done
     }
     m_cv.notify_all();
-    if (m_thread.joinable()) m_thread.join();
-    {
-        std::lock_guard lk(m_mutex);
-        m_restart = false;
-    }
-    m_thread = std::thread([this] { loop(); });
 }
 
 uint64_t ForwardWorker::submit(ForwardRequest r) {
@@ -336,7 +331,14 @@ void ForwardWorker::loop() {
     std::unique_lock lk(m_mutex);
     for (;;) {
         m_cv.wait(lk, [this] { return m_stop || m_restart || m_pending.has_value(); });
-        if (m_stop || m_restart) return;
+        if (m_stop) return;
+        if (m_restart) {  // set_share_cores: a successor takes over and this thread, with its OpenMP pool, ends
+            m_restart = false;
+            std::thread next([this] { loop(); });
+            m_thread.swap(next);
+            next.detach();  // this very thread; it touches nothing of the worker after returning
+            return;
+        }
         const bool transient = m_share_cores;
         auto [id, req] = std::move(*m_pending);
         m_pending.reset();

@@ -172,8 +172,8 @@ public:
     /// it), and each request then runs on a short-lived thread of its own. Why: libgomp keeps a pool per thread that
     /// opened a parallel region, and once it manages more threads than there are cores it stops spinning at barriers
     /// and sleeps instead; on 2 cores the lab's steps ran at 0.63x of headless beside an idle worker pool (#33).
-    /// Costs each request a thread start and fresh scratch buffers. Call from the owner's thread; waits for a
-    /// running request when switching on.
+    /// Costs each request a thread start and fresh scratch buffers. Never blocks: a running request finishes on the
+    /// old thread first.
     void set_share_cores(bool on);
 
 private:
@@ -184,7 +184,7 @@ private:
     mutable std::condition_variable m_cv;
     std::optional<std::pair<uint64_t, ForwardRequest>> m_pending;
     bool m_running = false, m_stop = false;
-    bool m_share_cores = false, m_restart = false;  // set_share_cores; m_restart: the loop's thread ends
+    bool m_share_cores = false, m_restart = false;  // set_share_cores; m_restart: the loop hands over to a new thread
     uint64_t m_next_id = 1, m_dropped = 0, m_completed = 0;
     std::shared_ptr<const Snapshot> m_latest, m_latest_gen;
     std::shared_ptr<TensorPool> m_pool = std::make_shared<TensorPool>();

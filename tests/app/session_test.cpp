@@ -216,7 +216,7 @@ TEST(Worker, SharingTheCoresRunsEachRequestOnAThreadOfItsOwn) {
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
         release = true;
     });
-    w.set_share_cores(true);  // waits for the running request, then moves to a fresh thread
+    w.set_share_cores(true);  // does not wait: the running request ends on the old thread, then a fresh one takes over
     releaser.join();
     ASSERT_TRUE(w.wait_idle(30.0));
     EXPECT_EQ(w.latest()->id, waiting);
