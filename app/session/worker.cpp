@@ -340,7 +340,9 @@ void ForwardWorker::loop() {
             return;
         }
         const bool transient = m_share_cores;
-        auto [id, req] = std::move(*m_pending);
+        auto job = std::move(*m_pending);  // not a structured binding: the run lambda below captures it (clang 14)
+        const uint64_t id = job.first;
+        ForwardRequest& req = job.second;
         m_pending.reset();
         m_running = true;
         lk.unlock();
