@@ -95,10 +95,6 @@ TEST(AttentionAB, RefusesTwoTextsAndNamesTheSettings) {
     EXPECT_NE(forward_settings_label(st).find("2 heads ablated (mean)"), std::string::npos);
 }
 
-}  // namespace
-
-namespace {
-
 // `render --view attention-ab`: A is the model as trained unless --ab-set says how it differs from B.
 TEST(AttentionAB, RenderViewRunsForwardAFromItsSettings) {
     const LoadedModel lm = make_demo_model();
