@@ -106,8 +106,11 @@ void App::apply_input() {
 bool App::animating() const {
     // Screenshot mode draws every frame, except while a lab run it waits for trains (its updates wake the loop,
     // so the window costs what it costs a student: tests/bench/lab_ui_bench.sh).
-    return m_fonts_dirty || !m_input.empty() || (!m_opt.screenshot_dir.empty() && !m_lab.active()) ||
-        m_opt.bench_edits > 0 || m_opt.max_frames > 0 || m_opt.slow_frame_ms > 0 || !m_opt.analyses.empty();
+    // Nor while the forward it waits for computes: under software GL a frame costs more than the worker's share of
+    // the cores (an 8,000-token forward took 10 s drawn beside, 2.8 s alone); the result's publish wakes the loop.
+    const bool shots = !m_opt.screenshot_dir.empty() && !m_lab.active() && !(m_worker && m_worker->busy());
+    return m_fonts_dirty || !m_input.empty() || shots || m_opt.bench_edits > 0 || m_opt.max_frames > 0 ||
+        m_opt.slow_frame_ms > 0 || !m_opt.analyses.empty();
 }
 
 }  // namespace ts::ui::detail
