@@ -133,10 +133,16 @@ void draw_attention_panel(PanelContext& ctx) {
     const float thumb = std::max(line_h * 1.5f, std::min(std::clamp((avail_h * 0.55f) / float(L) - line_h * 0.4f,
                                                                     line_h * 2.0f, line_h * 5.0f),
                                                          (avail_w * 0.55f - line_h * 2.2f) / float(c.n_heads) - 4));
-    const float grid_w = line_h * 2.2f + H * (thumb + 4);
-    ImGui::BeginChild("grid", ImVec2(grid_w, avail_h * 0.6f), false);
+    // Many heads (a 1B Llama has 32): the thumbnails keep their smallest size and the grid scrolls sideways, so the
+    // big heatmap still gets its 45 % (it was squeezed to a strip whose colorbar read "1 0 0 0 0").
+    const float grid_full_w = line_h * 2.2f + H * (thumb + 4);
+    const float grid_w = std::min(grid_full_w, std::max(avail_w * 0.55f, line_h * 2.2f + thumb + 4));
+    ImGui::BeginChild("grid", ImVec2(grid_w, avail_h * 0.6f), false,
+                      grid_full_w > grid_w ? ImGuiWindowFlags_HorizontalScrollbar : 0);
     ImGui::TextDisabled("   ");
-    for (int h = 0; h < H; ++h) {
+    // Head labels wider than a thumbnail: every k-th head is labelled (H0, H2, ...), so they never run together.
+    const int label_every = std::max(1, int(std::ceil((ImGui::CalcTextSize("H00").x + 4) / std::max(1.0f, thumb + 4))));
+    for (int h = 0; h < H; h += label_every) {
         ImGui::SameLine(line_h * 2.2f + h * (thumb + 4) + thumb * 0.3f);
         ImGui::Text("H%d", h);
     }
@@ -163,9 +169,11 @@ void draw_attention_panel(PanelContext& ctx) {
             for (int h = 0; h < H; ++h) thumbs.figs.push_back(attention_thumb_figure(s, l, h, thumbs.unit_scale, src));
     }
     for (int l = 0; l < L; ++l) {
+        const float row_y = ImGui::GetCursorPosY();
         ImGui::Text("L%d", l);
         for (int h = 0; h < H; ++h) {
             ImGui::SameLine(line_h * 2.2f + h * (thumb + 4));
+            ImGui::SetCursorPosY(row_y);  // thumbnails lower than a text line would otherwise step down one by one
             const plot::Figure& f = thumbs.figs[size_t(l) * size_t(H) + size_t(h)];
             if (!f.heatmap) continue;
             gfx::PaintOptions o;
