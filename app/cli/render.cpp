@@ -57,8 +57,9 @@ int run_render(int argc, char** argv) {
     std::set<std::string> flags = {"transparent", "quiet", "translate"};
     for (const auto& o : figures::view_value_options()) options.insert(o);
     for (const auto& f : figures::view_flag_options()) flags.insert(f);
-    options.erase("ab-set");  // repeatable, like --set
-    const Args args(argc, argv, 2, options, flags, {"set", "ab-set"});
+    std::set<std::string> repeatable = {"set"};
+    for (const auto& m : figures::view_multi_options()) repeatable.insert(m);
+    const Args args(argc, argv, 2, options, flags, repeatable);
     if (!args.positional().empty()) throw std::invalid_argument("unexpected argument '" + args.positional().front() + "'");
     const bool quiet = args.flag("quiet");
     if (args.has("threads")) set_compute_threads(parse_thread_count(args.get("threads")));
@@ -98,7 +99,8 @@ int run_render(int argc, char** argv) {
     for (const auto& f : figures::view_flag_options())
         if (args.flag(f)) figures::apply_view_option(st, view, f, "true");
     for (const auto& a : args.all("set")) figures::set_state_field(st, a);
-    for (const auto& a : args.all("ab-set")) figures::apply_view_option(st, view, "ab-set", a);
+    for (const auto& m : figures::view_multi_options())
+        for (const auto& a : args.all(m)) figures::apply_view_option(st, view, m, a);
     st.view = view;
     // Interface language of the figure text: --lang, else the session's, else English (reproducible exports).
     const std::string lang = i18n::normalize_language(args.get("lang", st.language.empty() ? "en" : st.language));

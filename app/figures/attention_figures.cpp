@@ -288,7 +288,7 @@ std::string forward_settings_label(const UiState& st) {
         case MaskChoice::Custom: parts.push_back(tr("painted mask")); break;
         }
     }
-    const char* how = st.ablate_mode == interp::AblationKind::Mean ? tr("mean") : tr("zero");
+    const char* how = tr(name_of(st.ablate_mode));  // as the window's ablation banner names it
     if (!st.ablated_heads.empty())
         parts.push_back(st.ablated_heads.size() == 1
                             ? trf("L%d H%d ablated (%s)", st.ablated_heads[0][0], st.ablated_heads[0][1], how)

@@ -33,8 +33,11 @@ std::vector<std::string> view_value_options() {
     for (const auto& v : all_views())
         for (const auto& o : v.options) all.insert(o);
     for (const auto& f : view_flag_options()) all.erase(f);
+    for (const auto& m : view_multi_options()) all.erase(m);
     return {all.begin(), all.end()};
 }
+
+std::vector<std::string> view_multi_options() { return {"ab-set"}; }
 
 std::vector<std::string> view_flag_options() {
     return {"unit-scale", "no-annotate", "interleaved", "random-tokens", "exclude-bos", "exclude-current"};

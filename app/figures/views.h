@@ -56,6 +56,9 @@ void apply_view_option(UiState& st, const std::string& view, const std::string& 
 /// Every option name any view accepts (for the argument parser); flags are listed by view_flag_options().
 [[nodiscard]] std::vector<std::string> view_value_options();
 [[nodiscard]] std::vector<std::string> view_flag_options();
+/// Options that may be given more than once, each value applied in turn (like --set): "ab-set". Not in
+/// view_value_options().
+[[nodiscard]] std::vector<std::string> view_multi_options();
 /// `--set key=value`: sets any UiState JSON field (value parsed as JSON, else taken as a string). Throws
 /// std::invalid_argument for an unknown key or a value of the wrong type.
 void set_state_field(UiState& st, const std::string& assignment);

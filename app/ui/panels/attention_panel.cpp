@@ -227,14 +227,36 @@ void draw_attention_panel(PanelContext& ctx) {
     // A / B (below, in place of the step view while A is pinned): the selected head under two settings.
     ImGui::Separator();
     if (pin && pin->snap) {
-        std::vector<plot::Figure> ab;
-        std::string why;
-        try {
-            ab = attention_ab_figures(*pin->snap, s, layer, head, ctx.state, pin->label,
-                                      forward_settings_label(ctx.state));
-        } catch (const std::invalid_argument& e) {
-            why = e.what();
+        // Built when A, B, the head or what the figures show changes, not every frame (as the thumbnails).
+        static struct {
+            uint64_t a_id = 0, b_id = 0;
+            const Snapshot *a = nullptr, *b = nullptr;
+            int layer = -1, head = -1, zoom_row = -1, zoom_col = -1;
+            AttnSource src = AttnSource::Decoder;
+            bool unit_scale = false;
+            std::string labels, language;
+            std::vector<plot::Figure> figs;
+            std::string why;
+        } ab_cache;
+        auto& k = ab_cache;
+        const std::string label_b = forward_settings_label(ctx.state), labels = pin->label + "\n" + label_b;
+        if (k.a != pin->snap.get() || k.a_id != pin->snap->id || k.b != &s || k.b_id != s.id || k.layer != layer ||
+            k.head != head || k.zoom_row != ctx.state.attn_zoom_row || k.zoom_col != ctx.state.attn_zoom_col ||
+            k.src != src || k.unit_scale != ctx.state.attn_unit_scale || k.labels != labels ||
+            k.language != i18n::language()) {
+            k.a = pin->snap.get(), k.a_id = pin->snap->id, k.b = &s, k.b_id = s.id, k.layer = layer, k.head = head;
+            k.zoom_row = ctx.state.attn_zoom_row, k.zoom_col = ctx.state.attn_zoom_col, k.src = src;
+            k.unit_scale = ctx.state.attn_unit_scale, k.labels = labels, k.language = i18n::language();
+            k.figs.clear();
+            k.why.clear();
+            try {
+                k.figs = attention_ab_figures(*pin->snap, s, layer, head, ctx.state, pin->label, label_b);
+            } catch (const std::invalid_argument& e) {
+                k.why = e.what();
+            }
         }
+        const std::vector<plot::Figure>& ab = k.figs;
+        const std::string& why = k.why;
         ImGui::TextUnformatted(
             tr("A / B: one text, two settings of the model. Change a setting to see what it does to "
                "this head; the step view returns when A is unpinned."));
