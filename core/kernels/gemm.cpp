@@ -4,6 +4,7 @@
 
 #include "core/model/half.h"
 #include "core/model/model.h"
+#include "core/kernels/quant_gemm.h"
 #include "core/kernels/threads.h"
 
 #include <algorithm>
@@ -442,6 +443,10 @@ void matmul_weight_t(const MatrixRM& x, const Tensor& w, MatrixRM& out) {
         }
         return;
     }
+    // A GGUF file's Q4_0 / Q8_0 blocks on llama.cpp's arithmetic when chosen (activations rounded to 8 bits); a
+    // product whose activations are not all finite, or another type, takes the float path below.
+    if (w.is_ggml() && quant_activations() == QuantActivations::Int8 && matmul_int8_activations(x, w, out, n_threads))
+        return;
     // Half precision, or a GGUF file's quantized blocks: widen (dequantize) kPanel rows of W (kPanel x I floats,
     // <= 2.5 MB for d_ff 4864) into a per-thread buffer and multiply; panels are independent, so threads split them
     // and each product runs single-threaded.

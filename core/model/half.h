@@ -6,6 +6,7 @@
 #include "core/kernels/quants.h"
 #include "core/model/tensor.h"
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 
@@ -37,6 +38,27 @@ namespace ts {
     float out;
     std::memcpy(&out, &bits, 4);
     return out;
+}
+
+/// float -> IEEE 754 binary16 bits, rounded to nearest, ties to even (as F16C's vcvtps2ph with rounding 0, numpy's
+/// float16 and ggml's GGML_FP32_TO_FP16 compute it): subnormal halves for tiny values, ±Inf past 65,520, NaN kept
+/// as a quiet NaN (0x7e00 with the sign).
+[[nodiscard]] inline uint16_t f32_to_f16(float f) {
+    uint32_t x;
+    std::memcpy(&x, &f, 4);
+    const uint32_t sign = (x >> 16) & 0x8000u;
+    x &= 0x7fffffffu;
+    if (x > 0x7f800000u) return uint16_t(sign | 0x7e00u);
+    if (x >= 0x477ff000u) return uint16_t(sign | 0x7c00u);  // >= 65520 (the tie above 65504 rounds to even: Inf)
+    if (x < 0x38800000u) {                                  // below 2^-14: a subnormal half (or 0) of step 2^-24
+        float a;
+        std::memcpy(&a, &x, 4);
+        return uint16_t(sign | uint32_t(std::nearbyint(a * 16777216.0f)));  // exact scaling, then ties to even
+    }
+    uint32_t h = ((((x >> 23) - 112u) << 10) | ((x & 0x7fffffu) >> 13));
+    const uint32_t rest = x & 0x1fffu;
+    if (rest > 0x1000u || (rest == 0x1000u && (h & 1u))) ++h;  // a carry into the exponent is the right result
+    return uint16_t(sign | h);
 }
 
 /// bfloat16 bits -> float: the upper half of a float's bits (exact).

@@ -1,9 +1,11 @@
 // GGUF forward speed: every file named in $TS_GGUF_BENCH (colon-separated paths; tests/bench/gguf_bench.sh makes
 // synthetic ones and runs llama.cpp on the same files) at T = 64 and 256, 1 and 2 threads, recording every
 // intermediate (the app's capture) with the last position's logits, as llama.cpp computes them. Quantized matrices
-// stay quantized (Storage::Ggml) and are dequantized 128 rows at a time inside each product.
+// stay quantized (Storage::Ggml) and are dequantized 128 rows at a time inside each product, or (int8:1) multiplied
+// on activations rounded to 8 bits as llama.cpp does (core/kernels/quant_gemm.h).
 #include "core/formats/gguf_model.h"
 #include "core/model/model.h"
+#include "core/kernels/quant_gemm.h"
 #include "core/kernels/threads.h"
 
 #include <benchmark/benchmark.h>
@@ -35,6 +37,7 @@ std::shared_ptr<const Model> model_at(size_t i) {
     return it->second;
 }
 
+// arithmetic: 0 = float products of the dequantized weights (default), 1 = llama.cpp's (8-bit activations).
 void BM_GgufForward(benchmark::State& state) {
     const auto files = bench_files();
     const size_t file = size_t(state.range(0));
@@ -45,6 +48,7 @@ void BM_GgufForward(benchmark::State& state) {
     const auto model = model_at(file);
     const int T = int(state.range(1));
     set_compute_threads(int(state.range(2)));
+    set_quant_activations(state.range(3) ? QuantActivations::Int8 : QuantActivations::Float);
     std::vector<int> ids(static_cast<size_t>(T));
     for (int t = 0; t < T; ++t) ids[size_t(t)] = (t * 7919 + 13) % model->config().vocab_size;
     ForwardOptions opt;
@@ -55,10 +59,11 @@ void BM_GgufForward(benchmark::State& state) {
     }
     state.SetLabel(files[file].substr(files[file].find_last_of('/') + 1));
     set_compute_threads(1);
+    set_quant_activations(QuantActivations::Float);
 }
 BENCHMARK(BM_GgufForward)
-    ->ArgsProduct({{0, 1, 2, 3}, {64, 256}, {1, 2}})
-    ->ArgNames({"file", "T", "threads"})
+    ->ArgsProduct({{0, 1, 2, 3}, {64, 256}, {1, 2}, {0, 1}})
+    ->ArgNames({"file", "T", "threads", "int8"})
     ->Unit(benchmark::kMillisecond)
     ->MinTime(2.0);
 
