@@ -2,6 +2,8 @@
 // Unknown options are an error that names them (the CLI then exits non-zero with one line).
 #pragma once
 
+#include "core/kernels/quant_gemm.h"
+#include "core/kernels/threads.h"
 #include "core/util/json.h"
 #include "core/util/number.h"
 
@@ -138,6 +140,20 @@ inline std::function<void(uint64_t, uint64_t)> terminal_progress(const char* wha
         bar[30] = 0;
         std::fprintf(stderr, "\r%s [%s] %3d%%%s", what, bar, pct, pct >= 100 ? "\n" : "");
     };
+}
+
+/// The compute settings every command that runs a model takes: --threads N (an integer in [1, 256]) and
+/// --quant-activations float|int8 (products with a GGUF file's Q4_0 / Q8_0 weights: exact, or llama.cpp's arithmetic;
+/// core/kernels/quant_gemm.h). Options a command does not declare are simply absent. Throws std::invalid_argument.
+inline void apply_compute_options(const Args& args) {
+    if (args.has("threads")) set_compute_threads(parse_thread_count(args.get("threads")));
+    if (args.has("quant-activations")) {
+        const auto a = parse_quant_activations(args.get("quant-activations"));
+        if (!a)
+            throw std::invalid_argument("--quant-activations expects float or int8, got " +
+                                        quote_value(args.get("quant-activations")));
+        set_quant_activations(*a);
+    }
 }
 
 }  // namespace ts::cli

@@ -25,8 +25,9 @@ int run_compare(int argc, char** argv) {
         "  stream against B's; and the N heads (default 8) whose attention probabilities differ most (mean |diff|).\n"
         "  --json writes all of it.\n";
     if (print_help_if_asked(argc, argv, 2, kUsage)) return 0;
-    const Args args(argc, argv, 2, {"model", "reference", "text", "ids", "json", "top", "threads"});
-    if (args.has("threads")) set_compute_threads(parse_thread_count(args.get("threads")));
+    const Args args(argc, argv, 2,
+                    {"model", "reference", "text", "ids", "json", "top", "threads", "quant-activations"});
+    apply_compute_options(args);
     const studio::LoadedModel a = studio::load_model_folder(args.required("model"), terminal_progress());
     const studio::LoadedModel b = studio::load_model_folder(args.required("reference"), terminal_progress());
     std::vector<int> ids;

@@ -155,11 +155,12 @@ int run_eval(int argc, char** argv) {
             "  --temperature; --loss-curve draws DIR/train_log.jsonl.\n") +
         kTranslationEvalUsage;
     if (print_help_if_asked(argc, argv, 2, kUsage.c_str())) return 0;
-    const Args args(argc, argv, 2,
-                    {"model", "data", "val-fraction", "max-windows", "seed", "samples", "sample-tokens", "temperature",
-                     "json", "induction-seqs", "loss-curve", "pairs", "train", "beam", "alignments", "limit",
-                     "examples", "length-penalty", "hyps", "threads"});
-    if (args.has("threads")) set_compute_threads(parse_thread_count(args.get("threads")));
+    const Args args(
+        argc, argv, 2,
+        {"model",       "data",  "val-fraction",   "max-windows",    "seed",  "samples", "sample-tokens",
+         "temperature", "json",  "induction-seqs", "loss-curve",     "pairs", "train",   "beam",
+         "alignments",  "limit", "examples",       "length-penalty", "hyps",  "threads", "quant-activations"});
+    apply_compute_options(args);
     const std::string model_dir = args.required("model");
     const studio::LoadedModel lm = studio::load_model_folder(model_dir, terminal_progress());
     print_warnings("eval", lm.weight_warnings);

@@ -51,9 +51,10 @@ int run_render(int argc, char** argv) {
         "  as the window. --view list names every view and its options.\n";
     if (print_help_if_asked(argc, argv, 2, kUsage)) return 0;
     const auto t0 = std::chrono::steady_clock::now();
-    std::set<std::string> options = {"model", "text", "view", "out", "width", "height", "scale", "theme", "session",
-                                     "columns", "figure", "save-session", "repeat", "source", "target", "beam", "to",
-                                     "threads", "lang"};
+    std::set<std::string> options = {"model",  "text",         "view",    "out",     "width",
+                                     "height", "scale",        "theme",   "session", "columns",
+                                     "figure", "save-session", "repeat",  "source",  "target",
+                                     "beam",   "to",           "threads", "lang",    "quant-activations"};
     std::set<std::string> flags = {"transparent", "quiet", "translate"};
     for (const auto& o : figures::view_value_options()) options.insert(o);
     for (const auto& f : figures::view_flag_options()) flags.insert(f);
@@ -62,7 +63,7 @@ int run_render(int argc, char** argv) {
     const Args args(argc, argv, 2, options, flags, repeatable);
     if (!args.positional().empty()) throw std::invalid_argument("unexpected argument '" + args.positional().front() + "'");
     const bool quiet = args.flag("quiet");
-    if (args.has("threads")) set_compute_threads(parse_thread_count(args.get("threads")));
+    apply_compute_options(args);
 
     if (args.get("view") == "list") {
         std::fputs(figures::describe_views().c_str(), stdout);
@@ -99,6 +100,8 @@ int run_render(int argc, char** argv) {
     for (const auto& f : figures::view_flag_options())
         if (args.flag(f)) figures::apply_view_option(st, view, f, "true");
     for (const auto& a : args.all("set")) figures::set_state_field(st, a);
+    // The forward sets the products' arithmetic from the state (run_forward_request): the option is the state's field.
+    if (args.has("quant-activations")) st.quant_activations = args.get("quant-activations");
     for (const auto& m : figures::view_multi_options())
         for (const auto& a : args.all(m)) figures::apply_view_option(st, view, m, a);
     st.view = view;

@@ -304,15 +304,16 @@ int run_trace(int argc, char** argv) {
         "  traces the translation the same way. The file holds source_ids and target_ids (the decoder input).\n";
     if (print_help_if_asked(argc, argv, 2, kUsage)) return 0;
     const Args args(argc, argv, 2,
-                    {"model", "text", "ids", "out", "temperature", "filter", "ablate", "ablate-mode", "patch-from",
-                     "source", "target", "source-ids", "target-ids", "to", "beam", "max-len", "length-penalty",
-                     "threads", "only", "exclude", "layers", "memory-budget"},
+                    {"model",      "text",        "ids",        "out",           "temperature",      "filter",
+                     "ablate",     "ablate-mode", "patch-from", "source",        "target",           "source-ids",
+                     "target-ids", "to",          "beam",       "max-len",       "length-penalty",   "threads",
+                     "only",       "exclude",     "layers",     "memory-budget", "quant-activations"},
                     {"last-logits-only", "translate"}, {"patch", "head"});
     const std::string out = args.required("out");
     const NameSelection sel = parse_selection(args);
     std::vector<HeadRequest> heads;
     for (const auto& spec : args.all("head")) heads.push_back(parse_head(spec));
-    if (args.has("threads")) set_compute_threads(parse_thread_count(args.get("threads")));
+    apply_compute_options(args);
     const studio::LoadedModel lm = studio::load_model_folder(args.required("model"), terminal_progress());
     print_warnings("trace", lm.weight_warnings);
     const bool seq2seq = lm.model->config().arch == Arch::EncoderDecoder;

@@ -259,7 +259,7 @@ int run_train(int argc, char** argv) {
                      "snapshot-every",
                      "lab"},
                     {"resume", "decay-embeddings"}, {"data"});
-    if (args.has("threads")) set_compute_threads(parse_thread_count(args.get("threads")));
+    apply_compute_options(args);
     if (args.has("lab")) return run_lab(args);
     const fs::path dir = args.required("out");
     const ModelConfig config = load_config(args.required("config"));

@@ -34,6 +34,7 @@ ForwardSpec forward_spec(const UiState& st, const ModelConfig& c, std::optional<
         for (const auto& h : st.ablated_heads)
             if (h[0] >= 0 && h[0] < c.n_layers && h[1] >= 0 && h[1] < c.n_heads) s.ablated.push_back(h);
     if (!s.ablated.empty()) s.ablation = st.ablate_mode;
+    s.quant_activations = parse_quant_activations(st.quant_activations).value_or(QuantActivations::Float);
     if (panel) {
         s.logits = panel_reads_logits(*panel);
         s.lens = panel_shows_lens(*panel);
@@ -177,6 +178,7 @@ ForwardRequest make_forward_request(const ForwardSpec& s, const LoadedModel& m,
     r.edits = ablation_edits(s, c);
     r.logits = s.logits;
     r.logit_lens = s.lens;
+    r.quant_activations = s.quant_activations;
     r.tokens = std::move(tokens);
     return r;
 }

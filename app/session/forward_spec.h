@@ -35,6 +35,7 @@ struct ForwardSpec {
     interp::AblationKind ablation = interp::AblationKind::Zero;  ///< meaningful only with ablated heads
     bool logits = true;                  ///< the last position's logits (tabs that show no logits skip the LM head)
     bool lens = true;                    ///< the logit lens (one LM-head product per layer)
+    QuantActivations quant_activations = QuantActivations::Float;  ///< a GGUF file's Q4_0 / Q8_0 products
     bool operator==(const ForwardSpec&) const = default;
 };
 

@@ -1,5 +1,6 @@
 // UiState JSON mapping and atomic persistence.
 #include "app/session/state.h"
+#include "core/kernels/quant_gemm.h"
 #include "app/session/limits.h"
 #include "core/interp/input_attribution.h"
 #include "core/util/json.h"
@@ -59,6 +60,7 @@ void UiState::clamp() {
     attr_span = std::clamp(attr_span, 1, 16);
     if (!interp::parse_attribution_baseline(attr_baseline)) attr_baseline = "mean";
     if (!interp::parse_ig_rule(attr_ig_rule)) attr_ig_rule = "adaptive";
+    if (!parse_quant_activations(quant_activations)) quant_activations = "float";
     neuron = std::max(-1, neuron);
     neuron_rows = std::clamp(neuron_rows, 4, 256);
     neuron_context = std::clamp(neuron_context, 8, 1024);
@@ -123,7 +125,7 @@ void link_attention_knobs(UiState& st, std::optional<AttentionKnobs>& last) {
     X(detect_exclude_current) X(attr_method) X(attr_steps) X(attr_span) X(attr_baseline) X(attr_ig_rule) X(target_text)      \
     X(translate_to) X(decode_beam) X(language) X(lesson) X(lesson_step) X(train_topic) X(train_warmup)       \
     X(train_d_model) X(train_dropout) X(train_seed) X(train_lr) X(train_weight_decay) X(train_grad)          \
-    X(train_label_smoothing) X(neuron) X(neuron_rows) X(neuron_corpus) X(neuron_context) X(lab_run) X(lab_compare) X(lab_step) X(ab_set) X(resid_view)
+    X(train_label_smoothing) X(neuron) X(neuron_rows) X(neuron_corpus) X(neuron_context) X(lab_run) X(lab_compare) X(lab_step) X(ab_set) X(resid_view) X(quant_activations)
 // clang-format on
 
 void to_json(nlohmann::json& j, const UiState& s) {

@@ -122,6 +122,9 @@ struct UiState {
     int attr_span = 1;                                 ///< occlusion: tokens hidden at once (1..16)
     std::string attr_baseline = "mean";                ///< interp::name_of(AttributionBaseline): "mean" or "zero"
     std::string attr_ig_rule = "adaptive";             ///< interp::name_of(IgRule): "adaptive" or "midpoint"
+    /// Products with a GGUF file's Q4_0 / Q8_0 weights: "float" (the exact product of the stored weights) or
+    /// "int8" (llama.cpp's arithmetic: activations rounded to 8 bits; core/kernels/quant_gemm.h).
+    std::string quant_activations = "float";
 
     // Neurons panel (FFN neurons at the selected layer; core/interp/neurons.h).
     int neuron = -1;            ///< the neuron shown over the text and with its examples (-1: the most

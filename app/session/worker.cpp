@@ -191,6 +191,7 @@ std::shared_ptr<const Snapshot> run_forward_request(const ForwardRequest& r, uin
     s->temperature = r.temperature;
     s->mask = r.mask;
     const auto t0 = std::chrono::steady_clock::now();
+    set_quant_activations(r.quant_activations);
     try {
         if (!r.model) throw std::invalid_argument("no model loaded");
         const std::vector<int>* src = r.source_tokens ? &r.source_tokens->ids : nullptr;

@@ -11,6 +11,7 @@
 #include "core/model/model.h"
 #include "core/formats/gguf_model.h"  // GgufSummary
 #include "core/forward/sample.h"      // SamplingOptions, generate
+#include "core/kernels/quant_gemm.h"  // QuantActivations
 
 #include <atomic>
 #include <condition_variable>
@@ -51,6 +52,8 @@ struct ForwardRequest {
     std::shared_ptr<const TranslationSpec> translation;  ///< Translate: the model's translation.json
     DecodeOptions decode;                                ///< Translate: greedy (beam 1) or beam search
     float temperature = 1.0f;           ///< attention softmax temperature
+    /// Products with a GGUF file's Q4_0 / Q8_0 weights (process-wide: run_forward_request sets it for every forward).
+    QuantActivations quant_activations = QuantActivations::Float;
     MaskSpec mask;                      ///< decoder self-attention mask (encoder-only models: encoder mask)
     std::vector<ActivationEdit> edits;  ///< interventions applied inside the forward (core/trace/intervention.h)
     bool capture_all = true;            ///< record every trace name

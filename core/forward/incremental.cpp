@@ -1,6 +1,7 @@
 // forward_incremental: reuse the previous call's prefix (KV cache + trace rows) and run only the changed tail of a
 // causal decoder-only model, then splice the trace so it reads exactly like a full forward's.
 #include "core/forward/incremental.h"
+#include "core/kernels/quant_gemm.h"
 
 #include "core/kernels/attention.h"
 
@@ -38,8 +39,11 @@ bool all_rows(const ForwardOptions& opt) { return opt.all_logits && opt.compute_
 
 std::string knobs_of(const ForwardOptions& opt) {
     char buf[96];
-    std::snprintf(buf, sizeof buf, "t=%a capture=%d all_logits=%d", double(opt.temperature),
-                  opt.capture.captures_all() ? 2 : opt.capture.captures_anything() ? 1 : 0, all_rows(opt) ? 1 : 0);
+    std::snprintf(buf, sizeof buf, "t=%a capture=%d all_logits=%d int8=%d", double(opt.temperature),
+                  opt.capture.captures_all()            ? 2
+                      : opt.capture.captures_anything() ? 1
+                                                        : 0,
+                  all_rows(opt) ? 1 : 0, quant_activations() == QuantActivations::Int8 ? 1 : 0);
     return buf;
 }
 

@@ -210,21 +210,51 @@ void apply_rope_rows(float* x, int T, int d_head, int start_pos, float rope_thet
     if (T == 0) return;
     if (x == nullptr) throw std::invalid_argument("apply_rope: null data for T = " + std::to_string(T));
     const int half = rotary_dim / 2;
-    // Called per head inside attention: keep the frequency table on the stack for every realistic d_head.
-    std::array<double, 512> stack_freq;
-    std::vector<double> heap_freq;
-    double* inv_freq = stack_freq.data();
-    if (half > int(stack_freq.size())) {
-        heap_freq.resize(half);
-        inv_freq = heap_freq.data();
+    // Called per head and layer inside attention with the same positions: the angles' cos and sin (computed in double,
+    // rounded to float) are kept per thread for positions [0, n_pos) and reused while theta and rotary_dim stay, so a
+    // forward computes each once. Past kMaxCached positions they are computed per call (the same values).
+    struct Table {
+        float theta = 0.0f;
+        int rotary_dim = 0, n_pos = 0;
+        std::vector<float> cos, sin;  // (n_pos, half)
+    };
+    constexpr int kMaxCached = 1 << 16;
+    thread_local Table table;
+    const auto fill = [&](Table& tb, int p0, int n) {
+        std::vector<double> inv_freq(static_cast<size_t>(half));
+        for (int i = 0; i < half; ++i)
+            inv_freq[size_t(i)] = std::pow(double(rope_theta), -2.0 * i / double(rotary_dim));
+        tb.cos.resize(size_t(n) * size_t(half));
+        tb.sin.resize(size_t(n) * size_t(half));
+        for (int t = 0; t < n; ++t)
+            for (int i = 0; i < half; ++i) {
+                const double angle = double(p0 + t) * inv_freq[size_t(i)];
+                tb.cos[size_t(t) * size_t(half) + size_t(i)] = float(std::cos(angle));
+                tb.sin[size_t(t) * size_t(half) + size_t(i)] = float(std::sin(angle));
+            }
+    };
+    const int64_t end = int64_t(start_pos) + T;
+    Table own;
+    const Table* tb = &table;
+    int64_t first = start_pos;  // the table row of position start_pos
+    if (end <= kMaxCached) {
+        if (table.theta != rope_theta || table.rotary_dim != rotary_dim || table.n_pos < end) {
+            table.theta = rope_theta;
+            table.rotary_dim = rotary_dim;
+            table.n_pos = int(std::min<int64_t>(kMaxCached, std::max<int64_t>(end, 2 * int64_t(table.n_pos))));
+            fill(table, 0, table.n_pos);
+        }
+    } else {
+        fill(own, start_pos, T);
+        tb = &own;
+        first = 0;
     }
-    for (int i = 0; i < half; ++i) inv_freq[i] = std::pow(double(rope_theta), -2.0 * i / double(rotary_dim));
     for (int t = 0; t < T; ++t) {
         float* row = x + int64_t(t) * d_head;
-        const double pos = double(start_pos + t);
+        const float* cs = tb->cos.data() + (first + t) * half;
+        const float* sn = tb->sin.data() + (first + t) * half;
         for (int i = 0; i < half; ++i) {
-            const double angle = pos * inv_freq[i];
-            const float c = float(std::cos(angle)), s = float(std::sin(angle));
+            const float c = cs[i], s = sn[i];
             // Pair (a, b) -> (a cos - b sin, a sin + b cos): a 2-D rotation by angle.
             float& a = layout == RopeLayout::Interleaved ? row[2 * i] : row[i];
             float& b = layout == RopeLayout::Interleaved ? row[2 * i + 1] : row[i + half];

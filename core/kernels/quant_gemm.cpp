@@ -34,9 +34,9 @@ namespace {
 
 std::atomic<QuantActivations> g_quant_activations{QuantActivations::Float};
 
-constexpr int kBlock = 32;   // values per Q8_0 / Q4_0 block
-constexpr int kGroup = 16;   // output features per regrouped panel (one 32-bit lane each)
-constexpr int kMaxRows = 12; // rows of x per kernel call (12 int + 12 float accumulators)
+constexpr int kBlock = 32;    // values per Q8_0 / Q4_0 block
+constexpr int kGroup = 16;    // output features per regrouped panel (one 32-bit lane each)
+constexpr int kMaxRows = 12;  // rows of x per kernel call (12 int + 12 float accumulators)
 
 // The activations of a product as Q8_0 blocks: q (N, I) int8; per (row, block) the scale d_x (the f16 value ggml
 // stores, widened) and start = -offset · Σ q.
@@ -49,7 +49,7 @@ struct QuantRows {
 
 // Rounds x to Q8_0 as ggml's x86 quantize_row_q8_0: d = max|x| / 127 stored as f16; q = round(x · (127 / max|x|)),
 // ties to even. False when a value is NaN or ±Inf.
-bool quantize_rows(const MatrixRM& x, int offset, QuantRows& qr) {
+bool quantize_rows(const MatrixRM& x, int offset, QuantRows& qr, bool portable) {
     const int64_t N = x.rows(), I = x.cols(), nb = I / kBlock;
     qr.n_blocks = nb;
     qr.q.resize(size_t(N * I));
@@ -58,6 +58,27 @@ bool quantize_rows(const MatrixRM& x, int offset, QuantRows& qr) {
     for (int64_t r = 0; r < N; ++r) {
         for (int64_t b = 0; b < nb; ++b) {
             const float* v = x.data() + r * I + b * kBlock;
+#if defined(TS_INT8_VNNI)
+            // The same steps 16 lanes at a time (roundscale to nearest = nearbyint in the default rounding mode).
+            if (!portable) {
+                const __m512 sign = _mm512_set1_ps(-0.0f), big = _mm512_set1_ps(FLT_MAX);
+                const __m512 v0 = _mm512_loadu_ps(v), v1 = _mm512_loadu_ps(v + 16);
+                const __m512 a0 = _mm512_andnot_ps(sign, v0), a1 = _mm512_andnot_ps(sign, v1);
+                if ((_mm512_cmp_ps_mask(a0, big, _CMP_LE_OQ) & _mm512_cmp_ps_mask(a1, big, _CMP_LE_OQ)) != 0xffff)
+                    return false;
+                const float amax = _mm512_reduce_max_ps(_mm512_max_ps(a0, a1));
+                const __m512 id = _mm512_set1_ps(amax != 0.0f ? 127.0f / amax : 0.0f);
+                constexpr int kRound = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+                const __m512i q0 = _mm512_cvtps_epi32(_mm512_roundscale_ps(_mm512_mul_ps(v0, id), kRound));
+                const __m512i q1 = _mm512_cvtps_epi32(_mm512_roundscale_ps(_mm512_mul_ps(v1, id), kRound));
+                int8_t* q = qr.q.data() + r * I + b * kBlock;
+                _mm_storeu_si128(reinterpret_cast<__m128i*>(q), _mm512_cvtepi32_epi8(q0));
+                _mm_storeu_si128(reinterpret_cast<__m128i*>(q + 16), _mm512_cvtepi32_epi8(q1));
+                qr.d[size_t(r * nb + b)] = f16_to_f32(f32_to_f16(amax / 127.0f));
+                qr.start[size_t(r * nb + b)] = -offset * _mm512_reduce_add_epi32(_mm512_add_epi32(q0, q1));
+                continue;
+            }
+#endif
             float amax = 0.0f;
             bool finite = true;
             for (int k = 0; k < kBlock; ++k) {
@@ -152,7 +173,8 @@ void regroup_vnni(const Tensor& w, int64_t o0, int valid, std::vector<uint8_t>& 
     __m512i g[4];
     for (int64_t b = 0; b < nb; ++b) {
         for (int j = 0; j < kGroup; ++j) std::memcpy(&dh[j], p[j], 2);
-        _mm512_storeu_ps(wd.data() + b * kGroup, _mm512_cvtph_ps(_mm256_load_si256(reinterpret_cast<const __m256i*>(dh))));
+        _mm512_storeu_ps(wd.data() + b * kGroup,
+                         _mm512_cvtph_ps(_mm256_load_si256(reinterpret_cast<const __m256i*>(dh))));
         uint8_t* dst = wq.data() + b * step;
         transpose_16x4(p, 2, g);
         if (q4) {
@@ -171,8 +193,8 @@ void regroup_vnni(const Tensor& w, int64_t o0, int valid, std::vector<uint8_t>& 
 #endif
 
 // out[r, j] for rows [0, R) of the quantized activations and the regrouped features (portable).
-void kernel_portable(const uint8_t* wq, const float* wd, const QuantRows& qr, int64_t I, int64_t r0, int R,
-                     float* out, int64_t ldo, int valid) {
+void kernel_portable(const uint8_t* wq, const float* wd, const QuantRows& qr, int64_t I, int64_t r0, int R, float* out,
+                     int64_t ldo, int valid) {
     const int64_t nb = qr.n_blocks;
     for (int r = 0; r < R; ++r) {
         const int8_t* xq = qr.q.data() + (r0 + r) * I;
@@ -216,17 +238,17 @@ void kernel_vnni(const uint8_t* wq, const float* wd, const QuantRows& qr, int64_
         }
         const __m512 dw = _mm512_loadu_ps(wd + b * kGroup);
         for (int r = 0; r < R; ++r)
-            acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(s[r]), _mm512_mul_ps(dw, _mm512_set1_ps(xd[r * nb + b])),
-                                     acc[r]);
+            acc[r] =
+                _mm512_fmadd_ps(_mm512_cvtepi32_ps(s[r]), _mm512_mul_ps(dw, _mm512_set1_ps(xd[r * nb + b])), acc[r]);
     }
     const __mmask16 m = valid >= kGroup ? __mmask16(0xffff) : __mmask16((1u << valid) - 1);
     for (int r = 0; r < R; ++r) _mm512_mask_storeu_ps(out + r * ldo, m, acc[r]);
 }
 
 using VnniFn = void (*)(const uint8_t*, const float*, const QuantRows&, int64_t, int64_t, float*, int64_t, int);
-constexpr VnniFn kVnni[kMaxRows + 1] = {nullptr,         &kernel_vnni<1>,  &kernel_vnni<2>, &kernel_vnni<3>,
-                                        &kernel_vnni<4>, &kernel_vnni<5>,  &kernel_vnni<6>, &kernel_vnni<7>,
-                                        &kernel_vnni<8>, &kernel_vnni<9>,  &kernel_vnni<10>, &kernel_vnni<11>,
+constexpr VnniFn kVnni[kMaxRows + 1] = {nullptr,         &kernel_vnni<1>, &kernel_vnni<2>,  &kernel_vnni<3>,
+                                        &kernel_vnni<4>, &kernel_vnni<5>, &kernel_vnni<6>,  &kernel_vnni<7>,
+                                        &kernel_vnni<8>, &kernel_vnni<9>, &kernel_vnni<10>, &kernel_vnni<11>,
                                         &kernel_vnni<12>};
 #endif
 
@@ -238,8 +260,7 @@ void groups_range(const QuantRows& qr, const Tensor& w, MatrixRM& out, int64_t g
         const int64_t o0 = g * kGroup;
         const int valid = int(std::min<int64_t>(kGroup, O - o0));
 #if defined(TS_INT8_VNNI)
-        if (!portable)
-            regroup_vnni(w, o0, valid, wq, wd);
+        if (!portable) regroup_vnni(w, o0, valid, wq, wd);
         else
 #endif
             regroup(w, o0, valid, wq, wd);
@@ -269,7 +290,7 @@ bool run(const MatrixRM& x, const Tensor& w, MatrixRM& out, int n_threads, bool 
     check(x, w);
     if (!int8_product_supported(w.ggml_type) || w.shape[1] % kBlock != 0) return false;
     thread_local QuantRows qr;
-    if (!quantize_rows(x, offset_of(w.ggml_type), qr)) return false;
+    if (!quantize_rows(x, offset_of(w.ggml_type), qr, portable)) return false;
     const int64_t N = x.rows(), O = w.shape[0];
     out.resize(N, O);
     if (N == 0 || O == 0) return true;
@@ -280,11 +301,20 @@ bool run(const MatrixRM& x, const Tensor& w, MatrixRM& out, int n_threads, bool 
     }
     const QuantRows& shared = qr;  // thread_local: the team's threads read the caller's copy
 #pragma omp parallel for num_threads(n_threads) schedule(static)
-    for (int t = 0; t < n_threads; ++t) groups_range(shared, w, out, ng * t / n_threads, ng * (t + 1) / n_threads, portable);
+    for (int t = 0; t < n_threads; ++t)
+        groups_range(shared, w, out, ng * t / n_threads, ng * (t + 1) / n_threads, portable);
     return true;
 }
 
 }  // namespace
+
+std::string_view name_of(QuantActivations a) { return a == QuantActivations::Int8 ? "int8" : "float"; }
+
+std::optional<QuantActivations> parse_quant_activations(std::string_view name) {
+    if (name == "float") return QuantActivations::Float;
+    if (name == "int8") return QuantActivations::Int8;
+    return std::nullopt;
+}
 
 QuantActivations set_quant_activations(QuantActivations a) {
     g_quant_activations.store(a);

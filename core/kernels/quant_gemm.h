@@ -10,6 +10,8 @@
 #include "core/model/tensor.h"
 
 #include <cstdint>
+#include <optional>
+#include <string_view>
 
 namespace ts {
 
@@ -18,6 +20,11 @@ enum class QuantActivations {
     Float,  ///< dequantize the weights and multiply in float32 (exact products of the stored weights; default)
     Int8,   ///< llama.cpp's: activations rounded to Q8_0, integer block dot products (Q4_0 and Q8_0 weights)
 };
+
+/// "float" or "int8" (the state file's and the CLI's names).
+[[nodiscard]] std::string_view name_of(QuantActivations a);
+/// The choice a name gives ("float", "int8"); nullopt for another.
+[[nodiscard]] std::optional<QuantActivations> parse_quant_activations(std::string_view name);
 
 /// Sets the process-wide choice (any thread; takes effect at the next product) and returns it.
 QuantActivations set_quant_activations(QuantActivations a);

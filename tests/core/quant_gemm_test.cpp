@@ -37,18 +37,18 @@ TEST(F32ToF16, RoundTripsEveryHalfAndRoundsTiesToEven) {
             ASSERT_EQ(f32_to_f16(f16_to_f32(uint16_t(h))), h) << std::hex << h;
         }
     }
-    EXPECT_EQ(f32_to_f16(1.0f + 1.0f / 2048), 0x3c00u);            // halfway between 1 and 1 + 2^-10: to even (1)
-    EXPECT_EQ(f32_to_f16(1.0f + 3.0f / 2048), 0x3c02u);            // halfway, odd below: up
-    EXPECT_EQ(f32_to_f16(1.0f + 1.0f / 2048 + 1e-7f), 0x3c01u);    // past halfway: up
+    EXPECT_EQ(f32_to_f16(1.0f + 1.0f / 2048), 0x3c00u);          // halfway between 1 and 1 + 2^-10: to even (1)
+    EXPECT_EQ(f32_to_f16(1.0f + 3.0f / 2048), 0x3c02u);          // halfway, odd below: up
+    EXPECT_EQ(f32_to_f16(1.0f + 1.0f / 2048 + 1e-7f), 0x3c01u);  // past halfway: up
     EXPECT_EQ(f32_to_f16(65504.0f), 0x7bffu);
     EXPECT_EQ(f32_to_f16(65519.0f), 0x7bffu);
-    EXPECT_EQ(f32_to_f16(65520.0f), 0x7c00u);                      // the tie above the largest half: Inf
+    EXPECT_EQ(f32_to_f16(65520.0f), 0x7c00u);  // the tie above the largest half: Inf
     EXPECT_EQ(f32_to_f16(-1e30f), 0xfc00u);
     EXPECT_EQ(f32_to_f16(std::numeric_limits<float>::infinity()), 0x7c00u);
     EXPECT_EQ(f32_to_f16(-std::numeric_limits<float>::quiet_NaN()) & 0x7fffu, 0x7e00u);
-    EXPECT_EQ(f32_to_f16(std::ldexp(1.0f, -24)), 0x0001u);         // the smallest subnormal
-    EXPECT_EQ(f32_to_f16(std::ldexp(1.0f, -25)), 0x0000u);         // half of it: a tie, to even (0)
-    EXPECT_EQ(f32_to_f16(std::ldexp(3.0f, -25)), 0x0002u);         // 1.5 steps: a tie, to even (2)
+    EXPECT_EQ(f32_to_f16(std::ldexp(1.0f, -24)), 0x0001u);                    // the smallest subnormal
+    EXPECT_EQ(f32_to_f16(std::ldexp(1.0f, -25)), 0x0000u);                    // half of it: a tie, to even (0)
+    EXPECT_EQ(f32_to_f16(std::ldexp(3.0f, -25)), 0x0002u);                    // 1.5 steps: a tie, to even (2)
     EXPECT_EQ(f32_to_f16(-std::ldexp(1.0f, -14) * (1.0f - 1e-4f)), 0x8400u);  // rounds up into the normals
 #if defined(__F16C__)
     std::mt19937 g(3);
@@ -86,7 +86,7 @@ MatrixRM random_rows(int64_t N, int64_t I, uint32_t seed) {
     MatrixRM x(N, I);
     for (int64_t k = 0; k < x.size(); ++k) x.data()[k] = d(g);
     for (int64_t k = 0; k < 32 && k < x.cols(); ++k) x(0, k) = 0.0f;  // an all-zero block (scale 0)
-    if (x.cols() >= 64) x(0, 40) = 3.5f;                                // a value that is exactly max|x| of its block
+    if (x.cols() >= 64) x(0, 40) = 3.5f;                              // a value that is exactly max|x| of its block
     return x;
 }
 
@@ -128,8 +128,8 @@ MatrixRM direct_product(const MatrixRM& x, const Tensor& w) {
 void expect_bits_equal(const MatrixRM& a, const MatrixRM& b, const std::string& what) {
     ASSERT_EQ(a.rows(), b.rows()) << what;
     ASSERT_EQ(a.cols(), b.cols()) << what;
-    EXPECT_EQ(std::memcmp(a.data(), b.data(), size_t(a.size()) * 4), 0) << what << ": max |diff| "
-                                                                       << (a - b).cwiseAbs().maxCoeff();
+    EXPECT_EQ(std::memcmp(a.data(), b.data(), size_t(a.size()) * 4), 0)
+        << what << ": max |diff| " << (a - b).cwiseAbs().maxCoeff();
 }
 
 TEST(Int8Activations, EqualGgmlsArithmeticBitForBit) {
@@ -138,8 +138,8 @@ TEST(Int8Activations, EqualGgmlsArithmeticBitForBit) {
         for (const auto& [N, O, I] : {std::tuple<int64_t, int64_t, int64_t>{13, 37, 96}, {2, 16, 32}, {25, 70, 256}}) {
             const Tensor w = random_blocks(type, O, I, uint32_t(O + I));
             const MatrixRM x = random_rows(N, I, uint32_t(N));
-            const std::string what = std::string(type == GgmlType::Q4_0 ? "Q4_0 " : "Q8_0 ") + std::to_string(N) +
-                                     "x" + std::to_string(O) + "x" + std::to_string(I);
+            const std::string what = std::string(type == GgmlType::Q4_0 ? "Q4_0 " : "Q8_0 ") + std::to_string(N) + "x" +
+                std::to_string(O) + "x" + std::to_string(I);
             MatrixRM fast, portable, two;
             ASSERT_TRUE(matmul_int8_activations(x, w, fast, 1)) << what;
             ASSERT_TRUE(detail::matmul_int8_activations_portable(x, w, portable)) << what;

@@ -7,6 +7,7 @@
 #include "app/i18n/tr.h"
 #include "app/ui/panels/panels.h"
 #include "core/formats/gguf.h"
+#include "core/kernels/quant_gemm.h"
 
 #include <imgui.h>
 
@@ -41,6 +42,12 @@ double stored_bytes(const Model& m) {
         b += t.is_ggml() ? double(ggml_row_bytes(t.ggml_type, t.shape.at(1)) * t.shape.at(0))
                          : double(t.half.size()) * 2.0 + double(t.data.size() + t.panels.size()) * 4.0;
     return b;
+}
+/// Whether some matrix is of a type the 8-bit-activation products cover (Q4_0, Q8_0).
+bool has_int8_products(const Model& m) {
+    for (const auto& [name, t] : m.stored_weights())
+        if (t.is_ggml() && int8_product_supported(t.ggml_type)) return true;
+    return false;
 }
 }  // namespace
 
@@ -123,6 +130,20 @@ void draw_model_panel(PanelContext& ctx) {
                                      human_bytes(stored_bytes(m)).c_str()));
             row(tr("tokenizer"), g->tokenizer.empty() ? std::string(tr("none (ids only)")) : g->tokenizer);
             ImGui::EndTable();
+        }
+        if (has_int8_products(m)) {
+            // The products' arithmetic (core/kernels/quant_gemm.h): every forward of the session follows it.
+            bool int8 = ctx.state.quant_activations == "int8";
+            if (ImGui::Checkbox(tr("llama.cpp's arithmetic (8-bit activations)"), &int8))
+                ctx.state.quant_activations = int8 ? "int8" : "float";
+            ImGui::PushTextWrapPos(0.0f);
+            ImGui::TextDisabled("%s",
+                                int8
+                                    ? tr("Q4_0 / Q8_0 products round each activation block to 8 bits and multiply in "
+                                         "integers, as llama.cpp does: faster, and what llama.cpp would compute.")
+                                    : tr("Q4_0 / Q8_0 products multiply the stored weights exactly in float32. "
+                                         "Tick to compute as llama.cpp does (faster; activations rounded to 8 bits)."));
+            ImGui::PopTextWrapPos();
         }
         if (!g->chat_template.empty() && ImGui::CollapsingHeader(tr("chat template"))) {
             ImGui::PushTextWrapPos(0.0f);
