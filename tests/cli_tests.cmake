@@ -251,6 +251,17 @@ ts_cli_test(render_width_not_whole fail CMD ${TS_CLI} render --view softmax --lo
 ts_cli_test(compare_gguf pass CMD ${TS_CLI} compare --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/gguf/llama_q4_0.gguf
             --reference ${CMAKE_CURRENT_SOURCE_DIR}/golden/gguf/llama_f32.gguf --ids 1,7,42,255 --json ${TS_CLI_OUT}/cmp.json
             STDOUT_REGEX "4 tokens: mean KL\\(B \\|\\| A\\) [0-9.e-]+ nats, top-1 agreement [0-4] / 4")
+# llama.cpp's arithmetic (--quant-activations int8): the Q4_0 fixture's trace and comparison run on it; a name it does
+# not know is one line.
+ts_cli_test(trace_gguf_int8 ok CMD ${TS_CLI} trace --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/gguf/llama_q4_0.gguf
+            --ids 1,7,42,255 --quant-activations int8 --out ${TS_CLI_OUT}/trace_int8.safetensors
+            OUTPUT ${TS_CLI_OUT}/trace_int8.safetensors)
+ts_cli_test(compare_gguf_int8 pass CMD ${TS_CLI} compare --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/gguf/llama_q4_0.gguf
+            --reference ${CMAKE_CURRENT_SOURCE_DIR}/golden/gguf/llama_f32.gguf --ids 1,7,42,255 --quant-activations int8
+            STDOUT_REGEX "4 tokens: mean KL\\(B \\|\\| A\\) [0-9.e-]+ nats")
+ts_cli_test(trace_quant_activations_unknown fail CMD ${TS_CLI} trace --model
+            ${CMAKE_CURRENT_SOURCE_DIR}/golden/gguf/llama_q4_0.gguf --ids 1,2 --quant-activations int4
+            --out ${TS_CLI_OUT}/x.safetensors STDERR_REGEX "--quant-activations expects float or int8, got 'int4'")
 ts_cli_test(compare_shapes_differ fail CMD ${TS_CLI} compare --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/gguf/llama_q4_0.gguf
             --reference ${CMAKE_CURRENT_SOURCE_DIR}/golden/gguf/gpt2_f32.gguf --ids 1,2 STDERR_REGEX "vocab_size differs")
 
