@@ -190,6 +190,7 @@ std::shared_ptr<const Snapshot> run_forward_request(const ForwardRequest& r, uin
     s->source_tokens = r.source_tokens;
     s->temperature = r.temperature;
     s->mask = r.mask;
+    s->int8_activations = r.quant_activations == QuantActivations::Int8 && r.model && has_int8_products(*r.model);
     const auto t0 = std::chrono::steady_clock::now();
     set_quant_activations(r.quant_activations);
     try {

@@ -105,6 +105,7 @@ struct Snapshot {
     MatrixRM hidden;                    ///< (T, d_model) final hidden states (after the final norm): logits_row's input
     float temperature = 1.0f;
     MaskSpec mask;
+    bool int8_activations = false;  ///< the model's Q4_0 / Q8_0 products ran on 8-bit activations (llama.cpp's)
     /// Logit lens: lens_argmax[layer][pos], lens_prob[layer][pos] (probability of that argmax).
     std::vector<std::vector<int>> lens_argmax;
     std::vector<std::vector<float>> lens_prob;

@@ -221,8 +221,12 @@ void App::sidebar() {
             ImGui::TextWrapped(tr("forward failed: %s"), m_snap->error.c_str());
             ImGui::PopStyleColor();
         }
-        ImGui::TextDisabled(tr("forward: %.1f ms · %zu tokens%s"), m_snap->compute_ms,
-                            m_snap->tokens ? m_snap->tokens->ids.size() : size_t(0), m_worker->busy() ? tr(" · computing...") : "");
+        ImGui::PushTextWrapPos(0.0f);  // the arithmetic's note makes the line longer than the sidebar
+        ImGui::TextDisabled(tr("forward: %.1f ms · %zu tokens%s%s"), m_snap->compute_ms,
+                            m_snap->tokens ? m_snap->tokens->ids.size() : size_t(0),
+                            m_snap->int8_activations ? tr(" · 8-bit activations (llama.cpp)") : "",
+                            m_worker->busy() ? tr(" · computing...") : "");
+        ImGui::PopTextWrapPos();
     }
     draw_export_status();
     if (!m_fonts.notice.empty()) ImGui::TextDisabled("%s", m_fonts.notice.c_str());

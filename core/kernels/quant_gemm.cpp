@@ -13,6 +13,7 @@
 
 #include "core/kernels/quants.h"
 #include "core/model/half.h"
+#include "core/model/model.h"
 
 #include <algorithm>
 #include <atomic>
@@ -322,6 +323,12 @@ QuantActivations set_quant_activations(QuantActivations a) {
 }
 
 QuantActivations quant_activations() { return g_quant_activations.load(); }
+
+bool has_int8_products(const Model& m) {
+    for (const auto& [name, t] : m.stored_weights())
+        if (t.is_ggml() && int8_product_supported(t.ggml_type)) return true;
+    return false;
+}
 
 bool int8_product_supported(uint32_t ggml_type) {
     return ggml_type == uint32_t(GgmlType::Q4_0) || ggml_type == uint32_t(GgmlType::Q8_0);

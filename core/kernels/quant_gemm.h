@@ -15,6 +15,8 @@
 
 namespace ts {
 
+class Model;  // core/model/model.h
+
 /// How a product with Storage::Ggml weights treats its activations.
 enum class QuantActivations {
     Float,  ///< dequantize the weights and multiply in float32 (exact products of the stored weights; default)
@@ -30,6 +32,10 @@ enum class QuantActivations {
 QuantActivations set_quant_activations(QuantActivations a);
 /// The choice in effect (Float until set).
 [[nodiscard]] QuantActivations quant_activations();
+
+/// Whether some stored matrix of `m` is of a type the Int8 path covers (a GGUF file with Q4_0 or Q8_0 matrices): the
+/// choice then changes the model's products.
+[[nodiscard]] bool has_int8_products(const Model& m);
 
 /// Whether the Int8 path has a kernel for this ggml type (Q4_0, Q8_0); the other types stay on the float path.
 [[nodiscard]] bool int8_product_supported(uint32_t ggml_type);

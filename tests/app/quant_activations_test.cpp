@@ -68,6 +68,9 @@ TEST(QuantActivationsSetting, TheWorkersForwardFollowsTheRequest) {
     ASSERT_TRUE(exact->error.empty()) << exact->error;
     ASSERT_TRUE(int8->error.empty()) << int8->error;
     EXPECT_EQ(quant_activations(), QuantActivations::Int8);  // process-wide: what the last forward asked for
+    EXPECT_TRUE(int8->int8_activations);                     // the snapshot says so (the sidebar's status line)
+    EXPECT_FALSE(exact->int8_activations);
+    EXPECT_TRUE(has_int8_products(*model));
     ForwardOptions opt;
     opt.all_logits = true;
     const MatrixRM direct = forward(*model, tokens->ids, opt).logits;

@@ -43,12 +43,6 @@ double stored_bytes(const Model& m) {
                          : double(t.half.size()) * 2.0 + double(t.data.size() + t.panels.size()) * 4.0;
     return b;
 }
-/// Whether some matrix is of a type the 8-bit-activation products cover (Q4_0, Q8_0).
-bool has_int8_products(const Model& m) {
-    for (const auto& [name, t] : m.stored_weights())
-        if (t.is_ggml() && int8_product_supported(t.ggml_type)) return true;
-    return false;
-}
 }  // namespace
 
 void draw_model_panel(PanelContext& ctx) {
