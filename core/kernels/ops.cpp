@@ -212,13 +212,13 @@ void apply_rope_rows(float* x, int T, int d_head, int start_pos, float rope_thet
     const int half = rotary_dim / 2;
     // Called per head and layer inside attention with the same positions: the angles' cos and sin (computed in double,
     // rounded to float) are kept per thread for positions [0, n_pos) and reused while theta and rotary_dim stay, so a
-    // forward computes each once. Past kMaxCached positions they are computed per call (the same values).
+    // forward computes each once. Past kMaxCached positions they are computed per call (the same values), as before.
     struct Table {
         float theta = 0.0f;
         int rotary_dim = 0, n_pos = 0;
         std::vector<float> cos, sin;  // (n_pos, half)
     };
-    constexpr int kMaxCached = 1 << 16;
+    constexpr int kMaxCached = 1 << 14;  // 8 MB per thread at rotary_dim 128
     thread_local Table table;
     const auto fill = [&](Table& tb, int p0, int n) {
         std::vector<double> inv_freq(static_cast<size_t>(half));

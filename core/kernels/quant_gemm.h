@@ -1,7 +1,7 @@
 // llama.cpp's arithmetic for products with a GGUF file's quantized weights: the activations are rounded to 8 bits in
 // blocks of 32 (ggml's Q8_0, as quantize_row_q8_0 computes them) and each block's dot product with a weight block is
 // taken in integers, then scaled by the two blocks' scales (ggml_vec_dot_q4_0_q8_0 / _q8_0_q8_0). It is what
-// llama.cpp computes for a Q4_0 or Q8_0 matrix, and about 2-3x faster here than widening the weights to float32.
+// llama.cpp computes for a Q4_0 or Q8_0 matrix, and about 2.5x faster here than widening the weights to float32.
 // The default stays the exact product of the stored weights (core/kernels/gemm.cpp): rounding the activations
 // changes the logits by about 1e-2 relative, which the quantization lens and checks against a float twin must not
 // see. The setting is process-wide, like the compute threads (core/kernels/threads.h).
@@ -42,9 +42,9 @@ QuantActivations set_quant_activations(QuantActivations a);
 
 /// out (N, O) = x (N, I) · Wᵀ for a Storage::Ggml W (O, I) of a supported type, with x rounded to Q8_0 per row in
 /// blocks of 32: for each 32-block b, d_x = max|x| / 127 (stored as f16, as ggml's block_q8_0), q = round(x · 127 /
-/// max|x|) (ties to even, as ggml's x86 code), and out[n, o] = Σ_b fma order over b of float(Σ_k w_q · x_q) ·
-/// (d_w · d_x), the integer sum exact. Equals ggml's product up to the order of that float sum (ggml sums 8
-/// partial lanes). I must be a multiple of 32. Returns false, computing nothing, when a row of x has a NaN or ±Inf
+/// max|x|) (ties to even, as ggml's x86 code); then out[n, o] adds, block by block in order with one fused
+/// multiply-add each, float(Σ_k w_q · x_q) · (d_w · d_x), the integer sum exact. Equals ggml's product up to the
+/// order of that float sum (ggml sums 8 partial lanes). I must be a multiple of 32. Returns false, computing nothing, when a row of x has a NaN or ±Inf
 /// (the caller takes the float path, whose result says so) or the type is not supported. On `n_threads` threads
 /// (each a range of 16 output features). Throws std::invalid_argument for a W that is not Ggml or x of the wrong width.
 bool matmul_int8_activations(const MatrixRM& x, const Tensor& w, MatrixRM& out, int n_threads);
