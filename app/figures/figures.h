@@ -4,6 +4,7 @@
 #pragma once
 
 #include "app/plot/figure.h"
+#include "app/session/compare_job.h"
 #include "app/session/interp_jobs.h"
 #include "app/session/state.h"
 #include "app/session/training_lab.h"
@@ -261,6 +262,11 @@ struct ParameterCounts {
 [[nodiscard]] plot::Figure parameter_figure(const Model& m);
 /// KV-cache bytes (fp16) against context length for MHA / GQA / MQA variants; a marker line at `context`.
 [[nodiscard]] plot::Figure kv_cache_figure(const Model& m, int context);
+/// The quantization lens (the Model panel's comparison, view quant-lens): per position KL(reference || model) of the
+/// next-token distributions (bars; positions whose top-1 tokens differ in the second colour), per layer the residual
+/// stream's relative L2 error (log scale), and per layer and head the mean |Δ attention probability|. Values are
+/// r.diff's (core/interp/model_diff.h). Empty when r holds an error.
+[[nodiscard]] std::vector<plot::Figure> compare_figures(const studio::CompareResult& r);
 
 // --- causal analyses (core/interp) ------------------------------------------------------------------------------------
 /// (n_layers, n_heads) heatmap of Δ log p(target) when each head alone is ablated.

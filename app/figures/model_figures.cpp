@@ -3,6 +3,7 @@
 #include "app/plot/ticks.h"
 #include "app/figures/figures.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -130,6 +131,99 @@ plot::Figure kv_cache_figure(const Model& m, int context) {
     fk.note = trf("at T = %d: %s for this model (n_kv_heads %d)", context, human_bytes(kv_bytes(c.n_kv_heads, context, 2)).c_str(),
                   c.n_kv_heads);
     return fk;
+}
+
+std::vector<plot::Figure> compare_figures(const studio::CompareResult& r) {
+    std::vector<plot::Figure> out;
+    if (!r.error.empty()) return out;
+    const interp::ModelDiff& d = r.diff;
+    const std::string who = trf("%s against %s", r.model_name.c_str(), r.reference_name.c_str());
+    const std::string arithmetic = r.arithmetic == QuantActivations::Int8
+        ? tr("products on 8-bit activations (llama.cpp's arithmetic)")
+        : tr("exact float32 products of the stored weights");
+
+    // Per position: KL bars, top-1 disagreements in the second colour.
+    plot::Figure kl;
+    kl.title = tr("KL(reference ‖ model) of the next token, per position");
+    kl.view = "quant-lens";
+    kl.formula =
+        tr("KL(p_ref ‖ p) = Σ_v p_ref(v) · log(p_ref(v) / p(v)) of the two models' next-token distributions "
+           "after each token (0: the same prediction). A bar in the second colour: the top-1 tokens differ.");
+    kl.note = trf("mean KL %.3g nats · top-1 agreement %d / %d", d.mean_kl, d.top1_agreements, d.T);
+    kl.x.label = tr("position (token)");
+    kl.y.label = tr("KL");
+    kl.y.unit = "nats";
+    kl.y.min = 0;
+    plot::Series same, differ;
+    same.kind = differ.kind = plot::SeriesKind::Bars;
+    same.name = tr("top-1 the same");
+    differ.name = tr("top-1 differs");
+    same.color = plot::palette(0);
+    differ.color = plot::palette(1);
+    for (int t = 0; t < d.T && t < int(d.kl.size()); ++t) {
+        plot::Series& s = d.top1_agree[size_t(t)] ? same : differ;
+        s.x.push_back(t);
+        s.y.push_back(d.kl[size_t(t)]);
+        kl.x.categories.push_back(size_t(t) < r.labels.size() ? r.labels[size_t(t)] : std::to_string(t));
+    }
+    kl.series.push_back(std::move(same));
+    if (!differ.x.empty()) kl.series.push_back(std::move(differ));
+    out.push_back(std::move(kl));
+
+    // Per layer: the residual stream's drift.
+    plot::Figure res;
+    res.title = tr("Residual stream drift per layer");
+    res.view = "quant-lens";
+    res.formula =
+        tr("‖h − h_ref‖ / ‖h_ref‖: the relative L2 error of the model's residual stream against the "
+           "reference's over all positions, after the embeddings and after each layer (how the difference "
+           "grows with depth).");
+    res.x.label = tr("layer");
+    res.y.label = tr("relative L2 error");
+    plot::Series line;
+    line.kind = plot::SeriesKind::Line;
+    line.color = plot::palette(0);
+    line.marker = 3.0f;
+    bool positive = true;
+    for (size_t l = 0; l < d.resid_rel_error.size(); ++l) {
+        line.x.push_back(double(l));
+        line.y.push_back(d.resid_rel_error[l]);
+        positive = positive && d.resid_rel_error[l] > 0;
+        res.x.categories.push_back(l == 0 ? std::string("embed") : "L" + std::to_string(l - 1));
+    }
+    res.y.log = positive && !line.y.empty();  // identical embeddings (error 0) keep a linear axis
+    res.legend = false;
+    res.series.push_back(std::move(line));
+    res.note = arithmetic;
+    out.push_back(std::move(res));
+
+    // Per head: mean |Δ attention|.
+    plot::Figure heads;
+    const MatrixRM& m = d.attn_mean_abs_diff;
+    std::vector<float> v(m.data(), m.data() + m.size());
+    float vmax = 0.0f;
+    for (const float x : v)
+        if (std::isfinite(x)) vmax = std::max(vmax, x);
+    heads.heatmap =
+        plot::make_heatmap(int(m.rows()), int(m.cols()), v, plot::Colormap::Viridis, tr("mean |Δ attention|"), "");
+    heads.heatmap->vmin = 0;
+    heads.heatmap->vmax = vmax > 0 ? vmax : 1;
+    heads.heatmap->row_name = tr("layer");
+    heads.heatmap->col_name = tr("head");
+    heads.heatmap->annotate = false;  // values of 1e-4 would all print as 0.00; the readout gives them
+    for (int l = 0; l < int(m.rows()); ++l) heads.y.categories.push_back("L" + std::to_string(l));
+    for (int h = 0; h < int(m.cols()); ++h) heads.x.categories.push_back("H" + std::to_string(h));
+    heads.y.label = tr("layer");
+    heads.x.label = tr("head");
+    heads.legend = false;
+    heads.title = tr("Attention change per head");
+    heads.view = "quant-lens";
+    heads.formula =
+        tr("mean |p − p_ref|: for each layer and head, the mean absolute difference of the two models' "
+           "attention probabilities over the cells the mask allows (0: the same pattern).");
+    heads.note = who;
+    out.push_back(std::move(heads));
+    return out;
 }
 
 }  // namespace ts::figures

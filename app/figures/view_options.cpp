@@ -197,6 +197,9 @@ void apply_view_option(UiState& st, const std::string& view, const std::string& 
     } else if (option == "lab-step") {
         st.lab_step = to_int(option, value);
         if (st.lab_step < -1) throw std::invalid_argument("option --lab-step must be >= -1, got " + value);
+    } else if (option == "reference") {
+        if (value.empty()) throw std::invalid_argument("option --reference expects a model path or float-twin");
+        st.compare_reference = value;
     } else if (option == "corpus") {
         if (value.empty()) throw std::invalid_argument("option --corpus expects a text file");
         st.neuron_corpus = value;

@@ -447,6 +447,23 @@ void build_parameters(ViewBuild& b) { b.add(parameter_figure(b.need_model()), "p
 
 void build_kv_cache(ViewBuild& b) { b.add(kv_cache_figure(b.need_model(), b.st.kv_context), "kv_cache"); }
 
+// The quantization lens on the text's tokens against --reference (a model path, or float-twin: this GGUF file's
+// weights in float32), with the state's arithmetic.
+void build_quant_lens(ViewBuild& b) {
+    const Snapshot& s = b.need_snap();
+    if (!b.model || !b.model->model) throw std::invalid_argument("view quant-lens needs --model");
+    const std::string ref = b.st.compare_reference.empty() ? std::string(studio::kFloatTwin) : b.st.compare_reference;
+    const LoadedModel reference = studio::load_compare_reference(*b.model, ref);
+    studio::CompareResult r =
+        studio::compare_models(*b.model, reference, s.tokens->ids,
+                               parse_quant_activations(b.st.quant_activations).value_or(QuantActivations::Float));
+    if (!r.error.empty()) throw std::runtime_error(r.error);
+    r.float_twin = ref == studio::kFloatTwin;
+    std::vector<plot::Figure> figs = compare_figures(r);
+    const char* files[] = {"quant_lens_kl", "quant_lens_residual", "quant_lens_heads"};
+    for (size_t i = 0; i < figs.size() && i < 3; ++i) b.add(std::move(figs[i]), files[i]);
+}
+
 // The two runs a comparison view reads (--lab-run A, --lab-compare B: folders or recorded runs' names).
 std::pair<LabHistory, LabHistory> two_lab_runs(const ViewBuild& b, const char* view) {
     if (b.st.lab_run.empty() || b.st.lab_compare.empty())
@@ -646,6 +663,10 @@ const std::vector<ViewInfo>& all_views() {
          {"context"},
          false,
          build_kv_cache},
+        {"quant-lens", Panel::Model,
+         "quantization lens: the model against a reference of the same shape (--reference PATH, or float-twin: this "
+         "GGUF file's weights in float32): KL per position, residual drift per layer, attention change per head",
+         with_knobs({"reference"}), true, build_quant_lens},
         {"lab-curves",
          Panel::Training,
          "a training-lab run's curves: losses, learning rate, gradient norms, largest logit, head entropy, "

@@ -125,7 +125,7 @@ void link_attention_knobs(UiState& st, std::optional<AttentionKnobs>& last) {
     X(detect_exclude_current) X(attr_method) X(attr_steps) X(attr_span) X(attr_baseline) X(attr_ig_rule) X(target_text)      \
     X(translate_to) X(decode_beam) X(language) X(lesson) X(lesson_step) X(train_topic) X(train_warmup)       \
     X(train_d_model) X(train_dropout) X(train_seed) X(train_lr) X(train_weight_decay) X(train_grad)          \
-    X(train_label_smoothing) X(neuron) X(neuron_rows) X(neuron_corpus) X(neuron_context) X(lab_run) X(lab_compare) X(lab_step) X(ab_set) X(resid_view) X(quant_activations)
+    X(train_label_smoothing) X(neuron) X(neuron_rows) X(neuron_corpus) X(neuron_context) X(lab_run) X(lab_compare) X(lab_step) X(ab_set) X(resid_view) X(quant_activations) X(compare_reference)
 // clang-format on
 
 void to_json(nlohmann::json& j, const UiState& s) {

@@ -125,6 +125,9 @@ struct UiState {
     /// Products with a GGUF file's Q4_0 / Q8_0 weights: "float" (the exact product of the stored weights) or
     /// "int8" (llama.cpp's arithmetic: activations rounded to 8 bits; core/kernels/quant_gemm.h).
     std::string quant_activations = "float";
+    /// The Model panel's quantization lens: the reference model's path, or "float-twin" (this GGUF file's weights in
+    /// float32; app/session/compare_job.h).
+    std::string compare_reference = "float-twin";
 
     // Neurons panel (FFN neurons at the selected layer; core/interp/neurons.h).
     int neuron = -1;            ///< the neuron shown over the text and with its examples (-1: the most

@@ -153,6 +153,7 @@ void App::adopt_model(LoadedModel lm) {
     m_model = std::move(lm);
     m_interp.clear();  // results of the previous model
     m_neuron_index.clear();
+    m_compare.clear();
     if (!m_model.path.empty()) {
         m_state.model_path = m_model.path;
         m_state.remember_model(m_model.path);
@@ -177,6 +178,7 @@ void App::start_load(const std::string& path) {
 void App::poll_results() {
     if (m_interp.poll()) m_settle_frames = std::max(m_settle_frames, 2);
     if (m_neuron_index.poll()) m_settle_frames = std::max(m_settle_frames, 2);
+    if (m_compare.poll()) m_settle_frames = std::max(m_settle_frames, 2);
     if (auto r = m_loader.poll()) {
         if (r->model) {
             log_info("loaded model " + r->path);
@@ -281,7 +283,8 @@ void App::main_area() {
                      &m_neuron_index,
                      &m_lab,
                      m_snap,
-                     &m_attn_pin};
+                     &m_attn_pin,
+                     &m_compare};
     set_export_menu_context({&m_state, m_snap.get(), &m_model});
     // Whatever changes the forward is said above every panel it affects (ablations persist in the saved state, so
     // after a restart a blank head would otherwise look like a bug).
@@ -492,7 +495,8 @@ void App::frame() {
     // Screenshot mode: wait for the forward pass of the current text, render N frames of each panel, capture.
     if (!m_opt.screenshot_dir.empty() && m_shot_index < m_shot_panels.size()) {
         const bool ready = m_snap && m_snap->id >= m_last_submitted && !m_worker->busy() && !m_loader.busy() &&
-            !m_interp.busy() && !m_neuron_index.busy() && m_opt.analyses.empty() && !m_lab.active();
+            !m_interp.busy() && !m_neuron_index.busy() && !m_compare.busy() && m_opt.analyses.empty() &&
+            !m_lab.active();
         const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_shot_wait_start).count();
         if (ready || (waited > 120.0 && !m_lab.active())) {
             if (!ready) log_error("timed out waiting for the forward pass before the screenshot");
@@ -654,7 +658,8 @@ int App::run() {
     while (!glfwWindowShouldClose(m_window) && !m_quit && !g_quit_signal) {
         // Idle: sleep until an event (input, a worker result via glfwPostEmptyEvent, a signal). Busy: poll.
         // Soft animation (a progress bar, a panel waiting for a result): wake every 50 ms instead of every frame.
-        const bool soft = m_keep_drawing || m_loader.busy() || m_interp.busy() || m_neuron_index.busy();
+        const bool soft =
+            m_keep_drawing || m_loader.busy() || m_interp.busy() || m_neuron_index.busy() || m_compare.busy();
         m_keep_drawing = false;
         if (animating() || m_settle_frames > 0) glfwPollEvents();
         else if (soft) glfwWaitEventsTimeout(0.05);

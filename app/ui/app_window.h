@@ -6,6 +6,7 @@
 #include "app/ui/app.h"
 
 #include "app/figures/views.h"
+#include "app/session/compare_job.h"
 #include "app/session/interp_jobs.h"
 #include "app/session/neuron_index.h"
 #include "app/session/training_lab.h"
@@ -180,6 +181,7 @@ private:
 
     InterpJobs m_interp;                 ///< the Causal panel's background analyses
     NeuronIndexJob m_neuron_index;       ///< the Neurons panel's max-activating-examples index
+    CompareJob m_compare;                ///< the Model panel's quantization lens
     bool m_keep_drawing = false;         ///< a panel asked for frames this frame (PanelContext::keep_drawing)
 };
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <type_traits>
 
-#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
+#if defined(__AVX__)
 #include <immintrin.h>
 #endif
 #if defined(__linux__)
@@ -245,20 +245,78 @@ const typename E::T* panel_values(const Tensor& w) {
 
 // Panels [p0, p1) of the product: for each panel and 256-deep block of the inner dimension, every row of x in
 // chunks of up to 12 (the panel slice, 32 KB, stays in L1 while the rows pass).
+// Panel p (output features [32p, 32p + 32), `panel` its values in panel order) times every row of x into out's
+// columns of those features.
+template <class E>
+void panel_product(const MatrixRM& x, const typename E::T* panel, int64_t p, int64_t O, MatrixRM& out,
+                   const KernelFn<E>* k) {
+    const int64_t N = x.rows(), I = x.cols();
+    const int valid = int(std::min(kP, O - p * kP));
+    for (int64_t k0 = 0; k0 < I; k0 += kPanelDepth) {
+        const int64_t depth = std::min(kPanelDepth, I - k0);
+        for (int64_t n = 0; n < N; n += kMaxRows) {
+            const int rows = int(std::min<int64_t>(kMaxRows, N - n));
+            k[rows](panel + k0 * kP, x.data() + n * I + k0, I, depth, out.data() + n * O + p * kP, O, k0 == 0, valid);
+        }
+    }
+}
+
 template <class E>
 void panels_range(const MatrixRM& x, const Tensor& w, MatrixRM& out, int64_t p0, int64_t p1, const KernelFn<E>* k) {
-    const int64_t N = x.rows(), I = w.shape[1], O = w.shape[0];
-    for (int64_t p = p0; p < p1; ++p) {
-        const int valid = int(std::min(kP, O - p * kP));
-        const typename E::T* panel = panel_values<E>(w) + p * kP * I;
-        for (int64_t k0 = 0; k0 < I; k0 += kPanelDepth) {
-            const int64_t depth = std::min(kPanelDepth, I - k0);
-            for (int64_t n = 0; n < N; n += kMaxRows) {
-                const int rows = int(std::min<int64_t>(kMaxRows, N - n));
-                k[rows](panel + k0 * kP, x.data() + n * I + k0, I, depth, out.data() + n * O + p * kP, O, k0 == 0,
-                        valid);
+    const int64_t I = w.shape[1], O = w.shape[0];
+    for (int64_t p = p0; p < p1; ++p) panel_product<E>(x, panel_values<E>(w) + p * kP * I, p, O, out, k);
+}
+
+// 32 rows of I floats (row-major) into panel order: panel[i * 32 + j] = rows[j * I + i]. 8 x 8 tiles transposed in
+// registers where the build has AVX (a copy: the same floats).
+void to_panel_order(const float* rows, int64_t I, float* panel) {
+    int64_t i0 = 0;
+#if defined(__AVX__)
+    for (; i0 + 8 <= I; i0 += 8)
+        for (int64_t j0 = 0; j0 < kP; j0 += 8) {
+            __m256 r[8], t[8], u[8];
+            for (int a = 0; a < 8; ++a) r[a] = _mm256_loadu_ps(rows + (j0 + a) * I + i0);
+            for (int a = 0; a < 8; a += 2) {
+                t[a] = _mm256_unpacklo_ps(r[a], r[a + 1]);
+                t[a + 1] = _mm256_unpackhi_ps(r[a], r[a + 1]);
+            }
+            for (int a = 0; a < 8; a += 4) {
+                u[a] = _mm256_shuffle_ps(t[a], t[a + 2], _MM_SHUFFLE(1, 0, 1, 0));
+                u[a + 1] = _mm256_shuffle_ps(t[a], t[a + 2], _MM_SHUFFLE(3, 2, 3, 2));
+                u[a + 2] = _mm256_shuffle_ps(t[a + 1], t[a + 3], _MM_SHUFFLE(1, 0, 1, 0));
+                u[a + 3] = _mm256_shuffle_ps(t[a + 1], t[a + 3], _MM_SHUFFLE(3, 2, 3, 2));
+            }
+            for (int a = 0; a < 4; ++a) {
+                _mm256_storeu_ps(panel + (i0 + a) * kP + j0, _mm256_permute2f128_ps(u[a], u[a + 4], 0x20));
+                _mm256_storeu_ps(panel + (i0 + a + 4) * kP + j0, _mm256_permute2f128_ps(u[a], u[a + 4], 0x31));
             }
         }
+#endif
+    for (int64_t i = i0; i < I; ++i)
+        for (int64_t j = 0; j < kP; ++j) panel[i * kP + j] = rows[j * I + i];
+}
+
+// A GGUF file's quantized matrix: each panel's 32 rows dequantized (ggml_dequantize) and put in panel order in a
+// per-thread buffer, then multiplied by the float32 kernel, so the product equals that of the dequantized weight's
+// own panels bit for bit (a quantized file and its float32 twin compute the same numbers).
+void ggml_panels_range(const MatrixRM& x, const Tensor& w, MatrixRM& out, int64_t p0, int64_t p1) {
+    const int64_t I = w.shape[1], O = w.shape[0];
+    thread_local std::vector<float, Eigen::aligned_allocator<float>> rows, panel;
+    if (rows.size() < size_t(kP * I)) rows.resize(size_t(kP * I));
+    if (panel.size() < size_t(kP * I)) panel.resize(size_t(kP * I));
+    const KernelFn<F32>* k = kernels<F32, Native>();
+    for (int64_t p = p0; p < p1; ++p) {
+        const int64_t valid = std::min(kP, O - p * kP);
+        // Q4_0 / Q8_0: 16 rows at a time straight into panel order (vectorized, the same floats).
+        if (ggml_dequantize_to_panel(w, p * kP, int(std::min<int64_t>(16, valid)), panel.data(), kP) &&
+            ggml_dequantize_to_panel(w, p * kP + 16, int(std::max<int64_t>(0, valid - 16)), panel.data() + 16, kP)) {
+            panel_product<F32>(x, panel.data(), p, O, out, k);
+            continue;
+        }
+        ggml_dequantize_rows(w, p * kP, valid, rows.data());
+        if (valid < kP) std::fill(rows.begin() + valid * I, rows.begin() + kP * I, 0.0f);
+        to_panel_order(rows.data(), I, panel.data());
+        panel_product<F32>(x, panel.data(), p, O, out, k);
     }
 }
 
@@ -447,7 +505,21 @@ void matmul_weight_t(const MatrixRM& x, const Tensor& w, MatrixRM& out) {
     // product whose activations are not all finite, or another type, takes the float path below.
     if (w.is_ggml() && quant_activations() == QuantActivations::Int8 && matmul_int8_activations(x, w, out, n_threads))
         return;
-    // Half precision, or a GGUF file's quantized blocks: widen (dequantize) kPanel rows of W (kPanel x I floats,
+    if (w.is_ggml()) {
+        const int64_t np = n_panels(O);
+        if (w.shape[1] == 0 || N == 0) {
+            out.setZero();
+            return;
+        }
+        if (n_threads <= 1 || np < 2 * n_threads || double(N) * double(O) * double(I) < 1e6) {
+            ggml_panels_range(x, w, out, 0, np);
+            return;
+        }
+#pragma omp parallel for num_threads(n_threads) schedule(static)
+        for (int t = 0; t < n_threads; ++t) ggml_panels_range(x, w, out, np * t / n_threads, np * (t + 1) / n_threads);
+        return;
+    }
+    // Half precision: widen kPanel rows of W (kPanel x I floats,
     // <= 2.5 MB for d_ff 4864) into a per-thread buffer and multiply; panels are independent, so threads split them
     // and each product runs single-threaded.
     constexpr int64_t kPanel = 128;
@@ -457,10 +529,7 @@ void matmul_weight_t(const MatrixRM& x, const Tensor& w, MatrixRM& out) {
         thread_local std::vector<float> panel;
         const int64_t r0 = p * kPanel, r = std::min(kPanel, O - r0);
         if (panel.size() < size_t(r * I)) panel.resize(size_t(kPanel * I));
-        if (w.is_ggml())
-            ggml_dequantize_rows(w, r0, r, panel.data());
-        else
-            widen_half(w.half.data() + r0 * I, w.storage, panel.data(), size_t(r * I));
+        widen_half(w.half.data() + r0 * I, w.storage, panel.data(), size_t(r * I));
         const ConstMapRM P(panel.data(), r, I);
         product_wt(x, P, out.middleCols(r0, r));
     }

@@ -334,6 +334,34 @@ bool int8_product_supported(uint32_t ggml_type) {
     return ggml_type == uint32_t(GgmlType::Q4_0) || ggml_type == uint32_t(GgmlType::Q8_0);
 }
 
+bool ggml_dequantize_to_panel(const Tensor& w, int64_t o0, int valid, float* panel, int64_t ld) {
+#if defined(TS_INT8_VNNI)
+    if (!w.is_ggml() || !int8_product_supported(w.ggml_type) || w.shape.size() != 2 || w.shape[1] % kBlock)
+        return false;
+    thread_local std::vector<uint8_t> wq;
+    thread_local std::vector<float> wd;
+    regroup_vnni(w, o0, valid, wq, wd);
+    // Lane j of regrouped vector k4 holds weights 4·k4 .. 4·k4 + 3 of feature o0 + j as unsigned bytes (q, or v + 128):
+    // value = float(byte - offset) · d, the one product ggml's dequantize_row_q4_0 / _q8_0 computes.
+    const __m512i offset = _mm512_set1_epi32(offset_of(w.ggml_type)), byte = _mm512_set1_epi32(0xFF);
+    const int64_t nb = w.shape[1] / kBlock;
+    for (int64_t b = 0; b < nb; ++b) {
+        const __m512 d = _mm512_loadu_ps(wd.data() + b * kGroup);
+        for (int k4 = 0; k4 < kBlock / 4; ++k4) {
+            const __m512i v = _mm512_loadu_si512(wq.data() + b * kGroup * kBlock + k4 * 64);
+            for (int t = 0; t < 4; ++t) {
+                const __m512i q = _mm512_sub_epi32(_mm512_and_si512(_mm512_srli_epi32(v, 8 * t), byte), offset);
+                _mm512_storeu_ps(panel + (b * kBlock + 4 * k4 + t) * ld, _mm512_mul_ps(_mm512_cvtepi32_ps(q), d));
+            }
+        }
+    }
+    return true;
+#else
+    (void)w, (void)o0, (void)valid, (void)panel, (void)ld;
+    return false;
+#endif
+}
+
 bool matmul_int8_activations(const MatrixRM& x, const Tensor& w, MatrixRM& out, int n_threads) {
     return run(x, w, out, n_threads, false);
 }

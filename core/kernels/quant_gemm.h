@@ -49,6 +49,11 @@ QuantActivations set_quant_activations(QuantActivations a);
 /// (each a range of 16 output features). Throws std::invalid_argument for a W that is not Ggml or x of the wrong width.
 bool matmul_int8_activations(const MatrixRM& x, const Tensor& w, MatrixRM& out, int n_threads);
 
+/// Rows [o0, o0 + valid) (valid <= 16) of a Q4_0 / Q8_0 weight dequantized exactly as ggml_dequantize into 16
+/// columns of a panel-ordered block: panel[i * ld + j] = W[o0 + j][i] for i < I, j < 16 (0 for j >= valid). Returns
+/// false, writing nothing, for another type or a build without AVX-512 (the caller dequantizes rows and transposes).
+bool ggml_dequantize_to_panel(const Tensor& w, int64_t o0, int valid, float* panel, int64_t ld);
+
 namespace detail {
 /// The same product in plain C++ (used when the build has no AVX-512 VNNI); equal to the vector kernel bit for bit.
 bool matmul_int8_activations_portable(const MatrixRM& x, const Tensor& w, MatrixRM& out);

@@ -10,6 +10,7 @@
 #include "core/kernels/quant_gemm.h"
 
 #include <imgui.h>
+#include <imgui_stdlib.h>
 
 #include <cmath>
 
@@ -42,6 +43,129 @@ double stored_bytes(const Model& m) {
         b += t.is_ggml() ? double(ggml_row_bytes(t.ggml_type, t.shape.at(1)) * t.shape.at(0))
                          : double(t.half.size()) * 2.0 + double(t.data.size() + t.panels.size()) * 4.0;
     return b;
+}
+// Parameters per component, FLOPs and the KV cache (the Model panel's first tab).
+void draw_size_views(PanelContext& ctx, const Model& m, float right_w) {
+    const ModelConfig& c = m.config();
+    const float line_h = ImGui::GetTextLineHeight();
+    const ParameterCounts pc = parameter_counts(m);
+    const double total = pc.total;
+    gfx::draw_figure(parameter_figure(m),
+                     ImVec2(right_w, std::max(line_h * 12, ImGui::GetContentRegionAvail().y * 0.45f)), {}, "params");
+
+    // FLOPs and KV cache.
+    ImGui::SetNextItemWidth(line_h * 12);
+    ImGui::SliderInt(tr("context length T"), &ctx.state.kv_context, 1, 131072, "%d", ImGuiSliderFlags_Logarithmic);
+    const double T = ctx.state.kv_context;
+    const double emb = pc.get("token embedding") + pc.get("position embedding");
+    const double matmul_params = total - emb - pc.get("norms") + (c.tie_embeddings ? pc.get("token embedding") : 0.0);
+    const double flops = 2.0 * matmul_params + 2.0 * 2.0 * c.n_layers * T * c.d_model;
+    ImGui::TextWrapped(tr("forward FLOPs per token ≈ 2 · %s matmul weights + 4 · n_layers · T · d_model = %s"),
+                       human(matmul_params, "").c_str(), human(flops, "FLOP").c_str());
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip(
+            "%s",
+            tr("Each weight is one multiply-add (2 FLOPs) per token; attention adds QKᵀ and A·V: 2 · 2 · T · d_model "
+               "per layer for the T cached positions (Kaplan et al. 2020, Table 1)."));
+    auto kv_bytes = [&](int n_kv, double ctx_len, double bytes_per) {
+        return 2.0 * c.n_layers * n_kv * c.d_head() * ctx_len * bytes_per;
+    };
+    if (ImGui::BeginTable("kv", 4, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg)) {
+        ImGui::TableSetupColumn(tr("variant"));
+        ImGui::TableSetupColumn(tr("n_kv_heads"));
+        ImGui::TableSetupColumn(tr("KV cache (fp32)"));
+        ImGui::TableSetupColumn(tr("KV cache (fp16)"));
+        ImGui::TableHeadersRow();
+        const int gqa = c.n_kv_heads != c.n_heads && c.n_kv_heads != 1 ? c.n_kv_heads : std::max(1, c.n_heads / 4);
+        const std::pair<const char*, int> rows[] = {{"MHA", c.n_heads}, {"GQA", gqa}, {"MQA", 1}};
+        for (const auto& [name, n] : rows) {
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ImGui::Text("%s%s", name, n == c.n_kv_heads ? tr(" (this model)") : "");
+            ImGui::TableNextColumn();
+            ImGui::Text("%d", n);
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(human_bytes(kv_bytes(n, T, 4)).c_str());
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(human_bytes(kv_bytes(n, T, 2)).c_str());
+        }
+        ImGui::EndTable();
+    }
+    ImGui::TextDisabled("%s", tr("KV cache = 2 (K and V) · n_layers · n_kv_heads · d_head · T · bytes per value"));
+    const plot::Figure fk = kv_cache_figure(m, ctx.state.kv_context);
+    gfx::draw_figure(fk, ImVec2(right_w, std::max(line_h * 10, ImGui::GetContentRegionAvail().y)), {}, "kv");
+}
+
+// The quantization lens (core/interp/model_diff.h): this model against a reference on the text's tokens, run by the
+// app's CompareJob; the figures are compare_figures', as `render --view quant-lens` draws them.
+void draw_quant_lens(PanelContext& ctx, float right_w) {
+    UiState& st = ctx.state;
+    const LoadedModel& lm = *ctx.model;
+    const float line_h = ImGui::GetTextLineHeight();
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextDisabled("%s",
+                        tr("Run the text through this model and a reference of the same shape (the file a "
+                           "quantized model was made from, or another checkpoint) and see where they part: "
+                           "per token, per layer, per head."));
+    ImGui::PopTextWrapPos();
+    const bool can_widen = lm.gguf && has_quantized_matrices(*lm.model);
+    const bool twin = st.compare_reference == kFloatTwin;
+    if (ImGui::RadioButton(tr("this file's weights in float32"), twin && can_widen)) st.compare_reference = kFloatTwin;
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("%s",
+                          tr("The same weights widened to float32: with llama.cpp's arithmetic on, the difference "
+                             "is what rounding the activations to 8 bits costs. Quantized GGUF files only."));
+    ImGui::SameLine();
+    if (ImGui::RadioButton(tr("another model:"), !twin || !can_widen) && twin) st.compare_reference.clear();
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(std::max(line_h * 8, ImGui::GetContentRegionAvail().x));
+    std::string path = twin ? std::string() : st.compare_reference;
+    if (ImGui::InputTextWithHint("##reference", tr("folder or .gguf file"), &path)) st.compare_reference = path;
+    const std::string reference = twin && !can_widen ? std::string() : st.compare_reference;
+    const QuantActivations arithmetic = parse_quant_activations(st.quant_activations).value_or(QuantActivations::Float);
+    const std::vector<int>* ids = ctx.snap && ctx.snap->tokens ? &ctx.snap->tokens->ids : nullptr;
+    const bool busy = ctx.compare->busy();
+    ImGui::BeginDisabled(busy || !ids || ids->empty() || reference.empty());
+    if (ImGui::Button(tr("Compare on the text")))
+        ctx.compare->start(lm, reference, *ids, arithmetic);  // the app polls while it is busy
+    ImGui::EndDisabled();
+    ImGui::SameLine();
+    const auto r = ctx.compare->latest();
+    if (busy) {
+        ImGui::TextDisabled("%s", tr("comparing…"));
+        if (ctx.keep_drawing) ctx.keep_drawing();
+    } else if (r && r->error.empty()) {
+        const bool stale = !ids || r->diff.T != int(ids->size()) || r->arithmetic != arithmetic;
+        ImGui::TextDisabled("%s",
+                            (trf("mean KL %.3g nats · top-1 agreement %d / %d · %.2f s", r->diff.mean_kl,
+                                 r->diff.top1_agreements, r->diff.T, r->seconds) +
+                             (stale ? tr(" · for an earlier text or setting: compare again") : ""))
+                                .c_str());
+    }
+    if (twin && can_widen && arithmetic == QuantActivations::Float) {
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::TextDisabled("%s",
+                            tr("With exact float32 products this file and its float32 weights compute the same "
+                               "numbers: tick llama.cpp's arithmetic (left) to see what 8-bit activations cost, "
+                               "or name the original file."));
+        ImGui::PopTextWrapPos();
+    }
+    if (!r) return;
+    if (!r->error.empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.95f, 0.3f, 0.3f, 1.0f));
+        ImGui::TextWrapped("%s", r->error.c_str());
+        ImGui::PopStyleColor();
+        return;
+    }
+    const std::vector<plot::Figure> figs = compare_figures(*r);
+    if (figs.size() < 3) return;
+    const float h = ImGui::GetContentRegionAvail().y;
+    gfx::draw_figure(figs[0], ImVec2(right_w, std::max(line_h * 10, h * 0.48f)), {}, "lens_kl");
+    const float w2 = (right_w - ImGui::GetStyle().ItemSpacing.x) * 0.5f;
+    const float h2 = std::max(line_h * 10, ImGui::GetContentRegionAvail().y);
+    gfx::draw_figure(figs[1], ImVec2(w2, h2), {}, "lens_resid");
+    ImGui::SameLine();
+    gfx::draw_figure(figs[2], ImVec2(w2, h2), {}, "lens_heads");
 }
 }  // namespace
 
@@ -148,52 +272,21 @@ void draw_model_panel(PanelContext& ctx) {
     ImGui::EndChild();
     ImGui::SameLine();
 
-    // Parameter counts per component.
-    const ParameterCounts pc = parameter_counts(m);
-    const double total = pc.total;
     ImGui::BeginGroup();
     const float right_w = ImGui::GetContentRegionAvail().x;
-    gfx::draw_figure(parameter_figure(m), ImVec2(right_w, std::max(line_h * 12, ImGui::GetContentRegionAvail().y * 0.45f)), {}, "params");
-
-    // FLOPs and KV cache.
-    ImGui::SetNextItemWidth(line_h * 12);
-    ImGui::SliderInt(tr("context length T"), &ctx.state.kv_context, 1, 131072, "%d", ImGuiSliderFlags_Logarithmic);
-    const double T = ctx.state.kv_context;
-    const double emb = pc.get("token embedding") + pc.get("position embedding");
-    const double matmul_params = total - emb - pc.get("norms") + (c.tie_embeddings ? pc.get("token embedding") : 0.0);
-    const double flops = 2.0 * matmul_params + 2.0 * 2.0 * c.n_layers * T * c.d_model;
-    ImGui::TextWrapped(tr("forward FLOPs per token ≈ 2 · %s matmul weights + 4 · n_layers · T · d_model = %s"),
-                human(matmul_params, "").c_str(), human(flops, "FLOP").c_str());
-    if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("%s", tr("Each weight is one multiply-add (2 FLOPs) per token; attention adds QKᵀ and A·V: 2 · 2 · T · d_model "
-                          "per layer for the T cached positions (Kaplan et al. 2020, Table 1)."));
-    auto kv_bytes = [&](int n_kv, double ctx_len, double bytes_per) {
-        return 2.0 * c.n_layers * n_kv * c.d_head() * ctx_len * bytes_per;
-    };
-    if (ImGui::BeginTable("kv", 4, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg)) {
-        ImGui::TableSetupColumn(tr("variant"));
-        ImGui::TableSetupColumn(tr("n_kv_heads"));
-        ImGui::TableSetupColumn(tr("KV cache (fp32)"));
-        ImGui::TableSetupColumn(tr("KV cache (fp16)"));
-        ImGui::TableHeadersRow();
-        const int gqa = c.n_kv_heads != c.n_heads && c.n_kv_heads != 1 ? c.n_kv_heads : std::max(1, c.n_heads / 4);
-        const std::pair<const char*, int> rows[] = {{"MHA", c.n_heads}, {"GQA", gqa}, {"MQA", 1}};
-        for (const auto& [name, n] : rows) {
-            ImGui::TableNextRow();
-            ImGui::TableNextColumn();
-            ImGui::Text("%s%s", name, n == c.n_kv_heads ? tr(" (this model)") : "");
-            ImGui::TableNextColumn();
-            ImGui::Text("%d", n);
-            ImGui::TableNextColumn();
-            ImGui::TextUnformatted(human_bytes(kv_bytes(n, T, 4)).c_str());
-            ImGui::TableNextColumn();
-            ImGui::TextUnformatted(human_bytes(kv_bytes(n, T, 2)).c_str());
+    if (!ctx.compare || !ImGui::BeginTabBar("model_views")) {
+        draw_size_views(ctx, m, right_w);
+    } else {
+        if (ImGui::BeginTabItem(tr("Size and memory"))) {
+            draw_size_views(ctx, m, right_w);
+            ImGui::EndTabItem();
         }
-        ImGui::EndTable();
+        if (ImGui::BeginTabItem(tr("Quantization lens"))) {
+            draw_quant_lens(ctx, right_w);
+            ImGui::EndTabItem();
+        }
+        ImGui::EndTabBar();
     }
-    ImGui::TextDisabled("%s", tr("KV cache = 2 (K and V) · n_layers · n_kv_heads · d_head · T · bytes per value"));
-    const plot::Figure fk = kv_cache_figure(m, ctx.state.kv_context);
-    gfx::draw_figure(fk, ImVec2(right_w, std::max(line_h * 10, ImGui::GetContentRegionAvail().y)), {}, "kv");
     ImGui::EndGroup();
 }
 

@@ -4,6 +4,7 @@
 
 #include "app/figures/figures.h"
 #include "app/session/state.h"
+#include "app/session/compare_job.h"
 #include "app/session/interp_jobs.h"
 #include "app/session/neuron_index.h"
 #include "app/session/training_lab.h"
@@ -51,6 +52,8 @@ struct PanelContext {
     std::shared_ptr<const Snapshot> snap_shared;
     /// The Attention panel's pinned forward (owned by the app); nullptr in benchmarks (no pin button).
     AttentionPin* attn_pin = nullptr;
+    /// The Model panel's quantization lens (owned by the app); nullptr in benchmarks (the lens is then not offered).
+    CompareJob* compare = nullptr;
 };
 
 struct PanelInfo {
