@@ -262,6 +262,21 @@ ts_cli_test(compare_gguf_int8 pass CMD ${TS_CLI} compare --model ${CMAKE_CURRENT
 ts_cli_test(trace_quant_activations_unknown fail CMD ${TS_CLI} trace --model
             ${CMAKE_CURRENT_SOURCE_DIR}/golden/gguf/llama_q4_0.gguf --ids 1,2 --quant-activations int4
             --out ${TS_CLI_OUT}/x.safetensors STDERR_REGEX "--quant-activations expects float or int8, got 'int4'")
+# The quantization lens as a render view: this file's weights in float32 under llama.cpp's arithmetic (CSV), the F32
+# file as the reference (PNG through EGL is covered by the other render tests; SVG here), and the refusals.
+ts_cli_test(render_quant_lens_twin ok CMD ${TS_CLI} render --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/gguf/llama_q4_0.gguf
+            --text "It is a truth" --view quant-lens --quant-activations int8 --figure 1 --out ${TS_CLI_OUT}/lens.csv
+            OUTPUT ${TS_CLI_OUT}/lens.csv)
+ts_cli_test(render_quant_lens_file ok CMD ${TS_CLI} render --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/gguf/llama_q4_0.gguf
+            --text "It is a truth" --view quant-lens --reference ${CMAKE_CURRENT_SOURCE_DIR}/golden/gguf/llama_f32.gguf
+            --out ${TS_CLI_OUT}/lens.svg OUTPUT ${TS_CLI_OUT}/lens.svg)
+ts_cli_test(render_quant_lens_nothing_quantized fail CMD ${TS_CLI} render --model
+            ${CMAKE_CURRENT_SOURCE_DIR}/golden/gguf/llama_f32.gguf --text "It is" --view quant-lens --out ${TS_CLI_OUT}/x.csv
+            STDERR_REGEX "this model has no quantized matrices to widen")
+ts_cli_test(render_quant_lens_shapes_differ fail CMD ${TS_CLI} render --model
+            ${CMAKE_CURRENT_SOURCE_DIR}/golden/gguf/llama_q4_0.gguf --text "It is" --view quant-lens
+            --reference ${CMAKE_CURRENT_SOURCE_DIR}/golden/gguf/gpt2_f32.gguf --out ${TS_CLI_OUT}/x.csv
+            STDERR_REGEX "differs")
 ts_cli_test(compare_shapes_differ fail CMD ${TS_CLI} compare --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/gguf/llama_q4_0.gguf
             --reference ${CMAKE_CURRENT_SOURCE_DIR}/golden/gguf/gpt2_f32.gguf --ids 1,2 STDERR_REGEX "vocab_size differs")
 

@@ -24,7 +24,8 @@ LoadedModel load_compare_reference(const LoadedModel& m, const std::string& refe
     size_t need = 0;
     for (const auto& [name, t] : m.model->stored_weights()) need += size_t(t.numel()) * sizeof(float);
     if (!m.gguf || !has_quantized_matrices(*m.model) || m.path.empty())
-        throw std::invalid_argument("this model has no quantized matrices to widen: name another model as the reference");
+        throw std::invalid_argument(
+            "this model has no quantized matrices to widen: name another model as the reference");
     const std::string why = memory_refusal("this file's weights in float32", need, forward_memory_budget(),
                                            "compare with the original file instead, or start the app with a larger "
                                            "--memory-budget");
@@ -67,25 +68,26 @@ CompareJob::~CompareJob() {
 bool CompareJob::start(const LoadedModel& m, const std::string& reference, std::vector<int> ids,
                        QuantActivations arithmetic, std::function<void()> on_done) {
     if (busy()) return false;
-    m_future = std::async(std::launch::async, [m, reference, ids = std::move(ids), arithmetic, cache = m_cache,
-                                               on_done = std::move(on_done)] {
-        CompareResult r;
-        try {
-            if (cache->model.lock() != m.model || cache->reference != reference || !cache->loaded.model) {
-                cache->loaded = LoadedModel{};  // the old reference goes before the new one loads
-                cache->loaded = load_compare_reference(m, reference);
-                cache->model = m.model;
-                cache->reference = reference;
+    m_future = std::async(
+        std::launch::async,
+        [m, reference, ids = std::move(ids), arithmetic, cache = m_cache, on_done = std::move(on_done)] {
+            CompareResult r;
+            try {
+                if (cache->model.lock() != m.model || cache->reference != reference || !cache->loaded.model) {
+                    cache->loaded = LoadedModel{};  // the old reference goes before the new one loads
+                    cache->loaded = load_compare_reference(m, reference);
+                    cache->model = m.model;
+                    cache->reference = reference;
+                }
+                r = compare_models(m, cache->loaded, ids, arithmetic);
+            } catch (const std::exception& e) {
+                r.model_name = m.display_name;
+                r.error = e.what();
             }
-            r = compare_models(m, cache->loaded, ids, arithmetic);
-        } catch (const std::exception& e) {
-            r.model_name = m.display_name;
-            r.error = e.what();
-        }
-        r.float_twin = reference == kFloatTwin;
-        if (on_done) on_done();
-        return r;
-    });
+            r.float_twin = reference == kFloatTwin;
+            if (on_done) on_done();
+            return r;
+        });
     return true;
 }
 

@@ -64,6 +64,12 @@ foreach(v ${views})
     elseif(v MATCHES "^lab-compare")  # the run against itself: every curve drawn, the difference 0
       set(extra --lab-run ${OUT}/lab_run_${SHARD} --lab-compare ${OUT}/lab_run_${SHARD})
     endif()
+    if(v STREQUAL "quant-lens")  # a quantized GGUF file against its own weights in float32, on llama.cpp's arithmetic
+      set(extra --model ${CMAKE_CURRENT_LIST_DIR}/../../golden/gguf/llama_q4_0.gguf --quant-activations int8)
+      if(ext MATCHES "^csv$")  # curves and a heatmap do not share one table: the KL bars
+        list(APPEND extra --figure 1)
+      endif()
+    endif()
     if(v MATCHES "^relative-bias")  # T5's relative position bias: the synthetic T5 folder of the HF tests
       set(extra --model ${CMAKE_CURRENT_LIST_DIR}/../../golden/hf_t5)
     endif()
