@@ -35,7 +35,7 @@ struct GgufLoadOptions {
     /// Keep F16 / BF16 matrices as stored (the products widen them block by block); false widens them.
     bool keep_half = true;
     /// Keep quantized matrices (the linear layers, token embeddings, output) as the file stores them
-    /// (Storage::Ggml: the products dequantize 128 rows at a time), so the model takes about the file's size; false
+    /// (Storage::Ggml: the products dequantize 32 rows at a time into panels), so the model takes about the file's size; false
     /// dequantizes them to float32 at load. Quantized vectors are always dequantized.
     bool keep_quantized = true;
 };

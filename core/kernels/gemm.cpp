@@ -1,5 +1,6 @@
 // Panel-ordered float32 weights and the product x · Wᵀ (core/kernels/gemm.h), and matmul_weight_t, which picks the product
-// for a weight's storage: panels, half precision widened panel by panel, or plain row-major float32.
+// for a weight's storage: panels, a GGUF file's blocks dequantized into panels (or llama.cpp's 8-bit arithmetic,
+// core/kernels/quant_gemm.h), half precision widened panel by panel, or plain row-major float32.
 #include "core/kernels/gemm.h"
 
 #include "core/model/half.h"
@@ -243,10 +244,9 @@ const typename E::T* panel_values(const Tensor& w) {
         return w.half.data();
 }
 
-// Panels [p0, p1) of the product: for each panel and 256-deep block of the inner dimension, every row of x in
-// chunks of up to 12 (the panel slice, 32 KB, stays in L1 while the rows pass).
 // Panel p (output features [32p, 32p + 32), `panel` its values in panel order) times every row of x into out's
-// columns of those features.
+// columns of those features: for each 256-deep block of the inner dimension, every row of x in chunks of up to 12
+// (the panel slice, 32 KB, stays in L1 while the rows pass).
 template <class E>
 void panel_product(const MatrixRM& x, const typename E::T* panel, int64_t p, int64_t O, MatrixRM& out,
                    const KernelFn<E>* k) {
@@ -261,6 +261,7 @@ void panel_product(const MatrixRM& x, const typename E::T* panel, int64_t p, int
     }
 }
 
+// Panels [p0, p1) of the product.
 template <class E>
 void panels_range(const MatrixRM& x, const Tensor& w, MatrixRM& out, int64_t p0, int64_t p1, const KernelFn<E>* k) {
     const int64_t I = w.shape[1], O = w.shape[0];

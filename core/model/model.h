@@ -147,8 +147,10 @@ struct ForwardResult {
 };
 
 /// out (N, out_features) = x (N, in_features) W^T for a weight in torch.nn.Linear layout (out, in), float32 or half
-/// precision as stored (widened 128 rows at a time into a per-thread buffer, on compute_threads() threads). `out`
-/// must not alias x. torch.nn.functional.linear without bias.
+/// precision as stored (widened 128 rows at a time into a per-thread buffer, on compute_threads() threads), or a
+/// GGUF file's blocks (dequantized 32 rows at a time into panels: equal to the dequantized weight's product bit for
+/// bit; or, with QuantActivations::Int8, llama.cpp's 8-bit arithmetic, core/kernels/quant_gemm.h). `out` must not
+/// alias x. torch.nn.functional.linear without bias.
 void matmul_weight_t(const MatrixRM& x, const Tensor& w, MatrixRM& out);
 
 /// hidden (N, d_model) after the final norm -> logits (N, vocab) through the model's output head: lm_head.weight or

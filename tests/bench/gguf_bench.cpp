@@ -1,7 +1,7 @@
 // GGUF forward speed: every file named in $TS_GGUF_BENCH (colon-separated paths; tests/bench/gguf_bench.sh makes
 // synthetic ones and runs llama.cpp on the same files) at T = 64 and 256, 1 and 2 threads, recording every
 // intermediate (the app's capture) with the last position's logits, as llama.cpp computes them. Quantized matrices
-// stay quantized (Storage::Ggml) and are dequantized 128 rows at a time inside each product, or (int8:1) multiplied
+// stay quantized (Storage::Ggml) and are dequantized 32 rows at a time into panels inside each product, or (int8:1) multiplied
 // on activations rounded to 8 bits as llama.cpp does (core/kernels/quant_gemm.h).
 #include "core/formats/gguf_model.h"
 #include "core/model/model.h"
