@@ -115,8 +115,10 @@ TEST(GgufLlamaCpp, Int8ActivationsComputeWhatLlamaCppComputesOnTheFile) {
         // The same arithmetic up to float summation order. Where that order moves an activation across a rounding
         // boundary, one 8-bit step changes the rest of that position (measured: 4 and 6 of 12 positions equal to
         // 1e-7, the others ~1e-2 apart; llama.cpp's own CPU variants differ from each other the same way).
+        // How many positions come out equal depends on the CPU both ran on (llama.cpp's kernels, and so its float
+        // summation order, differ between CPU variants), so it is printed, not asserted: the arithmetic itself is
+        // checked bit for bit against ggml's definitions in tests/core/quant_gemm_test.cpp.
         const int same = equal_rows(int8, ref);
-        EXPECT_GE(same, 1) << q;  // how many depends on the CPU both ran on; position 0 has been equal on each
         EXPECT_EQ(equal_rows(exact, ref), 0) << q;  // the exact product of the stored weights is never this close
         EXPECT_LE(kl_last(int8, ref), 5e-3) << q;
         std::cout << "[ " << q << " ] vs llama.cpp on the file, 8-bit activations: " << same << " of " << ref.rows()
