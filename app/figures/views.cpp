@@ -454,11 +454,10 @@ void build_quant_lens(ViewBuild& b) {
     if (!b.model || !b.model->model) throw std::invalid_argument("view quant-lens needs --model");
     const std::string ref = b.st.compare_reference.empty() ? std::string(studio::kFloatTwin) : b.st.compare_reference;
     const LoadedModel reference = studio::load_compare_reference(*b.model, ref);
-    studio::CompareResult r =
+    const studio::CompareResult r =
         studio::compare_models(*b.model, reference, s.tokens->ids,
                                parse_quant_activations(b.st.quant_activations).value_or(QuantActivations::Float));
     if (!r.error.empty()) throw std::runtime_error(r.error);
-    r.float_twin = ref == studio::kFloatTwin;
     std::vector<plot::Figure> figs = compare_figures(r);
     const char* files[] = {"quant_lens_kl", "quant_lens_residual", "quant_lens_heads"};
     for (size_t i = 0; i < figs.size() && i < 3; ++i) b.add(std::move(figs[i]), files[i]);

@@ -47,6 +47,7 @@ CompareResult compare_models(const LoadedModel& m, const LoadedModel& reference,
     r.model_name = m.display_name;
     r.reference_name = reference.display_name;
     r.arithmetic = arithmetic;
+    r.float_twin = !reference.path.empty() && reference.path == m.path;
     const auto t0 = std::chrono::steady_clock::now();
     try {
         if (!m.model || !reference.model) throw std::invalid_argument("no model loaded");
@@ -84,7 +85,6 @@ bool CompareJob::start(const LoadedModel& m, const std::string& reference, std::
                 r.model_name = m.display_name;
                 r.error = e.what();
             }
-            r.float_twin = reference == kFloatTwin;
             if (on_done) on_done();
             return r;
         });

@@ -24,7 +24,7 @@ struct CompareResult {
     std::vector<std::string> labels;  ///< the tokens' labels (the model's tokenizer)
     std::string model_name, reference_name;
     QuantActivations arithmetic = QuantActivations::Float;  ///< the model's products (the reference's too, if GGUF)
-    bool float_twin = false;                                ///< the reference was this file dequantized
+    bool float_twin = false;  ///< the reference is this same file (loaded as its weights in float32: kFloatTwin)
     std::string error;
     double seconds = 0;
 };

@@ -44,6 +44,21 @@ double stored_bytes(const Model& m) {
                          : double(t.half.size()) * 2.0 + double(t.data.size() + t.panels.size()) * 4.0;
     return b;
 }
+// What the panel asks of the model's weights, found once per model (not every frame): whether some matrix is
+// block-quantized (the float twin can be made) and whether some is Q4_0 / Q8_0 (the 8-bit arithmetic applies).
+struct QuantFacts {
+    bool quantized = false, int8 = false;
+};
+const QuantFacts& quant_facts(const std::shared_ptr<const Model>& m) {
+    static std::weak_ptr<const Model> of;  // weak: another model at the same address is not taken for this one
+    static QuantFacts facts;
+    if (of.lock() != m) {
+        of = m;
+        facts = {has_quantized_matrices(*m), has_int8_products(*m)};
+    }
+    return facts;
+}
+
 // Parameters per component, FLOPs and the KV cache (the Model panel's first tab).
 void draw_size_views(PanelContext& ctx, const Model& m, float right_w) {
     const ModelConfig& c = m.config();
@@ -108,7 +123,7 @@ void draw_quant_lens(PanelContext& ctx, float right_w) {
                            "quantized model was made from, or another checkpoint) and see where they part: "
                            "per token, per layer, per head."));
     ImGui::PopTextWrapPos();
-    const bool can_widen = lm.gguf && has_quantized_matrices(*lm.model);
+    const bool can_widen = lm.gguf && quant_facts(lm.model).quantized;
     const bool twin = st.compare_reference == kFloatTwin;
     if (ImGui::RadioButton(tr("this file's weights in float32"), twin && can_widen)) st.compare_reference = kFloatTwin;
     if (ImGui::IsItemHovered())
@@ -157,7 +172,15 @@ void draw_quant_lens(PanelContext& ctx, float right_w) {
         ImGui::PopStyleColor();
         return;
     }
-    const std::vector<plot::Figure> figs = compare_figures(*r);
+    // Built once per result and language, not every frame (a weak pointer: the result's traces are not kept alive).
+    static std::weak_ptr<const CompareResult> figs_of;
+    static std::string figs_language;
+    static std::vector<plot::Figure> figs;
+    if (figs_of.lock() != r || figs_language != i18n::language()) {
+        figs_of = r;
+        figs_language = i18n::language();
+        figs = compare_figures(*r);
+    }
     if (figs.size() < 3) return;
     const float h = ImGui::GetContentRegionAvail().y;
     gfx::draw_figure(figs[0], ImVec2(right_w, std::max(line_h * 10, h * 0.48f)), {}, "lens_kl");
@@ -249,7 +272,7 @@ void draw_model_panel(PanelContext& ctx) {
             row(tr("tokenizer"), g->tokenizer.empty() ? std::string(tr("none (ids only)")) : g->tokenizer);
             ImGui::EndTable();
         }
-        if (has_int8_products(m)) {
+        if (quant_facts(ctx.model->model).int8) {
             // The products' arithmetic (core/kernels/quant_gemm.h): every forward of the session follows it.
             bool int8 = ctx.state.quant_activations == "int8";
             if (ImGui::Checkbox(tr("llama.cpp's arithmetic (8-bit activations)"), &int8))
