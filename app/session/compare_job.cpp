@@ -47,6 +47,7 @@ CompareResult compare_models(const LoadedModel& m, const LoadedModel& reference,
     r.model_name = m.display_name;
     r.reference_name = reference.display_name;
     r.arithmetic = arithmetic;
+    r.ids = ids;
     r.float_twin = !reference.path.empty() && reference.path == m.path;
     const auto t0 = std::chrono::steady_clock::now();
     try {

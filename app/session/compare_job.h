@@ -21,6 +21,7 @@ inline constexpr const char* kFloatTwin = "float-twin";
 /// One comparison: the diff and what it was run on, or `error`.
 struct CompareResult {
     interp::ModelDiff diff;
+    std::vector<int> ids;             ///< the tokens compared
     std::vector<std::string> labels;  ///< the tokens' labels (the model's tokenizer)
     std::string model_name, reference_name;
     QuantActivations arithmetic = QuantActivations::Float;  ///< the model's products (the reference's too, if GGUF)

@@ -122,6 +122,7 @@ TEST(QuantizationLens, ComparesWithTheFloatTwinAndAnotherModel) {
     EXPECT_GT(int8.diff.resid_rel_error.back(), 0.0);
     EXPECT_EQ(int8.diff.resid_rel_error.front(), 0.0);  // the embeddings are looked up, not multiplied
     EXPECT_EQ(int8.labels.size(), ids.size());
+    EXPECT_EQ(int8.ids, ids);  // what the panel's "for an earlier text" compares with the current tokens
 
     // Against another file: diff_models' numbers, and the figures show them.
     set_quant_activations(QuantActivations::Float);

@@ -150,7 +150,7 @@ void draw_quant_lens(PanelContext& ctx, float right_w) {
         ImGui::TextDisabled("%s", tr("comparing…"));
         if (ctx.keep_drawing) ctx.keep_drawing();
     } else if (r && r->error.empty()) {
-        const bool stale = !ids || r->diff.T != int(ids->size()) || r->arithmetic != arithmetic;
+        const bool stale = !ids || r->ids != *ids || r->arithmetic != arithmetic;
         ImGui::TextDisabled("%s",
                             (trf("mean KL %.3g nats · top-1 agreement %d / %d · %.2f s", r->diff.mean_kl,
                                  r->diff.top1_agreements, r->diff.T, r->seconds) +
