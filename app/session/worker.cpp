@@ -447,15 +447,22 @@ LoadedModel load_model_folder(const std::string& dir_in, const std::function<voi
         lm.tokenizer_warning = std::string("tokenizer not used (ids-only mode): ") + e.what();
     }
     if (!lm.codec) lm.codec = make_byte_codec(lm.model->config().vocab_size);
-    if (lm.model->config().arch == Arch::EncoderDecoder && lm.tokenizer_warning.empty()) {
+    if (lm.model->config().arch == Arch::EncoderDecoder && lm.tokenizer_warning.empty() && !file) {
         try {
             lm.target_codec = load_target_codec_for_model_dir(dir);
         } catch (const std::exception& e) {
             lm.tokenizer_warning = std::string("target tokenizer not used: ") + e.what();
         }
     }
-    if (lm.model->config().arch == Arch::EncoderDecoder && !fs::exists(fs::path(dir) / "translation.json", ec) &&
-        is_hf_model_dir(dir)) {
+    if (lm.model->config().arch == Arch::EncoderDecoder && file) {
+        // A GGUF encoder–decoder (t5): one vocabulary for both sides; its metadata says how to start and end.
+        try {
+            lm.translation = std::make_shared<const TranslationSpec>(gguf_translation_spec(file->header(), dir));
+        } catch (const std::exception& e) {
+            lm.translation_warning = std::string("source/target path not available: ") + e.what();
+        }
+    } else if (lm.model->config().arch == Arch::EncoderDecoder && !fs::exists(fs::path(dir) / "translation.json", ec) &&
+               is_hf_model_dir(dir)) {
         // A Hugging Face encoder–decoder (t5, marian, bart): its config.json says how to start and end sequences.
         try {
             lm.translation = std::make_shared<const TranslationSpec>(hf_translation_spec(dir));

@@ -43,8 +43,9 @@ std::optional<double> opt_number(const GgufHeader& h, const std::string& key, co
 
 enum class Transform {
     Move,
-    Unpermute,  ///< llama Q/K rows: ggml's interleaved RoPE pairs back to HF's halves (heads in `heads`)
-    SplitRows3  ///< gpt2 attn_qkv (3 D, ...) -> q, k, v rows
+    Unpermute,   ///< llama Q/K rows: ggml's interleaved RoPE pairs back to HF's halves (heads in `heads`)
+    SplitRows3,  ///< gpt2 / gptneox attn_qkv (3 D, ...) -> q, k, v rows
+    Drop         ///< read and checked, not used (t5's cross-attention bias table, which HF ignores too)
 };
 
 struct Rule {
@@ -65,15 +66,71 @@ Table tensor_table(const std::string& arch, const ModelConfig& c) {
     const int64_t Q = c.n_heads * dh, K = c.n_kv_heads * dh;
     const auto add = [&](const std::string& name, std::vector<int64_t> shape, std::vector<std::string> ours,
                          Transform tr = Transform::Move, int heads = 0) {
-        const bool matrix = ours.size() == 1 ? (ours[0] == "tok_emb.weight" || ours[0] == "lm_head.weight" ||
-                                                 ours[0].find(".attn.w") != std::string::npos ||
-                                                 ours[0].find(".ffn.w_") != std::string::npos)
-                                              : shape.size() == 2;  // gpt2's fused qkv matrix
+        // "attn.w" also finds cross_attn.w*; a fused qkv matrix (three names) is a matrix when it has two dims.
+        const bool matrix = ours.size() == 1
+            ? (ours[0] == "tok_emb.weight" || ours[0] == "lm_head.weight" ||
+               ours[0].find("attn.w") != std::string::npos || ours[0].find(".ffn.w_") != std::string::npos)
+            : shape.size() == 2;
         t[name] = Rule{std::move(shape), tr, std::move(ours), heads, false, matrix};
     };
     add("token_embd.weight", {V, D}, {"tok_emb.weight"});
-    if (arch == "gpt2") {
+    if (arch == "t5") {
+        // T5Model (convert_hf_to_gguf.py): enc.blk.N / dec.blk.N, one relative-position table per stack in block 0.
+        for (const std::string stack : {"enc", "dec"}) {
+            const bool dec = stack == "dec";
+            const std::string g = stack + ".blk.";
+            add(g + "0.attn_rel_b.weight", {c.relative_attention_num_buckets, c.n_heads},
+                {stack + ".relative_attention_bias"});
+            if (dec) {
+                add(g + "0.cross_attn_rel_b.weight", {c.relative_attention_num_buckets, c.n_heads}, {},
+                    Transform::Drop);
+                t.at(g + "0.cross_attn_rel_b.weight").optional = true;
+            }
+            for (int i = 0, n = dec ? c.n_layers : c.n_enc_layers; i < n; ++i) {
+                const std::string b = g + std::to_string(i) + ".", o = stack + "." + std::to_string(i) + ".";
+                const std::vector<std::string> parts =
+                    dec ? std::vector<std::string>{"attn", "cross_attn"} : std::vector<std::string>{"attn"};
+                for (const std::string& part : parts) {
+                    add(b + part + "_q.weight", {Q, D}, {o + part + ".wq"});
+                    add(b + part + "_k.weight", {Q, D}, {o + part + ".wk"});
+                    add(b + part + "_v.weight", {Q, D}, {o + part + ".wv"});
+                    add(b + part + "_o.weight", {D, Q}, {o + part + ".wo"});
+                    add(b + part + "_norm.weight", {D},
+                        {o + (part == "attn" ? "attn_norm.weight" : "cross_norm.weight")});
+                }
+                add(b + "ffn_norm.weight", {D}, {o + "ffn_norm.weight"});
+                if (is_gated(c.activation)) add(b + "ffn_gate.weight", {F, D}, {o + "ffn.w_gate"});
+                add(b + "ffn_up.weight", {F, D}, {o + "ffn.w_up"});
+                add(b + "ffn_down.weight", {D, F}, {o + "ffn.w_down"});
+            }
+            add(stack + ".output_norm.weight", {D}, {stack + ".final_norm.weight"});
+        }
+    } else if (arch == "bert") {
+        // BertModel (convert_hf_to_gguf.py): post-LayerNorm encoder; the masked-LM head and the pooler are dropped.
         add("position_embd.weight", {c.max_seq_len, D}, {"pos_emb.weight"});
+        if (c.type_vocab_size > 0) add("token_types.weight", {c.type_vocab_size, D}, {"tok_type_emb.weight"});
+        add("token_embd_norm.weight", {D}, {"enc.embed_norm.weight"});
+        add("token_embd_norm.bias", {D}, {"enc.embed_norm.bias"});
+        for (int i = 0; i < c.n_layers; ++i) {
+            const std::string b = "blk." + std::to_string(i) + ".", o = "enc." + std::to_string(i) + ".";
+            for (const char* x : {"q", "k", "v"}) {
+                add(b + "attn_" + x + ".weight", {D, D}, {o + "attn.w" + x});
+                add(b + "attn_" + x + ".bias", {D}, {o + "attn.b" + x});
+            }
+            add(b + "attn_output.weight", {D, D}, {o + "attn.wo"});
+            add(b + "attn_output.bias", {D}, {o + "attn.bo"});
+            add(b + "attn_output_norm.weight", {D}, {o + "attn_norm.weight"});
+            add(b + "attn_output_norm.bias", {D}, {o + "attn_norm.bias"});
+            add(b + "ffn_up.weight", {F, D}, {o + "ffn.w_up"});
+            add(b + "ffn_up.bias", {F}, {o + "ffn.b_up"});
+            add(b + "ffn_down.weight", {D, F}, {o + "ffn.w_down"});
+            add(b + "ffn_down.bias", {D}, {o + "ffn.b_down"});
+            add(b + "layer_output_norm.weight", {D}, {o + "ffn_norm.weight"});
+            add(b + "layer_output_norm.bias", {D}, {o + "ffn_norm.bias"});
+        }
+    } else if (arch == "gpt2" || arch == "gptneox") {
+        // gptneox: GPTNeoXModel regroups HF's per-head [q k v] rows into [all q; all k; all v], as gpt2 stores them.
+        if (arch == "gpt2") add("position_embd.weight", {c.max_seq_len, D}, {"pos_emb.weight"});
         for (int i = 0; i < c.n_layers; ++i) {
             const std::string b = "blk." + std::to_string(i) + ".", o = "dec." + std::to_string(i) + ".";
             add(b + "attn_norm.weight", {D}, {o + "attn_norm.weight"});
@@ -116,7 +173,7 @@ Table tensor_table(const std::string& arch, const ModelConfig& c) {
         }
         add("output_norm.weight", {D}, {"dec.final_norm.weight"});
     }
-    if (!c.tie_embeddings) add("output.weight", {V, D}, {"lm_head.weight"});
+    if (!c.tie_embeddings && arch != "bert") add("output.weight", {V, D}, {"lm_head.weight"});
     return t;
 }
 
@@ -178,7 +235,9 @@ std::string stem_name(const fs::path& p) { return p.stem().string(); }
 
 }  // namespace
 
-std::vector<std::string> gguf_supported_architectures() { return {"llama", "qwen2", "gemma", "gpt2"}; }
+std::vector<std::string> gguf_supported_architectures() {
+    return {"llama", "qwen2", "gemma", "gpt2", "gptneox", "bert", "t5"};
+}
 
 HfConfig gguf_hf_config(const GgufHeader& h, const std::string& what, std::string* config_json) {
     const GgufValue& arch_v = need(h, "general.architecture", what);
@@ -192,7 +251,7 @@ HfConfig gguf_hf_config(const GgufHeader& h, const std::string& what, std::strin
     }
     const std::string p = arch + ".";
     json j;
-    j["model_type"] = arch;
+    j["model_type"] = arch == "gptneox" ? "gpt_neox" : arch;  // HF's name of the family
     if (const GgufValue* s = h.find(p + "rope.scaling.type"); s && !(s->type == GgufValueType::String && s->text == "none"))
         fail(what, "RoPE scaling (" + p + "rope.scaling.type = " + s->describe() + ") is not supported (only plain RoPE)");
     if (h.find_tensor("rope_freqs.weight"))
@@ -204,7 +263,86 @@ HfConfig gguf_hf_config(const GgufHeader& h, const std::string& what, std::strin
     else fail(what, "no vocabulary size (" + p + "vocab_size, tokenizer.ggml.tokens or token_embd.weight)");
     const int64_t heads = need_int(h, p + "attention.head_count", what);
     const int64_t d = need_int(h, p + "embedding_length", what);
-    if (arch == "gpt2") {
+    int64_t rotary = 0;  // gptneox: RoPE on the first rope.dimension_count features of each head
+    if (arch == "gptneox") {
+        j["hidden_size"] = d;
+        j["num_hidden_layers"] = need_int(h, p + "block_count", what);
+        j["num_attention_heads"] = heads;
+        j["intermediate_size"] = need_int(h, p + "feed_forward_length", what);
+        j["max_position_embeddings"] = need_int(h, p + "context_length", what);
+        j["vocab_size"] = vocab;
+        j["layer_norm_eps"] = opt_number(h, p + "attention.layer_norm_epsilon", what).value_or(1e-5);
+        j["rotary_emb_base"] = opt_number(h, p + "rope.freq_base", what).value_or(10000.0);
+        const int64_t d_head = heads > 0 && d % heads == 0 ? d / heads : 0;
+        rotary = h.find(p + "rope.dimension_count") ? need_int(h, p + "rope.dimension_count", what) : d_head;
+        if (d_head > 0 && (rotary < 2 || rotary > d_head || rotary % 2))
+            fail(what,
+                 p + "rope.dimension_count " + std::to_string(rotary) + " must be even and in [2, " +
+                     std::to_string(d_head) + "] (the head size)");
+        j["rotary_pct"] = d_head > 0 ? double(rotary) / double(d_head) : 1.0;
+        const GgufValue* par = h.find(p + "use_parallel_residual");
+        if (par && par->type != GgufValueType::Bool)
+            fail(what, "metadata '" + p + "use_parallel_residual' must be a bool, found " + par->describe());
+        j["use_parallel_residual"] = par ? par->integer != 0 : true;
+        // HF's GPTNeoX (Pythia) uses the exact GELU; llama.cpp's graph the tanh form (ggml_gelu). We compute the
+        // model's own.
+        j["hidden_act"] = "gelu";
+        j["attention_bias"] = true;
+        j["tie_word_embeddings"] = false;
+    } else if (arch == "bert") {
+        if (const GgufValue* causal = h.find(p + "attention.causal");
+            causal && causal->type == GgufValueType::Bool && causal->integer != 0)
+            fail(what, p + "attention.causal = true is not supported (BERT as a bidirectional encoder)");
+        j["hidden_size"] = d;
+        j["num_hidden_layers"] = need_int(h, p + "block_count", what);
+        j["num_attention_heads"] = heads;
+        j["intermediate_size"] = need_int(h, p + "feed_forward_length", what);
+        j["max_position_embeddings"] = need_int(h, p + "context_length", what);
+        j["vocab_size"] = vocab;
+        j["layer_norm_eps"] = opt_number(h, p + "attention.layer_norm_epsilon", what).value_or(1e-12);
+        j["hidden_act"] = "gelu";  // HF's BERT: exact GELU (llama.cpp's graph: the tanh form)
+    } else if (arch == "t5") {
+        j["d_model"] = d;
+        j["num_heads"] = heads;
+        j["d_ff"] = need_int(h, p + "feed_forward_length", what);
+        j["num_layers"] = need_int(h, p + "block_count", what);
+        j["num_decoder_layers"] = h.find(p + "decoder_block_count") ? need_int(h, p + "decoder_block_count", what)
+                                                                    : j["num_layers"].get<int64_t>();
+        j["vocab_size"] = vocab;
+        if (h.find(p + "attention.key_length")) {
+            const int64_t dk = need_int(h, p + "attention.key_length", what);
+            if (h.find(p + "attention.value_length") && need_int(h, p + "attention.value_length", what) != dk)
+                fail(what, "attention.key_length and attention.value_length differ: not supported");
+            j["d_kv"] = dk;
+        } else if (heads > 0) {
+            j["d_kv"] = d / heads;
+        }
+        j["n_positions"] = need_int(h, p + "context_length", what);
+        j["layer_norm_epsilon"] = opt_number(h, p + "attention.layer_norm_rms_epsilon", what)
+                                      .value_or(opt_number(h, p + "attention.layer_norm_epsilon", what).value_or(1e-6));
+        // llama.cpp's t5 graph: GELU-gated FFN when the file has ffn_gate, else ReLU; the tanh GELU both use
+        // is what T5 v1.1's gated-gelu means (gelu_new).
+        j["feed_forward_proj"] = h.find_tensor("enc.blk.0.ffn_gate.weight") ? "gated-gelu" : "relu";
+        j["relative_attention_num_buckets"] = h.find(p + "attention.relative_buckets_count")
+            ? need_int(h, p + "attention.relative_buckets_count", what)
+            : 32;
+        // Not in GGUF: llama.cpp assumes 128 (llama_relative_position_bucket), T5Config's default.
+        j["relative_attention_max_distance"] = 128;
+        // Tied: HF's T5 scales the decoder output by d_model^-0.5 before the tied head (llama.cpp does not).
+        j["tie_word_embeddings"] = h.find_tensor("output.weight") == nullptr;
+        for (const std::string layer_bias : {"enc.blk.1.attn_rel_b.weight", "dec.blk.1.attn_rel_b.weight"})
+            if (h.find_tensor(layer_bias))
+                fail(what,
+                     "a relative-position table in every layer (" + layer_bias +
+                         ", UMT5) is not supported (only T5's, shared from block 0)");
+        const auto token = [&](const std::string& key, const char* hf_key) {
+            const GgufValue* v = h.find(key);
+            if (v && v->is_integer() && v->integer >= 0 && v->integer < vocab) j[hf_key] = v->integer;
+        };
+        token(p + "decoder_start_token_id", "decoder_start_token_id");
+        token("tokenizer.ggml.eos_token_id", "eos_token_id");
+        token("tokenizer.ggml.padding_token_id", "pad_token_id");
+    } else if (arch == "gpt2") {
         j["n_embd"] = d;
         j["n_layer"] = need_int(h, p + "block_count", what);
         j["n_head"] = heads;
@@ -244,6 +382,18 @@ HfConfig gguf_hf_config(const GgufHeader& h, const std::string& what, std::strin
     if (config_json) *config_json = j.dump(2);
     HfConfig hf = parse_hf_config(j.dump(), what);
     if (arch == "gpt2") hf.config.tie_embeddings = h.find_tensor("output.weight") == nullptr;
+    if (arch == "gptneox") {  // exactly the file's count (rotary_pct is only how HF spells it)
+        const int d_head = hf.config.d_head();
+        hf.config.rotary_dim = rotary == d_head ? 0 : int(rotary);
+    }
+    if (arch == "bert") {  // BertModel: no masked-LM head in the file (the converter drops cls.*)
+        hf.config.mlm_head = hf.config.tie_embeddings = false;
+        const GgufValue* types = h.find("tokenizer.ggml.token_type_count");
+        hf.config.type_vocab_size =
+            types && types->is_integer() && types->integer > 0 && h.find_tensor("token_types.weight")
+            ? int(std::min<int64_t>(types->integer, int64_t(1) << 20))
+            : 0;
+    }
     if (const GgufValue* n = h.find("general.name");
         n && n->type == GgufValueType::String && !n->text.empty() && is_valid_utf8(n->text))
         hf.config.name = n->text;
@@ -255,6 +405,21 @@ HfConfig gguf_hf_config(const GgufHeader& h, const std::string& what, std::strin
     id("tokenizer.ggml.eos_token_id", hf.eos_token_id);
     id("tokenizer.ggml.padding_token_id", hf.pad_token_id);
     return hf;
+}
+
+TranslationSpec gguf_translation_spec(const GgufHeader& h, const std::string& what) {
+    const HfConfig hf = gguf_hf_config(h, what);
+    if (hf.config.arch != Arch::EncoderDecoder)
+        fail(what, "architecture '" + hf.model_type + "' is not an encoder-decoder: no source/target path");
+    if (hf.decoder_start_token_id < 0)
+        fail(what, "no " + hf.model_type + ".decoder_start_token_id: the decoder's first token is unknown");
+    if (hf.eos_token_id < 0) fail(what, "no tokenizer.ggml.eos_token_id: the end token is unknown");
+    TranslationSpec spec;
+    spec.direction = "model";
+    spec.decoder_start_id = hf.decoder_start_token_id;
+    spec.source_end_id = spec.target_end_id = hf.eos_token_id;
+    spec.pad_id = hf.pad_token_id;
+    return spec;
 }
 
 GgufSummary gguf_summary(const GgufHeader& h, uint64_t file_bytes) {
@@ -296,8 +461,9 @@ std::shared_ptr<const Model> load_gguf_model(const GgufFile& file, const GgufLoa
     const std::string what = path.string();
     const GgufHeader& h = file.header();
     HfConfig hf = gguf_hf_config(h, what);
-    if (hf.config.name.empty() || hf.config.name == hf.model_type) hf.config.name = stem_name(path);
-    const std::string arch = hf.model_type;
+    const std::string arch = need(h, "general.architecture", what).text;  // checked by gguf_hf_config
+    if (hf.config.name.empty() || hf.config.name == hf.model_type || hf.config.name == arch)
+        hf.config.name = stem_name(path);
     const Table table = tensor_table(arch, hf.config);
 
     // Every tensor against the table before anything is decoded.
@@ -359,6 +525,7 @@ std::shared_ptr<const Model> load_gguf_model(const GgufFile& file, const GgufLoa
                 for (int k = 0; k < 3; ++k) ours[rule.ours[size_t(k)]] = row_slice(t, k * n, n);
                 break;
             }
+            case Transform::Drop: break;
         }
         if (!t.mapped_blocks) file.release(info);  // copied: the mapping's pages of this tensor need not stay resident
         done += info.bytes;

@@ -11,6 +11,9 @@
 //  - With llama.cpp's arithmetic (QuantActivations::Int8), the quantized files against llama.cpp on them: equal where
 //    no activation lands on the other side of a rounding boundary (see the test).
 //  - GPT-2: ggml's CPU GELU reads a float16 table: 1e-3 of the largest |logit| (measured 2.8e-4).
+//  - gptneox and bert: llama.cpp uses that tanh GELU where HF's models (and we) use the exact one: 2e-3 (measured
+//    3.8e-4 and 2.8e-4 of the largest |value|); t5: 1e-3 (2.0e-4). BERT is compared on its final hidden states
+//    (llama.cpp's embeddings with pooling none), T5 on the decoder's logits after llama_encode of the source.
 #include "core/formats/gguf.h"
 #include "core/formats/gguf_model.h"
 #include "core/kernels/quant_gemm.h"
@@ -137,6 +140,45 @@ TEST(GgufLlamaCpp, KQuantMixAgreesWithLlamaCpp) {
     // largest |logit| and a KL of 1e-5.
     EXPECT_LE(relative_max_error(ours, ref), 5e-2);
     EXPECT_LE(kl_last(ours, ref), 5e-3);
+}
+
+TEST(GgufLlamaCpp, GptNeoxBertAndT5AgreeWithLlamaCpp) {
+    TS_REQUIRE_LLAMA_CPP("logits/t5_f32.bin");
+    // gptneox and bert: llama.cpp's graphs use the tanh GELU (ggml_gelu, read from a float16 table), the HF models
+    // and we the exact one; t5's gated GELU is the tanh form on both sides, from the same table.
+    const MatrixRM neox = our_logits("gptneox_f32");
+    const double neox_err = relative_max_error(neox, reference_logits("gptneox_f32"));
+    EXPECT_LE(neox_err, 2e-3);  // measured 3.8e-4
+    EXPECT_LE(kl_last(neox, reference_logits("gptneox_f32")), 1e-4);
+    const MatrixRM q8 = our_logits("gptneox_q8_0");
+    const double twin_err = relative_max_error(q8, reference_logits("gptneox_q8_0_ref"));
+    EXPECT_LE(twin_err, 2e-3);
+    EXPECT_LE(kl_last(q8, reference_logits("gptneox_q8_0")), 5e-3);  // llama.cpp's 8-bit activations
+
+    const auto bert = load_gguf_model(test::golden_path("gguf/bert_f32.gguf"));
+    const MatrixRM hidden = forward(*bert, reference_ids(), ForwardOptions{}).hidden;
+    const MatrixRM bert_ref = reference_logits("bert_f32");  // final hidden states, (T, d_model)
+    ASSERT_EQ(hidden.rows(), bert_ref.rows());
+    ASSERT_EQ(hidden.cols(), bert_ref.cols());
+    const double bert_err = relative_max_error(hidden, bert_ref);
+    EXPECT_LE(bert_err, 2e-3);  // measured 2.8e-4
+
+    std::ifstream in(ref_dir() / "logits" / "t5_ids.txt");
+    std::vector<std::vector<int>> lines(2);
+    for (auto& v : lines) {
+        std::string line;
+        std::getline(in, line);
+        std::istringstream ls(line);
+        for (int id; ls >> id;) v.push_back(id);
+    }
+    const auto t5 = load_gguf_model(test::golden_path("gguf/t5_f32.gguf"));
+    const MatrixRM t5_ours = forward_seq2seq(*t5, lines[0], lines[1], ForwardOptions{}).logits;
+    const MatrixRM t5_ref = reference_logits("t5_f32");
+    ASSERT_EQ(t5_ours.rows(), t5_ref.rows());
+    const double t5_err = relative_max_error(t5_ours, t5_ref);
+    EXPECT_LE(t5_err, 1e-3);  // measured 2.0e-4 (the float16 GELU table)
+    std::cout << "[ llama.cpp ] relative max error: gptneox " << neox_err << ", gptneox Q8_0 vs its twin " << twin_err
+              << ", bert hidden states " << bert_err << ", t5 " << t5_err << "\n";
 }
 
 /// llama_tokenize's ids: two lines per parity text (with specials, without).

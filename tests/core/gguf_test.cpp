@@ -11,6 +11,7 @@
 #include "core/kernels/threads.h"
 #include "tests/test_util.h"
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 
@@ -172,6 +173,104 @@ TEST(GgufModel, Qwen2Bf16AndGpt2MatchTorch) {
     expect_matches_torch(*gpt2, "hf_gpt2", 1e-4f);
 }
 
+/// Every weight of `model` equals the HF loader's of tests/golden/<hf>, except those named in `absent`.
+void expect_hf_weights(const Model& model, const std::string& hf, const std::vector<std::string>& absent = {}) {
+    const auto ref = load_hf_model(test::golden_path(hf));
+    size_t compared = 0;
+    for (const auto& [name, t] : ref->weights()) {
+        if (std::find(absent.begin(), absent.end(), name) != absent.end()) {
+            EXPECT_EQ(model.weights().count(name), 0u) << name;
+            continue;
+        }
+        ASSERT_TRUE(model.weights().count(name)) << hf << ": " << name << " missing";
+        EXPECT_EQ(to_f32(model.stored_weight(name)).data, to_f32(t).data) << hf << ": " << name;
+        ++compared;
+    }
+    EXPECT_EQ(compared + absent.size(), ref->weights().size());
+    EXPECT_EQ(model.weights().size(), compared);
+}
+
+TEST(GgufModel, GptNeoxMatchesTorchAndTheHfWeights) {
+    const auto model = load_gguf_model(fixture("gptneox_f32.gguf"));
+    const ModelConfig& c = model->config();
+    EXPECT_EQ(c.rotary_dim, 4);  // rope.dimension_count of a 16-wide head (rotary_pct 0.25)
+    EXPECT_TRUE(c.parallel_residual);
+    EXPECT_FALSE(c.tie_embeddings);
+    EXPECT_EQ(c.activation, Activation::GELU);  // HF's exact GELU
+    expect_hf_weights(*model, "hf_gpt_neox");   // the converter's q/k/v regrouping undone exactly
+    expect_matches_torch(*model, "hf_gpt_neox", 1e-4f);
+    // Quantized: the fused q/k/v blocks are split by rows without decoding them.
+    const auto q8 = load_gguf_model(fixture("gptneox_q8_0.gguf")),
+               twin = load_gguf_model(fixture("gptneox_q8_0_ref.gguf"));
+    EXPECT_EQ(q8->stored_weight("dec.0.attn.wk").storage, Storage::Ggml);
+    for (const auto& [name, t] : twin->weights()) EXPECT_EQ(to_f32(q8->stored_weight(name)).data, t.data) << name;
+    const std::vector<int> ids{1, 7, 42, 255, 3, 99};
+    EXPECT_TRUE(forward(*q8, ids, ForwardOptions{}).logits == forward(*twin, ids, ForwardOptions{}).logits);
+}
+
+TEST(GgufModel, BertIsTheEncoderWithoutItsHead) {
+    const auto model = load_gguf_model(fixture("bert_f32.gguf"));
+    const ModelConfig& c = model->config();
+    EXPECT_EQ(c.arch, Arch::EncoderOnly);
+    EXPECT_FALSE(c.mlm_head);
+    EXPECT_EQ(c.type_vocab_size, 2);
+    EXPECT_EQ(c.activation, Activation::GELU);
+    expect_hf_weights(*model, "hf_bert",
+                      {"mlm_head.dense.weight", "mlm_head.dense.bias", "mlm_head.norm.weight", "mlm_head.norm.bias",
+                       "mlm_head.bias"});
+    const WeightMap expected = load_safetensors(test::golden_path("hf_bert/expected.safetensors"));
+    std::vector<int> ids;
+    for (float v : expected.at("ids").data) ids.push_back(int(v));
+    ForwardOptions fo;
+    fo.capture = CaptureFilter::all();
+    const ForwardResult r = forward(*model, ids, fo);
+    EXPECT_EQ(r.logits.size(), 0);  // no head: hidden states only
+    ASSERT_EQ(r.hidden.rows(), int64_t(ids.size()));
+    for (const char* key : {"enc.0.attn.probs", "enc.1.attn.probs"})
+        EXPECT_TRUE(test::allclose(r.trace->at(key), expected.at(key), 1e-5f)) << key;
+    // The same hidden states as the HF folder's model (which has the head on top).
+    const ForwardResult hf = forward(*load_hf_model(test::golden_path("hf_bert")), ids, ForwardOptions{});
+    EXPECT_TRUE(r.hidden == hf.hidden);
+}
+
+TEST(GgufModel, T5MatchesTorchAndStartsTheDecoderFromItsMetadata) {
+    const GgufFile file(fixture("t5_f32.gguf"));
+    const auto model = load_gguf_model(file);
+    const ModelConfig& c = model->config();
+    EXPECT_EQ(c.arch, Arch::EncoderDecoder);
+    EXPECT_EQ(c.n_enc_layers, 3);
+    EXPECT_EQ(c.n_layers, 2);
+    EXPECT_EQ(c.head_dim, 16);
+    EXPECT_EQ(c.relative_attention_num_buckets, 6);
+    EXPECT_EQ(c.relative_attention_max_distance, 128);
+    EXPECT_EQ(c.activation, Activation::GeGLUTanh);
+    EXPECT_FALSE(c.tie_embeddings);
+    expect_hf_weights(*model, "hf_t5_gguf");
+    const WeightMap expected = load_safetensors(test::golden_path("hf_t5_gguf/expected.safetensors"));
+    const auto ids = [&](const char* key) {
+        std::vector<int> v;
+        for (float x : expected.at(key).data) v.push_back(int(x));
+        return v;
+    };
+    ForwardOptions fo;
+    fo.capture = CaptureFilter::all();
+    const ForwardResult r = forward_seq2seq(*model, ids("src_ids"), ids("tgt_ids"), fo);
+    const Tensor& e = expected.at("logits");
+    ASSERT_EQ(r.logits.rows(), e.dim(0));
+    EXPECT_TRUE(test::allclose(r.logits.data(), e.data.data(), e.numel(), 1e-4f, 0.0f));
+    for (const char* key : {"enc.2.attn.probs", "dec.1.attn.probs", "dec.1.cross_attn.probs"})
+        EXPECT_TRUE(test::allclose(r.trace->at(key), expected.at(key), 1e-5f)) << key;
+    const TranslationSpec spec = gguf_translation_spec(file.header(), "t5_f32.gguf");
+    EXPECT_EQ(spec.decoder_start_id, 0);
+    EXPECT_EQ(spec.source_end_id, 1);
+    EXPECT_EQ(spec.target_end_id, 1);
+    EXPECT_TRUE(contains(test::error_of([] {
+                             (void)gguf_translation_spec(GgufFile(fixture("llama_f32.gguf")).header(),
+                                                         "llama_f32.gguf");
+                         }),
+                         {"llama_f32.gguf", "not an encoder-decoder"}));
+}
+
 TEST(GgufModel, ProgressAndName) {
     uint64_t last = 0, total = 0;
     int calls = 0;
@@ -296,8 +395,9 @@ TEST(GgufModel, UnsupportedAndMismatchedFilesAreNamed) {
         return p;
     };
     const auto load_error = [](const fs::path& p) { return test::error_of([&] { (void)load_gguf_model(p); }); };
-    EXPECT_TRUE(contains(load_error(write("mamba.gguf", Writer().header(3, 0, 1).kv_str("general.architecture", "mamba").b)),
-                         {"mamba.gguf", "architecture 'mamba' is not supported", "llama, qwen2, gemma, gpt2"}));
+    EXPECT_TRUE(contains(
+        load_error(write("mamba.gguf", Writer().header(3, 0, 1).kv_str("general.architecture", "mamba").b)),
+        {"mamba.gguf", "architecture 'mamba' is not supported", "llama, qwen2, gemma, gpt2, gptneox, bert, t5"}));
     EXPECT_TRUE(contains(load_error(write("none.gguf", Writer().header(3, 0, 0).b)), {"general.architecture"}));
     Writer few;  // llama keys but no tensors
     few.header(3, 0, 7).kv_str("general.architecture", "llama").kv_u32("llama.context_length", 64)
@@ -316,6 +416,41 @@ TEST(GgufModel, UnsupportedAndMismatchedFilesAreNamed) {
     EXPECT_TRUE(contains(load_error(write("shape.gguf", shape.b)),
                          {"tensor 'token_embd.weight' has shape (15, 32), expected (16, 32)"}));
     EXPECT_TRUE(contains(load_error(dir.path / "absent.gguf"), {"absent.gguf", "cannot open"}));
+    // The new families' own refusals, named by key.
+    Writer bert;
+    bert.header(3, 0, 8)
+        .kv_str("general.architecture", "bert")
+        .kv_u32("bert.context_length", 64)
+        .kv_u32("bert.embedding_length", 32)
+        .kv_u32("bert.block_count", 1)
+        .kv_u32("bert.feed_forward_length", 64)
+        .kv_u32("bert.attention.head_count", 4)
+        .kv_u32("bert.vocab_size", 16);
+    bert.str("bert.attention.causal").put<uint32_t>(7).put<uint8_t>(1);  // GGUF bool
+    EXPECT_TRUE(contains(load_error(write("causal.gguf", bert.b)), {"causal.gguf", "bert.attention.causal = true"}));
+    Writer neox;
+    neox.header(3, 0, 8)
+        .kv_str("general.architecture", "gptneox")
+        .kv_u32("gptneox.context_length", 64)
+        .kv_u32("gptneox.embedding_length", 32)
+        .kv_u32("gptneox.block_count", 1)
+        .kv_u32("gptneox.feed_forward_length", 64)
+        .kv_u32("gptneox.attention.head_count", 4)
+        .kv_u32("gptneox.vocab_size", 16)
+        .kv_u32("gptneox.rope.dimension_count", 3);
+    EXPECT_TRUE(contains(load_error(write("rot.gguf", neox.b)), {"rot.gguf", "rope.dimension_count 3 must be even"}));
+    Writer umt5;
+    umt5.header(3, 1, 7)
+        .kv_str("general.architecture", "t5")
+        .kv_u32("t5.context_length", 64)
+        .kv_u32("t5.embedding_length", 32)
+        .kv_u32("t5.block_count", 2)
+        .kv_u32("t5.feed_forward_length", 64)
+        .kv_u32("t5.attention.head_count", 4)
+        .kv_u32("t5.vocab_size", 16);
+    umt5.tensor("enc.blk.1.attn_rel_b.weight", {4, 32}, 0, 0).pad();
+    umt5.b.append(4 * 32 * 4, '\0');
+    EXPECT_TRUE(contains(load_error(write("umt5.gguf", umt5.b)), {"umt5.gguf", "enc.blk.1.attn_rel_b.weight", "UMT5"}));
 }
 
 }  // namespace

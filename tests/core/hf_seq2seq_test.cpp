@@ -92,8 +92,8 @@ TEST_P(HfSeq2SeqGolden, LogitsAndEveryAttentionMatchTorch) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Families, HfSeq2SeqGolden, ::testing::Values("hf_t5", "hf_t5_v11", "hf_t5_dkv", "hf_marian",
-                                                                   "hf_bart"));
+INSTANTIATE_TEST_SUITE_P(Families, HfSeq2SeqGolden,
+                         ::testing::Values("hf_t5", "hf_t5_v11", "hf_t5_dkv", "hf_t5_gguf", "hf_marian", "hf_bart"));
 
 TEST(HfSeq2Seq, IncrementalDecodingMatchesTeacherForcing) {
     // decoder_step (KV cache: T5's bias for a query at position n_past against keys 0..n_past) equals row t of the

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # llama.cpp's own outputs on our GGUF fixtures, made at test set-up into DEST (build tree; nothing committed):
 #   DEST/logits/<fixture>.bin   every position's logits of tests/golden/gguf/<fixture>.gguf for the ids in
-#                               DEST/logits/ids.txt (llama_cpp_reference.c: F32 KV cache, flash attention off)
+#                               DEST/logits/ids.txt (llama_cpp_reference.c: F32 KV cache, flash attention off);
+#                               for bert_f32 the final hidden states instead; for t5_f32 the decoder's logits for
+#                               the source and target ids of DEST/logits/t5_ids.txt (one line each)
 #   DEST/logits/syn_tiny_q4km.{gguf,bin}  the same for a small synthetic Llama quantized by ggml in the Q4_K_M mix
 #                               (tests/bench/make_synthetic_gguf.py --shape tiny)
 #   DEST/tokens/austen.jsonl    llama_tokenize of tests/tokenizer/data/parity_texts.json with
@@ -18,7 +20,7 @@ testdata=${2:?usage: llama_cpp_reference.sh DEST TESTDATA}
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 stamp="$dest/done"
-if [ -f "$stamp" ] && [ "$stamp" -nt "$here/llama_cpp_reference.c" ] && [ "$stamp" -nt "$root/tests/golden/gguf/llama_f32.gguf" ] &&
+if [ -f "$stamp" ] && [ "$stamp" -nt "$here/llama_cpp_reference.c" ] && [ -z "$(find "$root/tests/golden/gguf" -newer "$stamp")" ] &&
    [ "$stamp" -nt "$here/llama_cpp_reference.sh" ] && [ "$stamp" -nt "$root/tests/bench/make_synthetic_gguf.py" ]; then
   echo "llama.cpp references already in $dest"; exit 0
 fi
@@ -32,10 +34,21 @@ cc -O1 -o "$dest/llama_cpp_reference" "$here/llama_cpp_reference.c" -I"$src/incl
 run() { "$dest/llama_cpp_reference" "$lib" "$@"; }
 ids="1 7 42 255 3 99 12 200 5 64 128 17"
 echo "$ids" > "$dest/logits/ids.txt"
-for f in llama_f32 llama_f16 llama_q8_0 llama_q4_0 llama_q8_0_ref llama_q4_0_ref qwen2_bf16 gpt2_f32; do
+for f in llama_f32 llama_f16 llama_q8_0 llama_q4_0 llama_q8_0_ref llama_q4_0_ref qwen2_bf16 gptneox_f32 gptneox_q8_0 \
+         gptneox_q8_0_ref gpt2_f32; do
   # shellcheck disable=SC2086
   run logits "$root/tests/golden/gguf/$f.gguf" "$dest/logits/$f.bin" $ids || warn "llama.cpp failed on $f.gguf"
 done
+# BERT: every position's final hidden state (an embedding model: the converter drops the masked-LM head).
+# shellcheck disable=SC2086
+run embeddings "$root/tests/golden/gguf/bert_f32.gguf" "$dest/logits/bert_f32.bin" $ids ||
+  warn "llama.cpp failed on bert_f32.gguf"
+# T5: the source ids through llama_encode, then the target ids (decoder start token first) through llama_decode.
+src_ids="21 140 6 77 299 5 64 1" tgt_ids="0 88 3 161 40 9 250"
+printf '%s\n%s\n' "$src_ids" "$tgt_ids" > "$dest/logits/t5_ids.txt"
+# shellcheck disable=SC2086
+run seq2seq "$root/tests/golden/gguf/t5_f32.gguf" "$dest/logits/t5_f32.bin" 8 $src_ids $tgt_ids ||
+  warn "llama.cpp failed on t5_f32.gguf"
 # A small synthetic Llama in llama.cpp's Q4_K_M mix (Q4_K and Q6_K rows of 256), quantized by ggml itself.
 /usr/bin/python3 "$root/tests/bench/make_synthetic_gguf.py" "$dest/llama.cpp" "$dest/logits/syn_tiny_q4km.gguf" \
   --shape tiny --type Q4_K_M >/dev/null || warn "the synthetic Q4_K_M file could not be written"

