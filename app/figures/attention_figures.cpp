@@ -431,6 +431,11 @@ std::vector<plot::Figure> attention_step_figures(const Snapshot& s, int layer, i
             f.formula = tr("scaled = scores + b_h[bucket(s − t)]: T5 adds a learned bias per head and relative distance "
                            "(shared by the stack's layers) and does not divide by √d_head");
             if (f.heatmap) f.heatmap->value_label = tr("score + bias");
+        } else if (k == 1 && s.model && !s.model->config().scale_attn) {  // T5's cross-attention
+            f.title = tr("2. not scaled");
+            f.formula =
+                tr("scaled = scores: T5 does not divide by √d_head (its query weights are initialised smaller "
+                   "instead)");
         }
         f.view = "attention-steps";
         if (f.heatmap) {

@@ -94,7 +94,12 @@ Heatmap make_heatmap(int rows, int cols, std::span<const float> values, Colormap
         lo = -m;
         hi = m;
     }
-    if (!(hi > lo)) { lo -= 0.5f; hi += 0.5f; }
+    // A constant field is shown against zero (one attention weight of 1 on a one-token text: 0 .. 1, not 0.5 .. 1.5).
+    if (!(hi > lo)) {
+        if (lo > 0) lo = 0;
+        else if (hi < 0) hi = 0;
+        else lo -= 0.5f, hi += 0.5f;
+    }
     h.vmin = lo;
     h.vmax = hi;
     return h;

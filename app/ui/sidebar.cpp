@@ -77,8 +77,16 @@ void App::sidebar() {
     if (m_model.model) {
         const ModelConfig& c = m_model.model->config();
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
-        ImGui::TextWrapped(tr("%s · %d layers · d_model %d · %d heads (%d KV) · vocab %d · max_seq_len %d"), arch_label(c.arch),
-                           c.n_layers, c.d_model, c.n_heads, c.n_kv_heads, c.vocab_size, c.max_seq_len);
+        if (c.arch == Arch::EncoderDecoder)
+            ImGui::TextWrapped(
+                tr("%s · %d + %d layers (encoder + decoder) · d_model %d · %d heads (%d KV) · vocab %d · "
+                   "max_seq_len %d"),
+                arch_label(c.arch), c.n_enc_layers, c.n_layers, c.d_model, c.n_heads, c.n_kv_heads, c.vocab_size,
+                c.max_seq_len);
+        else
+            ImGui::TextWrapped(tr("%s · %d layers · d_model %d · %d heads (%d KV) · vocab %d · max_seq_len %d"),
+                               arch_label(c.arch), c.n_layers, c.d_model, c.n_heads, c.n_kv_heads, c.vocab_size,
+                               c.max_seq_len);
         ImGui::PopStyleColor();
     }
     if (!m_model.weight_warnings.empty()) {

@@ -142,6 +142,14 @@ TEST(Figure, HeatmapRangeIsSymmetricForDiverging) {
     const std::vector<float> masked(4, -INFINITY);
     const Heatmap m = make_heatmap(2, 2, masked, Colormap::Viridis, "x");
     EXPECT_LT(m.vmin, m.vmax);  // all masked: a valid default range
+    // A constant field against zero: one attention weight of 1 is 0 .. 1 (it was 0.5 .. 1.5).
+    const std::vector<float> one{1.0f}, neg{-2.0f, -2.0f}, zero{0.0f};
+    EXPECT_EQ(make_heatmap(1, 1, one, Colormap::Viridis, "w").vmin, 0.0f);
+    EXPECT_EQ(make_heatmap(1, 1, one, Colormap::Viridis, "w").vmax, 1.0f);
+    EXPECT_EQ(make_heatmap(1, 2, neg, Colormap::Viridis, "w").vmin, -2.0f);
+    EXPECT_EQ(make_heatmap(1, 2, neg, Colormap::Viridis, "w").vmax, 0.0f);
+    EXPECT_LT(make_heatmap(1, 1, zero, Colormap::Viridis, "w").vmin, 0.0f);
+    EXPECT_GT(make_heatmap(1, 1, zero, Colormap::Viridis, "w").vmax, 0.0f);
 }
 
 // The range is taken eight cells at a time plus a tail: any length, the extremes anywhere, NaN and ±inf ignored.

@@ -269,9 +269,13 @@ void draw_attention_panel(PanelContext& ctx) {
     }
 
     // Step view (below): five small heatmaps side by side.
-    ImGui::Text(
-        tr("Step view, layer %d head %d (KV head %d): Q Kᵀ  →  ÷ √d_head (= %.3g)  →  + mask  →  softmax  →  · V"),
-        layer, head, kv, std::sqrt(double(c.d_head())));
+    // The chain of steps this model computes: T5 adds a relative-position bias (self-attention) and never scales.
+    std::string chain = trf("Step view, layer %d head %d (KV head %d): Q Kᵀ", layer, head, kv);
+    if (s.trace && s.trace->find(attention_prefix(s, src, layer) + "position_bias"))
+        chain += std::string("  →  ") + tr("+ relative position bias");
+    else if (c.scale_attn) chain += "  →  " + trf("÷ √d_head (= %.3g)", std::sqrt(double(c.d_head())));
+    chain += "  →  + mask  →  softmax  →  · V";
+    ImGui::TextUnformatted(chain.c_str());
     draw_figure_row(attention_step_figures(s, layer, head, src), 0.2f, "step", -1);
 }
 
