@@ -149,30 +149,68 @@ std::atomic<size_t> g_memory_budget{0};
 
 // Refuses, before it runs, a forward whose trace (and logit lens) would not fit in the budget: the snapshot's error
 // says so in one line and the window keeps its session. The fit (two tiny dry runs) is kept per model and settings.
-void check_memory_budget(const ForwardRequest& r, const ForwardOptions& opt, int T, int S_src) {
+/// Bytes a forward with these options needs for T (and S_src source) tokens: the fitted trace and workspace, plus the
+/// logit lens's rows.
+size_t forward_need(const ForwardRequest& r, const ForwardOptions& opt, int T, int S_src) {
     struct Fit {
         std::weak_ptr<const Model> model;
         std::string key;
         ForwardMemoryFit fit;
     };
-    thread_local Fit cached;
-    const std::string key = std::to_string(opt.capture.captures_all()) + std::to_string(opt.capture.captures_anything()) +
-                            std::to_string(opt.all_logits) + std::to_string(opt.compute_logits);
-    if (cached.model.lock() != r.model || cached.key != key) {
-        cached.fit = fit_forward_memory(*r.model, opt);
-        cached.model = r.model;
-        cached.key = key;
+    thread_local std::vector<Fit> cached;  // one per capture filter (the full trace, the long-text one)
+    const std::string key = opt.capture.key() + std::to_string(opt.all_logits) + std::to_string(opt.compute_logits);
+    auto it = std::find_if(cached.begin(), cached.end(),
+                           [&](const Fit& f) { return f.key == key && f.model.lock() == r.model; });
+    if (it == cached.end()) {
+        std::erase_if(cached, [](const Fit& f) { return f.model.expired(); });
+        cached.push_back(Fit{r.model, key, fit_forward_memory(*r.model, opt)});
+        it = cached.end() - 1;
     }
-    size_t need = cached.fit.bytes(T, S_src);
+    size_t need = it->fit.bytes(T, S_src);
     if (r.logit_lens && has_lm_head(*r.model))  // one layer's lens logits at a time, and every position's logits
         need += size_t(2) * size_t(T) * size_t(r.model->config().vocab_size) * sizeof(float);
+    return need;
+}
+
+/// The FFN intermediates: (T, d_ff) each, most of a long text's trace (three of the ~4 d_ff + 10 d_model floats a
+/// token takes per layer in a gated model). What the long-text capture leaves out.
+const std::vector<std::string>& long_text_dropped() {
+    static const std::vector<std::string> names{".ffn.pre_act", ".ffn.up", ".ffn.post_act"};
+    return names;
+}
+
+/// Fits the request to the memory budget: the whole trace when it fits; else, when the request records everything,
+/// the trace without the FFN intermediates (opt.capture changes; the snapshot records need and budget); else throws
+/// the one-line refusal.
+void fit_memory_budget(const ForwardRequest& r, ForwardOptions& opt, int T, int S_src, Snapshot& s) {
     const size_t budget = forward_memory_budget();
-    const std::string why = memory_refusal("a forward over " + std::to_string(T + S_src) + " tokens", need, budget,
-                                           "shorten the text, or start the app with a larger --memory-budget");
-    if (!why.empty()) throw std::runtime_error(why);
+    const std::string what = "a forward over " + std::to_string(T + S_src) + " tokens";
+    const size_t need = forward_need(r, opt, T, S_src);
+    if (memory_refusal(what, need, budget, "").empty()) return;
+    if (opt.capture.captures_all()) {
+        ForwardOptions lean = opt;
+        lean.capture = CaptureFilter::all_except(long_text_dropped());
+        const size_t lean_need = forward_need(r, lean, T, S_src);
+        if (memory_refusal(what, lean_need, budget, "").empty()) {
+            opt = std::move(lean);
+            s.ffn_skipped_need = need;
+            s.ffn_skipped_budget = budget;
+            return;
+        }
+        throw std::runtime_error(memory_refusal(what + " (even without the FFN intermediates)", lean_need, budget,
+                                                "shorten the text, or start the app with a larger --memory-budget"));
+    }
+    throw std::runtime_error(
+        memory_refusal(what, need, budget, "shorten the text, or start the app with a larger --memory-budget"));
 }
 
 }  // namespace
+
+size_t forward_memory_need(const ForwardRequest& r, int T, int S_src, bool without_ffn) {
+    ForwardOptions opt = options_for(r, r.capture_all);
+    if (without_ffn) opt.capture = CaptureFilter::all_except(long_text_dropped());
+    return forward_need(r, opt, T, S_src);
+}
 
 void set_forward_memory_budget(size_t bytes) { g_memory_budget.store(bytes); }
 size_t forward_memory_budget() {
@@ -211,8 +249,8 @@ std::shared_ptr<const Snapshot> run_forward_request(const ForwardRequest& r, uin
             return s;  // empty text: nothing to run, not an error
         }
         if (r.kind != ForwardRequest::Kind::Generate) {
-            const ForwardOptions opt = options_for(r, r.capture_all);
-            check_memory_budget(r, opt, int(s->tokens->ids.size()), src ? int(src->size()) : 0);
+            ForwardOptions opt = options_for(r, r.capture_all);
+            fit_memory_budget(r, opt, int(s->tokens->ids.size()), src ? int(src->size()) : 0, *s);
             ForwardResult out;
             if (r.kind == ForwardRequest::Kind::Forward && r.memory && r.model->config().arch == Arch::DecoderOnly) {
                 if (r.memory->model != r.model) {

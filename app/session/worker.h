@@ -88,6 +88,11 @@ struct ForwardRequest {
 /// default) = default_memory_budget() at the time of the request. Set once at start-up (the gui's --memory-budget).
 void set_forward_memory_budget(size_t bytes);
 [[nodiscard]] size_t forward_memory_budget();
+/// Bytes the request's forward needs over T tokens (and S_src source tokens): its trace and workspace as fitted on
+/// the model (core's fit_forward_memory), plus the logit lens's rows. without_ffn: the long-text capture, which
+/// leaves the FFN intermediates out. A request whose whole trace is over the budget but whose long-text trace fits
+/// runs with the latter (Snapshot::ffn_skipped_need); one over both is refused in one line.
+[[nodiscard]] size_t forward_memory_need(const ForwardRequest& r, int T, int S_src, bool without_ffn);
 
 struct Snapshot {
     uint64_t id = 0;                    ///< request id (monotonic)
@@ -115,6 +120,10 @@ struct Snapshot {
     double compute_ms = 0.0;
     bool partial = false;               ///< the logit lens is still being computed (a complete snapshot follows)
     int reused_positions = 0;           ///< positions taken from the previous forward (incremental typing)
+    /// Non-zero when the trace left the FFN intermediates out (ffn.pre_act, ffn.up, ffn.post_act: most of a long
+    /// text's trace) because recording everything would not fit the memory budget: the bytes the whole trace would
+    /// have needed, and the budget (the panels that would show them say so: ffn_not_recorded_message).
+    size_t ffn_skipped_need = 0, ffn_skipped_budget = 0;
     /// "dec" for decoder stacks, "enc" for encoder-only models.
     [[nodiscard]] std::string stack() const;
     [[nodiscard]] int n_layers() const;

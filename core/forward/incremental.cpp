@@ -29,7 +29,9 @@ std::string why_not_incremental(const ModelConfig& c, const ForwardOptions& opt)
     if (opt.self_mask.kind != MaskKind::Causal) return "the mask is not causal";
     if (!opt.self_mask.key_padding.empty()) return "key padding";
     if (!opt.edits.empty()) return "activation edits";
-    if (opt.capture.captures_anything() && !opt.capture.captures_all()) return "a partial capture filter";
+    // All-but-some (the long-text capture) splices like all: both traces lack the same names.
+    if (opt.capture.captures_anything() && !opt.capture.captures_all() && opt.capture.excluded().empty())
+        return "a partial capture filter";
     return "";
 }
 
@@ -39,12 +41,9 @@ bool all_rows(const ForwardOptions& opt) { return opt.all_logits && opt.compute_
 
 std::string knobs_of(const ForwardOptions& opt) {
     char buf[96];
-    std::snprintf(buf, sizeof buf, "t=%a capture=%d all_logits=%d int8=%d", double(opt.temperature),
-                  opt.capture.captures_all()            ? 2
-                      : opt.capture.captures_anything() ? 1
-                                                        : 0,
+    std::snprintf(buf, sizeof buf, "t=%a all_logits=%d int8=%d capture=", double(opt.temperature),
                   all_rows(opt) ? 1 : 0, quant_activations() == QuantActivations::Int8 ? 1 : 0);
-    return buf;
+    return buf + opt.capture.key();
 }
 
 // Rows [0, P) of a (rows, cols) matrix followed by all rows of `tail`.

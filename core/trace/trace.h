@@ -30,18 +30,43 @@ public:
         f.m_prefixes = std::move(p);
         return f;
     }
+    /// Every name except those ending with one of the suffixes (".ffn.pre_act"): what a long text keeps when the
+    /// whole trace would not fit the memory budget (the worker's long-text capture).
+    static CaptureFilter all_except(std::vector<std::string> suffixes) {
+        CaptureFilter f(Mode::AllExcept);
+        f.m_prefixes = std::move(suffixes);
+        return f;
+    }
     [[nodiscard]] bool wants(std::string_view name) const {
         if (m_mode == Mode::All) return true;
         if (m_mode == Mode::None) return false;
+        if (m_mode == Mode::AllExcept) {
+            for (const auto& p : m_prefixes)
+                if (name.size() >= p.size() && name.substr(name.size() - p.size()) == p) return false;
+            return true;
+        }
         for (const auto& p : m_prefixes)
             if (name.substr(0, p.size()) == p) return true;
         return false;
     }
     [[nodiscard]] bool captures_anything() const { return m_mode != Mode::None; }
     [[nodiscard]] bool captures_all() const { return m_mode == Mode::All; }
+    /// The suffixes all_except leaves out (empty for the other filters).
+    [[nodiscard]] std::vector<std::string> excluded() const {
+        return m_mode == Mode::AllExcept ? m_prefixes : std::vector<std::string>{};
+    }
+    /// Identifies the filter ("all", "none", "prefixes:a,b", "except:a,b"): equal keys record the same names.
+    [[nodiscard]] std::string key() const {
+        std::string k = m_mode == Mode::All ? "all"
+            : m_mode == Mode::None          ? "none"
+            : m_mode == Mode::Prefixes      ? "prefixes:"
+                                            : "except:";
+        for (const auto& p : m_prefixes) k += p + ",";
+        return k;
+    }
 
 private:
-    enum class Mode { All, None, Prefixes };
+    enum class Mode { All, None, Prefixes, AllExcept };
     explicit CaptureFilter(Mode m) : m_mode(m) {}
     Mode m_mode;
     std::vector<std::string> m_prefixes;

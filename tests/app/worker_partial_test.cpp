@@ -122,6 +122,37 @@ TEST(WorkerPartial, GenerateRequestsAreNeverPartial) {
     EXPECT_EQ(done->generated.size(), 2u);
 }
 
+TEST(WorkerBudget, ALongTextOverBudgetRunsWithoutTheFfnIntermediatesAndSaysSo) {
+    const LoadedModel lm = make_demo_model();
+    ForwardRequest r = demo_request(lm);
+    const int T = int(r.tokens->ids.size());
+    const size_t full = forward_memory_need(r, T, 0, false), lean = forward_memory_need(r, T, 0, true);
+    ASSERT_LT(lean, full);  // the FFN intermediates are part of the estimate
+    set_forward_memory_budget((full + lean) / 2);
+    const auto s = run_forward_request(r, 1);
+    set_forward_memory_budget(lean / 2);
+    const auto refused = run_forward_request(r, 2);
+    set_forward_memory_budget(0);
+    EXPECT_TRUE(s->error.empty()) << s->error;
+    ASSERT_NE(s->trace, nullptr);
+    EXPECT_EQ(s->ffn_skipped_need, full);
+    EXPECT_EQ(s->ffn_skipped_budget, (full + lean) / 2);
+    EXPECT_EQ(s->find("dec.0.ffn.pre_act"), nullptr);
+    EXPECT_EQ(s->find("dec.1.ffn.post_act"), nullptr);
+    EXPECT_NE(s->find("dec.0.ffn.out"), nullptr);  // the FFN's output (d_model wide) stays: residual views need it
+    EXPECT_NE(s->find("dec.1.attn.probs"), nullptr);
+    EXPECT_NE(s->find("dec.1.resid_ffn"), nullptr);
+    // The same numbers as with the whole trace, where both have them.
+    const auto whole = run_forward_request(r, 3);
+    EXPECT_EQ(whole->ffn_skipped_need, 0u);
+    ASSERT_NE(whole->find("dec.0.ffn.pre_act"), nullptr);
+    EXPECT_EQ(whole->find("dec.1.resid_ffn")->data, s->find("dec.1.resid_ffn")->data);
+    EXPECT_EQ(refused->trace, nullptr);
+    EXPECT_NE(refused->error.find("(even without the FFN intermediates) needs about"), std::string::npos)
+        << refused->error;
+    EXPECT_EQ(refused->error.find('\n'), std::string::npos);
+}
+
 }  // namespace
 
 namespace {
@@ -135,7 +166,9 @@ TEST(WorkerBudget, OverBudgetRequestIsRefusedInOneLineAndTheNextOneRuns) {
     const auto refused = run_forward_request(r, 1);
     set_forward_memory_budget(0);
     EXPECT_EQ(refused->trace, nullptr);
-    EXPECT_NE(refused->error.find("a forward over 11 tokens needs about"), std::string::npos) << refused->error;
+    EXPECT_NE(refused->error.find("a forward over 11 tokens (even without the FFN intermediates) needs about"),
+              std::string::npos)
+        << refused->error;
     EXPECT_NE(refused->error.find("more than the memory budget of 4.00 KiB"), std::string::npos) << refused->error;
     EXPECT_EQ(refused->error.find('\n'), std::string::npos);
     const auto ok = run_forward_request(r, 2);

@@ -333,6 +333,44 @@ TEST(Incremental, EveryEditThatKeepsAPrefixEqualsAFullRecompute) {
     }
 }
 
+// The long-text capture (every name but the FFN intermediates) stays incremental, and records exactly the full
+// forward's names minus those.
+TEST(Incremental, TheLongTextCaptureSplicesLikeTheWholeTrace) {
+    const std::vector<std::string> dropped{".ffn.pre_act", ".ffn.up", ".ffn.post_act"};
+    const CaptureFilter lean = CaptureFilter::all_except(dropped);
+    EXPECT_FALSE(lean.wants("dec.0.ffn.pre_act"));
+    EXPECT_FALSE(lean.wants("enc.3.ffn.post_act"));
+    EXPECT_TRUE(lean.wants("dec.0.ffn.out"));
+    EXPECT_TRUE(lean.wants("dec.0.attn.probs"));
+    EXPECT_FALSE(lean.captures_all());
+    EXPECT_NE(lean.key(), CaptureFilter::all().key());
+    EXPECT_EQ(lean.key(), CaptureFilter::all_except(dropped).key());
+    for (const ModelConfig& c : {gpt_config(), llama_config()}) {
+        const Model m = random_model(c, 11, kIncrementalWeightScale);
+        ForwardOptions opt = pooled_capture_all();
+        opt.capture = lean;
+        IncrementalState st;
+        IncrementalStats stats;
+        std::vector<int> ids = ids_of(20, c.vocab_size, 5);
+        (void)forward_incremental(m, ids, opt, st, &stats);
+        ids.push_back(7);
+        const ForwardResult inc = forward_incremental(m, ids, opt, st, &stats);
+        EXPECT_EQ(stats.reused, 20) << c.name;
+        ForwardOptions whole_lean;
+        whole_lean.capture = lean;
+        const ForwardResult full = forward(m, ids, whole_lean), all = forward(m, ids, capture_all());
+        expect_trace_equal_to_rounding(*inc.trace, *full.trace, 2e-6, c.name);
+        size_t kept = 0;
+        for (const std::string& name : all.trace->names()) {
+            const bool ffn = name.find(".ffn.pre_act") != std::string::npos ||
+                name.find(".ffn.up") != std::string::npos || name.find(".ffn.post_act") != std::string::npos;
+            EXPECT_EQ(full.trace->contains(name), !ffn) << c.name << " " << name;
+            kept += !ffn;
+        }
+        EXPECT_EQ(full.trace->names().size(), kept) << c.name;
+    }
+}
+
 // The app reads a few entries of each snapshot and leaves the rest unread: unread entries are composed from a chain
 // of tails. After typing, deleting and inserting with only layer 0's probabilities read in between (and more calls
 // than kMaxSplicePieces, so composition also runs from a new base), every entry equals a full forward.

@@ -67,7 +67,10 @@ void draw_activations_panel(PanelContext& ctx) {
     const float bottom_h = std::max(line_h * 10, ImGui::GetContentRegionAvail().y);
     const Tensor* pre = s ? s->find(s->stack() + "." + std::to_string(layer) + ".ffn.pre_act") : nullptr;
     if (!pre) {
-        ImGui::TextDisabled("%s", no_forward_message(ctx, tr("FFN pre-activations appear here after the first forward pass.")));
+        if (s && s->ffn_skipped_need) ImGui::TextWrapped("%s", ffn_not_recorded_message(*s).c_str());
+        else
+            ImGui::TextDisabled(
+                "%s", no_forward_message(ctx, tr("FFN pre-activations appear here after the first forward pass.")));
         return;
     }
     const std::optional<plot::Figure> hist = ffn_histogram(*s, layer);

@@ -107,6 +107,7 @@ void draw_neurons_panel(PanelContext& ctx) {
     if (!s || !s->trace || !s->model)
         return empty_message(
             no_forward_message(ctx, tr("the FFN neurons of your text appear after the first forward pass")));
+    if (s->ffn_skipped_need) return empty_message(ffn_not_recorded_message(*s).c_str());  // a long text
     const float line_h = ImGui::GetTextLineHeight();
     const int layer = current_layer(ctx);
     const int query = current_query(ctx);

@@ -5,6 +5,7 @@
 
 #include "app/figures/figures.h"
 #include "app/i18n/tr.h"
+#include "core/model/memory_budget.h"
 
 #include <imgui.h>
 #include <imgui_stdlib.h>
@@ -116,6 +117,14 @@ const char* no_forward_message(const PanelContext& ctx, const char* waiting) {
     if (ctx.state.text.empty()) return tr("type some text to see inside the model");
     if (ctx.snap && !ctx.snap->error.empty()) return ctx.snap->error.c_str();
     return waiting;
+}
+
+std::string ffn_not_recorded_message(const Snapshot& s) {
+    if (!s.ffn_skipped_need) return "";
+    return trf(
+        "The FFN intermediates (pre-activations, activations) are not recorded for this long text: with them "
+        "its trace would need %s, over the memory budget of %s. Shorten the text to see them.",
+        human_bytes(double(s.ffn_skipped_need)).c_str(), human_bytes(double(s.ffn_skipped_budget)).c_str());
 }
 
 bool slider_log(const char* label, float* v, float lo, float hi, const char* fmt) {

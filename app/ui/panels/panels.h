@@ -113,6 +113,9 @@ void same_line_if_fits(float width);
 /// What a panel without a forward pass should say: "type some text…" when the text is empty (no forward will come),
 /// the forward's error when it failed, else `waiting` (translated by the caller).
 [[nodiscard]] const char* no_forward_message(const PanelContext& ctx, const char* waiting);
+/// "" unless the snapshot's trace left the FFN intermediates out for a long text (Snapshot::ffn_skipped_need); then
+/// one translated line saying so, with the bytes and the budget.
+[[nodiscard]] std::string ffn_not_recorded_message(const Snapshot& s);
 /// Slider for a float on a log scale.
 bool slider_log(const char* label, float* v, float lo, float hi, const char* fmt = "%.3g");
 
