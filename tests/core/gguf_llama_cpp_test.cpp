@@ -189,9 +189,13 @@ TEST(GgufLlamaCpp, WordPieceAndUnigramIdsEqualLlamaTokenize) {
     const std::string hangul = "日本語のテキストと한국어 텍스트";
     expect_same_tokens(*bert, "bert.jsonl", {hangul});
     const std::string bert_ref = test::testdata_path("bert/reference.json");  // tokenizers.js on bert-base-uncased
-    if (fs::exists(bert_ref))
-        for (const auto& r : nlohmann::json::parse(std::ifstream(bert_ref)))
-            if (r["text"] == hangul) EXPECT_EQ(bert->encode(hangul).ids, r["ids"].get<std::vector<int32_t>>());
+    if (fs::exists(bert_ref)) {
+        for (const auto& r : nlohmann::json::parse(std::ifstream(bert_ref))) {
+            if (r["text"] == hangul) {
+                EXPECT_EQ(bert->encode(hangul).ids, r["ids"].get<std::vector<int32_t>>());
+            }
+        }
+    }
     TS_REQUIRE_LLAMA_CPP("tokens/t5.jsonl");
     // "t5" (llama.cpp's UGM): tests/tokenizer/data/unigram_tokenizer.json as conversion/t5.py writes it.
     const auto t5 = load_text_tokenizer((ref_dir() / "tokens" / "t5_vocab.gguf").string());
