@@ -3,27 +3,25 @@
 //    tokenizer.ggml.pre names, ByteLevel, control / user-defined tokens as added tokens, a BOS template when the
 //    file adds one), parsed by parse_hf_tokenizer_json;
 //  - "llama" (SentencePiece BPE with scores and <0xNN> byte fallback): a SentencePiece ModelProto (BPE, identity
-//    normalizer, dummy prefix) serialized here and run by libsentencepiece itself.
+//    normalizer, dummy prefix) serialized here and run by libsentencepiece itself;
+//  - "bert" (WordPiece in llama.cpp's phantom-space spelling): gguf_vocab_wpm.cpp;
+//  - "t5" (SentencePiece unigram with a precompiled character map): gguf_vocab_ugm.cpp.
 // The per-`pre` regexes and defaults (add_bos, add_space_prefix, ignore_merges) are llama.cpp's (llama-vocab.cpp),
 // which keeps the patterns of the tokenizer.json files they come from.
 #include "core/formats/gguf.h"
+#include "core/tokenizer/gguf_vocab_detail.h"
 #include "core/tokenizer/text_tokenizer.h"
 #include "core/util/utf8.h"
 
 #include <nlohmann/json.hpp>
 
-#include <cstring>
 #include <stdexcept>
 
 namespace ts {
 namespace {
 
 using nlohmann::json;
-
-[[noreturn]] void fail(const std::string& what, const std::string& msg) { throw std::runtime_error(what + ": " + msg); }
-
-// llama.cpp's token types (llama_token_type), the same numbers as SentencePiece's piece types.
-enum TokenType { kNormal = 1, kUnknown = 2, kControl = 3, kUserDefined = 4, kUnused = 5, kByte = 6 };
+using namespace gguf_vocab_detail;
 
 constexpr const char* kGpt2Regex =
     "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)";
@@ -50,26 +48,6 @@ const std::vector<PreTokenizer>& pre_tokenizers() {
         {{"default"}, {"[\\p{P}\\$\\+<=>\\^~\\|]+", kGpt2Regex, "\\p{N}+", "[0-9][0-9][0-9]"}, false, false},
     };
     return table;
-}
-
-const GgufValue* find_typed(const GgufHeader& h, const char* key, GgufValueType type, GgufValueType elem,
-                            const std::string& what) {
-    const GgufValue* v = h.find(key);
-    if (!v) return nullptr;
-    if (v->type != type || (type == GgufValueType::Array && v->elem != elem && v->array_size > 0))
-        fail(what, std::string("metadata '") + key + "' has the wrong type (" + v->describe() + ")");
-    return v;
-}
-
-int special_id(const GgufHeader& h, const char* key, size_t n_tokens) {
-    const GgufValue* v = h.find(key);
-    if (!v || !v->is_integer() || v->integer < 0 || v->integer >= int64_t(n_tokens)) return -1;
-    return int(v->integer);
-}
-
-bool flag(const GgufHeader& h, const char* key, bool fallback) {
-    const GgufValue* v = h.find(key);
-    return v && v->type == GgufValueType::Bool ? v->integer != 0 : fallback;
 }
 
 // --- byte-level BPE ("gpt2") ------------------------------------------------------------------------------------
@@ -130,34 +108,6 @@ std::shared_ptr<const TextTokenizer> gpt2_tokenizer(const GgufHeader& h, const s
 }
 
 // --- SentencePiece BPE ("llama") --------------------------------------------------------------------------------
-
-/// Protocol-buffer wire format, just what a ModelProto needs.
-struct Proto {
-    std::string b;
-    void varint(uint64_t v) {
-        while (v >= 0x80) {
-            b += char(uint8_t(v) | 0x80);
-            v >>= 7;
-        }
-        b += char(uint8_t(v));
-    }
-    void key(int field, int wire) { varint(uint64_t(field) << 3 | uint64_t(wire)); }
-    void integer(int field, int64_t v) {
-        key(field, 0);
-        varint(uint64_t(v));
-    }
-    void bytes(int field, std::string_view s) {
-        key(field, 2);
-        varint(s.size());
-        b += s;
-    }
-    void f32(int field, float v) {
-        key(field, 5);
-        char c[4];
-        std::memcpy(c, &v, 4);
-        b.append(c, 4);
-    }
-};
 
 std::shared_ptr<const TextTokenizer> llama_tokenizer(const GgufHeader& h, const std::vector<std::string>& tokens,
                                                      const std::vector<double>& types, const std::string& what) {
@@ -221,7 +171,7 @@ std::shared_ptr<const TextTokenizer> parse_gguf_tokenizer(const GgufHeader& h, c
     std::vector<double> types;
     if (const GgufValue* t = find_typed(h, "tokenizer.ggml.token_type", GgufValueType::Array, GgufValueType::I32, what))
         types = t->numbers;
-    // Token texts are UTF-8 in both vocabulary kinds (byte-level BPE spells bytes as characters, SentencePiece
+    // Token texts are UTF-8 in every vocabulary kind (byte-level BPE spells bytes as characters, SentencePiece
     // spells them <0xNN>).
     for (size_t i = 0; i < tokens->strings.size(); ++i)
         if (!is_valid_utf8(tokens->strings[i]))
@@ -232,7 +182,10 @@ std::shared_ptr<const TextTokenizer> parse_gguf_tokenizer(const GgufHeader& h, c
                 fail(what, "merge " + std::to_string(i) + " of tokenizer.ggml.merges is not valid UTF-8");
     if (model->text == "gpt2") return gpt2_tokenizer(h, tokens->strings, types, what);
     if (model->text == "llama") return llama_tokenizer(h, tokens->strings, types, what);
-    fail(what, "tokenizer model '" + model->text + "' (tokenizer.ggml.model) is not supported (gpt2, llama are)");
+    if (model->text == "bert") return bert_tokenizer(h, tokens->strings, types, what);
+    if (model->text == "t5") return t5_tokenizer(h, tokens->strings, types, what);
+    fail(what,
+         "tokenizer model '" + model->text + "' (tokenizer.ggml.model) is not supported (gpt2, llama, bert, t5 are)");
 }
 
 }  // namespace ts

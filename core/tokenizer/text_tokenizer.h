@@ -121,9 +121,13 @@ struct TokenizerPair {
 /// tokenizer.ggml.model "gpt2": byte-level BPE (tokens, merges, token_type; the pre-tokenizer named by
 /// tokenizer.ggml.pre: gpt-2, llama-bpe / llama3, qwen2, smollm, default and their aliases); "llama": SentencePiece
 /// BPE (tokens, scores, token_type with all 256 <0xNN> byte tokens and one unknown token; add_space_prefix) run by
-/// libsentencepiece. BOS is added per tokenizer.ggml.add_bos_token, defaulting as llama.cpp does (llama: yes; gpt2:
-/// for llama-bpe). Throws std::runtime_error "<what>: <problem>" for an unsupported model or pre-tokenizer, a
-/// mistyped key, or a vocabulary llama.cpp itself could not run (no byte tokens).
+/// libsentencepiece; "bert": WordPiece in llama.cpp's phantom-space spelling (▁word, continuation without ##) run
+/// as BERT's tokenizer.json pipeline, [CLS] … [SEP] (llama.cpp's WPM tokenizer); "t5": SentencePiece unigram
+/// (scores, token_type, precompiled_charsmap, add_space_prefix, remove_extra_whitespaces) run by libsentencepiece,
+/// … </s> (llama.cpp's UGM tokenizer). BOS / EOS are added per tokenizer.ggml.add_bos_token / add_eos_token,
+/// defaulting as llama.cpp does (llama: BOS; gpt2: BOS for llama-bpe; t5: EOS). Throws std::runtime_error
+/// "<what>: <problem>" for an unsupported model or pre-tokenizer, a mistyped key, a special token id outside the
+/// vocabulary (bert, t5), a missing unknown token, or a vocabulary llama.cpp itself could not run (no byte tokens).
 [[nodiscard]] std::shared_ptr<const TextTokenizer> parse_gguf_tokenizer(const GgufHeader& header, const std::string& what);
 
 /// Wraps a byte-level BPE ts::Tokenizer (no post-processing, pieces in GPT-2's "Ġ" spelling).

