@@ -4,6 +4,7 @@
 #include "app/session/seq2seq.h"
 
 #include "core/model/memory_budget.h"
+#include "core/kernels/attention.h"
 #include "core/kernels/ops.h"
 #include "core/formats/gguf_model.h"
 #include "core/formats/ollama.h"
@@ -251,6 +252,42 @@ std::shared_ptr<const Snapshot> run_forward_request(const ForwardRequest& r, uin
         if (r.kind != ForwardRequest::Kind::Generate) {
             ForwardOptions opt = options_for(r, r.capture_all);
             fit_memory_budget(r, opt, int(s->tokens->ids.size()), src ? int(src->size()) : 0, *s);
+            const int n_layers = r.model->config().n_layers;
+            auto last_publish = std::chrono::steady_clock::now();
+            if (r.publish_partial && r.kind == ForwardRequest::Kind::Forward &&
+                r.model->config().arch == Arch::DecoderOnly && opt.capture.captures_anything() && n_layers > 1 &&
+                int(s->tokens->ids.size()) >= r.progressive_min_tokens) {
+                // On the forward's thread, between layers: a new small trace that shares the finished layers'
+                // attention rows (never changed again), so the UI reads nothing the forward still writes.
+                opt.on_layer = [&](const std::string& stack, int layer, const Trace& tr) {
+                    const auto now = std::chrono::steady_clock::now();
+                    if (layer + 1 == n_layers) return;  // the complete snapshot follows
+                    if (layer > 0 && now - last_publish < std::chrono::milliseconds(1500)) return;
+                    auto p = std::make_shared<Snapshot>();
+                    p->id = s->id;
+                    p->kind = s->kind;
+                    p->model = s->model;
+                    p->codec = s->codec;
+                    p->tokens = s->tokens;
+                    p->temperature = s->temperature;
+                    p->mask = s->mask;
+                    p->int8_activations = s->int8_activations;
+                    p->ffn_skipped_need = s->ffn_skipped_need;
+                    p->ffn_skipped_budget = s->ffn_skipped_budget;
+                    p->partial = true;
+                    p->layers_done = layer + 1;
+                    auto small = std::make_shared<Trace>(CaptureFilter::all());
+                    for (int l = 0; l <= layer; ++l) {
+                        const std::string block = stack + "." + std::to_string(l) + ".attn.";
+                        if (auto rows = tr.attention(block))
+                            detail::record_attention(detail::TraceSink{small.get(), true, block}, std::move(rows));
+                    }
+                    p->trace = std::move(small);
+                    p->compute_ms = std::chrono::duration<double, std::milli>(now - t0).count();
+                    r.publish_partial(std::move(p));
+                    last_publish = std::chrono::steady_clock::now();
+                };
+            }
             ForwardResult out;
             if (r.kind == ForwardRequest::Kind::Forward && r.memory && r.model->config().arch == Arch::DecoderOnly) {
                 if (r.memory->model != r.model) {
@@ -393,7 +430,8 @@ void ForwardWorker::loop() {
             req.publish_partial = [this](std::shared_ptr<const Snapshot> s) {
                 {
                     std::lock_guard plk(m_mutex);
-                    if (s && (!m_latest || s->id > m_latest->id)) m_latest = std::move(s);
+                    // >=: a long forward's progressive snapshots, then its lens-less one, share the request's id
+                    if (s && (!m_latest || s->id >= m_latest->id)) m_latest = std::move(s);
                 }
                 if (m_on_publish) m_on_publish();
             };

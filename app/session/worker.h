@@ -57,6 +57,10 @@ struct ForwardRequest {
     MaskSpec mask;                      ///< decoder self-attention mask (encoder-only models: encoder mask)
     std::vector<ActivationEdit> edits;  ///< interventions applied inside the forward (core/trace/intervention.h)
     bool capture_all = true;            ///< record every trace name
+    /// A decoder-only forward over at least this many tokens publishes progressive snapshots through
+    /// publish_partial (Snapshot::layers_done): the first layer's attention at once, then the finished layers about
+    /// every 1.5 s, so a long text shows its first heatmap long before its last layer is done.
+    int progressive_min_tokens = 1024;
     bool logit_lens = true;             ///< compute per-layer argmax through the final norm + LM head
     /// Logits of every position from the forward. false (default): the forward computes the last position's only
     /// (the LM head is about a quarter of a GPT-2-small forward) and Snapshot::logits_row gives the others on
@@ -124,6 +128,10 @@ struct Snapshot {
     /// text's trace) because recording everything would not fit the memory budget: the bytes the whole trace would
     /// have needed, and the budget (the panels that would show them say so: ffn_not_recorded_message).
     size_t ffn_skipped_need = 0, ffn_skipped_budget = 0;
+    /// -1: a finished forward. k >= 1: a progressive snapshot of a long forward still running
+    /// (ForwardRequest::progressive_min_tokens): its trace holds the attention of layers [0, k) only, no logits; the
+    /// complete snapshot (same id) replaces it.
+    int layers_done = -1;
     /// "dec" for decoder stacks, "enc" for encoder-only models.
     [[nodiscard]] std::string stack() const;
     [[nodiscard]] int n_layers() const;

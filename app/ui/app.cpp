@@ -190,8 +190,13 @@ void App::poll_results() {
         }
     }
     // A partial snapshot (no logit lens yet) updates every panel but Predictions, which waits for the complete one
-    // rather than flicker its lens plot.
-    if (auto s = m_worker->latest(); s && s != m_snap && !(s->partial && m_state.panel == Panel::Predictions)) {
+    // rather than flicker its lens plot. A progressive one (a long forward's first layers) only the Attention panel
+    // takes; the others keep the previous snapshot until the forward is done.
+    if (auto s = m_worker->latest(); s && s != m_snap && !(s->partial && m_state.panel == Panel::Predictions) &&
+        !(s->layers_done > 0 && m_state.panel != Panel::Attention)) {
+        if (s->layers_done > 0)
+            log_info("a long text: " + std::to_string(s->layers_done) + " of " + std::to_string(s->n_layers()) +
+                     " layers shown after " + std::to_string(int(s->compute_ms)) + " ms of its forward");
         m_snap = s;
         if (m_translate_id != 0 && s->id >= m_translate_id) {
             if (s->id == m_translate_id && s->translation && s->tokens) {
@@ -333,7 +338,12 @@ void App::main_area() {
                 on_panel_change(m_state.panel);
                 ImGui::PushStyleVar(ImGuiStyleVar_FramePadding, frame_padding);  // the panel's own widgets
                 ImGui::BeginChild("panel_body", ImVec2(0, 0), false);
-                p.draw(ctx);
+                if (m_snap && m_snap->layers_done > 0 && p.panel != Panel::Attention)
+                    empty_message(trf("Computing the model on this long text: %d of %d layers done. The Attention tab "
+                                      "already shows the finished layers.",
+                                      m_snap->layers_done, m_snap->n_layers())
+                                      .c_str());
+                else p.draw(ctx);
                 ImGui::EndChild();
                 ImGui::PopStyleVar();
                 ImGui::EndTabItem();

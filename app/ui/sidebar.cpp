@@ -234,6 +234,9 @@ void App::sidebar() {
                             m_snap->tokens ? m_snap->tokens->ids.size() : size_t(0),
                             m_snap->int8_activations ? tr(" · 8-bit activations (llama.cpp)") : "",
                             m_worker->busy() ? tr(" · computing...") : "");
+        if (m_snap->layers_done > 0)
+            ImGui::TextDisabled(tr("a long text: %d of %d layers done, the rest follows"), m_snap->layers_done,
+                                m_snap->n_layers());
         ImGui::PopTextWrapPos();
     }
     draw_export_status();

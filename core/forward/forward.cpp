@@ -260,6 +260,7 @@ bool run_layers(const Model& m, const std::string& stack, int n_layers, MatrixRM
             x += ffn_ws.out;
             edit_resid(EditSite::ResidFfn);
             sink.rec("resid_ffn", x);
+            if (opt.on_layer) opt.on_layer(stack, i, trace);
             continue;
         }
 
@@ -313,6 +314,7 @@ bool run_layers(const Model& m, const std::string& stack, int n_layers, MatrixRM
         if (c.d_ff == 0) {
             edit_resid(EditSite::ResidFfn);
             sink.rec("resid_ffn", x);
+            if (opt.on_layer) opt.on_layer(stack, i, trace);
             continue;
         }
         const EditList post_act_edits = ed.at(i, EditSite::FfnPostAct), ffn_out_edits = ed.at(i, EditSite::FfnOut);
@@ -331,6 +333,7 @@ bool run_layers(const Model& m, const std::string& stack, int n_layers, MatrixRM
         }
         edit_resid(EditSite::ResidFfn);
         sink.rec("resid_ffn", x);
+        if (opt.on_layer) opt.on_layer(stack, i, trace);
     }
     if (cache) cache->n_past += T;
     if (cross_new) cache->cross = std::move(cross_new);

@@ -167,7 +167,9 @@ ForwardResult forward_incremental(const Model& m, const std::vector<int>& ids, c
     st.cache.n_past = Pi;
     ForwardResult tail;
     try {
-        tail = forward(m, tail_ids, opt, &st.cache);
+        ForwardOptions tail_opt = opt;
+        tail_opt.on_layer = nullptr;  // a tail's layers are not the sequence's: nothing to show until they are spliced
+        tail = forward(m, tail_ids, tail_opt, &st.cache);
     } catch (...) {
         st.reset();
         throw;

@@ -118,6 +118,11 @@ struct ForwardOptions {
     /// hidden and logits stay empty. For readers of FFN activations alone (the neuron index). -1: the whole forward.
     /// Throws std::invalid_argument for a layer outside the stack, a model without FFN (d_ff = 0) or with a KV cache.
     int stop_at_ffn_act = -1;
+    /// Called on the forward's own thread after each layer of a stack has recorded everything, with the stack's
+    /// name ("dec", "enc"), the layer and the trace so far (read it there: the forward goes on writing to it once the
+    /// call returns; the blocks' AttentionRows of finished layers are not changed again and may be kept). For a
+    /// progressive display of a long forward (the app's worker). Unset: not called.
+    std::function<void(const std::string& stack, int layer, const Trace& trace)> on_layer;
 };
 
 /// Per-layer cached keys/values for incremental decoding. k[i], v[i]: (n_kv_heads, n_past, d_head) flattened as

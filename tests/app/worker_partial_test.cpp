@@ -122,6 +122,37 @@ TEST(WorkerPartial, GenerateRequestsAreNeverPartial) {
     EXPECT_EQ(done->generated.size(), 2u);
 }
 
+// A long forward shows its first layer's attention before the rest: a progressive snapshot (same id) whose trace
+// holds the finished layers' attention only, equal to the complete snapshot's.
+TEST(WorkerPartial, ALongForwardPublishesItsFirstLayerFirst) {
+    const LoadedModel lm = make_demo_model();
+    ASSERT_GE(lm.model->config().n_layers, 2);
+    ForwardRequest r = demo_request(lm);
+    r.progressive_min_tokens = 1;  // "long" from the first token on, for the test
+    std::vector<std::shared_ptr<const Snapshot>> published;
+    r.publish_partial = [&](std::shared_ptr<const Snapshot> s) { published.push_back(std::move(s)); };
+    const auto done = run_forward_request(r, 9);
+    ASSERT_FALSE(published.empty());
+    const Snapshot& first = *published.front();
+    EXPECT_EQ(first.id, 9u);
+    EXPECT_TRUE(first.partial);
+    EXPECT_EQ(first.layers_done, 1);
+    EXPECT_EQ(first.logits.size(), 0);
+    ASSERT_NE(first.find("dec.0.attn.probs"), nullptr);
+    EXPECT_EQ(first.find("dec.1.attn.probs"), nullptr);
+    EXPECT_EQ(first.find("dec.0.ffn.out"), nullptr);
+    EXPECT_EQ(first.find("dec.0.attn.probs")->data, done->find("dec.0.attn.probs")->data);
+    EXPECT_EQ(done->layers_done, -1);
+    for (const auto& p : published)
+        EXPECT_LT(p->layers_done, lm.model->config().n_layers);  // the last is never partial
+    // Below the threshold (and always for the app's short texts): no progressive snapshot.
+    ForwardRequest short_r = demo_request(lm);
+    int progressive = 0;
+    short_r.publish_partial = [&](std::shared_ptr<const Snapshot> s) { progressive += s->layers_done > 0; };
+    (void)run_forward_request(short_r, 10);
+    EXPECT_EQ(progressive, 0);
+}
+
 TEST(WorkerBudget, ALongTextOverBudgetRunsWithoutTheFfnIntermediatesAndSaysSo) {
     const LoadedModel lm = make_demo_model();
     ForwardRequest r = demo_request(lm);

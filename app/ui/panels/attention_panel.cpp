@@ -147,28 +147,50 @@ void draw_attention_panel(PanelContext& ctx) {
         ImGui::Text("H%d", h);
     }
     // The thumbnails change only with the forward, the attention source and the colour scale: built once for them,
-    // not every frame (L x H figures with their token labels were half of a GPT-2-small frame).
+    // not every frame (L x H figures with their token labels were half of a GPT-2-small frame). A long forward's
+    // progressive snapshots (same id) share their finished layers' attention rows: only the new layers are built
+    // (each overview of a long text reads its whole head).
     static struct {
         const Snapshot* snap = nullptr;  // with its id: a new snapshot at a reused address is still new
         uint64_t snap_id = 0;
+        int layers_done = -1;
         AttnSource src = AttnSource::Decoder;
         bool unit_scale = false;
-        std::string language;            // the hover readout's words
-        std::vector<plot::Figure> figs;  // layer-major, L x H
+        std::string language;                    // the hover readout's words
+        std::vector<plot::Figure> figs;          // layer-major, L x H
+        std::vector<const AttentionRows*> rows;  // per layer: what its figures were built from
     } thumbs;
-    if (thumbs.snap != &s || thumbs.snap_id != s.id || thumbs.src != src ||
-        thumbs.unit_scale != ctx.state.attn_unit_scale || thumbs.language != i18n::language() ||
-        thumbs.figs.size() != size_t(L) * size_t(H)) {
+    const auto rows_of = [&](int l) {
+        return s.trace ? s.trace->attention(attention_prefix(s, src, l)).get() : nullptr;
+    };
+    const bool same_forward = thumbs.snap_id == s.id && thumbs.src == src &&
+        thumbs.unit_scale == ctx.state.attn_unit_scale && thumbs.language == i18n::language() &&
+        thumbs.figs.size() == size_t(L) * size_t(H) && thumbs.rows.size() == size_t(L);
+    if (!same_forward || thumbs.snap != &s || thumbs.layers_done != s.layers_done) {
+        if (!same_forward) {
+            thumbs.figs.assign(size_t(L) * size_t(H), plot::Figure{});
+            thumbs.rows.assign(size_t(L), nullptr);
+        }
         thumbs.snap = &s;
         thumbs.snap_id = s.id;
+        thumbs.layers_done = s.layers_done;
         thumbs.src = src;
         thumbs.unit_scale = ctx.state.attn_unit_scale;
         thumbs.language = i18n::language();
-        thumbs.figs.clear();
-        for (int l = 0; l < L; ++l)
-            for (int h = 0; h < H; ++h) thumbs.figs.push_back(attention_thumb_figure(s, l, h, thumbs.unit_scale, src));
+        for (int l = 0; l < L; ++l) {
+            const AttentionRows* rows = rows_of(l);
+            if (same_forward && rows && rows == thumbs.rows[size_t(l)]) continue;  // the same finished layer
+            thumbs.rows[size_t(l)] = rows;
+            for (int h = 0; h < H; ++h)
+                thumbs.figs[size_t(l) * size_t(H) + size_t(h)] =
+                    attention_thumb_figure(s, l, h, thumbs.unit_scale, src);
+        }
     }
     for (int l = 0; l < L; ++l) {
+        if (s.layers_done > 0 && l >= s.layers_done) {  // a long forward still running: one line for the rest
+            ImGui::TextDisabled(tr("L%d–L%d: being computed"), l, L - 1);
+            break;
+        }
         const float row_y = ImGui::GetCursorPosY();
         ImGui::Text("L%d", l);
         for (int h = 0; h < H; ++h) {
@@ -220,12 +242,22 @@ void draw_attention_panel(PanelContext& ctx) {
                 ctx.state.query = hm.row0 + r.row;
             }
         }
+    } else if (s.layers_done > 0 && layer >= s.layers_done) {  // a long forward still running
+        ImGui::TextWrapped(
+            tr("Layer %d is still being computed (%d of %d layers done); click a thumbnail of a finished "
+               "layer, or wait."),
+            layer, s.layers_done, s.n_layers());
+        return;
     } else {
         ImGui::TextDisabled(tr("no attention probabilities recorded for layer %d"), layer);
     }
 
     // A / B (below, in place of the step view while A is pinned): the selected head under two settings.
     ImGui::Separator();
+    if (s.layers_done > 0) {  // a progressive snapshot holds the heads' weights only
+        ImGui::TextDisabled("%s", tr("The step view follows when the whole model has run on this text."));
+        return;
+    }
     if (pin && pin->snap) {
         // Built when A, B, the head or what the figures show changes, not every frame (as the thumbnails).
         static struct {
