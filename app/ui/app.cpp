@@ -192,6 +192,7 @@ void App::poll_results() {
     // A partial snapshot (no logit lens yet) updates every panel but Predictions, which waits for the complete one
     // rather than flicker its lens plot. A progressive one (a long forward's first layers) only the Attention panel
     // takes; the others keep the previous snapshot until the forward is done.
+    if (auto s = m_worker->latest(); s) m_progress = s->layers_done > 0 ? s : nullptr;
     if (auto s = m_worker->latest(); s && s != m_snap && !(s->partial && m_state.panel == Panel::Predictions) &&
         !(s->layers_done > 0 && m_state.panel != Panel::Attention)) {
         if (s->layers_done > 0)
@@ -360,6 +361,9 @@ void App::main_area() {
 // so coming back resumes it). The look of the window (language, theme, size) and exports are never reverted.
 void App::on_panel_change(Panel panel) {
     if (panel == m_prev_panel) return;
+    // One more frame: a snapshot held back for another panel (a long forward's progressive one, Predictions' wait
+    // for the lens) is taken at the start of the next frame, which would otherwise wait for the next event.
+    m_keep_drawing = true;
     const bool entering = panel == Panel::Lessons, leaving = m_prev_panel == Panel::Lessons;
     m_prev_panel = panel;
     if (entering) {

@@ -134,6 +134,9 @@ private:
     std::vector<std::string> m_bundled;                    ///< bundled model folders (assets/models)
     std::vector<std::string> m_ollama;  ///< models in Ollama's local store, by name (core/formats/ollama.h)
     std::shared_ptr<const Snapshot> m_snap, m_gen;
+    /// The worker's newest progressive snapshot (a long forward still running), adopted or not: the sidebar says how
+    /// far it is on every panel. Null once the forward is done.
+    std::shared_ptr<const Snapshot> m_progress;
     uint64_t m_last_submitted = 0;
     ForwardSpec m_spec;  ///< the last forward submitted (ForwardSpec{}: none, the next frame submits one)
     std::string m_path_edit;

@@ -234,9 +234,12 @@ void App::sidebar() {
                             m_snap->tokens ? m_snap->tokens->ids.size() : size_t(0),
                             m_snap->int8_activations ? tr(" · 8-bit activations (llama.cpp)") : "",
                             m_worker->busy() ? tr(" · computing...") : "");
-        if (m_snap->layers_done > 0)
-            ImGui::TextDisabled(tr("a long text: %d of %d layers done, the rest follows"), m_snap->layers_done,
-                                m_snap->n_layers());
+        ImGui::PopTextWrapPos();
+    }
+    if (m_progress) {  // a long forward still running (shown on every panel, adopted or not)
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::TextDisabled(tr("a long text: %d of %d layers done, the rest follows"), m_progress->layers_done,
+                            m_progress->n_layers());
         ImGui::PopTextWrapPos();
     }
     draw_export_status();
