@@ -73,6 +73,15 @@ Table tensor_table(const std::string& arch, const ModelConfig& c) {
             : shape.size() == 2;
         t[name] = Rule{std::move(shape), tr, std::move(ours), heads, false, matrix};
     };
+    // A linear layer's weight and bias, a LayerNorm's weight and bias (the post-LN and GPT-style families).
+    const auto linear = [&](const std::string& g, int64_t out, int64_t in, const std::string& w, const std::string& b) {
+        add(g + ".weight", {out, in}, {w});
+        add(g + ".bias", {out}, {b});
+    };
+    const auto layer_norm = [&](const std::string& g, const std::string& ours) {
+        add(g + ".weight", {D}, {ours + ".weight"});
+        add(g + ".bias", {D}, {ours + ".bias"});
+    };
     add("token_embd.weight", {V, D}, {"tok_emb.weight"});
     if (arch == "t5") {
         // T5Model (convert_hf_to_gguf.py): enc.blk.N / dec.blk.N, one relative-position table per stack in block 0.
@@ -109,45 +118,31 @@ Table tensor_table(const std::string& arch, const ModelConfig& c) {
         // BertModel (convert_hf_to_gguf.py): post-LayerNorm encoder; the masked-LM head and the pooler are dropped.
         add("position_embd.weight", {c.max_seq_len, D}, {"pos_emb.weight"});
         if (c.type_vocab_size > 0) add("token_types.weight", {c.type_vocab_size, D}, {"tok_type_emb.weight"});
-        add("token_embd_norm.weight", {D}, {"enc.embed_norm.weight"});
-        add("token_embd_norm.bias", {D}, {"enc.embed_norm.bias"});
+        layer_norm("token_embd_norm", "enc.embed_norm");
         for (int i = 0; i < c.n_layers; ++i) {
             const std::string b = "blk." + std::to_string(i) + ".", o = "enc." + std::to_string(i) + ".";
-            for (const char* x : {"q", "k", "v"}) {
-                add(b + "attn_" + x + ".weight", {D, D}, {o + "attn.w" + x});
-                add(b + "attn_" + x + ".bias", {D}, {o + "attn.b" + x});
-            }
-            add(b + "attn_output.weight", {D, D}, {o + "attn.wo"});
-            add(b + "attn_output.bias", {D}, {o + "attn.bo"});
-            add(b + "attn_output_norm.weight", {D}, {o + "attn_norm.weight"});
-            add(b + "attn_output_norm.bias", {D}, {o + "attn_norm.bias"});
-            add(b + "ffn_up.weight", {F, D}, {o + "ffn.w_up"});
-            add(b + "ffn_up.bias", {F}, {o + "ffn.b_up"});
-            add(b + "ffn_down.weight", {D, F}, {o + "ffn.w_down"});
-            add(b + "ffn_down.bias", {D}, {o + "ffn.b_down"});
-            add(b + "layer_output_norm.weight", {D}, {o + "ffn_norm.weight"});
-            add(b + "layer_output_norm.bias", {D}, {o + "ffn_norm.bias"});
+            for (const std::string x : {"q", "k", "v"})
+                linear(b + "attn_" + x, D, D, o + "attn.w" + x, o + "attn.b" + x);
+            linear(b + "attn_output", D, D, o + "attn.wo", o + "attn.bo");
+            layer_norm(b + "attn_output_norm", o + "attn_norm");
+            linear(b + "ffn_up", F, D, o + "ffn.w_up", o + "ffn.b_up");
+            linear(b + "ffn_down", D, F, o + "ffn.w_down", o + "ffn.b_down");
+            layer_norm(b + "layer_output_norm", o + "ffn_norm");
         }
     } else if (arch == "gpt2" || arch == "gptneox") {
         // gptneox: GPTNeoXModel regroups HF's per-head [q k v] rows into [all q; all k; all v], as gpt2 stores them.
         if (arch == "gpt2") add("position_embd.weight", {c.max_seq_len, D}, {"pos_emb.weight"});
         for (int i = 0; i < c.n_layers; ++i) {
             const std::string b = "blk." + std::to_string(i) + ".", o = "dec." + std::to_string(i) + ".";
-            add(b + "attn_norm.weight", {D}, {o + "attn_norm.weight"});
-            add(b + "attn_norm.bias", {D}, {o + "attn_norm.bias"});
+            layer_norm(b + "attn_norm", o + "attn_norm");
             add(b + "attn_qkv.weight", {3 * D, D}, {o + "attn.wq", o + "attn.wk", o + "attn.wv"}, Transform::SplitRows3);
             add(b + "attn_qkv.bias", {3 * D}, {o + "attn.bq", o + "attn.bk", o + "attn.bv"}, Transform::SplitRows3);
-            add(b + "attn_output.weight", {D, D}, {o + "attn.wo"});
-            add(b + "attn_output.bias", {D}, {o + "attn.bo"});
-            add(b + "ffn_norm.weight", {D}, {o + "ffn_norm.weight"});
-            add(b + "ffn_norm.bias", {D}, {o + "ffn_norm.bias"});
-            add(b + "ffn_up.weight", {F, D}, {o + "ffn.w_up"});
-            add(b + "ffn_up.bias", {F}, {o + "ffn.b_up"});
-            add(b + "ffn_down.weight", {D, F}, {o + "ffn.w_down"});
-            add(b + "ffn_down.bias", {D}, {o + "ffn.b_down"});
+            linear(b + "attn_output", D, D, o + "attn.wo", o + "attn.bo");
+            layer_norm(b + "ffn_norm", o + "ffn_norm");
+            linear(b + "ffn_up", F, D, o + "ffn.w_up", o + "ffn.b_up");
+            linear(b + "ffn_down", D, F, o + "ffn.w_down", o + "ffn.b_down");
         }
-        add("output_norm.weight", {D}, {"dec.final_norm.weight"});
-        add("output_norm.bias", {D}, {"dec.final_norm.bias"});
+        layer_norm("output_norm", "dec.final_norm");
     } else {
         // Only llama's converter permutes Q and K (qwen2 and gemma keep HF's half-split rows: ggml's NEOX RoPE).
         const Transform qk = arch == "llama" ? Transform::Unpermute : Transform::Move;

@@ -311,6 +311,17 @@ struct Writer {
         for (uint64_t e : ne) put(e);
         return put(type).put(offset);
     }
+    /// A model file's header: general.architecture and the six keys every family needs (context 64, width 32,
+    /// `blocks` blocks, FFN 64, 4 heads, vocabulary 16), followed by `extra_kv` more entries the caller writes.
+    Writer& family(const std::string& arch, uint64_t n_tensors, uint64_t extra_kv, uint32_t blocks = 1) {
+        header(3, n_tensors, 7 + extra_kv).kv_str("general.architecture", arch);
+        return kv_u32(arch + ".context_length", 64)
+            .kv_u32(arch + ".embedding_length", 32)
+            .kv_u32(arch + ".block_count", blocks)
+            .kv_u32(arch + ".feed_forward_length", 64)
+            .kv_u32(arch + ".attention.head_count", 4)
+            .kv_u32(arch + ".vocab_size", 16);
+    }
     Writer& pad(size_t align = 32) {
         while (b.size() % align) b += '\0';
         return *this;
@@ -400,9 +411,7 @@ TEST(GgufModel, UnsupportedAndMismatchedFilesAreNamed) {
         {"mamba.gguf", "architecture 'mamba' is not supported", "llama, qwen2, gemma, gpt2, gptneox, bert, t5"}));
     EXPECT_TRUE(contains(load_error(write("none.gguf", Writer().header(3, 0, 0).b)), {"general.architecture"}));
     Writer few;  // llama keys but no tensors
-    few.header(3, 0, 7).kv_str("general.architecture", "llama").kv_u32("llama.context_length", 64)
-        .kv_u32("llama.embedding_length", 32).kv_u32("llama.block_count", 1).kv_u32("llama.feed_forward_length", 64)
-        .kv_u32("llama.attention.head_count", 4).kv_u32("llama.vocab_size", 16);
+    few.family("llama", 0, 0);
     EXPECT_TRUE(contains(load_error(write("few.gguf", few.b)), {"few.gguf: missing tensor 'blk.0.", "required by the metadata (llama)"}));
     Writer rope = few;
     rope.b.replace(4 + 4 + 8, 8, std::string("\x08\0\0\0\0\0\0\0", 8));  // 8 metadata entries
@@ -418,36 +427,14 @@ TEST(GgufModel, UnsupportedAndMismatchedFilesAreNamed) {
     EXPECT_TRUE(contains(load_error(dir.path / "absent.gguf"), {"absent.gguf", "cannot open"}));
     // The new families' own refusals, named by key.
     Writer bert;
-    bert.header(3, 0, 8)
-        .kv_str("general.architecture", "bert")
-        .kv_u32("bert.context_length", 64)
-        .kv_u32("bert.embedding_length", 32)
-        .kv_u32("bert.block_count", 1)
-        .kv_u32("bert.feed_forward_length", 64)
-        .kv_u32("bert.attention.head_count", 4)
-        .kv_u32("bert.vocab_size", 16);
+    bert.family("bert", 0, 1);
     bert.str("bert.attention.causal").put<uint32_t>(7).put<uint8_t>(1);  // GGUF bool
     EXPECT_TRUE(contains(load_error(write("causal.gguf", bert.b)), {"causal.gguf", "bert.attention.causal = true"}));
     Writer neox;
-    neox.header(3, 0, 8)
-        .kv_str("general.architecture", "gptneox")
-        .kv_u32("gptneox.context_length", 64)
-        .kv_u32("gptneox.embedding_length", 32)
-        .kv_u32("gptneox.block_count", 1)
-        .kv_u32("gptneox.feed_forward_length", 64)
-        .kv_u32("gptneox.attention.head_count", 4)
-        .kv_u32("gptneox.vocab_size", 16)
-        .kv_u32("gptneox.rope.dimension_count", 3);
+    neox.family("gptneox", 0, 1).kv_u32("gptneox.rope.dimension_count", 3);
     EXPECT_TRUE(contains(load_error(write("rot.gguf", neox.b)), {"rot.gguf", "rope.dimension_count 3 must be even"}));
     Writer umt5;
-    umt5.header(3, 1, 7)
-        .kv_str("general.architecture", "t5")
-        .kv_u32("t5.context_length", 64)
-        .kv_u32("t5.embedding_length", 32)
-        .kv_u32("t5.block_count", 2)
-        .kv_u32("t5.feed_forward_length", 64)
-        .kv_u32("t5.attention.head_count", 4)
-        .kv_u32("t5.vocab_size", 16);
+    umt5.family("t5", 1, 0, 2);
     umt5.tensor("enc.blk.1.attn_rel_b.weight", {4, 32}, 0, 0).pad();
     umt5.b.append(4 * 32 * 4, '\0');
     EXPECT_TRUE(contains(load_error(write("umt5.gguf", umt5.b)), {"umt5.gguf", "enc.blk.1.attn_rel_b.weight", "UMT5"}));

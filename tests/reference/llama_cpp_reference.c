@@ -37,46 +37,6 @@ static void quiet(enum ggml_log_level level, const char* text, void* user) {
     if (level == GGML_LOG_LEVEL_ERROR) fputs(text, stderr);
 }
 
-static int logits(const char* model_path, const char* out_path, int n, char** id_args) {
-    struct llama_model_params mp = llama_model_default_params();
-    struct llama_model* model = llama_model_load_from_file(model_path, mp);
-    if (!model) die("cannot load the model");
-    const int n_vocab = llama_vocab_n_tokens(llama_model_get_vocab(model));
-    struct llama_context_params cp = llama_context_default_params();
-    cp.n_ctx = (uint32_t)(n < 64 ? 64 : n);
-    cp.n_batch = cp.n_ubatch = cp.n_ctx;
-    cp.n_threads = cp.n_threads_batch = 1;
-    cp.type_k = cp.type_v = GGML_TYPE_F32;
-    cp.flash_attn_type = LLAMA_FLASH_ATTN_TYPE_DISABLED;
-    cp.no_perf = true;
-    struct llama_context* ctx = llama_init_from_model(model, cp);
-    if (!ctx) die("cannot create a context");
-    struct llama_batch batch = llama_batch_init(n, 0, 1);
-    for (int i = 0; i < n; ++i) {
-        batch.token[i] = atoi(id_args[i]);
-        batch.pos[i] = i;
-        batch.n_seq_id[i] = 1;
-        batch.seq_id[i][0] = 0;
-        batch.logits[i] = 1;
-    }
-    batch.n_tokens = n;
-    if (llama_decode(ctx, batch) != 0) die("llama_decode failed");
-    FILE* out = fopen(out_path, "wb");
-    if (!out) die("cannot write the output");
-    const int32_t header[2] = {n, n_vocab};
-    fwrite(header, sizeof header, 1, out);
-    for (int i = 0; i < n; ++i) {
-        const float* l = llama_get_logits_ith(ctx, i);
-        if (!l) die("no logits");
-        fwrite(l, sizeof(float), (size_t)n_vocab, out);
-    }
-    fclose(out);
-    llama_batch_free(batch);
-    llama_free(ctx);
-    llama_model_free(model);
-    return 0;
-}
-
 static struct llama_context* reference_context(struct llama_model* model, int n, int embeddings) {
     struct llama_context_params cp = llama_context_default_params();
     cp.n_ctx = (uint32_t)(n < 64 ? 64 : n);
@@ -123,6 +83,19 @@ static void write_rows(const char* out_path, int n, int width, const float* (*ro
 
 static const float* logits_row(struct llama_context* ctx, int32_t i) { return llama_get_logits_ith(ctx, i); }
 static const float* embeddings_row(struct llama_context* ctx, int32_t i) { return llama_get_embeddings_ith(ctx, i); }
+
+static int logits(const char* model_path, const char* out_path, int n, char** id_args) {
+    struct llama_model* model = llama_model_load_from_file(model_path, llama_model_default_params());
+    if (!model) die("cannot load the model");
+    struct llama_context* ctx = reference_context(model, n, 0);
+    struct llama_batch batch = batch_of(n, id_args);
+    if (llama_decode(ctx, batch) != 0) die("llama_decode failed");
+    write_rows(out_path, n, llama_vocab_n_tokens(llama_model_get_vocab(model)), logits_row, ctx);
+    llama_batch_free(batch);
+    llama_free(ctx);
+    llama_model_free(model);
+    return 0;
+}
 
 static int embeddings(const char* model_path, const char* out_path, int n, char** id_args) {
     struct llama_model* model = llama_model_load_from_file(model_path, llama_model_default_params());

@@ -304,33 +304,7 @@ const std::string& nmt_nfkc_charsmap() {
                                                                     {"input_sentence_size", "3000"}},
                                                                    nullptr, &proto);
         if (!st.ok()) throw std::runtime_error("sentencepiece training failed: " + std::string(st.message()));
-        // ModelProto.normalizer_spec (field 3) . precompiled_charsmap (field 2)
-        const auto field = [](std::string_view msg, int wanted) {
-            size_t p = 0;
-            const auto varint = [&] {
-                uint64_t v = 0;
-                for (int shift = 0; p < msg.size(); shift += 7) {
-                    const auto b = (unsigned char)msg[p++];
-                    v |= uint64_t(b & 0x7F) << shift;
-                    if (!(b & 0x80)) break;
-                }
-                return v;
-            };
-            while (p < msg.size()) {
-                const uint64_t key = varint();
-                const int wire = int(key & 7);
-                if (wire == 0) (void)varint();
-                else if (wire == 1) p += 8;
-                else if (wire == 5) p += 4;
-                else if (wire == 2) {
-                    const size_t len = size_t(varint());
-                    if (int(key >> 3) == wanted) return std::string(msg.substr(p, len));
-                    p += len;
-                } else break;
-            }
-            return std::string();
-        };
-        return field(field(proto, 3), 2);
+        return test::proto_field(test::proto_field(proto, 3), 2);  // normalizer_spec.precompiled_charsmap
     }();
     return charsmap;
 }

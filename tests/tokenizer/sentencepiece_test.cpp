@@ -150,33 +150,6 @@ TEST(SentencePieceModel, TokenizerJsonUnigramMatchesSentencePiece) {
     EXPECT_EQ(mismatches, 0u);
 }
 
-// Protobuf wire format, just enough to read ModelProto.normalizer_spec (field 3).precompiled_charsmap (field 2).
-std::string proto_field(std::string_view msg, int wanted) {
-    size_t p = 0;
-    const auto varint = [&]() {
-        uint64_t v = 0;
-        for (int shift = 0; p < msg.size(); shift += 7) {
-            const auto b = (unsigned char)msg[p++];
-            v |= uint64_t(b & 0x7F) << shift;
-            if (!(b & 0x80)) break;
-        }
-        return v;
-    };
-    while (p < msg.size()) {
-        const uint64_t key = varint();
-        const int field = int(key >> 3), wire = int(key & 7);
-        if (wire == 0) (void)varint();
-        else if (wire == 1) p += 8;
-        else if (wire == 5) p += 4;
-        else if (wire == 2) {
-            const size_t len = size_t(varint());
-            if (field == wanted) return std::string(msg.substr(p, len));
-            p += len;
-        } else break;
-    }
-    return {};
-}
-
 std::string base64(const std::string& in) {
     static const char* t = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     std::string out;
@@ -199,7 +172,7 @@ std::string base64(const std::string& in) {
 // the precompiled map (a darts-clone trie) against SentencePiece normalizing with the same map.
 TEST(SentencePieceModel, PrecompiledCharsmapMatchesSentencePieceNmtNfkc) {
     static const std::string proto = train("unigram", "nmt_nfkc", 400);
-    const std::string charsmap = proto_field(proto_field(proto, 3), 2);
+    const std::string charsmap = test::proto_field(test::proto_field(proto, 3), 2);
     ASSERT_GT(charsmap.size(), 1000u) << "no precompiled_charsmap in the trained model";
     sentencepiece::SentencePieceProcessor sp;
     ASSERT_TRUE(sp.LoadFromSerializedProto(proto).ok());
@@ -298,7 +271,7 @@ namespace {
 // library sees it.
 TEST(SentencePieceModel, CorruptCharsmapIsRefusedBeforeTheLibraryWalksIt) {
     const std::string& proto = bpe_nfkc();
-    const std::string charsmap = proto_field(proto_field(proto, 3), 2);
+    const std::string charsmap = test::proto_field(test::proto_field(proto, 3), 2);
     ASSERT_GT(charsmap.size(), 1000u);
     EXPECT_NO_THROW(detail::check_precompiled_charsmap(charsmap, "ok.model"));
     EXPECT_NO_THROW((void)parse_sentencepiece_model(proto, true, true, "ok.model"));

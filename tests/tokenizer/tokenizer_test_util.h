@@ -17,9 +17,37 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ts::test {
+
+// Protobuf wire format, just enough to read ModelProto.normalizer_spec (field 3).precompiled_charsmap (field 2).
+inline std::string proto_field(std::string_view msg, int wanted) {
+    size_t p = 0;
+    const auto varint = [&]() {
+        uint64_t v = 0;
+        for (int shift = 0; p < msg.size(); shift += 7) {
+            const auto b = (unsigned char)msg[p++];
+            v |= uint64_t(b & 0x7F) << shift;
+            if (!(b & 0x80)) break;
+        }
+        return v;
+    };
+    while (p < msg.size()) {
+        const uint64_t key = varint();
+        const int field = int(key >> 3), wire = int(key & 7);
+        if (wire == 0) (void)varint();
+        else if (wire == 1) p += 8;
+        else if (wire == 5) p += 4;
+        else if (wire == 2) {
+            const size_t len = size_t(varint());
+            if (field == wanted) return std::string(msg.substr(p, len));
+            p += len;
+        } else break;
+    }
+    return {};
+}
 
 inline std::string read_file_bytes(const std::string& path) {
     std::ifstream f(path, std::ios::binary);
