@@ -259,13 +259,17 @@ HfConfig gguf_hf_config(const GgufHeader& h, const std::string& what, std::strin
     const int64_t heads = need_int(h, p + "attention.head_count", what);
     const int64_t d = need_int(h, p + "embedding_length", what);
     int64_t rotary = 0;  // gptneox: RoPE on the first rope.dimension_count features of each head
-    if (arch == "gptneox") {
+    // The sizes in the key names the llama-style HF configs (gptneox, bert, llama, qwen2, gemma) share.
+    const auto hf_sizes = [&] {
         j["hidden_size"] = d;
         j["num_hidden_layers"] = need_int(h, p + "block_count", what);
         j["num_attention_heads"] = heads;
         j["intermediate_size"] = need_int(h, p + "feed_forward_length", what);
         j["max_position_embeddings"] = need_int(h, p + "context_length", what);
         j["vocab_size"] = vocab;
+    };
+    if (arch == "gptneox") {
+        hf_sizes();
         j["layer_norm_eps"] = opt_number(h, p + "attention.layer_norm_epsilon", what).value_or(1e-5);
         j["rotary_emb_base"] = opt_number(h, p + "rope.freq_base", what).value_or(10000.0);
         const int64_t d_head = heads > 0 && d % heads == 0 ? d / heads : 0;
@@ -288,12 +292,7 @@ HfConfig gguf_hf_config(const GgufHeader& h, const std::string& what, std::strin
         if (const GgufValue* causal = h.find(p + "attention.causal");
             causal && causal->type == GgufValueType::Bool && causal->integer != 0)
             fail(what, p + "attention.causal = true is not supported (BERT as a bidirectional encoder)");
-        j["hidden_size"] = d;
-        j["num_hidden_layers"] = need_int(h, p + "block_count", what);
-        j["num_attention_heads"] = heads;
-        j["intermediate_size"] = need_int(h, p + "feed_forward_length", what);
-        j["max_position_embeddings"] = need_int(h, p + "context_length", what);
-        j["vocab_size"] = vocab;
+        hf_sizes();
         j["layer_norm_eps"] = opt_number(h, p + "attention.layer_norm_epsilon", what).value_or(1e-12);
         j["hidden_act"] = "gelu";  // HF's BERT: exact GELU (llama.cpp's graph: the tanh form)
     } else if (arch == "t5") {
@@ -347,15 +346,11 @@ HfConfig gguf_hf_config(const GgufHeader& h, const std::string& what, std::strin
         j["activation_function"] = "gelu_new";  // llama.cpp's gpt2 graph: ggml_gelu (the tanh approximation)
         j["vocab_size"] = vocab;
     } else {
-        j["hidden_size"] = d;
-        j["intermediate_size"] = need_int(h, p + "feed_forward_length", what);
-        j["num_hidden_layers"] = need_int(h, p + "block_count", what);
-        j["num_attention_heads"] = heads;
-        j["num_key_value_heads"] = h.find(p + "attention.head_count_kv") ? need_int(h, p + "attention.head_count_kv", what) : heads;
-        j["max_position_embeddings"] = need_int(h, p + "context_length", what);
+        hf_sizes();
+        j["num_key_value_heads"] =
+            h.find(p + "attention.head_count_kv") ? need_int(h, p + "attention.head_count_kv", what) : heads;
         j["rms_norm_eps"] = opt_number(h, p + "attention.layer_norm_rms_epsilon", what).value_or(1e-6);
         j["rope_theta"] = opt_number(h, p + "rope.freq_base", what).value_or(10000.0);
-        j["vocab_size"] = vocab;
         int64_t head_dim = heads > 0 ? d / heads : 0;
         if (h.find(p + "attention.key_length")) {
             head_dim = need_int(h, p + "attention.key_length", what);
