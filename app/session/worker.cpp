@@ -148,10 +148,8 @@ bool compute_logit_lens(const Model& m, const Trace& trace, const std::string& s
 
 std::atomic<size_t> g_memory_budget{0};
 
-// Refuses, before it runs, a forward whose trace (and logit lens) would not fit in the budget: the snapshot's error
-// says so in one line and the window keeps its session. The fit (two tiny dry runs) is kept per model and settings.
 /// Bytes a forward with these options needs for T (and S_src source) tokens: the fitted trace and workspace, plus the
-/// logit lens's rows.
+/// logit lens's rows. The fit (two tiny dry runs) is kept per model and settings.
 size_t forward_need(const ForwardRequest& r, const ForwardOptions& opt, int T, int S_src) {
     struct Fit {
         std::weak_ptr<const Model> model;
@@ -180,9 +178,9 @@ const std::vector<std::string>& long_text_dropped() {
     return names;
 }
 
-/// Fits the request to the memory budget: the whole trace when it fits; else, when the request records everything,
-/// the trace without the FFN intermediates (opt.capture changes; the snapshot records need and budget); else throws
-/// the one-line refusal.
+/// Fits the request to the memory budget before it runs: the whole trace when it fits; else, when the request records
+/// everything, the trace without the FFN intermediates (opt.capture changes; the snapshot records need and budget);
+/// else throws the one-line refusal (the snapshot's error: the window keeps its session).
 void fit_memory_budget(const ForwardRequest& r, ForwardOptions& opt, int T, int S_src, Snapshot& s) {
     const size_t budget = forward_memory_budget();
     const std::string what = "a forward over " + std::to_string(T + S_src) + " tokens";
