@@ -266,8 +266,10 @@ GgufHeader parse_gguf_header(const uint8_t* bytes, size_t size, const std::strin
             fail(what, "tensor name '" + h.tensors.back().name + "' appears twice");
     }
     const uint64_t pad = (h.alignment - r.pos() % h.alignment) % h.alignment;
-    h.data_offset = r.pos() + pad;
-    const uint64_t data_bytes = h.data_offset <= size ? size - h.data_offset : 0;
+    // A file that ends inside the padding after its header (gguf-py writes none when there are no tensors) has an
+    // empty data section at its end: data_offset never lies beyond the input, so only empty tensors can be in it.
+    h.data_offset = std::min<uint64_t>(r.pos() + pad, size);
+    const uint64_t data_bytes = size - h.data_offset;
     std::vector<const GgufTensorInfo*> by_offset;
     for (const GgufTensorInfo& t : h.tensors) {
         if (t.offset > data_bytes || t.bytes > data_bytes - t.offset)

@@ -354,6 +354,26 @@ TEST(GgufHeader, ValidImageParses) {
     EXPECT_EQ(h.data_offset % 32, 0u);
 }
 
+// gguf-py writes no padding after the header of a file without tensors (a vocabulary-only file): the data section
+// is empty and at the end, never beyond it; an empty tensor may sit there, any other is refused.
+TEST(GgufHeader, AFileEndingInsideThePaddingHasAnEmptyDataSectionAtItsEnd) {
+    Writer w;
+    w.header(3, 0, 1).kv_str("general.architecture", "llama");
+    ASSERT_NE(w.b.size() % 32, 0u);
+    const auto parse = [](const std::string& b) {
+        return parse_gguf_header(reinterpret_cast<const uint8_t*>(b.data()), b.size(), "v.gguf");
+    };
+    EXPECT_EQ(parse(w.b).data_offset, w.b.size());
+    Writer empty;
+    empty.header(3, 1, 1).kv_str("general.architecture", "llama").tensor("e", {0}, 0, 0);
+    const GgufHeader h = parse(empty.b);
+    EXPECT_EQ(h.data_offset, empty.b.size());
+    EXPECT_EQ(h.tensors.at(0).bytes, 0u);
+    Writer one;
+    one.header(3, 1, 1).kv_str("general.architecture", "llama").tensor("x", {1}, 0, 0);
+    EXPECT_TRUE(contains(test::error_of([&] { (void)parse(one.b); }), {"tensor 'x'", "ends beyond the data section"}));
+}
+
 TEST(GgufHeader, EveryTruncationIsRefusedWithALine) {
     const std::string img = valid_image();
     for (size_t n = 0; n < img.size(); ++n) {
