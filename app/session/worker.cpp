@@ -171,6 +171,10 @@ size_t forward_need(const ForwardRequest& r, const ForwardOptions& opt, int T, i
     return need;
 }
 
+/// Thrown between the layers of a long forward once a newer request waits (or the worker stops): the forward ends
+/// there instead of finishing for a text nobody shows any more. Not a std::exception: no error is reported.
+struct ForwardSuperseded {};
+
 /// The FFN intermediates: (T, d_ff) each, most of a long text's trace (three of the ~4 d_ff + 10 d_model floats a
 /// token takes per layer in a gated model). What the long-text capture leaves out.
 const std::vector<std::string>& long_text_dropped() {
@@ -258,6 +262,7 @@ std::shared_ptr<const Snapshot> run_forward_request(const ForwardRequest& r, uin
                 // On the forward's thread, between layers: a new small trace that shares the finished layers'
                 // attention rows (never changed again), so the UI reads nothing the forward still writes.
                 opt.on_layer = [&](const std::string& stack, int layer, const Trace& tr) {
+                    if (r.superseded && r.superseded()) throw ForwardSuperseded{};
                     const auto now = std::chrono::steady_clock::now();
                     if (layer + 1 == n_layers) return;  // the complete snapshot follows
                     if (layer > 0 && now - last_publish < std::chrono::milliseconds(1500)) return;
@@ -325,6 +330,8 @@ std::shared_ptr<const Snapshot> run_forward_request(const ForwardRequest& r, uin
             s->generated = generate(*r.model, r.tokens->ids, g).ids;
             if (const auto& dec = r.target_codec ? r.target_codec : r.codec) s->generated_text = dec->decode(s->generated);
         }
+    } catch (const ForwardSuperseded&) {
+        return nullptr;  // a newer request is next: nothing to publish for this one
     } catch (const std::exception& e) {
         s->error = e.what();
         s->trace.reset();

@@ -161,7 +161,8 @@ private:
 
 /// Runs one request (the default worker job). Never throws: errors go to Snapshot::error. Calls r.publish_partial
 /// (when set) with a copy of the snapshot before computing the logit lens; skips the rest of the lens once
-/// r.superseded() is true (then returns that partial snapshot).
+/// r.superseded() is true (then returns that partial snapshot). A long forward (progressive_min_tokens) that
+/// r.superseded() finds outdated between two layers stops there and returns nullptr (nothing to publish).
 [[nodiscard]] std::shared_ptr<const Snapshot> run_forward_request(const ForwardRequest& r, uint64_t id);
 
 class ForwardWorker {

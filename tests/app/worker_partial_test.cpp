@@ -153,6 +153,28 @@ TEST(WorkerPartial, ALongForwardPublishesItsFirstLayerFirst) {
     EXPECT_EQ(progressive, 0);
 }
 
+// A long forward whose text is outdated (a newer request waits) stops between layers: nothing more is published, the
+// result is null, and the next request runs whole (the incremental state was reset).
+TEST(WorkerPartial, ASupersededLongForwardStopsBetweenLayers) {
+    const LoadedModel lm = make_demo_model();
+    ForwardRequest r = demo_request(lm);
+    r.progressive_min_tokens = 1;
+    r.memory = std::make_shared<ForwardMemory>();
+    std::vector<std::shared_ptr<const Snapshot>> published;
+    r.publish_partial = [&](std::shared_ptr<const Snapshot> s) { published.push_back(std::move(s)); };
+    int asked = 0;
+    r.superseded = [&] { return ++asked > 1; };  // outdated from the second layer on
+    EXPECT_EQ(run_forward_request(r, 11), nullptr);
+    ASSERT_EQ(published.size(), 1u);
+    EXPECT_EQ(published[0]->layers_done, 1);
+    r.superseded = [] { return false; };
+    const auto next = run_forward_request(r, 12);
+    ASSERT_NE(next, nullptr);
+    EXPECT_TRUE(next->error.empty()) << next->error;
+    EXPECT_EQ(next->reused_positions, 0);
+    EXPECT_EQ(next->find("dec.0.attn.probs")->data, published[0]->find("dec.0.attn.probs")->data);
+}
+
 TEST(WorkerBudget, ALongTextOverBudgetRunsWithoutTheFfnIntermediatesAndSaysSo) {
     const LoadedModel lm = make_demo_model();
     ForwardRequest r = demo_request(lm);
