@@ -189,12 +189,12 @@ void fit_memory_budget(const ForwardRequest& r, ForwardOptions& opt, int T, int 
     const size_t budget = forward_memory_budget();
     const std::string what = "a forward over " + std::to_string(T + S_src) + " tokens";
     const size_t need = forward_need(r, opt, T, S_src);
-    if (memory_refusal(what, need, budget, "").empty()) return;
+    if (need <= budget) return;
     if (opt.capture.captures_all()) {
         ForwardOptions lean = opt;
         lean.capture = CaptureFilter::all_except(long_text_dropped());
         const size_t lean_need = forward_need(r, lean, T, S_src);
-        if (memory_refusal(what, lean_need, budget, "").empty()) {
+        if (lean_need <= budget) {
             opt = std::move(lean);
             s.ffn_skipped_need = need;
             s.ffn_skipped_budget = budget;
@@ -266,6 +266,8 @@ std::shared_ptr<const Snapshot> run_forward_request(const ForwardRequest& r, uin
                     const auto now = std::chrono::steady_clock::now();
                     if (layer + 1 == n_layers) return;  // the complete snapshot follows
                     if (layer > 0 && now - last_publish < std::chrono::milliseconds(1500)) return;
+                    // The request's fields, not a copy of *s: a copy would share its logits-row cache, which this
+                    // snapshot (no hidden states yet) must not fill.
                     auto p = std::make_shared<Snapshot>();
                     p->id = s->id;
                     p->kind = s->kind;

@@ -192,8 +192,9 @@ void App::poll_results() {
     // A partial snapshot (no logit lens yet) updates every panel but Predictions, which waits for the complete one
     // rather than flicker its lens plot. A progressive one (a long forward's first layers) only the Attention panel
     // takes; the others keep the previous snapshot until the forward is done.
-    if (auto s = m_worker->latest(); s) m_progress = s->layers_done > 0 ? s : nullptr;
-    if (auto s = m_worker->latest(); s && s != m_snap && !(s->partial && m_state.panel == Panel::Predictions) &&
+    const auto latest = m_worker->latest();
+    if (latest) m_progress = latest->layers_done > 0 ? latest : nullptr;
+    if (auto s = latest; s && s != m_snap && !(s->partial && m_state.panel == Panel::Predictions) &&
         !(s->layers_done > 0 && m_state.panel != Panel::Attention)) {
         if (s->layers_done > 0)
             log_info("a long text: " + std::to_string(s->layers_done) + " of " + std::to_string(s->n_layers()) +

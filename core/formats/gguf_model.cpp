@@ -329,13 +329,6 @@ HfConfig gguf_hf_config(const GgufHeader& h, const std::string& what, std::strin
                 fail(what,
                      "a relative-position table in every layer (" + layer_bias +
                          ", UMT5) is not supported (only T5's, shared from block 0)");
-        const auto token = [&](const std::string& key, const char* hf_key) {
-            const GgufValue* v = h.find(key);
-            if (v && v->is_integer() && v->integer >= 0 && v->integer < vocab) j[hf_key] = v->integer;
-        };
-        token(p + "decoder_start_token_id", "decoder_start_token_id");
-        token("tokenizer.ggml.eos_token_id", "eos_token_id");
-        token("tokenizer.ggml.padding_token_id", "pad_token_id");
     } else if (arch == "gpt2") {
         j["n_embd"] = d;
         j["n_layer"] = need_int(h, p + "block_count", what);
@@ -394,6 +387,7 @@ HfConfig gguf_hf_config(const GgufHeader& h, const std::string& what, std::strin
     id("tokenizer.ggml.bos_token_id", hf.bos_token_id);
     id("tokenizer.ggml.eos_token_id", hf.eos_token_id);
     id("tokenizer.ggml.padding_token_id", hf.pad_token_id);
+    if (arch == "t5") id((p + "decoder_start_token_id").c_str(), hf.decoder_start_token_id);
     return hf;
 }
 

@@ -125,39 +125,27 @@ std::shared_ptr<const TextTokenizer> llama_tokenizer(const GgufHeader& h, const 
     if (bytes_found != 256)
         fail(what, "a \"llama\" (SentencePiece) vocabulary needs all 256 byte tokens <0x00> ... <0xFF> (token type 6); "
                    "this one has " + std::to_string(bytes_found));
-    Proto model;
+    std::vector<float> piece_scores(tokens.size());
+    std::vector<int> piece_types(tokens.size());
     for (size_t i = 0; i < tokens.size(); ++i) {
-        Proto piece;
-        piece.bytes(1, tokens[i]);
-        piece.f32(2, scores && i < scores->numbers.size() ? float(scores->numbers[i]) : 0.0f);
-        piece.integer(3, i < types.size() ? int64_t(types[i]) : int64_t(kNormal));
-        model.bytes(1, piece.b);
+        piece_scores[i] = scores && i < scores->numbers.size() ? float(scores->numbers[i]) : 0.0f;
+        piece_types[i] = i < types.size() ? int(types[i]) : kNormal;
     }
-    Proto trainer;
-    trainer.integer(3, 2);   // model_type BPE
-    trainer.integer(35, 1);  // byte_fallback
-    trainer.integer(40, unk);
-    const auto piece_of = [&](const char* key) {
+    const auto control_id = [&](const char* key) {
         const int id = special_id(h, key, tokens.size());
         return id >= 0 && id < int(types.size()) && int(types[size_t(id)]) == kControl ? id : -1;
     };
-    const int bos = piece_of("tokenizer.ggml.bos_token_id"), eos = piece_of("tokenizer.ggml.eos_token_id"),
-              pad = piece_of("tokenizer.ggml.padding_token_id");
-    trainer.integer(41, bos);
-    trainer.integer(42, eos);
-    trainer.integer(43, pad);
-    trainer.bytes(45, tokens[size_t(unk)]);
-    if (bos >= 0) trainer.bytes(46, tokens[size_t(bos)]);
-    if (eos >= 0) trainer.bytes(47, tokens[size_t(eos)]);
-    if (pad >= 0) trainer.bytes(48, tokens[size_t(pad)]);
-    model.bytes(2, trainer.b);
-    Proto normalizer;
-    normalizer.bytes(1, "identity");
-    normalizer.integer(3, flag(h, "tokenizer.ggml.add_space_prefix", true) ? 1 : 0);
-    normalizer.integer(4, flag(h, "tokenizer.ggml.remove_extra_whitespaces", false) ? 1 : 0);
-    normalizer.integer(5, 1);  // escape_whitespaces: ' ' -> U+2581
-    model.bytes(3, normalizer.b);
-    return parse_sentencepiece_model(model.b, flag(h, "tokenizer.ggml.add_bos_token", true),
+    SentencePieceSpec spec;
+    spec.model_type = 2;  // BPE
+    spec.byte_fallback = true;
+    spec.unk = unk;
+    spec.bos = control_id("tokenizer.ggml.bos_token_id");
+    spec.eos = control_id("tokenizer.ggml.eos_token_id");
+    spec.pad = control_id("tokenizer.ggml.padding_token_id");
+    spec.add_space_prefix = flag(h, "tokenizer.ggml.add_space_prefix", true);
+    spec.remove_extra_whitespaces = flag(h, "tokenizer.ggml.remove_extra_whitespaces", false);
+    const std::string model = sentencepiece_model_proto(tokens, piece_scores, piece_types, spec);
+    return parse_sentencepiece_model(model, flag(h, "tokenizer.ggml.add_bos_token", true),
                                      flag(h, "tokenizer.ggml.add_eos_token", false), what + " (tokenizer.ggml, llama)");
 }
 

@@ -87,6 +87,50 @@ struct Proto {
     }
 };
 
+/// What a SentencePiece ModelProto holds besides its pieces (trainer_spec and normalizer_spec fields).
+struct SentencePieceSpec {
+    int model_type = 2;  ///< 1 UNIGRAM, 2 BPE
+    bool byte_fallback = false;
+    int unk = 0, bos = -1, eos = -1, pad = -1;  ///< piece ids (-1: none)
+    std::string charsmap;                       ///< precompiled_charsmap; empty: the identity normalizer
+    bool add_space_prefix = true, remove_extra_whitespaces = false;
+};
+
+/// A serialized SentencePiece ModelProto: pieces[i] with scores[i] and types[i] (SentencePiece's piece types, the
+/// same numbers as llama.cpp's), the trainer spec's model type, byte fallback and special pieces (ids and their
+/// texts), and a normalizer that escapes spaces as U+2581. For libsentencepiece (parse_sentencepiece_model).
+inline std::string sentencepiece_model_proto(const std::vector<std::string>& pieces, const std::vector<float>& scores,
+                                             const std::vector<int>& types, const SentencePieceSpec& spec) {
+    Proto model;
+    for (size_t i = 0; i < pieces.size(); ++i) {
+        Proto piece;
+        piece.bytes(1, pieces[i]);
+        piece.f32(2, scores[i]);
+        piece.integer(3, types[i]);
+        model.bytes(1, piece.b);
+    }
+    Proto trainer;
+    trainer.integer(3, spec.model_type);
+    trainer.integer(35, spec.byte_fallback ? 1 : 0);
+    trainer.integer(40, spec.unk);
+    trainer.integer(41, spec.bos);
+    trainer.integer(42, spec.eos);
+    trainer.integer(43, spec.pad);
+    trainer.bytes(45, pieces[size_t(spec.unk)]);
+    if (spec.bos >= 0) trainer.bytes(46, pieces[size_t(spec.bos)]);
+    if (spec.eos >= 0) trainer.bytes(47, pieces[size_t(spec.eos)]);
+    if (spec.pad >= 0) trainer.bytes(48, pieces[size_t(spec.pad)]);
+    model.bytes(2, trainer.b);
+    Proto normalizer;
+    normalizer.bytes(1, spec.charsmap.empty() ? "identity" : "precompiled");
+    if (!spec.charsmap.empty()) normalizer.bytes(2, spec.charsmap);
+    normalizer.integer(3, spec.add_space_prefix ? 1 : 0);
+    normalizer.integer(4, spec.remove_extra_whitespaces ? 1 : 0);
+    normalizer.integer(5, 1);  // escape_whitespaces: ' ' -> U+2581
+    model.bytes(3, normalizer.b);
+    return model.b;
+}
+
 /// "bert" (llama.cpp's WPM tokenizer), gguf_vocab_wpm.cpp.
 std::shared_ptr<const TextTokenizer> bert_tokenizer(const GgufHeader& h, const std::vector<std::string>& tokens,
                                                     const std::vector<double>& types, const std::string& what);

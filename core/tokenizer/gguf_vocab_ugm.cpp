@@ -108,39 +108,25 @@ std::shared_ptr<const TextTokenizer> t5_tokenizer(const GgufHeader& h, const std
         for (int& t : type)
             if (t == kByte) t = kControl;
 
-    Proto model;
+    std::vector<std::string> pieces(n);
+    std::vector<float> piece_scores(n);
     for (size_t i = 0; i < n; ++i) {
-        Proto piece;
         // llama.cpp renames an empty token (libsentencepiece would refuse it)
-        piece.bytes(1, tokens[i].empty() ? "[EMPTY_" + std::to_string(i) + "]" : tokens[i]);
-        piece.f32(2, scores ? float(scores->numbers[i]) : 0.0f);
-        piece.integer(3, type[i]);
-        model.bytes(1, piece.b);
+        pieces[i] = tokens[i].empty() ? "[EMPTY_" + std::to_string(i) + "]" : tokens[i];
+        piece_scores[i] = scores ? float(scores->numbers[i]) : 0.0f;
     }
-    Proto trainer;
-    trainer.integer(3, 1);  // model_type UNIGRAM
-    trainer.integer(35, byte_fallback ? 1 : 0);
-    trainer.integer(40, *unk);
-    trainer.integer(41, bos ? *bos : -1);
-    trainer.integer(42, eos ? *eos : -1);
-    trainer.integer(43, pad ? *pad : -1);
-    const auto piece_of = [&](int id) {
-        return tokens[size_t(id)].empty() ? "[EMPTY_" + std::to_string(id) + "]" : tokens[size_t(id)];
-    };
-    trainer.bytes(45, piece_of(*unk));
-    if (bos) trainer.bytes(46, piece_of(*bos));
-    if (eos) trainer.bytes(47, piece_of(*eos));
-    if (pad) trainer.bytes(48, piece_of(*pad));
-    model.bytes(2, trainer.b);
-    Proto normalizer;
-    const std::string charsmap = precompiled_charsmap(h, what);
-    normalizer.bytes(1, charsmap.empty() ? "identity" : "precompiled");
-    if (!charsmap.empty()) normalizer.bytes(2, charsmap);
-    normalizer.integer(3, flag(h, "tokenizer.ggml.add_space_prefix", false) ? 1 : 0);
-    normalizer.integer(4, flag(h, "tokenizer.ggml.remove_extra_whitespaces", false) ? 1 : 0);
-    normalizer.integer(5, 1);  // escape_whitespaces: ' ' -> U+2581
-    model.bytes(3, normalizer.b);
-    return parse_sentencepiece_model(model.b, add_bos, add_eos, what + " (tokenizer.ggml, t5)");
+    SentencePieceSpec spec;
+    spec.model_type = 1;  // UNIGRAM
+    spec.byte_fallback = byte_fallback;
+    spec.unk = *unk;
+    spec.bos = bos.value_or(-1);
+    spec.eos = eos.value_or(-1);
+    spec.pad = pad.value_or(-1);
+    spec.charsmap = precompiled_charsmap(h, what);
+    spec.add_space_prefix = flag(h, "tokenizer.ggml.add_space_prefix", false);
+    spec.remove_extra_whitespaces = flag(h, "tokenizer.ggml.remove_extra_whitespaces", false);
+    return parse_sentencepiece_model(sentencepiece_model_proto(pieces, piece_scores, type, spec), add_bos, add_eos,
+                                     what + " (tokenizer.ggml, t5)");
 }
 
 }  // namespace ts::gguf_vocab_detail
