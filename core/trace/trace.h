@@ -27,39 +27,41 @@ public:
     /// Record names that start with any of the prefixes ("dec.1.attn." or "logits").
     static CaptureFilter prefixes(std::vector<std::string> p) {
         CaptureFilter f(Mode::Prefixes);
-        f.m_patterns = std::move(p);
+        f.m_prefixes = std::move(p);
         return f;
     }
     /// Every name except those ending with one of the suffixes (".ffn.pre_act"): what a long text keeps when the
     /// whole trace would not fit the memory budget (the worker's long-text capture).
     static CaptureFilter all_except(std::vector<std::string> suffixes) {
         CaptureFilter f(Mode::AllExcept);
-        f.m_patterns = std::move(suffixes);
+        f.m_prefixes = std::move(suffixes);
         return f;
     }
     [[nodiscard]] bool wants(std::string_view name) const {
         if (m_mode == Mode::All) return true;
         if (m_mode == Mode::None) return false;
         if (m_mode == Mode::AllExcept) {
-            for (const auto& p : m_patterns)
-                if (name.ends_with(p)) return false;
+            for (const auto& p : m_prefixes)
+                if (name.size() >= p.size() && name.substr(name.size() - p.size()) == p) return false;
             return true;
         }
-        for (const auto& p : m_patterns)
-            if (name.starts_with(p)) return true;
+        for (const auto& p : m_prefixes)
+            if (name.substr(0, p.size()) == p) return true;
         return false;
     }
     [[nodiscard]] bool captures_anything() const { return m_mode != Mode::None; }
     [[nodiscard]] bool captures_all() const { return m_mode == Mode::All; }
-    /// An all_except filter: every layer records the same names, as with all().
-    [[nodiscard]] bool captures_all_but_some() const { return m_mode == Mode::AllExcept; }
+    /// The suffixes all_except leaves out (empty for the other filters).
+    [[nodiscard]] std::vector<std::string> excluded() const {
+        return m_mode == Mode::AllExcept ? m_prefixes : std::vector<std::string>{};
+    }
     /// Identifies the filter ("all", "none", "prefixes:a,b", "except:a,b"): equal keys record the same names.
     [[nodiscard]] std::string key() const {
         std::string k = m_mode == Mode::All ? "all"
             : m_mode == Mode::None          ? "none"
             : m_mode == Mode::Prefixes      ? "prefixes:"
                                             : "except:";
-        for (const auto& p : m_patterns) k += p + ",";
+        for (const auto& p : m_prefixes) k += p + ",";
         return k;
     }
 
@@ -67,7 +69,7 @@ private:
     enum class Mode { All, None, Prefixes, AllExcept };
     explicit CaptureFilter(Mode m) : m_mode(m) {}
     Mode m_mode;
-    std::vector<std::string> m_patterns;  ///< prefixes (Prefixes) or suffixes (AllExcept)
+    std::vector<std::string> m_prefixes;
 };
 
 /// Float buffers recycled between traces: take() returns a buffer with capacity >= n (the smallest held one that
