@@ -46,9 +46,9 @@ std::string precompiled_charsmap(const GgufHeader& h, const std::string& what) {
 /// llama.cpp's UGM tokenizer never falls back to bytes (an unknown character is the unknown token there), which
 /// only matters for such vocabularies (T5's have no byte pieces). Fewer byte pieces are kept unmatched, as llama.cpp
 /// keeps them, by retyping them control pieces (libsentencepiece refuses byte pieces without byte fallback).
-/// Throws "<what>: <problem>" for a missing unknown token, a special id out of range or on the unknown token, a BOS
-/// or EOS that is added but missing, scores / token_type of another length than the tokens, a token type outside
-/// 1..6, or a malformed character map.
+/// Throws "<what>: <problem>" for a token holding a NUL character, a missing unknown token, a special id out of
+/// range or on the unknown token, a BOS or EOS that is added but missing, scores / token_type of another length than
+/// the tokens, a token type outside 1..6, or a malformed character map.
 std::shared_ptr<const TextTokenizer> t5_tokenizer(const GgufHeader& h, const std::vector<std::string>& tokens,
                                                   const std::vector<double>& types, const std::string& what) {
     const size_t n = tokens.size();
@@ -111,6 +111,12 @@ std::shared_ptr<const TextTokenizer> t5_tokenizer(const GgufHeader& h, const std
     std::vector<std::string> pieces(n);
     std::vector<float> piece_scores(n);
     for (size_t i = 0; i < n; ++i) {
+        // libsentencepiece's unigram trie (Darts) aborts the process on a key holding a NUL: refused here.
+        if (tokens[i].find('\0') != std::string::npos)
+            fail(what,
+                 "token " + std::to_string(i) +
+                     " of tokenizer.ggml.tokens contains a NUL character, which a "
+                     "unigram vocabulary cannot hold");
         // llama.cpp renames an empty token (libsentencepiece would refuse it)
         pieces[i] = tokens[i].empty() ? "[EMPTY_" + std::to_string(i) + "]" : tokens[i];
         piece_scores[i] = scores ? float(scores->numbers[i]) : 0.0f;

@@ -429,6 +429,10 @@ TEST(GgufTokenizer, T5VocabularyRefusesMalformedMetadata) {
     h.metadata["tokenizer.ggml.scores"].elem = GgufValueType::I32;
     errors.push_back(error(h));
     EXPECT_TRUE(test::contains(errors.back(), {"'tokenizer.ggml.scores' has the wrong type"}));
+    h = t5_header();  // libsentencepiece's unigram trie aborts the process on one (found by fuzz_gguf)
+    h.metadata["tokenizer.ggml.tokens"].strings[8] = std::string("\0c", 2);
+    errors.push_back(error(h));
+    EXPECT_TRUE(test::contains(errors.back(), {"token 8 of tokenizer.ggml.tokens contains a NUL character"}));
     h = t5_header();
     h.metadata["tokenizer.ggml.token_type"].numbers[5] = 9;
     errors.push_back(error(h));
