@@ -52,12 +52,12 @@ enum class AttributionBaseline { Zero, MeanEmbedding };
 
 /// Where integrated gradients evaluate the path.
 ///   Midpoint  α_k = (k − ½)/m, k = 1..m (Sundararajan et al. eq. 3 with the midpoint rule; Captum's "riemann_middle")
-///   Adaptive  the midpoint rule on 8 intervals (15 points: the midpoints and the inner ends), then the intervals
-///             whose share of the scores is furthest from f(end) − f(start) are halved, until those errors sum to
-///             under kAdaptiveTolerance · |f(x) − f(b)| or m points are used. For a path on which f changes by
-///             nats within a thousandth of it (the bundled translation model's sharp heads) the midpoint rule
-///             needs tens of thousands of points; the adaptive rule spends its points there. Needs m ≥ 15 (below,
-///             the midpoint rule is used).
+///   Adaptive  the trapezoid rule on the 16 intervals of α = j/16 (15 points inside, the ends' gradients are
+///             computed anyway), then the intervals whose share of the scores is furthest from f(end) − f(start)
+///             are halved, one new point each, until those errors sum to under kAdaptiveTolerance · |f(x) − f(b)|
+///             or m points are used. For a path on which f changes by nats within a thousandth of it (the bundled
+///             translation model's sharp heads) the midpoint rule needs thousands of points; the adaptive rule
+///             spends its points there. Needs m ≥ 15 (below, the midpoint rule is used).
 enum class IgRule { Midpoint, Adaptive };
 /// "midpoint", "adaptive".
 [[nodiscard]] std::string_view name_of(IgRule r);

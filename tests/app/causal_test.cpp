@@ -3,6 +3,7 @@
 #include "app/figures/figures.h"
 #include "app/figures/views.h"
 #include "app/session/interp_jobs.h"
+#include "core/forward/decode.h"
 #include "core/interp/ablation.h"
 #include "core/interp/input_attribution.h"
 #include "core/interp/logit_attribution.h"
@@ -159,7 +160,7 @@ namespace {
 // from the mean embedding, log p of the generated tokens is rough: it changes by nats within thousandths of the
 // path, here and there (the model's sharp heads; torch in float64 agrees, docs/models.md). The midpoint rule leaves
 // a fifth of f's change unexplained at 50 points and still over a tenth at 800; the adaptive rule, which halves
-// where the scores miss f's change, closes the gap to 1 % within 400 points and is 3× closer at 50.
+// where the scores miss f's change, closes the gap to 1 % within 400 points and is several times closer at 50.
 TEST(Causal, AdaptiveIntegratedGradientsCloseTheGapOnTheTranslationModel) {
     std::string dir;
     for (const auto& d : studio::list_bundled_model_dirs(""))
@@ -187,7 +188,7 @@ TEST(Causal, AdaptiveIntegratedGradientsCloseTheGapOnTheTranslationModel) {
         ASSERT_GT(change, 1.0f);
         worst_ada50 = std::max(worst_ada50, std::abs(ada50.completeness_gap[t]) / change);
     }
-    EXPECT_LT(worst_ada50, 0.1f);
+    EXPECT_LT(worst_ada50, 0.05f);
 #if defined(__SANITIZE_ADDRESS__)
     // Under the sanitizers (about 35× slower here) the 50 adaptive points check the rule's bookkeeping; the
     // comparison with the midpoint rule and the 400-point run are the release build's.
@@ -202,6 +203,78 @@ TEST(Causal, AdaptiveIntegratedGradientsCloseTheGapOnTheTranslationModel) {
     }
     EXPECT_GT(worst_mid50, 0.15f);
     EXPECT_LT(worst_ada50, worst_mid50 / 2);
+}
+
+}  // namespace
+}  // namespace ts::figures
+
+namespace ts::figures {
+namespace {
+
+// The adaptive rule over eight everyday sentences of both directions (every generated token's row, the end token
+// included): at 50 points the gaps are a fraction of the midpoint rule's; at 200 every row is within 2.5 %.
+// Measured when written (this machine): mean relative gap 0.014 adaptive vs 0.199 midpoint at 50 points, worst row
+// 0.082 vs 1.62; at 200 points worst 0.017.
+TEST(Causal, AdaptiveIntegratedGradientsOnEverydaySentences) {
+    std::string dir;
+    for (const auto& d : studio::list_bundled_model_dirs(""))
+        if (std::filesystem::path(d).filename() == "zh-en-transformer") dir = d;
+    ASSERT_FALSE(dir.empty()) << "the bundled translation model is missing";
+    const studio::LoadedModel lm = studio::load_model_folder(dir);
+    ASSERT_TRUE(lm.codec && lm.translation);
+    const Model& m = *lm.model;
+    interp::GradientModel grad(m);
+    const std::vector<std::pair<std::string, std::string>> texts = {
+        {"Delete all selected items", "zh"},    {"The weather is nice today.", "zh"},
+        {"I like reading books.", "zh"},        {"Open the file and save it.", "zh"},
+        {"我们明天去学校。", "en"},             {"这是一个简单的例子。", "en"},
+        {"Click the button to continue.", "zh"}, {"他喜欢喝茶。", "en"}};
+    struct Gaps {
+        double worst = 0, mean = 0;
+    };
+    const auto gaps = [&](interp::IgRule rule, int steps) {
+        Gaps g;
+        int rows = 0;
+        for (const auto& [text, to] : texts) {
+            std::vector<int> ids;
+            std::vector<std::pair<size_t, size_t>> spans;
+            lm.codec->encode(text, ids, spans, false);
+            const std::vector<int> src = make_source_ids(*lm.translation, ids, to);
+            DecodeOptions dopt;
+            dopt.max_len = 24;
+            const DecodeResult dr = translate_ids(m, *lm.translation, src, dopt);
+            std::vector<int> dec_in = {lm.translation->decoder_start_id}, out = dr.ids;
+            dec_in.insert(dec_in.end(), dr.ids.begin(), dr.ids.end());
+            out.push_back(lm.translation->target_end_id);
+            interp::AttributionOptions o;
+            o.method = interp::AttributionMethod::IntegratedGradients;
+            o.baseline = interp::AttributionBaseline::MeanEmbedding;
+            o.batch = 32;
+            o.steps = steps;
+            o.rule = rule;
+            const auto a = interp::attribute_translation(m, &grad, src, dec_in, out, o);
+            for (size_t t = 0; t < out.size(); ++t) {
+                const double change = std::abs(double(a.value[t]) - double(a.baseline_value[t]));
+                EXPECT_GT(change, 0.1) << text << " row " << t;
+                const double rel = std::abs(double(a.completeness_gap[t])) / change;
+                g.worst = std::max(g.worst, rel);
+                g.mean += rel;
+                ++rows;
+            }
+        }
+        g.mean /= rows;
+        return g;
+    };
+    const Gaps ada50 = gaps(interp::IgRule::Adaptive, 50);
+    EXPECT_LT(ada50.mean, 0.025);
+    EXPECT_LT(ada50.worst, 0.15);
+#if defined(__SANITIZE_ADDRESS__)
+    GTEST_SKIP() << "the midpoint comparison and the 200-point run are the release build's";
+#endif
+    const Gaps mid50 = gaps(interp::IgRule::Midpoint, 50), ada200 = gaps(interp::IgRule::Adaptive, 200);
+    EXPECT_GT(mid50.mean, 4 * ada50.mean);
+    EXPECT_GT(mid50.worst, 4 * ada50.worst);
+    EXPECT_LT(ada200.worst, 0.025);
 }
 
 }  // namespace
