@@ -350,6 +350,20 @@ std::vector<plot::Figure> attention_ab_figures(const Snapshot& a, const Snapshot
     return {fa, fb, fd};
 }
 
+bool attention_overview_pooled(const Snapshot& s, int layer, AttnSource source) {
+    const std::shared_ptr<const AttentionRows> rows =
+        s.trace ? s.trace->attention(attention_prefix(s, source, layer)) : nullptr;
+    return rows && (rows->n_queries() > kOverviewSide || rows->n_keys() > kOverviewSide);
+}
+
+void warm_attention_overview(const Snapshot& s, int layer, int head, AttnSource source) {
+    const std::shared_ptr<const AttentionRows> rows =
+        s.trace ? s.trace->attention(attention_prefix(s, source, layer)) : nullptr;
+    if (!rows || head < 0 || head >= rows->n_heads() || !attention_overview_pooled(s, layer, source)) return;
+    // The same request as head_values' for a probabilities overview, so that it finds this one in the cache.
+    (void)rows->pooled_cached(AttentionRows::Kind::Probs, head, kOverviewSide, kOverviewSide, AttentionRows::Pool::Max);
+}
+
 plot::Figure attention_thumb_figure(const Snapshot& s, int layer, int head, bool unit_scale, AttnSource source) {
     plot::Figure f = head_figure(s, probs_name(s, layer, source), head, "", plot::Colormap::Viridis, tr("attention weight"), true);
     if (f.heatmap && unit_scale) f.heatmap->vmax = 1.0f;

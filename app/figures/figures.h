@@ -63,7 +63,6 @@ using namespace ts::studio;  // the session layer (app/session) below: state, Fo
 /// st.attn_source (encoder–decoder models; cross-attention: decoder (target) rows × encoder (source) columns).
 /// No heatmap when the trace has no `<prefix>probs` (see attention_prefix).
 [[nodiscard]] plot::Figure attention_head_figure(const Snapshot& s, int layer, int head, const UiState& st);
-/// Thumbnail of one head for the layer × head grid (no labels).
 /// The settings a forward of the app runs with, in a few words for a figure title: "temperature 1.5 · sliding-window
 /// mask (4) · 2 heads ablated (zero)", or "the model as trained" when none is changed. Reads st.apply_to_model,
 /// attn_temperature, attn_mask, attn_window, attn_padding, ablated_heads and ablate_mode.
@@ -76,8 +75,16 @@ using namespace ts::studio;  // the session layer (app/session) below: state, Fo
 [[nodiscard]] std::vector<plot::Figure> attention_ab_figures(const Snapshot& a, const Snapshot& b, int layer, int head,
                                                              const UiState& st, const std::string& label_a,
                                                              const std::string& label_b);
+/// Thumbnail of one head for the layer × head grid (no labels).
 [[nodiscard]] plot::Figure attention_thumb_figure(const Snapshot& s, int layer, int head, bool unit_scale,
                                                   AttnSource source = AttnSource::Decoder);
+/// True when `layer`'s attention (source `source`) has more than 256 queries or keys, so that its heads are drawn
+/// as pooled overviews (each cell the largest weight of a block), computed per head on first use.
+[[nodiscard]] bool attention_overview_pooled(const Snapshot& s, int layer, AttnSource source);
+/// Computes the pooled overview of one head that attention_thumb_figure and attention_head_figure draw and keeps it
+/// in the attention block's cache, so that they then only copy it (app/session/overview_jobs.h). Nothing for a head
+/// that is not pooled or not recorded. Thread-safe: any thread may call it on a snapshot it holds.
+void warm_attention_overview(const Snapshot& s, int layer, int head, AttnSource source);
 /// Every head of a layer, or every layer × head (grid_all): full small figures titled "layer l, head h" on one
 /// shared 0..1 color scale.
 [[nodiscard]] std::vector<plot::Figure> attention_head_grid(const Snapshot& s, int layer, bool grid_all,

@@ -131,6 +131,7 @@ void App::apply_language(const std::string& lang) {
 
 void App::shutdown() {
     m_worker.reset();
+    m_overviews.set_on_done({});  // a head that finishes now must not post to a terminated GLFW
     gfx::release_raster_resources();
     gfx::heatmap_textures_shutdown();
     ImGui_ImplOpenGL3_Shutdown();
@@ -291,7 +292,8 @@ void App::main_area() {
                      &m_lab,
                      m_snap,
                      &m_attn_pin,
-                     &m_compare};
+                     &m_compare,
+                     &m_overviews};
     set_export_menu_context({&m_state, m_snap.get(), &m_model});
     // Whatever changes the forward is said above every panel it affects (ablations persist in the saved state, so
     // after a restart a blank head would otherwise look like a bug).
@@ -510,7 +512,8 @@ void App::frame() {
     // Screenshot mode: wait for the forward pass of the current text, render N frames of each panel, capture.
     if (!m_opt.screenshot_dir.empty() && m_shot_index < m_shot_panels.size()) {
         const bool ready = m_snap && m_snap->id >= m_last_submitted && !m_worker->busy() && !m_loader.busy() &&
-            !m_interp.busy() && !m_neuron_index.busy() && !m_compare.busy() && m_opt.analyses.empty() &&
+            !m_interp.busy() && !m_neuron_index.busy() && !m_compare.busy() && !m_overviews.busy() &&
+            m_opt.analyses.empty() &&
             !m_lab.active();
         const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_shot_wait_start).count();
         if (ready || (waited > 120.0 && !m_lab.active())) {
@@ -638,6 +641,7 @@ int App::run() {
         }
     }
     m_interp.set_on_done([] { glfwPostEmptyEvent(); });
+    m_overviews.set_on_done([] { glfwPostEmptyEvent(); });
 
     // First model: --model, else the remembered one, else the bundled default, else the random demo. Loaded
     // synchronously at start (the window shows right after); later loads run in the background.
@@ -674,7 +678,8 @@ int App::run() {
         // Idle: sleep until an event (input, a worker result via glfwPostEmptyEvent, a signal). Busy: poll.
         // Soft animation (a progress bar, a panel waiting for a result): wake every 50 ms instead of every frame.
         const bool soft =
-            m_keep_drawing || m_loader.busy() || m_interp.busy() || m_neuron_index.busy() || m_compare.busy();
+            m_keep_drawing || m_loader.busy() || m_interp.busy() || m_neuron_index.busy() || m_compare.busy() ||
+            m_overviews.busy();
         m_keep_drawing = false;
         if (animating() || m_settle_frames > 0) glfwPollEvents();
         else if (soft) glfwWaitEventsTimeout(0.05);

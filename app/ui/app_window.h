@@ -185,6 +185,7 @@ private:
     InterpJobs m_interp;                 ///< the Causal panel's background analyses
     NeuronIndexJob m_neuron_index;       ///< the Neurons panel's max-activating-examples index
     CompareJob m_compare;                ///< the Model panel's quantization lens
+    OverviewJobs m_overviews;            ///< the Attention panel's overviews of a long text
     bool m_keep_drawing = false;         ///< a panel asked for frames this frame (PanelContext::keep_drawing)
 };
 

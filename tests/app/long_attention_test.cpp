@@ -2,13 +2,17 @@
 // colorbar, axes and note say) equal to pooling the full matrix; a zoom window shows a 256 × 256 part at full
 // resolution with its own tokens and the right values; masked cells are flagged from the mask rule.
 #include "app/figures/figures.h"
+#include "app/session/overview_jobs.h"
 #include "app/session/text_codec.h"
 #include "app/session/worker.h"
 #include "core/kernels/attention_rows.h"
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <memory>
+#include <thread>
 #include <string>
 
 namespace {
@@ -80,6 +84,48 @@ TEST(LongAttention, OverviewThenAFullResolutionWindow) {
     const plot::Figure last = attention_head_figure(*snap, 1, 2, st);
     ASSERT_TRUE(last.heatmap);
     EXPECT_EQ(last.heatmap->row0, T - 256);
+}
+
+// The Attention panel's overviews off the UI thread: a long text's head is not ready at first (queued), then
+// computed on the jobs' thread; the figure drawn afterwards equals the one computed in place. A short text needs
+// nothing; a new snapshot forgets the old one's heads.
+TEST(LongAttention, OverviewJobsComputeTheHeadsOffTheCallersThread) {
+    const auto snap = long_snapshot(600);
+    ASSERT_TRUE(snap->error.empty()) << snap->error;
+    std::atomic<int> done{0};
+    OverviewJobs jobs;
+    jobs.set_on_done([&] { ++done; });
+    EXPECT_TRUE(attention_overview_pooled(*snap, 1, AttnSource::Decoder));
+    EXPECT_FALSE(jobs.ready(snap, AttnSource::Decoder, 1, 2));
+    EXPECT_FALSE(jobs.ready(snap, AttnSource::Decoder, 1, 3));
+    EXPECT_FALSE(jobs.ready(snap, AttnSource::Decoder, 0, 0, true));
+    const auto until_idle = [&] {
+        for (int i = 0; i < 3000 && jobs.busy(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    };
+    until_idle();
+    ASSERT_FALSE(jobs.busy());
+    EXPECT_EQ(done.load(), 3);
+    EXPECT_TRUE(jobs.ready(snap, AttnSource::Decoder, 1, 2));
+    EXPECT_TRUE(jobs.ready(snap, AttnSource::Decoder, 0, 0));
+    EXPECT_FALSE(jobs.busy());  // nothing queued again
+    const plot::Figure warm = attention_thumb_figure(*snap, 1, 2, false);
+    ASSERT_TRUE(warm.heatmap);
+    const auto pooled = snap->trace->attention("dec.1.attn.")->pooled(AttentionRows::Kind::Probs, 2, 256, 256,
+                                                                      AttentionRows::Pool::Max);
+    ASSERT_EQ(warm.heatmap->values, pooled.values);
+
+    // Another forward (another id): its heads are queued anew.
+    auto other = std::make_shared<Snapshot>(*snap);
+    other->id = snap->id + 1;
+    EXPECT_FALSE(jobs.ready(other, AttnSource::Decoder, 1, 2));
+    until_idle();
+    EXPECT_TRUE(jobs.ready(other, AttnSource::Decoder, 1, 2));
+
+    // A short text is drawn in place: ready at once, nothing queued.
+    const auto short_snap = long_snapshot(40);
+    EXPECT_FALSE(attention_overview_pooled(*short_snap, 1, AttnSource::Decoder));
+    EXPECT_TRUE(jobs.ready(short_snap, AttnSource::Decoder, 1, 2));
+    EXPECT_FALSE(jobs.busy());
 }
 
 }  // namespace

@@ -158,6 +158,7 @@ void draw_attention_panel(PanelContext& ctx) {
         bool unit_scale = false;
         std::string language;                    // the hover readout's words
         std::vector<plot::Figure> figs;          // layer-major, L x H
+        std::vector<uint8_t> built;              // figs[k] is built (a long text's: once its overview was ready)
         std::vector<const AttentionRows*> rows;  // per layer: what its figures were built from
     } thumbs;
     const auto rows_of = [&](int l) {
@@ -169,6 +170,7 @@ void draw_attention_panel(PanelContext& ctx) {
     if (!same_forward || thumbs.snap != &s || thumbs.layers_done != s.layers_done) {
         if (!same_forward) {
             thumbs.figs.assign(size_t(L) * size_t(H), plot::Figure{});
+            thumbs.built.assign(size_t(L) * size_t(H), 0);
             thumbs.rows.assign(size_t(L), nullptr);
         }
         thumbs.snap = &s;
@@ -181,11 +183,19 @@ void draw_attention_panel(PanelContext& ctx) {
             const AttentionRows* rows = rows_of(l);
             if (same_forward && rows && rows == thumbs.rows[size_t(l)]) continue;  // the same finished layer
             thumbs.rows[size_t(l)] = rows;
-            for (int h = 0; h < H; ++h)
-                thumbs.figs[size_t(l) * size_t(H) + size_t(h)] =
-                    attention_thumb_figure(s, l, h, thumbs.unit_scale, src);
+            for (int h = 0; h < H; ++h) thumbs.built[size_t(l) * size_t(H) + size_t(h)] = 0;
         }
     }
+    // A long text's overviews are computed off the UI thread (ctx.overviews): a thumbnail is built when its head's
+    // is ready, the others wait with a placeholder. Without the jobs (benchmarks, tests) they are built here.
+    for (int l = 0; l < L && !(s.layers_done > 0 && l >= s.layers_done); ++l)
+        for (int h = 0; h < H; ++h) {
+            const size_t k = size_t(l) * size_t(H) + size_t(h);
+            if (thumbs.built[k]) continue;
+            if (ctx.overviews && !ctx.overviews->ready(ctx.snap_shared, src, l, h)) continue;
+            thumbs.figs[k] = attention_thumb_figure(s, l, h, thumbs.unit_scale, src);
+            thumbs.built[k] = 1;
+        }
     for (int l = 0; l < L; ++l) {
         if (s.layers_done > 0 && l >= s.layers_done) {  // a long forward still running: one line for the rest
             ImGui::TextDisabled(tr("L%d–L%d: being computed"), l, L - 1);
@@ -197,6 +207,14 @@ void draw_attention_panel(PanelContext& ctx) {
             ImGui::SameLine(line_h * 2.2f + h * (thumb + 4));
             ImGui::SetCursorPosY(row_y);  // thumbnails lower than a text line would otherwise step down one by one
             const plot::Figure& f = thumbs.figs[size_t(l) * size_t(H) + size_t(h)];
+            if (!thumbs.built[size_t(l) * size_t(H) + size_t(h)]) {  // its overview is being computed
+                const ImVec2 p = ImGui::GetCursorScreenPos();
+                ImGui::GetWindowDrawList()->AddRect(p, ImVec2(p.x + thumb, p.y + thumb),
+                                                    ImGui::GetColorU32(ImGuiCol_TextDisabled));
+                ImGui::Dummy(ImVec2(thumb, thumb));
+                if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("computing this head's overview…"));
+                continue;
+            }
             if (!f.heatmap) continue;
             gfx::PaintOptions o;
             o.compact = true;
@@ -212,9 +230,14 @@ void draw_attention_panel(PanelContext& ctx) {
     ImGui::EndChild();
     ImGui::SameLine();
 
-    // Large heatmap (right).
-    const plot::Figure big = attention_head_figure(s, layer, head, ctx.state);
-    if (big.heatmap) {
+    // Large heatmap (right). A long text's overview of the selected head is computed off the UI thread first.
+    const bool big_ready = !ctx.overviews || (s.layers_done > 0 && layer >= s.layers_done) ||
+        ctx.state.attn_zoom_row >= 0 || ctx.overviews->ready(ctx.snap_shared, src, layer, head, true);
+    const plot::Figure big = big_ready ? attention_head_figure(s, layer, head, ctx.state) : plot::Figure{};
+    if (!big_ready) {
+        ImGui::TextDisabled(tr("computing the overview of layer %d, head %d…"), layer, head);
+        if (ctx.keep_drawing) ctx.keep_drawing();
+    } else if (big.heatmap) {
         const plot::Heatmap& hm = *big.heatmap;
         const bool overview = hm.row_step > 1 || hm.col_step > 1;
         const bool zoomed = !overview && (hm.row0 > 0 || hm.col0 > 0 || ctx.state.attn_zoom_row >= 0);

@@ -7,6 +7,7 @@
 #include "app/session/compare_job.h"
 #include "app/session/interp_jobs.h"
 #include "app/session/neuron_index.h"
+#include "app/session/overview_jobs.h"
 #include "app/session/training_lab.h"
 #include "app/session/worker.h"
 
@@ -54,6 +55,9 @@ struct PanelContext {
     AttentionPin* attn_pin = nullptr;
     /// The Model panel's quantization lens (owned by the app); nullptr in benchmarks (the lens is then not offered).
     CompareJob* compare = nullptr;
+    /// The Attention panel's overviews of a long text, computed off the UI thread (owned by the app); nullptr in
+    /// benchmarks and tests: the panel then computes them itself.
+    OverviewJobs* overviews = nullptr;
 };
 
 struct PanelInfo {
