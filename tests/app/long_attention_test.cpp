@@ -2,7 +2,7 @@
 // colorbar, axes and note say) equal to pooling the full matrix; a zoom window shows a 256 × 256 part at full
 // resolution with its own tokens and the right values; masked cells are flagged from the mask rule.
 #include "app/figures/figures.h"
-#include "app/session/overview_jobs.h"
+#include "app/figures/overview_jobs.h"
 #include "app/session/text_codec.h"
 #include "app/session/worker.h"
 #include "core/kernels/attention_rows.h"

@@ -7,7 +7,7 @@
 #include "app/session/compare_job.h"
 #include "app/session/interp_jobs.h"
 #include "app/session/neuron_index.h"
-#include "app/session/overview_jobs.h"
+#include "app/figures/overview_jobs.h"
 #include "app/session/training_lab.h"
 #include "app/session/worker.h"
 

@@ -18,7 +18,9 @@
 #include <thread>
 #include <tuple>
 
-namespace ts::studio {
+namespace ts::figures {
+
+using namespace ts::studio;  // the session layer below: Snapshot, AttnSource (as figures.h)
 
 class OverviewJobs {
 public:
@@ -58,4 +60,4 @@ private:
     std::thread m_thread;
 };
 
-}  // namespace ts::studio
+}  // namespace ts::figures

@@ -1,9 +1,9 @@
-// Long texts' attention overviews off the UI thread (app/session/overview_jobs.h).
-#include "app/session/overview_jobs.h"
+// Long texts' attention overviews off the UI thread (app/figures/overview_jobs.h).
+#include "app/figures/overview_jobs.h"
 
 #include "app/figures/figures.h"
 
-namespace ts::studio {
+namespace ts::figures {
 
 OverviewJobs::OverviewJobs() = default;
 
@@ -24,8 +24,8 @@ void OverviewJobs::set_on_done(std::function<void()> fn) {
 
 bool OverviewJobs::ready(const std::shared_ptr<const Snapshot>& s, AttnSource source, int layer, int head,
                          bool urgent) {
-    if (!s || !s->trace || !figures::attention_overview_pooled(*s, layer, source)) return true;
-    const Key key{s->trace->attention(figures::attention_prefix(*s, source, layer)).get(), head};
+    if (!s || !s->trace || !attention_overview_pooled(*s, layer, source)) return true;
+    const Key key{s->trace->attention(attention_prefix(*s, source, layer)).get(), head};
     std::lock_guard lk(m_mutex);
     if (s->id != m_snap_id) {  // a new forward: the old one's heads are no longer wanted
         m_snap_id = s->id;
@@ -69,7 +69,7 @@ void OverviewJobs::run() {
         m_running = true;
         const uint64_t id = j.snap->id;
         lk.unlock();
-        figures::warm_attention_overview(*j.snap, j.layer, j.head, j.source);
+        warm_attention_overview(*j.snap, j.layer, j.head, j.source);
         j.snap.reset();  // the snapshot may be the last copy: freed here, not under the lock
         lk.lock();
         m_running = false;
@@ -86,4 +86,4 @@ void OverviewJobs::run() {
     }
 }
 
-}  // namespace ts::studio
+}  // namespace ts::figures
