@@ -59,6 +59,15 @@ ts_cli_test(trace_text_without_tokenizer fail CMD ${TS_CLI} trace --model ${CMAK
 ts_cli_test(trace_over_budget fail CMD ${TS_CLI} trace --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2 --ids 1,2,3
             --memory-budget 2K --out ${TS_CLI_OUT}/x
             STDERR_REGEX "trace of 3 tokens needs about [0-9.]+ [KM]iB, more than the memory budget of 2.00 KiB: use a shorter text")
+# A subset is recorded as a subset (globs included): its need, not the whole trace's, is held against the budget.
+ts_cli_test(trace_glob_subset_within_budget ok CMD ${TS_CLI} trace --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2
+            --ids 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30
+            --only "*.attn.q" --memory-budget 250K --out ${TS_CLI_OUT}/subset.safetensors
+            STDERR_REGEX "wrote 3 tensors for 30 tokens")
+ts_cli_test(trace_whole_over_that_budget fail CMD ${TS_CLI} trace --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2
+            --ids 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30
+            --memory-budget 250K --out ${TS_CLI_OUT}/whole.safetensors
+            STDERR_REGEX "trace of 30 tokens needs about [0-9.]+ KiB, more than the memory budget of 250.00 KiB")
 ts_cli_test(trace_bad_budget fail CMD ${TS_CLI} trace --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2 --ids 1,2
             --memory-budget lots --out ${TS_CLI_OUT}/x STDERR_REGEX "memory budget 'lots' is not a size")
 ts_cli_test(trace_bad_layers fail CMD ${TS_CLI} trace --model ${CMAKE_CURRENT_SOURCE_DIR}/golden/hf_gpt2 --ids 1,2

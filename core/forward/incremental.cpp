@@ -30,7 +30,7 @@ std::string why_not_incremental(const ModelConfig& c, const ForwardOptions& opt)
     if (!opt.self_mask.key_padding.empty()) return "key padding";
     if (!opt.edits.empty()) return "activation edits";
     // All-but-some (the long-text capture) splices like all: both traces lack the same names.
-    if (opt.capture.captures_anything() && !opt.capture.captures_all() && opt.capture.excluded().empty())
+    if (opt.capture.captures_anything() && !opt.capture.captures_all() && !opt.capture.captures_all_but_some())
         return "a partial capture filter";
     return "";
 }

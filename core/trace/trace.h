@@ -27,49 +27,67 @@ public:
     /// Record names that start with any of the prefixes ("dec.1.attn." or "logits").
     static CaptureFilter prefixes(std::vector<std::string> p) {
         CaptureFilter f(Mode::Prefixes);
-        f.m_prefixes = std::move(p);
+        f.m_patterns = std::move(p);
         return f;
     }
     /// Every name except those ending with one of the suffixes (".ffn.pre_act"): what a long text keeps when the
     /// whole trace would not fit the memory budget (the worker's long-text capture).
     static CaptureFilter all_except(std::vector<std::string> suffixes) {
         CaptureFilter f(Mode::AllExcept);
-        f.m_prefixes = std::move(suffixes);
+        f.m_patterns = std::move(suffixes);
+        return f;
+    }
+    /// The names `keep` accepts (e.g. the trace command's --only / --exclude / --layers, globs included, so that
+    /// nothing it will not write is recorded). `key` names the rule for key(): two filters with equal keys must
+    /// keep the same names. `keep` is called from the forward's thread.
+    static CaptureFilter custom(std::function<bool(std::string_view)> keep, std::string key) {
+        CaptureFilter f(Mode::Custom);
+        f.m_keep = std::make_shared<const std::function<bool(std::string_view)>>(std::move(keep));
+        f.m_patterns = {std::move(key)};
         return f;
     }
     [[nodiscard]] bool wants(std::string_view name) const {
-        if (m_mode == Mode::All) return true;
-        if (m_mode == Mode::None) return false;
-        if (m_mode == Mode::AllExcept) {
-            for (const auto& p : m_prefixes)
-                if (name.size() >= p.size() && name.substr(name.size() - p.size()) == p) return false;
-            return true;
+        switch (m_mode) {
+            case Mode::All: return true;
+            case Mode::None: return false;
+            case Mode::Custom: return (*m_keep)(name);
+            case Mode::AllExcept:
+                for (const auto& p : m_patterns)
+                    if (name.ends_with(p)) return false;
+                return true;
+            case Mode::Prefixes: break;
         }
-        for (const auto& p : m_prefixes)
-            if (name.substr(0, p.size()) == p) return true;
+        for (const auto& p : m_patterns)
+            if (name.starts_with(p)) return true;
         return false;
     }
     [[nodiscard]] bool captures_anything() const { return m_mode != Mode::None; }
     [[nodiscard]] bool captures_all() const { return m_mode == Mode::All; }
+    /// All but some names (all_except): a trace that lacks the same names at every length, so an incremental
+    /// forward can splice it like a whole one.
+    [[nodiscard]] bool captures_all_but_some() const { return m_mode == Mode::AllExcept; }
     /// The suffixes all_except leaves out (empty for the other filters).
     [[nodiscard]] std::vector<std::string> excluded() const {
-        return m_mode == Mode::AllExcept ? m_prefixes : std::vector<std::string>{};
+        return m_mode == Mode::AllExcept ? m_patterns : std::vector<std::string>{};
     }
-    /// Identifies the filter ("all", "none", "prefixes:a,b", "except:a,b"): equal keys record the same names.
+    /// Identifies the filter ("all", "none", "prefixes:a,b", "except:a,b", "custom:KEY"): equal keys record the same
+    /// names.
     [[nodiscard]] std::string key() const {
         std::string k = m_mode == Mode::All ? "all"
             : m_mode == Mode::None          ? "none"
             : m_mode == Mode::Prefixes      ? "prefixes:"
+            : m_mode == Mode::Custom        ? "custom:"
                                             : "except:";
-        for (const auto& p : m_prefixes) k += p + ",";
+        for (const auto& p : m_patterns) k += p + ",";
         return k;
     }
 
 private:
-    enum class Mode { All, None, Prefixes, AllExcept };
+    enum class Mode { All, None, Prefixes, AllExcept, Custom };
     explicit CaptureFilter(Mode m) : m_mode(m) {}
     Mode m_mode;
-    std::vector<std::string> m_prefixes;
+    std::vector<std::string> m_patterns;  ///< Prefixes: prefixes; AllExcept: suffixes; Custom: {key}
+    std::shared_ptr<const std::function<bool(std::string_view)>> m_keep;  ///< Custom only
 };
 
 /// Float buffers recycled between traces: take() returns a buffer with capacity >= n (the smallest held one that

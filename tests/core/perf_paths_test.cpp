@@ -371,6 +371,43 @@ TEST(Incremental, TheLongTextCaptureSplicesLikeTheWholeTrace) {
     }
 }
 
+// A custom filter (the trace command's globs) records exactly the names it accepts, with the whole forward's values,
+// and is not spliced incrementally (it may keep different names at different lengths).
+TEST(Incremental, ACustomCaptureRecordsWhatItAcceptsAndRunsWhole) {
+    const CaptureFilter some = CaptureFilter::custom(
+        [](std::string_view n) { return n.ends_with(".attn.q") || n.ends_with(".attn.q_rot") || n == "logits"; },
+        "q and logits");
+    EXPECT_TRUE(some.wants("dec.3.attn.q_rot"));
+    EXPECT_FALSE(some.wants("dec.3.attn.k_rot"));
+    EXPECT_FALSE(some.captures_all());
+    EXPECT_FALSE(some.captures_all_but_some());
+    EXPECT_EQ(some.key(), "custom:q and logits,");
+    for (const ModelConfig& c : {gpt_config(), llama_config()}) {
+        const Model m = random_model(c, 12, kIncrementalWeightScale);
+        const std::vector<int> ids = ids_of(12, c.vocab_size, 3);
+        ForwardOptions opt;
+        opt.capture = some;
+        const ForwardResult part = forward(m, ids, opt), all = forward(m, ids, capture_all());
+        size_t kept = 0;
+        for (const std::string& name : all.trace->names()) {
+            EXPECT_EQ(part.trace->contains(name), some.wants(name)) << c.name << " " << name;
+            if (!some.wants(name)) continue;
+            ++kept;
+            EXPECT_EQ(part.trace->at(name).data, all.trace->at(name).data) << c.name << " " << name;
+        }
+        EXPECT_GE(kept, size_t(c.n_layers + 1)) << c.name;
+        EXPECT_EQ(part.trace->names().size(), kept) << c.name;
+        IncrementalState st;
+        IncrementalStats stats;
+        (void)forward_incremental(m, ids, opt, st, &stats);
+        std::vector<int> longer = ids;
+        longer.push_back(5);
+        const ForwardResult inc = forward_incremental(m, longer, opt, st, &stats);
+        EXPECT_EQ(stats.reused, 0) << c.name;
+        EXPECT_EQ(inc.trace->names().size(), kept) << c.name;
+    }
+}
+
 // The app reads a few entries of each snapshot and leaves the rest unread: unread entries are composed from a chain
 // of tails. After typing, deleting and inserting with only layer 0's probabilities read in between (and more calls
 // than kMaxSplicePieces, so composition also runs from a new base), every entry equals a full forward.
