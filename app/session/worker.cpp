@@ -97,6 +97,14 @@ ForwardOptions options_for(const ForwardRequest& r, bool capture) {
     return opt;
 }
 
+// The logit lens of a long text runs the LM head over this many bytes of logits at a time, and the snapshot keeps
+// every position's logits (the lens's last layer) only up to kKeepAllLogitsBytes: a 0.5B model's vocabulary is 152k
+// words, so 3,600 tokens' logits are 2.2 GB. Past it the other rows come from Snapshot::logits_row on request.
+constexpr size_t kLensChunkBytes = size_t(64) << 20;
+constexpr size_t kKeepAllLogitsBytes = size_t(256) << 20;
+int lens_chunk_rows(int vocab) { return int(std::max<size_t>(1, kLensChunkBytes / (size_t(std::max(1, vocab)) * 4))); }
+bool keeps_all_logits(int T, int vocab) { return size_t(T) * size_t(vocab) * sizeof(float) <= kKeepAllLogitsBytes; }
+
 // Returns false when `cancel` stopped it (s.lens_* then incomplete).
 bool compute_logit_lens(const Model& m, const Trace& trace, const std::string& stack, Snapshot& s,
                         const std::function<bool()>& cancel) {
@@ -104,6 +112,15 @@ bool compute_logit_lens(const Model& m, const Trace& trace, const std::string& s
     if (!has_lm_head(m)) return true;  // the lens reads each layer through the model's own head (core's lm_head_logits)
     const Tensor* nw = m.find_weight(stack + ".final_norm.weight");
     const Tensor* nb = m.find_weight(stack + ".final_norm.bias");
+    // Argmax and its probability of each row: softmax at the argmax is 1 / sum_k exp(l_k - l_max).
+    const auto argmax_rows = [](const MatrixRM& logits, int64_t r0, std::vector<int>& am, std::vector<float>& pr) {
+        for (Eigen::Index t = 0; t < logits.rows(); ++t) {
+            Eigen::Index j = 0;
+            const float lmax = logits.row(t).maxCoeff(&j);
+            am[size_t(r0 + t)] = int(j);
+            pr[size_t(r0 + t)] = 1.0f / (logits.row(t).array() - lmax).exp().sum();
+        }
+    };
     for (int i = 0; i < c.n_layers; ++i) {
         if (cancel && cancel()) return false;
         const Tensor* h = trace.find(stack + "." + std::to_string(i) + ".resid_ffn");
@@ -113,32 +130,37 @@ bool compute_logit_lens(const Model& m, const Trace& trace, const std::string& s
             const std::span<const float> beta = nb ? std::span<const float>(nb->data) : std::span<const float>();
             x = apply_norm(c.norm, x, std::span<const float>(nw->data), beta, c.norm_eps);
         }
+        const int T = int(x.rows());
         // The last layer through the final norm is the model's output: reuse the forward's logits (one LM-head product
         // of T x d_model x vocab, ~1/L of the lens) when the normed rows match the recorded final_norm.out.
         const Tensor* out = trace.find("final_norm.out");
         const bool is_output = i == c.n_layers - 1 && out && out->numel() == x.size() &&
                                (out->mat() - x).cwiseAbs().maxCoeff() <= 1e-5f * (1.0f + x.cwiseAbs().maxCoeff());
         const bool reuse = is_output && s.logits.rows() == x.rows() && s.logits.cols() == c.vocab_size;
-        MatrixRM computed;
-        // Tied or untied, BERT's masked-LM transform, T5's scale, BART's final_logits_bias: as the forward's head.
-        if (!reuse) computed = lm_head_logits(m, x);
-        const bool fill = is_output && !reuse && s.logits.rows() <= 1 && computed.rows() == x.rows() &&
-                          (s.logits.rows() == 0 || computed.cols() == s.logits.cols());
-        if (fill) {
-            // The forward computed the last position's logits only (or none): the lens's last layer is every
-            // position's (the forward's own row kept as it was), so the complete snapshot has them all without another
-            // product.
-            if (s.logits.rows() == 1) computed.bottomRows(1) = s.logits;
-            s.logits = std::move(computed);
-        }
-        const MatrixRM& logits = reuse || fill ? s.logits : computed;
-        std::vector<int> am(size_t(logits.rows()));
-        std::vector<float> pr(size_t(logits.rows()));
-        for (Eigen::Index t = 0; t < logits.rows(); ++t) {  // softmax at the argmax: 1 / sum_k exp(l_k - l_max)
-            Eigen::Index j = 0;
-            const float lmax = logits.row(t).maxCoeff(&j);
-            am[size_t(t)] = int(j);
-            pr[size_t(t)] = 1.0f / (logits.row(t).array() - lmax).exp().sum();
+        std::vector<int> am(static_cast<size_t>(T));
+        std::vector<float> pr(static_cast<size_t>(T));
+        if (reuse) {
+            argmax_rows(s.logits, 0, am, pr);
+        } else if (is_output && keeps_all_logits(T, c.vocab_size) && s.logits.rows() <= 1) {
+            // Tied or untied, BERT's masked-LM transform, T5's scale, BART's final_logits_bias: as the forward's head.
+            MatrixRM computed = lm_head_logits(m, x);
+            const bool fill = computed.rows() == x.rows() && (s.logits.rows() == 0 || computed.cols() == s.logits.cols());
+            if (fill) {
+                // The forward computed the last position's logits only (or none): the lens's last layer is every
+                // position's (the forward's own row kept as it was), so the complete snapshot has them all without
+                // another product.
+                if (s.logits.rows() == 1) computed.bottomRows(1) = s.logits;
+                s.logits = std::move(computed);
+            }
+            argmax_rows(fill ? s.logits : computed, 0, am, pr);
+        } else {
+            // Row blocks: a long text's T x vocab logits never exist at once.
+            const int chunk = lens_chunk_rows(c.vocab_size);
+            for (int r0 = 0; r0 < T; r0 += chunk) {
+                if (cancel && cancel()) return false;
+                const int n = std::min(chunk, T - r0);
+                argmax_rows(lm_head_logits(m, x.middleRows(r0, n)), r0, am, pr);
+            }
         }
         s.lens_argmax.push_back(std::move(am));
         s.lens_prob.push_back(std::move(pr));
@@ -166,8 +188,11 @@ size_t forward_need(const ForwardRequest& r, const ForwardOptions& opt, int T, i
         it = cached.end() - 1;
     }
     size_t need = it->fit.bytes(T, S_src);
-    if (r.logit_lens && has_lm_head(*r.model))  // one layer's lens logits at a time, and every position's logits
-        need += size_t(2) * size_t(T) * size_t(r.model->config().vocab_size) * sizeof(float);
+    if (r.logit_lens && has_lm_head(*r.model)) {  // one block of a layer's lens logits, and every position's if kept
+        const int V = r.model->config().vocab_size;
+        need += size_t(std::min(T, lens_chunk_rows(V))) * size_t(V) * sizeof(float);
+        if (keeps_all_logits(T, V)) need += size_t(2) * size_t(T) * size_t(V) * sizeof(float);
+    }
     return need;
 }
 

@@ -5,10 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <memory>
 
 namespace {
 
+using namespace ts;
 using namespace ts::studio;
 
 ForwardRequest demo_request(const LoadedModel& lm) {
@@ -228,6 +231,41 @@ TEST(WorkerBudget, OverBudgetRequestIsRefusedInOneLineAndTheNextOneRuns) {
     EXPECT_TRUE(ok->error.empty()) << ok->error;
     ASSERT_NE(ok->trace, nullptr);
     EXPECT_NE(ok->trace->attention("dec.0.attn."), nullptr);
+}
+
+// The logit lens of a long text over a big vocabulary: every position's logits (1,100 x 65,536 floats = 288 MB)
+// are neither kept nor held at once; the lens runs the LM head in row blocks and gives the same argmax as each row's
+// own logits, and the snapshot keeps only the last row (the others from logits_row on request).
+TEST(WorkerBudget, ALongTextsLogitLensRunsInRowBlocksAndKeepsOneRow) {
+    const LoadedModel lm = make_demo_model();
+    ModelConfig c = lm.model->config();
+    c.vocab_size = 65536;
+    c.max_seq_len = 2048;
+    c.n_layers = 2;
+    const auto model = std::make_shared<const Model>(c, init_weights(c, 5));
+    ForwardRequest r;
+    r.model = model;
+    r.codec = make_byte_codec(c.vocab_size);
+    auto tt = std::make_shared<TokenizedText>();
+    for (int i = 0; i < 1100; ++i) {
+        tt->ids.push_back((i * 7919 + 13) % c.vocab_size);
+        tt->pieces.push_back({tt->ids.back(), "x", 0, 0});
+    }
+    tt->total_tokens = tt->ids.size();
+    r.tokens = tt;
+    const auto s = run_forward_request(r, 1);
+    ASSERT_TRUE(s->error.empty()) << s->error;
+    EXPECT_LE(s->logits.rows(), 1);
+    ASSERT_EQ(s->lens_argmax.size(), size_t(c.n_layers));
+    for (int t : {0, 255, 256, 777, 1099}) {
+        const std::span<const float> row = s->logits_row(t);
+        ASSERT_EQ(row.size(), size_t(c.vocab_size));
+        const int best = int(std::max_element(row.begin(), row.end()) - row.begin());
+        EXPECT_EQ(s->lens_argmax.back()[size_t(t)], best) << t;
+        float z = 0;
+        for (float v : row) z += std::exp(v - row[size_t(best)]);
+        EXPECT_NEAR(s->lens_prob.back()[size_t(t)], 1.0f / z, 1e-5f) << t;
+    }
 }
 
 }  // namespace
