@@ -38,6 +38,7 @@ ForwardSpec forward_spec(const UiState& st, const ModelConfig& c, std::optional<
     if (panel) {
         s.logits = panel_reads_logits(*panel);
         s.lens = panel_shows_lens(*panel);
+        s.attention_only = *panel == Panel::Attention;
     }
     return s;
 }
@@ -178,6 +179,7 @@ ForwardRequest make_forward_request(const ForwardSpec& s, const LoadedModel& m,
     r.edits = ablation_edits(s, c);
     r.logits = s.logits;
     r.logit_lens = s.lens;
+    r.attention_only = s.attention_only;
     r.quant_activations = s.quant_activations;
     r.tokens = std::move(tokens);
     return r;

@@ -35,6 +35,9 @@ struct ForwardSpec {
     interp::AblationKind ablation = interp::AblationKind::Zero;  ///< meaningful only with ablated heads
     bool logits = true;                  ///< the last position's logits (tabs that show no logits skip the LM head)
     bool lens = true;                    ///< the logit lens (one LM-head product per layer)
+    /// The tab reads attention only (the Attention tab): a long text then records what it shows (ForwardRequest::
+    /// attention_only).
+    bool attention_only = false;
     QuantActivations quant_activations = QuantActivations::Float;  ///< a GGUF file's Q4_0 / Q8_0 products
     bool operator==(const ForwardSpec&) const = default;
 };

@@ -207,6 +207,17 @@ const std::vector<std::string>& long_text_dropped() {
     return names;
 }
 
+}  // namespace
+
+const std::vector<std::string>& attention_only_dropped() {
+    static const std::vector<std::string> names{
+        ".ffn.pre_act", ".ffn.up",     ".ffn.post_act", ".ffn.out",  ".ffn_norm.out", ".attn_norm.out",
+        ".attn.q",      ".attn.k",      ".attn.q_rot",   ".attn.out", ".attn.head_out", ".resid_attn"};
+    return names;
+}
+
+namespace {
+
 /// Fits the request to the memory budget before it runs: the whole trace when it fits; else, when the request records
 /// everything, the trace without the FFN intermediates (opt.capture changes; the snapshot records need and budget);
 /// else throws the one-line refusal (the snapshot's error: the window keeps its session).
@@ -278,6 +289,15 @@ std::shared_ptr<const Snapshot> run_forward_request(const ForwardRequest& r, uin
         }
         if (r.kind != ForwardRequest::Kind::Generate) {
             ForwardOptions opt = options_for(r, r.capture_all);
+            if (r.attention_only && r.kind == ForwardRequest::Kind::Forward &&
+                r.model->config().arch == Arch::DecoderOnly && opt.capture.captures_all() &&
+                int(s->tokens->ids.size()) >= r.progressive_min_tokens) {
+                // Without the logit lens (the Attention tab runs none) the residual stream goes too.
+                std::vector<std::string> dropped = attention_only_dropped();
+                if (!r.logit_lens) dropped.push_back(".resid_ffn");
+                opt.capture = CaptureFilter::all_except(std::move(dropped));
+                s->attention_only = true;
+            }
             fit_memory_budget(r, opt, int(s->tokens->ids.size()), src ? int(src->size()) : 0, *s);
             const int n_layers = r.model->config().n_layers;
             auto last_publish = std::chrono::steady_clock::now();
@@ -304,6 +324,7 @@ std::shared_ptr<const Snapshot> run_forward_request(const ForwardRequest& r, uin
                     p->int8_activations = s->int8_activations;
                     p->ffn_skipped_need = s->ffn_skipped_need;
                     p->ffn_skipped_budget = s->ffn_skipped_budget;
+                    p->attention_only = s->attention_only;
                     p->partial = true;
                     p->layers_done = layer + 1;
                     auto small = std::make_shared<Trace>(CaptureFilter::all());

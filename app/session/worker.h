@@ -61,6 +61,13 @@ struct ForwardRequest {
     /// publish_partial (Snapshot::layers_done): the first layer's attention at once, then the finished layers about
     /// every 1.5 s, so a long text shows its first heatmap long before its last layer is done.
     int progressive_min_tokens = 1024;
+    /// The Attention tab asks: a decoder-only text of at least progressive_min_tokens tokens records only what that
+    /// tab shows — each layer's attention (queries and keys kept by its AttentionRows, keys after RoPE, values), its
+    /// residual stream after the layer (resid_ffn, when the logit lens runs) and the embeddings — and leaves the
+    /// rest out (attention_only_dropped(): the FFN's, the norms' outputs, pre-RoPE queries and keys, the heads'
+    /// outputs). At 8k tokens of a 0.5B model the trace is then ~1 GB instead of ~18 GB. Snapshot::attention_only
+    /// says so; another tab runs the text again with its own capture.
+    bool attention_only = false;
     bool logit_lens = true;             ///< compute per-layer argmax through the final norm + LM head
     /// Logits of every position from the forward. false (default): the forward computes the last position's only
     /// (the LM head is about a quarter of a GPT-2-small forward) and Snapshot::logits_row gives the others on
@@ -98,6 +105,9 @@ void set_forward_memory_budget(size_t bytes);
 /// runs with the latter (Snapshot::ffn_skipped_need); one over both is refused in one line.
 [[nodiscard]] size_t forward_memory_need(const ForwardRequest& r, int T, int S_src, bool without_ffn);
 
+/// The trace names (suffixes) a long text run for the Attention tab leaves out (ForwardRequest::attention_only).
+[[nodiscard]] const std::vector<std::string>& attention_only_dropped();
+
 struct Snapshot {
     uint64_t id = 0;                    ///< request id (monotonic)
     ForwardRequest::Kind kind = ForwardRequest::Kind::Forward;
@@ -128,6 +138,9 @@ struct Snapshot {
     /// text's trace) because recording everything would not fit the memory budget: the bytes the whole trace would
     /// have needed, and the budget (the panels that would show them say so: ffn_not_recorded_message).
     size_t ffn_skipped_need = 0, ffn_skipped_budget = 0;
+    /// A long text run for the Attention tab (ForwardRequest::attention_only): the trace lacks
+    /// attention_only_dropped(); the other tabs run the text again.
+    bool attention_only = false;
     /// -1: a finished forward. k >= 1: a progressive snapshot of a long forward still running
     /// (ForwardRequest::progressive_min_tokens): its trace holds the attention of layers [0, k) only, no logits; the
     /// complete snapshot (same id) replaces it.

@@ -347,6 +347,9 @@ void App::main_area() {
                                       "already shows the finished layers.",
                                       m_snap->layers_done, m_snap->n_layers())
                                       .c_str());
+                else if (m_snap && m_snap->attention_only && p.panel != Panel::Attention)
+                    empty_message(tr("This long text was run for the Attention tab, which keeps only what that tab "
+                                     "shows (to save memory). It is being run again for this tab…"));
                 else p.draw(ctx);
                 ImGui::EndChild();
                 ImGui::PopStyleVar();

@@ -76,7 +76,12 @@ TEST(ForwardSpec, TabsDecideLogitsAndLens) {
     EXPECT_FALSE(forward_spec(st, dec, Panel::Causal).lens);
     EXPECT_TRUE(forward_spec(st, dec, Panel::Causal).logits);
     EXPECT_NE(forward_spec(st, dec, Panel::Attention), forward_spec(st, dec, Panel::Predictions));
-    EXPECT_EQ(forward_spec(st, dec, Panel::Attention), forward_spec(st, dec, Panel::Tokens));
+    // The Attention tab asks a long text for its attention only (ForwardRequest::attention_only); Tokens reads
+    // other entries, so the two differ (a short text records everything either way: the prefix is reused).
+    EXPECT_TRUE(forward_spec(st, dec, Panel::Attention).attention_only);
+    EXPECT_FALSE(forward_spec(st, dec, Panel::Tokens).attention_only);
+    EXPECT_FALSE(forward_spec(st, dec).attention_only);
+    EXPECT_EQ(forward_spec(st, dec, Panel::Tokens), forward_spec(st, dec, Panel::Normalization));
     // "" (render, tests): every output.
     EXPECT_TRUE(forward_spec(st, dec).lens);
     EXPECT_TRUE(forward_spec(st, dec).logits);

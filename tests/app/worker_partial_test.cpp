@@ -268,4 +268,68 @@ TEST(WorkerBudget, ALongTextsLogitLensRunsInRowBlocksAndKeepsOneRow) {
     }
 }
 
+// A long text run for the Attention tab records its attention and residual stream only: the same attention
+// weights, residual stream and logit lens as the whole trace, none of attention_only_dropped(); typing more stays
+// incremental; a short text (below progressive_min_tokens) records everything.
+TEST(WorkerPartial, ALongTextForTheAttentionTabRecordsWhatThatTabShows) {
+    const LoadedModel lm = make_demo_model();
+    ForwardRequest r = demo_request(lm);
+    r.progressive_min_tokens = 8;  // "Hello there": 11 tokens
+    r.attention_only = true;
+    const auto s = run_forward_request(r, 1);
+    ForwardRequest w = r;
+    w.attention_only = false;
+    const auto whole = run_forward_request(w, 2);
+    ASSERT_TRUE(s->error.empty() && whole->error.empty()) << s->error << whole->error;
+    EXPECT_TRUE(s->attention_only);
+    EXPECT_FALSE(whole->attention_only);
+    const auto dropped = [](const std::string& name) {
+        for (const auto& d : attention_only_dropped())
+            if (name.ends_with(d)) return true;
+        return false;
+    };
+    size_t kept = 0;
+    for (const std::string& name : whole->trace->names()) {
+        EXPECT_EQ(s->trace->contains(name), !dropped(name)) << name;
+        kept += !dropped(name);
+    }
+    EXPECT_EQ(s->trace->names().size(), kept);
+    for (const char* name : {"dec.0.attn.probs", "dec.1.attn.probs", "dec.1.resid_ffn", "dec.0.attn.k_rot"})
+        EXPECT_EQ(s->find(name)->data, whole->find(name)->data) << name;
+    EXPECT_EQ(s->find("dec.1.ffn.post_act"), nullptr);
+    EXPECT_EQ(s->lens_argmax, whole->lens_argmax);
+
+    // One more token typed: the prefix is reused, and the result equals a whole forward of the longer text.
+    auto memory = std::make_shared<ForwardMemory>();
+    r.memory = memory;
+    (void)run_forward_request(r, 3);
+    ForwardRequest more = r;
+    more.tokens = std::make_shared<const TokenizedText>(
+        tokenize_text("Hello there!", *lm.codec, lm.model->config().max_seq_len));
+    const auto typed = run_forward_request(more, 4);
+    EXPECT_TRUE(typed->attention_only);
+    EXPECT_EQ(typed->reused_positions, int(r.tokens->ids.size()));
+    more.memory = nullptr;
+    const auto fresh = run_forward_request(more, 5);
+    for (const char* name : {"dec.1.attn.probs", "dec.1.resid_ffn"}) {
+        const Tensor* a = typed->find(name);
+        const Tensor* b = fresh->find(name);
+        ASSERT_TRUE(a && b) << name;
+        ASSERT_EQ(a->data.size(), b->data.size()) << name;
+        for (size_t k = 0; k < a->data.size(); ++k) ASSERT_NEAR(a->data[k], b->data[k], 2e-6f) << name << " " << k;
+    }
+
+    r.memory = nullptr;
+    r.logit_lens = false;  // as the Attention tab asks: the residual stream goes too
+    const auto no_lens = run_forward_request(r, 7);
+    EXPECT_TRUE(no_lens->attention_only);
+    EXPECT_EQ(no_lens->find("dec.1.resid_ffn"), nullptr);
+    EXPECT_EQ(no_lens->find("dec.1.attn.probs")->data, whole->find("dec.1.attn.probs")->data);
+    r.logit_lens = true;
+    r.progressive_min_tokens = 100;  // a short text: everything
+    const auto short_text = run_forward_request(r, 6);
+    EXPECT_FALSE(short_text->attention_only);
+    EXPECT_EQ(short_text->trace->names().size(), whole->trace->names().size());
+}
+
 }  // namespace
