@@ -371,6 +371,29 @@ TEST(Incremental, TheLongTextCaptureSplicesLikeTheWholeTrace) {
     }
 }
 
+// A long sequence whose FFN intermediates are not recorded runs its FFN in row blocks: every recorded entry and the
+// logits equal the whole-sequence forward's bit for bit (the blocks run the same kernels on the same rows).
+TEST(Forward, TheFfnInRowBlocksEqualsTheWholeSequence) {
+    for (ModelConfig c : {gpt_config(), llama_config()}) {
+        c.max_seq_len = 2048;
+        const Model m = random_model(c, 21, kIncrementalWeightScale);
+        const std::vector<int> ids = ids_of(1100, c.vocab_size, 9);
+        ForwardOptions lean;
+        lean.capture = CaptureFilter::all_except({".ffn.pre_act", ".ffn.up", ".ffn.post_act"});
+        lean.all_logits = true;
+        ForwardOptions all = capture_all();
+        all.all_logits = true;
+        const ForwardResult blocks = forward(m, ids, lean), whole = forward(m, ids, all);
+        for (const std::string& name : blocks.trace->names()) {
+            if (name.find("attn.") != std::string::npos && name.find("attn.out") == std::string::npos) continue;
+            EXPECT_EQ(blocks.trace->at(name).data, whole.trace->at(name).data) << c.name << " " << name;
+        }
+        EXPECT_NE(blocks.trace->find("dec.0.ffn.out"), nullptr);
+        EXPECT_EQ(blocks.trace->find("dec.0.ffn.post_act"), nullptr);
+        EXPECT_TRUE(blocks.logits == whole.logits) << c.name;
+    }
+}
+
 // A custom filter (the trace command's globs) records exactly the names it accepts, with the whole forward's values,
 // and is not spliced incrementally (it may keep different names at different lengths).
 TEST(Incremental, ACustomCaptureRecordsWhatItAcceptsAndRunsWhole) {
