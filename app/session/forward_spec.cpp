@@ -38,7 +38,9 @@ ForwardSpec forward_spec(const UiState& st, const ModelConfig& c, std::optional<
     if (panel) {
         s.logits = panel_reads_logits(*panel);
         s.lens = panel_shows_lens(*panel);
-        s.attention_only = *panel == Panel::Attention;
+        // Only a text that may be long: fewer than 1,000 bytes are fewer than 1,024 tokens, so a short text's
+        // Attention and Tokens tabs share one forward (switching runs nothing).
+        s.attention_only = *panel == Panel::Attention && st.text.size() >= kAttentionOnlyMinBytes;
     }
     return s;
 }

@@ -35,12 +35,16 @@ struct ForwardSpec {
     interp::AblationKind ablation = interp::AblationKind::Zero;  ///< meaningful only with ablated heads
     bool logits = true;                  ///< the last position's logits (tabs that show no logits skip the LM head)
     bool lens = true;                    ///< the logit lens (one LM-head product per layer)
-    /// The tab reads attention only (the Attention tab): a long text then records what it shows (ForwardRequest::
-    /// attention_only).
+    /// The Attention tab, with a text of at least kAttentionOnlyMinBytes bytes: a long one records only what that
+    /// tab shows (ForwardRequest::attention_only decides by its token count).
     bool attention_only = false;
     QuantActivations quant_activations = QuantActivations::Float;  ///< a GGUF file's Q4_0 / Q8_0 products
     bool operator==(const ForwardSpec&) const = default;
 };
+
+/// Texts shorter than this many bytes never ask for the Attention tab's long-text capture (they cannot reach
+/// ForwardRequest::progressive_min_tokens tokens), so their tabs share forwards as before.
+inline constexpr size_t kAttentionOnlyMinBytes = 1000;
 
 /// The spec of the forward `st` asks of a model with config `c` for tab `panel` (nullopt = every output: logits and
 /// the logit lens, as `render` and tests want). `model` is left null.

@@ -76,12 +76,19 @@ TEST(ForwardSpec, TabsDecideLogitsAndLens) {
     EXPECT_FALSE(forward_spec(st, dec, Panel::Causal).lens);
     EXPECT_TRUE(forward_spec(st, dec, Panel::Causal).logits);
     EXPECT_NE(forward_spec(st, dec, Panel::Attention), forward_spec(st, dec, Panel::Predictions));
-    // The Attention tab asks a long text for its attention only (ForwardRequest::attention_only); Tokens reads
-    // other entries, so the two differ (a short text records everything either way: the prefix is reused).
-    EXPECT_TRUE(forward_spec(st, dec, Panel::Attention).attention_only);
-    EXPECT_FALSE(forward_spec(st, dec, Panel::Tokens).attention_only);
-    EXPECT_FALSE(forward_spec(st, dec).attention_only);
-    EXPECT_EQ(forward_spec(st, dec, Panel::Tokens), forward_spec(st, dec, Panel::Normalization));
+    // A short text: the Attention and Tokens tabs share one forward.
+    EXPECT_FALSE(forward_spec(st, dec, Panel::Attention).attention_only);
+    EXPECT_EQ(forward_spec(st, dec, Panel::Attention), forward_spec(st, dec, Panel::Tokens));
+    // A text that may be long: the Attention tab asks for its attention only (ForwardRequest::attention_only), so
+    // switching to Tokens runs it again with everything.
+    UiState long_text;
+    long_text.text = std::string(kAttentionOnlyMinBytes, 'a');
+    EXPECT_TRUE(forward_spec(long_text, dec, Panel::Attention).attention_only);
+    EXPECT_FALSE(forward_spec(long_text, dec, Panel::Tokens).attention_only);
+    EXPECT_FALSE(forward_spec(long_text, dec).attention_only);
+    EXPECT_NE(forward_spec(long_text, dec, Panel::Attention), forward_spec(long_text, dec, Panel::Tokens));
+    long_text.text.pop_back();
+    EXPECT_FALSE(forward_spec(long_text, dec, Panel::Attention).attention_only);
     // "" (render, tests): every output.
     EXPECT_TRUE(forward_spec(st, dec).lens);
     EXPECT_TRUE(forward_spec(st, dec).logits);
