@@ -356,12 +356,14 @@ bool attention_overview_pooled(const Snapshot& s, int layer, AttnSource source) 
     return rows && (rows->n_queries() > kOverviewSide || rows->n_keys() > kOverviewSide);
 }
 
-void warm_attention_overview(const Snapshot& s, int layer, int head, AttnSource source) {
+void warm_attention_overview(const Snapshot& s, int layer, int head, AttnSource source, bool step_kinds) {
     const std::shared_ptr<const AttentionRows> rows =
         s.trace ? s.trace->attention(attention_prefix(s, source, layer)) : nullptr;
     if (!rows || head < 0 || head >= rows->n_heads() || !attention_overview_pooled(s, layer, source)) return;
-    // The same request as head_values' for a probabilities overview, so that it finds this one in the cache.
-    (void)rows->pooled_cached(AttentionRows::Kind::Probs, head, kOverviewSide, kOverviewSide, AttentionRows::Pool::Max);
+    // The same requests as head_values' overviews, so that the figures find them in the cache.
+    for (const auto& [suffix, kind] : kAttentionEntries)
+        if (step_kinds || kind == AttentionRows::Kind::Probs)
+            (void)rows->pooled_cached(kind, head, kOverviewSide, kOverviewSide, AttentionRows::Pool::Max);
 }
 
 plot::Figure attention_thumb_figure(const Snapshot& s, int layer, int head, bool unit_scale, AttnSource source) {

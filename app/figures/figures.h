@@ -81,10 +81,11 @@ using namespace ts::studio;  // the session layer (app/session) below: state, Fo
 /// True when `layer`'s attention (source `source`) has more than 256 queries or keys, so that its heads are drawn
 /// as pooled overviews (each cell the largest weight of a block), computed per head on first use.
 [[nodiscard]] bool attention_overview_pooled(const Snapshot& s, int layer, AttnSource source);
-/// Computes the pooled overview of one head that attention_thumb_figure and attention_head_figure draw and keeps it
-/// in the attention block's cache, so that they then only copy it (app/session/overview_jobs.h). Nothing for a head
-/// that is not pooled or not recorded. Thread-safe: any thread may call it on a snapshot it holds.
-void warm_attention_overview(const Snapshot& s, int layer, int head, AttnSource source);
+/// Computes the pooled overview of one head that attention_thumb_figure and attention_head_figure draw (with
+/// step_kinds, also the scores the step view draws) and keeps it in the attention block's cache, so that they then
+/// only copy it (app/figures/overview_jobs.h). Nothing for a head that is not pooled or not recorded. Thread-safe:
+/// any thread may call it on a snapshot it holds.
+void warm_attention_overview(const Snapshot& s, int layer, int head, AttnSource source, bool step_kinds = false);
 /// Every head of a layer, or every layer × head (grid_all): full small figures titled "layer l, head h" on one
 /// shared 0..1 color scale.
 [[nodiscard]] std::vector<plot::Figure> attention_head_grid(const Snapshot& s, int layer, bool grid_all,

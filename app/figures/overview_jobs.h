@@ -33,15 +33,16 @@ public:
     /// Runs on the job thread after each head (the app: glfwPostEmptyEvent, so the window redraws).
     void set_on_done(std::function<void()> fn);
     /// True when the figures of (layer, head) can be drawn without waiting: a short text (nothing pooled), no
-    /// attention recorded for the layer, or its overview computed. Otherwise queues it (once; `urgent`: ahead of the
-    /// others, e.g. the head the big heatmap shows) and returns false. A snapshot with another id forgets the queue
+    /// attention recorded for the layer, or its overview computed. Otherwise queues it (once) and returns false.
+    /// `selected`: the head the big heatmap and the step view show — ahead of the others, with the step view's
+    /// score overviews too. A snapshot with another id forgets the queue
     /// and what was done for the previous one. Call from one thread (the UI's).
-    bool ready(const std::shared_ptr<const Snapshot>& s, AttnSource source, int layer, int head, bool urgent = false);
+    bool ready(const std::shared_ptr<const Snapshot>& s, AttnSource source, int layer, int head, bool selected = false);
     /// Heads queued or being computed.
     [[nodiscard]] bool busy() const;
 
 private:
-    using Key = std::tuple<const void*, int>;  // (the layer's AttentionRows, head)
+    using Key = std::tuple<const void*, int, bool>;  // (the layer's AttentionRows, head, selected)
     struct Job {
         std::shared_ptr<const Snapshot> snap;
         AttnSource source;

@@ -106,8 +106,17 @@ TEST(LongAttention, OverviewJobsComputeTheHeadsOffTheCallersThread) {
     ASSERT_FALSE(jobs.busy());
     EXPECT_EQ(done.load(), 3);
     EXPECT_TRUE(jobs.ready(snap, AttnSource::Decoder, 1, 2));
-    EXPECT_TRUE(jobs.ready(snap, AttnSource::Decoder, 0, 0));
+    EXPECT_TRUE(jobs.ready(snap, AttnSource::Decoder, 0, 0));  // done as the selected head: its thumbnail too
+    EXPECT_TRUE(jobs.ready(snap, AttnSource::Decoder, 0, 0, true));
     EXPECT_FALSE(jobs.busy());  // nothing queued again
+    // The selected head's step view: its score overviews were computed with it (drawn from the cache, equal to the
+    // pooled scores).
+    const std::vector<plot::Figure> steps = attention_step_figures(*snap, 0, 0);
+    ASSERT_GE(steps.size(), 1u);
+    ASSERT_TRUE(steps[0].heatmap);
+    EXPECT_EQ(steps[0].heatmap->values, snap->trace->attention("dec.0.attn.")
+                                            ->pooled(AttentionRows::Kind::Scores, 0, 256, 256, AttentionRows::Pool::Max)
+                                            .values);
     const plot::Figure warm = attention_thumb_figure(*snap, 1, 2, false);
     ASSERT_TRUE(warm.heatmap);
     const auto pooled = snap->trace->attention("dec.1.attn.")->pooled(AttentionRows::Kind::Probs, 2, 256, 256,

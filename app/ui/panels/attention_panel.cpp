@@ -281,6 +281,7 @@ void draw_attention_panel(PanelContext& ctx) {
         ImGui::TextDisabled("%s", tr("The step view follows when the whole model has run on this text."));
         return;
     }
+    if (!big_ready) return;  // its score overviews are computed with the big heatmap's
     if (pin && pin->snap) {
         // Built when A, B, the head or what the figures show changes, not every frame (as the thumbnails).
         static struct {
