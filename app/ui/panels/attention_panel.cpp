@@ -33,7 +33,9 @@ void draw_figure_row(std::vector<plot::Figure> figs, float label_share, const ch
         plot::Figure& f = figs[k];
         if (!f.heatmap) {
             ImGui::BeginChild(fid.c_str(), ImVec2(w, h));
-            ImGui::TextDisabled("%s", f.note.c_str());
+            ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+            ImGui::TextWrapped("%s", f.note.c_str());  // within its slot: a long note was cut at the panel's edge
+            ImGui::PopStyleColor();
             ImGui::EndChild();
             continue;
         }
