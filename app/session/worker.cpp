@@ -212,7 +212,8 @@ const std::vector<std::string>& long_text_dropped() {
 const std::vector<std::string>& attention_only_dropped() {
     static const std::vector<std::string> names{
         ".ffn.pre_act", ".ffn.up",     ".ffn.post_act", ".ffn.out",  ".ffn_norm.out", ".attn_norm.out",
-        ".attn.q",      ".attn.k",      ".attn.q_rot",   ".attn.out", ".attn.head_out", ".resid_attn"};
+        ".attn.q",      ".attn.k",      ".attn.q_rot",   ".attn.out", ".attn.head_out", ".resid_attn",
+        ".attn.k_rot",  ".attn.v"};  // the keys are in the AttentionRows; typing reuses the KV cache, not these
     return names;
 }
 

@@ -62,9 +62,9 @@ struct ForwardRequest {
     /// every 1.5 s, so a long text shows its first heatmap long before its last layer is done.
     int progressive_min_tokens = 1024;
     /// The Attention tab asks: a decoder-only text of at least progressive_min_tokens tokens records only what that
-    /// tab shows — each layer's attention (queries and keys kept by its AttentionRows, keys after RoPE, values), its
-    /// residual stream after the layer (resid_ffn, when the logit lens runs) and the embeddings — and leaves the
-    /// rest out (attention_only_dropped(): the FFN's, the norms' outputs, pre-RoPE queries and keys, the heads'
+    /// tab shows — each layer's attention (the queries and keys its AttentionRows keeps), its residual stream after
+    /// the layer (resid_ffn, when the logit lens runs) and the embeddings — and leaves the rest out
+    /// (attention_only_dropped(): the FFN's, the norms' outputs, the queries, keys and values as entries, the heads'
     /// outputs). At 8k tokens of a 0.5B model the trace is then ~1 GB instead of ~18 GB. Snapshot::attention_only
     /// says so; another tab runs the text again with its own capture.
     bool attention_only = false;

@@ -294,7 +294,7 @@ TEST(WorkerPartial, ALongTextForTheAttentionTabRecordsWhatThatTabShows) {
         kept += !dropped(name);
     }
     EXPECT_EQ(s->trace->names().size(), kept);
-    for (const char* name : {"dec.0.attn.probs", "dec.1.attn.probs", "dec.1.resid_ffn", "dec.0.attn.k_rot"})
+    for (const char* name : {"dec.0.attn.probs", "dec.1.attn.probs", "dec.1.resid_ffn", "dec.0.attn.scores"})
         EXPECT_EQ(s->find(name)->data, whole->find(name)->data) << name;
     EXPECT_EQ(s->find("dec.1.ffn.post_act"), nullptr);
     EXPECT_EQ(s->lens_argmax, whole->lens_argmax);
