@@ -210,10 +210,15 @@ const std::vector<std::string>& long_text_dropped() {
 }  // namespace
 
 const std::vector<std::string>& attention_only_dropped() {
-    static const std::vector<std::string> names{
-        ".ffn.pre_act", ".ffn.up",     ".ffn.post_act", ".ffn.out",  ".ffn_norm.out", ".attn_norm.out",
-        ".attn.q",      ".attn.k",      ".attn.q_rot",   ".attn.out", ".attn.head_out", ".resid_attn",
-        ".attn.k_rot",  ".attn.v"};  // the keys are in the AttentionRows; typing reuses the KV cache, not these
+    static const std::vector<std::string> names = [] {
+        std::vector<std::string> v = long_text_dropped();  // the FFN intermediates, and everything else but attention
+        for (const char* n : {".ffn.out", ".ffn_norm.out", ".attn_norm.out", ".attn.q", ".attn.k", ".attn.q_rot",
+                              ".attn.out", ".attn.head_out", ".resid_attn",
+                              // the keys are in the AttentionRows; typing reuses the KV cache, not these
+                              ".attn.k_rot", ".attn.v"})
+            v.emplace_back(n);
+        return v;
+    }();
     return names;
 }
 

@@ -110,14 +110,30 @@ struct FfnWorkspace {
     MatrixRM h, up, out;
 };
 
-// xn: (T, d_model) -> ws.out (T, d_model). Plain: act(x W_up^T + b_up) W_down^T + b_down; gated (GLU family,
-// Shazeer 2020): (act(x W_gate^T) * (x W_up^T + b_up)) W_down^T + b_down.
-// Edits of ffn.post_act / ffn.out are applied before the trace records them.
+// ws.h <- the FFN's activations of x's rows: act(x W_up^T + b_up), or gated (GLU family, Shazeer 2020)
+// act(x W_gate^T) * (x W_up^T + b_up); `sink` (may be null) records ffn.pre_act and ffn.up on the way.
+void ffn_activations(const ModelConfig& c, const FfnW& f, const MatrixRM& x, FfnWorkspace& ws, const TraceSink* sink) {
+    if (f.w_gate) {
+        detail::linear(x, *f.w_gate, nullptr, ws.h);
+        if (sink) sink->rec("ffn.pre_act", ws.h);
+        detail::linear(x, *f.w_up, f.b_up, ws.up);
+        if (sink) sink->rec("ffn.up", ws.up);
+        apply_activation_inplace(c.activation, ws.h);
+        ws.h.array() *= ws.up.array();
+    } else {
+        detail::linear(x, *f.w_up, f.b_up, ws.h);
+        if (sink) sink->rec("ffn.pre_act", ws.h);
+        apply_activation_inplace(c.activation, ws.h);
+    }
+}
+
 // A long sequence whose FFN intermediates are neither recorded nor edited runs its FFN in blocks of this many rows:
 // the (rows, d_ff) workspaces are then a block, not the sequence (8k tokens of a 0.5B model: ~300 MB less at the
 // peak). Rows are independent and every block runs the same kernels, so ws.out is the same as the whole product's.
 constexpr int kFfnRowBlock = 512;
 
+// xn: (T, d_model) -> ws.out (T, d_model): ffn_activations, then · W_down^T + b_down.
+// Edits of ffn.post_act / ffn.out are applied before the trace records them.
 void ffn_forward(const ModelConfig& c, const FfnW& f, const MatrixRM& xn, FfnWorkspace& ws, const TraceSink& sink,
                  EditList post_act_edits, EditList out_edits, int start_pos, bool act_only = false) {
     const Eigen::Index T = xn.rows();
@@ -128,15 +144,7 @@ void ffn_forward(const ModelConfig& c, const FfnW& f, const MatrixRM& xn, FfnWor
         for (Eigen::Index r0 = 0; r0 < T; r0 += kFfnRowBlock) {
             const Eigen::Index n = std::min<Eigen::Index>(kFfnRowBlock, T - r0);
             xb = xn.middleRows(r0, n);
-            if (f.w_gate) {
-                detail::linear(xb, *f.w_gate, nullptr, ws.h);
-                detail::linear(xb, *f.w_up, f.b_up, ws.up);
-                apply_activation_inplace(c.activation, ws.h);
-                ws.h.array() *= ws.up.array();
-            } else {
-                detail::linear(xb, *f.w_up, f.b_up, ws.h);
-                apply_activation_inplace(c.activation, ws.h);
-            }
+            ffn_activations(c, f, xb, ws, nullptr);
             detail::linear(ws.h, *f.w_down, f.b_down, ob);
             ws.out.middleRows(r0, n) = ob;
         }
@@ -144,18 +152,7 @@ void ffn_forward(const ModelConfig& c, const FfnW& f, const MatrixRM& xn, FfnWor
         sink.rec("ffn.out", ws.out);
         return;
     }
-    if (f.w_gate) {
-        detail::linear(xn, *f.w_gate, nullptr, ws.h);
-        sink.rec("ffn.pre_act", ws.h);
-        detail::linear(xn, *f.w_up, f.b_up, ws.up);
-        sink.rec("ffn.up", ws.up);
-        apply_activation_inplace(c.activation, ws.h);
-        ws.h.array() *= ws.up.array();
-    } else {
-        detail::linear(xn, *f.w_up, f.b_up, ws.h);
-        sink.rec("ffn.pre_act", ws.h);
-        apply_activation_inplace(c.activation, ws.h);
-    }
+    ffn_activations(c, f, xn, ws, &sink);
     if (!post_act_edits.empty()) detail::apply_row_edits(post_act_edits, start_pos, ws.h);
     sink.rec("ffn.post_act", ws.h);
     if (act_only) return;  // ForwardOptions::stop_at_ffn_act
