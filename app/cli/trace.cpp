@@ -206,7 +206,7 @@ struct NameSelection {
             [sel = *this, also](std::string_view name) {
                 const std::string n(name);
                 return sel.keeps(n) ||
-                       std::any_of(also.begin(), also.end(), [&](const auto& p) { return n.starts_with(p); });
+                    std::any_of(also.begin(), also.end(), [&](const auto& p) { return n.starts_with(p); });
             },
             key);
     }

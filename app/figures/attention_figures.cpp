@@ -462,8 +462,7 @@ std::vector<plot::Figure> attention_step_figures(const Snapshot& s, int layer, i
             if (stp.labels_cols && int(labels.cols.size()) == f.heatmap->cols && labels.cols.size() <= 24)
                 f.x.categories = labels.cols;
         } else {
-            f.note = s.attention_only ? trf("%s: not kept (long text)", stp.name)
-                                      : trf("%s: not recorded", stp.name);
+            f.note = s.attention_only ? trf("%s: not kept (long text)", stp.name) : trf("%s: not recorded", stp.name);
         }
         overview_axes(f);
         out.push_back(std::move(f));

@@ -144,7 +144,8 @@ bool compute_logit_lens(const Model& m, const Trace& trace, const std::string& s
         } else if (is_output && keeps_all_logits(T, c.vocab_size) && s.logits.rows() <= 1) {
             // Tied or untied, BERT's masked-LM transform, T5's scale, BART's final_logits_bias: as the forward's head.
             MatrixRM computed = lm_head_logits(m, x);
-            const bool fill = computed.rows() == x.rows() && (s.logits.rows() == 0 || computed.cols() == s.logits.cols());
+            const bool fill =
+                computed.rows() == x.rows() && (s.logits.rows() == 0 || computed.cols() == s.logits.cols());
             if (fill) {
                 // The forward computed the last position's logits only (or none): the lens's last layer is every
                 // position's (the forward's own row kept as it was), so the complete snapshot has them all without

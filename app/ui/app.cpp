@@ -348,8 +348,9 @@ void App::main_area() {
                                       m_snap->layers_done, m_snap->n_layers())
                                       .c_str());
                 else if (m_snap && m_snap->attention_only && p.panel != Panel::Attention)
-                    empty_message(tr("This long text was run for the Attention tab, which keeps only what that tab "
-                                     "shows (to save memory). It is being run again for this tab…"));
+                    empty_message(
+                        tr("This long text was run for the Attention tab, which keeps only what that tab "
+                           "shows (to save memory). It is being run again for this tab…"));
                 else p.draw(ctx);
                 ImGui::EndChild();
                 ImGui::PopStyleVar();
@@ -516,8 +517,7 @@ void App::frame() {
     if (!m_opt.screenshot_dir.empty() && m_shot_index < m_shot_panels.size()) {
         const bool ready = m_snap && m_snap->id >= m_last_submitted && !m_worker->busy() && !m_loader.busy() &&
             !m_interp.busy() && !m_neuron_index.busy() && !m_compare.busy() && !m_overviews.busy() &&
-            m_opt.analyses.empty() &&
-            !m_lab.active();
+            m_opt.analyses.empty() && !m_lab.active();
         const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_shot_wait_start).count();
         if (ready || (waited > 120.0 && !m_lab.active())) {
             if (!ready) log_error("timed out waiting for the forward pass before the screenshot");
@@ -680,9 +680,8 @@ int App::run() {
     while (!glfwWindowShouldClose(m_window) && !m_quit && !g_quit_signal) {
         // Idle: sleep until an event (input, a worker result via glfwPostEmptyEvent, a signal). Busy: poll.
         // Soft animation (a progress bar, a panel waiting for a result): wake every 50 ms instead of every frame.
-        const bool soft =
-            m_keep_drawing || m_loader.busy() || m_interp.busy() || m_neuron_index.busy() || m_compare.busy() ||
-            m_overviews.busy();
+        const bool soft = m_keep_drawing || m_loader.busy() || m_interp.busy() || m_neuron_index.busy() ||
+            m_compare.busy() || m_overviews.busy();
         m_keep_drawing = false;
         if (animating() || m_settle_frames > 0) glfwPollEvents();
         else if (soft) glfwWaitEventsTimeout(0.05);

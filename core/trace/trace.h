@@ -48,14 +48,14 @@ public:
     }
     [[nodiscard]] bool wants(std::string_view name) const {
         switch (m_mode) {
-            case Mode::All: return true;
-            case Mode::None: return false;
-            case Mode::Custom: return (*m_keep)(name);
-            case Mode::AllExcept:
-                for (const auto& p : m_patterns)
-                    if (name.ends_with(p)) return false;
-                return true;
-            case Mode::Prefixes: break;
+        case Mode::All: return true;
+        case Mode::None: return false;
+        case Mode::Custom: return (*m_keep)(name);
+        case Mode::AllExcept:
+            for (const auto& p : m_patterns)
+                if (name.ends_with(p)) return false;
+            return true;
+        case Mode::Prefixes: break;
         }
         for (const auto& p : m_patterns)
             if (name.starts_with(p)) return true;
@@ -66,10 +66,6 @@ public:
     /// All but some names (all_except): a trace that lacks the same names at every length, so an incremental
     /// forward can splice it like a whole one.
     [[nodiscard]] bool captures_all_but_some() const { return m_mode == Mode::AllExcept; }
-    /// The suffixes all_except leaves out (empty for the other filters).
-    [[nodiscard]] std::vector<std::string> excluded() const {
-        return m_mode == Mode::AllExcept ? m_patterns : std::vector<std::string>{};
-    }
     /// Identifies the filter ("all", "none", "prefixes:a,b", "except:a,b", "custom:KEY"): equal keys record the same
     /// names.
     [[nodiscard]] std::string key() const {

@@ -224,11 +224,14 @@ TEST(Causal, AdaptiveIntegratedGradientsOnEverydaySentences) {
     ASSERT_TRUE(lm.codec && lm.translation);
     const Model& m = *lm.model;
     interp::GradientModel grad(m);
-    std::vector<std::pair<std::string, std::string>> texts = {
-        {"Delete all selected items", "zh"},    {"The weather is nice today.", "zh"},
-        {"I like reading books.", "zh"},        {"Open the file and save it.", "zh"},
-        {"我们明天去学校。", "en"},             {"这是一个简单的例子。", "en"},
-        {"Click the button to continue.", "zh"}, {"他喜欢喝茶。", "en"}};
+    std::vector<std::pair<std::string, std::string>> texts = {{"Delete all selected items", "zh"},
+                                                              {"The weather is nice today.", "zh"},
+                                                              {"I like reading books.", "zh"},
+                                                              {"Open the file and save it.", "zh"},
+                                                              {"我们明天去学校。", "en"},
+                                                              {"这是一个简单的例子。", "en"},
+                                                              {"Click the button to continue.", "zh"},
+                                                              {"他喜欢喝茶。", "en"}};
 #if defined(__SANITIZE_ADDRESS__)
     texts.resize(2);  // about 35x slower here: two sentences check the rule's bookkeeping (eight took 122 s)
 #endif

@@ -114,13 +114,14 @@ TEST(LongAttention, OverviewJobsComputeTheHeadsOffTheCallersThread) {
     const std::vector<plot::Figure> steps = attention_step_figures(*snap, 0, 0);
     ASSERT_GE(steps.size(), 1u);
     ASSERT_TRUE(steps[0].heatmap);
-    EXPECT_EQ(steps[0].heatmap->values, snap->trace->attention("dec.0.attn.")
-                                            ->pooled(AttentionRows::Kind::Scores, 0, 256, 256, AttentionRows::Pool::Max)
-                                            .values);
+    EXPECT_EQ(steps[0].heatmap->values,
+              snap->trace->attention("dec.0.attn.")
+                  ->pooled(AttentionRows::Kind::Scores, 0, 256, 256, AttentionRows::Pool::Max)
+                  .values);
     const plot::Figure warm = attention_thumb_figure(*snap, 1, 2, false);
     ASSERT_TRUE(warm.heatmap);
-    const auto pooled = snap->trace->attention("dec.1.attn.")->pooled(AttentionRows::Kind::Probs, 2, 256, 256,
-                                                                      AttentionRows::Pool::Max);
+    const auto pooled = snap->trace->attention("dec.1.attn.")
+                            ->pooled(AttentionRows::Kind::Probs, 2, 256, 256, AttentionRows::Pool::Max);
     ASSERT_EQ(warm.heatmap->values, pooled.values);
 
     // Another forward (another id): its heads are queued anew.

@@ -304,8 +304,8 @@ TEST(WorkerPartial, ALongTextForTheAttentionTabRecordsWhatThatTabShows) {
     r.memory = memory;
     (void)run_forward_request(r, 3);
     ForwardRequest more = r;
-    more.tokens = std::make_shared<const TokenizedText>(
-        tokenize_text("Hello there!", *lm.codec, lm.model->config().max_seq_len));
+    more.tokens =
+        std::make_shared<const TokenizedText>(tokenize_text("Hello there!", *lm.codec, lm.model->config().max_seq_len));
     const auto typed = run_forward_request(more, 4);
     EXPECT_TRUE(typed->attention_only);
     EXPECT_EQ(typed->reused_positions, int(r.tokens->ids.size()));
