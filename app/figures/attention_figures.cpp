@@ -114,6 +114,10 @@ AxisLabels attention_labels(const Snapshot& s, AttnSource source) {
 
 // Longest side of an attention heatmap drawn cell for cell; a longer sequence gets a pooled overview.
 constexpr int kOverviewSide = 256;
+// The layer x head grid's thumbnails of a longer sequence pool to this side: they are drawn at most about 5 text lines
+// (under 100 px) wide, and each of the L x H overviews is kept as values, colours and a texture (#30: at 256 the
+// thumbnails of a 24 x 14-head model held about 0.3 GB).
+constexpr int kThumbSide = 96;
 // An attention entry up to this size is built whole once and sliced by every frame.
 constexpr size_t kKeepWholeBytes = size_t(32) << 20;
 
@@ -134,7 +138,8 @@ struct ZoomWindow {
     int row0 = -1, col0 = -1;
 };
 
-HeadValues head_values(const Snapshot& s, const std::string& name, int head, ZoomWindow zoom = {}) {
+HeadValues head_values(const Snapshot& s, const std::string& name, int head, ZoomWindow zoom = {},
+                       int side = kOverviewSide) {
     HeadValues hv;
     using Kind = AttentionRows::Kind;
     std::string block;
@@ -183,7 +188,7 @@ HeadValues head_values(const Snapshot& s, const std::string& name, int head, Zoo
     }
     // Computed once per head (the block keeps it), then every frame copies the small overview.
     const std::shared_ptr<const AttentionRows::Pooled> pp =
-        rows->pooled_cached(*kind, head, kOverviewSide, kOverviewSide, AttentionRows::Pool::Max);
+        rows->pooled_cached(*kind, head, side, side, AttentionRows::Pool::Max);
     const AttentionRows::Pooled& p = *pp;
     hv.values = p.values;
     if (*kind == Kind::Probs && rows->mask().masks_anything()) hv.masked = p.masked;
@@ -195,10 +200,11 @@ HeadValues head_values(const Snapshot& s, const std::string& name, int head, Zoo
 }
 
 plot::Figure head_figure(const Snapshot& s, const std::string& name, int head, const std::string& title,
-                         plot::Colormap cmap, const std::string& value_label, bool zero_to_max, ZoomWindow zoom = {}) {
+                         plot::Colormap cmap, const std::string& value_label, bool zero_to_max, ZoomWindow zoom = {},
+                         int side = kOverviewSide) {
     plot::Figure f;
     f.title = title;
-    HeadValues hv = head_values(s, name, head, zoom);
+    HeadValues hv = head_values(s, name, head, zoom, side);
     if (hv.rows == 0) return f;
     const bool pooled = hv.row_step > 1 || hv.col_step > 1;
     f.heatmap = plot::make_heatmap(hv.rows, hv.cols, hv.values,
@@ -360,14 +366,17 @@ void warm_attention_overview(const Snapshot& s, int layer, int head, AttnSource 
     const std::shared_ptr<const AttentionRows> rows =
         s.trace ? s.trace->attention(attention_prefix(s, source, layer)) : nullptr;
     if (!rows || head < 0 || head >= rows->n_heads() || !attention_overview_pooled(s, layer, source)) return;
-    // The same requests as head_values' overviews, so that the figures find them in the cache.
-    for (const auto& [suffix, kind] : kAttentionEntries)
-        if (step_kinds || kind == AttentionRows::Kind::Probs)
+    // The same requests as head_values' overviews, so that the figures find them in the cache: the thumbnail's, and
+    // for the selected head the big heatmap's and the step view's.
+    (void)rows->pooled_cached(AttentionRows::Kind::Probs, head, kThumbSide, kThumbSide, AttentionRows::Pool::Max);
+    if (step_kinds)
+        for (const auto& [suffix, kind] : kAttentionEntries)
             (void)rows->pooled_cached(kind, head, kOverviewSide, kOverviewSide, AttentionRows::Pool::Max);
 }
 
 plot::Figure attention_thumb_figure(const Snapshot& s, int layer, int head, bool unit_scale, AttnSource source) {
-    plot::Figure f = head_figure(s, probs_name(s, layer, source), head, "", plot::Colormap::Viridis, tr("attention weight"), true);
+    plot::Figure f = head_figure(s, probs_name(s, layer, source), head, "", plot::Colormap::Viridis,
+                                 tr("attention weight"), true, {}, kThumbSide);
     if (f.heatmap && unit_scale) f.heatmap->vmax = 1.0f;
     f.view = "attention";
     if (f.heatmap) {  // hovering a thumbnail names the tokens, not only their positions

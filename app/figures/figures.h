@@ -75,14 +75,15 @@ using namespace ts::studio;  // the session layer (app/session) below: state, Fo
 [[nodiscard]] std::vector<plot::Figure> attention_ab_figures(const Snapshot& a, const Snapshot& b, int layer, int head,
                                                              const UiState& st, const std::string& label_a,
                                                              const std::string& label_b);
-/// Thumbnail of one head for the layer × head grid (no labels).
+/// Thumbnail of one head for the layer × head grid (no labels). Above 256 queries or keys its overview pools to at
+/// most 96 × 96 blocks (the big heatmap's to 256 × 256).
 [[nodiscard]] plot::Figure attention_thumb_figure(const Snapshot& s, int layer, int head, bool unit_scale,
                                                   AttnSource source = AttnSource::Decoder);
 /// True when `layer`'s attention (source `source`) has more than 256 queries or keys, so that its heads are drawn
 /// as pooled overviews (each cell the largest weight of a block), computed per head on first use.
 [[nodiscard]] bool attention_overview_pooled(const Snapshot& s, int layer, AttnSource source);
-/// Computes the pooled overview of one head that attention_thumb_figure and attention_head_figure draw (with
-/// step_kinds, also the scores the step view draws) and keeps it in the attention block's cache, so that they then
+/// Computes the pooled overview of one head that attention_thumb_figure draws (with step_kinds, also the ones
+/// attention_head_figure and the step view draw) and keeps it in the attention block's cache, so that they then
 /// only copy it (app/figures/overview_jobs.h). Nothing for a head that is not pooled or not recorded. Thread-safe:
 /// any thread may call it on a snapshot it holds.
 void warm_attention_overview(const Snapshot& s, int layer, int head, AttnSource source, bool step_kinds = false);

@@ -118,10 +118,14 @@ TEST(LongAttention, OverviewJobsComputeTheHeadsOffTheCallersThread) {
               snap->trace->attention("dec.0.attn.")
                   ->pooled(AttentionRows::Kind::Scores, 0, 256, 256, AttentionRows::Pool::Max)
                   .values);
+    // A thumbnail pools to at most 96 x 96 blocks (the big heatmap to 256 x 256): the pooled full matrix at that size.
     const plot::Figure warm = attention_thumb_figure(*snap, 1, 2, false);
     ASSERT_TRUE(warm.heatmap);
-    const auto pooled = snap->trace->attention("dec.1.attn.")
-                            ->pooled(AttentionRows::Kind::Probs, 2, 256, 256, AttentionRows::Pool::Max);
+    const auto pooled =
+        snap->trace->attention("dec.1.attn.")->pooled(AttentionRows::Kind::Probs, 2, 96, 96, AttentionRows::Pool::Max);
+    EXPECT_LE(warm.heatmap->rows, 96);
+    EXPECT_LE(warm.heatmap->cols, 96);
+    EXPECT_GT(warm.heatmap->row_step, 1);
     ASSERT_EQ(warm.heatmap->values, pooled.values);
 
     // Another forward (another id): its heads are queued anew.

@@ -196,7 +196,6 @@ void draw_model_panel(PanelContext& ctx) {
     if (!ctx.model || !ctx.model->model) return empty_message(tr("no model loaded"));
     const Model& m = *ctx.model->model;
     const ModelConfig& c = m.config();
-    const float line_h = ImGui::GetTextLineHeight();
     const float avail_w = ImGui::GetContentRegionAvail().x;
 
     // Summary table.
