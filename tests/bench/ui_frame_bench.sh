@@ -3,7 +3,8 @@
 # time of one ImGui frame with the attention grid (ts_ui_bench, no GL), (3) frame times of the real window under Xvfb
 # while text edits make the worker run a GPT-2-small-sized model (random weights, written to a temp folder), and (4)
 # cold start to the first presented frame on the bundled model (else a random model of the default config), and (5)
-# keystroke -> its forward on screen, typed with xdotool at 1600×1000.
+# keystroke -> its forward on screen, typed with xdotool at 1600×1000, and (6) #30: a keystroke at the start of a
+# 1,023-token text on the GPT-2-small shape (its whole 1,024-token context run again) -> first heatmap on screen.
 # Usage: tests/bench/ui_frame_bench.sh [BUILD_DIR]   (BUILD_DIR configured with -DTS_BUILD_APP=ON -DTS_BUILD_BENCH=ON;
 #        targets ts_bench ts_ui_bench transformer-studio built). Needs xvfb-run and /usr/bin/python3 (json only).
 # Note: under Xvfb, OpenGL is Mesa's software renderer, so frame_ms includes rasterising the 1600×1000 window on
@@ -106,3 +107,40 @@ PY
 }
 keystrokes "default model" "${DEFAULT[@]}"
 keystrokes "GPT-2 small (random)" --model "$TMP/gpt2"
+
+echo "== (6) #30: keystroke at the start of a 1,023-token text (GPT-2 small, random; 2 threads) -> first heatmap (target <= 1.5 s) =="
+# Each key changes the first token, so the whole context is run again (no incremental reuse); 5 keys, 5 s apart.
+long_keystrokes() {
+  local disp=:$((250 + RANDOM % 50)) text
+  text=$(/usr/bin/python3 -c "print(('the cat sat on the mat and looked at the door; ' * 40)[:1023], end='')")
+  Xvfb $disp -screen 0 1600x1000x24 -nolisten tcp -noreset >/dev/null 2>&1 &
+  local xvfb=$!
+  for i in $(seq 50); do DISPLAY=$disp xdotool getmouselocation >/dev/null 2>&1 && break; sleep 0.2; done
+  DISPLAY=$disp "$APP" --no-state --size 1600x1000 --model "$TMP/gpt2" --threads 2 --panel attention --text "$text" \
+    --max-frames 8 --frame-stats "$TMP/layout_long.json" 2>/dev/null
+  # A click at the box's top-left corner puts the cursor at the text's start (ctrl+Home below keeps it there).
+  read -r BX BY < <(/usr/bin/python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['rects']['text_box']; print(int(r[0] + 6), int(r[1] + 6))" "$TMP/layout_long.json")
+  DISPLAY=$disp "$APP" --no-state --size 1600x1000 --model "$TMP/gpt2" --threads 2 --panel attention --text "$text" \
+    --frame-stats "$TMP/keys_long.json" 2>/dev/null &
+  local app=$!
+  sleep 8
+  DISPLAY=$disp xdotool mousemove $BX $BY click 1
+  sleep 1
+  for ch in x y z w v; do
+    DISPLAY=$disp xdotool key ctrl+Home
+    sleep 0.3
+    DISPLAY=$disp xdotool key $ch
+    sleep 5
+  done
+  kill -TERM $app; wait $app || true
+  kill $xvfb 2>/dev/null || true
+  /usr/bin/python3 - "$TMP/keys_long.json" <<'PY'
+import json, statistics as st, sys
+d = json.load(open(sys.argv[1]))
+k = d.get("key_to_result_ms", [])[1:]  # the first is the start-up forward (the window's first events count as input)
+print(f"GPT-2 small, {d['tokens']} tokens: {len(k)} keystrokes shown, key -> first heatmap on screen "
+      f"median {st.median(k) if k else float('nan'):.0f} ms, max {max(k) if k else float('nan'):.0f} ms; "
+      f"last forward {d['last_compute_ms']:.0f} ms; each: {[round(x) for x in k]}")
+PY
+}
+long_keystrokes
