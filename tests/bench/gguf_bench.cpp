@@ -1,12 +1,13 @@
 // GGUF forward speed: every file named in $TS_GGUF_BENCH (colon-separated paths; tests/bench/gguf_bench.sh makes
-// synthetic ones and runs llama.cpp on the same files) at T = 64 and 256, 1 and 2 threads, recording every
-// intermediate (the app's capture) with the last position's logits, as llama.cpp computes them. Quantized matrices
+// synthetic ones and runs llama.cpp on the same files) at T = 64 and 256, 1 and 2 threads, recording nothing (the
+// default capture), the last position's logits, as llama.cpp computes them. Quantized matrices
 // stay quantized (Storage::Ggml) and are dequantized 32 rows at a time into panels inside each product, or (int8:1) multiplied
 // on activations rounded to 8 bits as llama.cpp does (core/kernels/quant_gemm.h).
+#include "app/session/worker.h"
 #include "core/formats/gguf_model.h"
-#include "core/model/model.h"
 #include "core/kernels/quant_gemm.h"
 #include "core/kernels/threads.h"
+#include "core/model/model.h"
 
 #include <benchmark/benchmark.h>
 
@@ -66,5 +67,50 @@ BENCHMARK(BM_GgufForward)
     ->ArgNames({"file", "T", "threads", "int8"})
     ->Unit(benchmark::kMillisecond)
     ->MinTime(2.0);
+
+// #30: long sequences against llama.cpp's flash attention (gguf_bench.sh, "long"): T tokens of file `file` on
+// `threads` threads, the last position's logits. capture 0 records nothing (what llama.cpp computes); 1 records what
+// the app's Attention tab keeps of a long text (every layer's queries and keys for on-demand attention, the
+// embeddings, the final norm: CaptureFilter::all_except(attention_only_dropped()) plus the residual stream).
+// Attention runs kAttnRowBlock query rows at a time against only the keys the causal mask leaves (never T x T).
+// CPU time is the whole process's.
+void BM_GgufLongForward(benchmark::State& state) {
+    const auto files = bench_files();
+    const size_t file = size_t(state.range(0));
+    if (file >= files.size()) {
+        state.SkipWithError("set TS_GGUF_BENCH to GGUF paths (tests/bench/gguf_bench.sh)");
+        return;
+    }
+    const auto model = model_at(file);
+    const int T = int(state.range(1));
+    if (T > model->config().max_seq_len) {
+        state.SkipWithError("T is longer than the file's context");
+        return;
+    }
+    set_compute_threads(int(state.range(2)));
+    std::vector<int> ids(static_cast<size_t>(T));
+    for (int t = 0; t < T; ++t) ids[size_t(t)] = (t * 7919 + 13) % model->config().vocab_size;
+    ForwardOptions opt;
+    opt.all_logits = false;
+    std::vector<std::string> dropped = studio::attention_only_dropped();
+    dropped.push_back(".resid_ffn");
+    if (state.range(3)) opt.capture = CaptureFilter::all_except(dropped);
+    size_t bytes = 0;
+    for (auto _ : state) {
+        const ForwardResult r = forward(*model, ids, opt);
+        benchmark::DoNotOptimize(r.logits.data());
+        bytes = r.trace ? r.trace->bytes() : 0;
+    }
+    state.counters["trace_MB"] = double(bytes) / 1e6;
+    state.SetLabel(files[file].substr(files[file].find_last_of('/') + 1));
+    set_compute_threads(1);
+}
+BENCHMARK(BM_GgufLongForward)
+    ->ArgsProduct({{0}, {1024, 4096}, {2}, {0, 1}})
+    ->ArgNames({"file", "T", "threads", "capture"})
+    ->MeasureProcessCPUTime()
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3);
 
 }  // namespace

@@ -14,9 +14,10 @@
  *       llama_tokenize on each text of TEXTS (uint32 count, then per text uint32 byte length and the bytes),
  *       parse_special off; OUT gets two JSON arrays per text, one line each: with add_special, then without.
  *       Only the vocabulary is loaded (vocab_only), so a tokenizer-only GGUF works.
- *   llama_cpp_reference LIBDIR bench MODEL T THREADS REPEATS
+ *   llama_cpp_reference LIBDIR bench MODEL T THREADS REPEATS [flash]
  *       Times llama_decode of T tokens (logits of the last one only, as generation needs) REPEATS times on a fresh KV
- *       cache each time and prints the fastest and the median in ms (tests/bench/gguf_bench.sh).
+ *       cache each time and prints the fastest and the median in ms (tests/bench/gguf_bench.sh). With "flash",
+ *       llama.cpp's flash attention is on (F32 KV cache either way).
  * Exits non-zero with one line on stderr when anything fails. */
 #include "ggml-backend.h"
 #include "llama.h"
@@ -171,7 +172,7 @@ static int cmp_double(const void* a, const void* b) {
     return (x > y) - (x < y);
 }
 
-static int bench(const char* model_path, int n, int threads, int repeats) {
+static int bench(const char* model_path, int n, int threads, int repeats, int flash) {
     struct llama_model_params mp = llama_model_default_params();
     struct llama_model* model = llama_model_load_from_file(model_path, mp);
     if (!model) die("cannot load the model");
@@ -180,7 +181,7 @@ static int bench(const char* model_path, int n, int threads, int repeats) {
     cp.n_ctx = cp.n_batch = cp.n_ubatch = (uint32_t)n;
     cp.n_threads = cp.n_threads_batch = threads;
     cp.type_k = cp.type_v = GGML_TYPE_F32;
-    cp.flash_attn_type = LLAMA_FLASH_ATTN_TYPE_DISABLED;
+    cp.flash_attn_type = flash ? LLAMA_FLASH_ATTN_TYPE_ENABLED : LLAMA_FLASH_ATTN_TYPE_DISABLED;
     struct llama_context* ctx = llama_init_from_model(model, cp);
     if (!ctx) die("cannot create a context");
     struct llama_batch batch = llama_batch_init(n, 0, 1);
@@ -202,7 +203,8 @@ static int bench(const char* model_path, int n, int threads, int repeats) {
         ms[r] = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
     }
     qsort(ms + 1, (size_t)repeats, sizeof(double), cmp_double);
-    printf("llama.cpp %s T=%d threads=%d: min %.1f ms, median %.1f ms\n", model_path, n, threads, ms[1], ms[1 + repeats / 2]);
+    printf("llama.cpp %s T=%d threads=%d flash=%s: min %.1f ms, median %.1f ms\n", model_path, n, threads,
+           flash ? "on" : "off", ms[1], ms[1 + repeats / 2]);
     free(ms);
     llama_batch_free(batch);
     llama_free(ctx);
@@ -220,7 +222,8 @@ int main(int argc, char** argv) {
     if (strcmp(argv[2], "seq2seq") == 0 && argc > 6)
         return seq2seq(argv[3], argv[4], atoi(argv[5]), argc - 6, argv + 6);
     if (strcmp(argv[2], "tokenize") == 0 && argc == 6) return tokenize(argv[3], argv[4], argv[5]);
-    if (strcmp(argv[2], "bench") == 0 && argc == 7) return bench(argv[3], atoi(argv[4]), atoi(argv[5]), atoi(argv[6]));
+    if (strcmp(argv[2], "bench") == 0 && (argc == 7 || (argc == 8 && strcmp(argv[7], "flash") == 0)))
+        return bench(argv[3], atoi(argv[4]), atoi(argv[5]), atoi(argv[6]), argc == 8);
     die("unknown mode");
     return 1;
 }
