@@ -313,6 +313,7 @@ std::shared_ptr<const Snapshot> run_forward_request(const ForwardRequest& r, uin
                 int(s->tokens->ids.size()) >= r.progressive_min_tokens) {
                 // On the forward's thread, between layers: a new small trace that shares the finished layers'
                 // attention rows (never changed again), so the UI reads nothing the forward still writes.
+                opt.on_layer_min_tail = r.progressive_min_tokens;  // an edit far from the end shows its layers too
                 opt.on_layer = [&](const std::string& stack, int layer, const Trace& tr) {
                     if (r.superseded && r.superseded()) throw ForwardSuperseded{};
                     const auto now = std::chrono::steady_clock::now();

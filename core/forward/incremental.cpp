@@ -166,9 +166,33 @@ ForwardResult forward_incremental(const Model& m, const std::vector<int>& ids, c
     const std::vector<int> tail_ids(ids.begin() + Pi, ids.end());
     st.cache.n_past = Pi;
     ForwardResult tail;
+    // Each block's attention of the whole sequence (the earlier call's query rows, then the tail's): made once, for a
+    // long tail's progressive display while it runs, or in the splice below.
+    std::map<std::string, std::shared_ptr<const AttentionRows>, std::less<>> composed;
+    const std::shared_ptr<const Trace> prev = st.trace;
+    const auto composed_attention = [&](const std::string& block, const Trace& tail_trace) {
+        auto it = composed.find(block);
+        if (it != composed.end()) return it->second;
+        const auto before = prev->attention(block), now = tail_trace.attention(block);
+        if (!before || !now) throw std::logic_error("forward_incremental: no attention rows for '" + block + "'");
+        return composed.emplace(block, compose_attention(*before, *now, Pi, opt.self_mask)).first->second;
+    };
     try {
         ForwardOptions tail_opt = opt;
-        tail_opt.on_layer = nullptr;  // a tail's layers are not the sequence's: nothing to show until they are spliced
+        // A tail's own layers are not the sequence's: a long tail shows each finished layer's attention composed with
+        // the earlier rows; a short one shows nothing until it is spliced.
+        tail_opt.on_layer = nullptr;
+        if (opt.on_layer && opt.on_layer_min_tail > 0 && Tt >= opt.on_layer_min_tail)
+            tail_opt.on_layer = [&](const std::string& stack, int layer, const Trace& tail_trace) {
+                Trace view(CaptureFilter::all());
+                for (int l = 0; l <= layer; ++l) {
+                    const std::string block = stack + "." + std::to_string(l) + ".attn.";
+                    if (tail_trace.attention(block))
+                        detail::record_attention(detail::TraceSink{&view, true, block},
+                                                 composed_attention(block, tail_trace));
+                }
+                opt.on_layer(stack, layer, view);
+            };
         tail = forward(m, tail_ids, tail_opt, &st.cache);
     } catch (...) {
         st.reset();
@@ -186,7 +210,6 @@ ForwardResult forward_incremental(const Model& m, const std::vector<int>& ids, c
     r.trace = std::make_shared<Trace>(opt.capture, opt.pool);
 
     // --- splice: every name in the order the full forward records them, each composed on first read -----------------
-    const std::shared_ptr<const Trace> prev = st.trace;
     const std::shared_ptr<const Trace> tail_trace = tail.trace;
     const Trace& tt = *tail_trace;
     Trace& out = *r.trace;
@@ -194,10 +217,7 @@ ForwardResult forward_incremental(const Model& m, const std::vector<int>& ids, c
     for (const std::string& name : tt.names()) {
         if (std::string block; attention_entry_kind(name, &block)) {  // block: "dec.i.attn."
             if (out.attention(block)) continue;  // registered with the block's first attention entry
-            const auto before = prev->attention(block), now = tt.attention(block);
-            if (!before || !now) throw std::logic_error("forward_incremental: no attention rows for '" + block + "'");
-            detail::record_attention(detail::TraceSink{&out, true, block},
-                                     compose_attention(*before, *now, Pi, opt.self_mask));
+            detail::record_attention(detail::TraceSink{&out, true, block}, composed_attention(block, tt));
             continue;
         }
         const Tensor& tail_t = tt.at(name);

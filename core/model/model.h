@@ -123,6 +123,11 @@ struct ForwardOptions {
     /// call returns; the blocks' AttentionRows of finished layers are not changed again and may be kept). For a
     /// progressive display of a long forward (the app's worker). Unset: not called.
     std::function<void(const std::string& stack, int layer, const Trace& trace)> on_layer;
+    /// forward_incremental (core/forward/incremental.h) calls on_layer for the tail it computes only when the tail
+    /// has at least this many positions; its `trace` then holds, for each finished layer, the attention of every
+    /// position (the earlier call's query rows composed with the tail's), the same AttentionRows the returned trace
+    /// keeps. 0: never for a tail (a full forward always calls it).
+    int on_layer_min_tail = 0;
 };
 
 /// Per-layer cached keys/values for incremental decoding. k[i], v[i]: (n_kv_heads, n_past, d_head) flattened as

@@ -371,6 +371,53 @@ TEST(Incremental, TheLongTextCaptureSplicesLikeTheWholeTrace) {
     }
 }
 
+// An edit far from the end of a long text runs a long tail: with on_layer_min_tail at most its length, each finished
+// layer is shown as the whole sequence's attention (the earlier rows composed with the tail's), the very
+// AttentionRows the spliced trace then keeps; a shorter tail shows nothing until it is spliced.
+TEST(Incremental, ALongTailShowsEachFinishedLayerAsTheWholeSequence) {
+    const ModelConfig c = llama_config();
+    const Model m = random_model(c, 11, kIncrementalWeightScale);
+    ForwardOptions opt = pooled_capture_all();
+    std::vector<std::vector<std::shared_ptr<const AttentionRows>>> seen;
+    opt.on_layer_min_tail = 10;
+    opt.on_layer = [&](const std::string& stack, int layer, const Trace& tr) {
+        EXPECT_EQ(stack, "dec");
+        std::vector<std::shared_ptr<const AttentionRows>> rows;
+        for (int l = 0; l <= layer; ++l) rows.push_back(tr.attention("dec." + std::to_string(l) + ".attn."));
+        seen.push_back(std::move(rows));
+    };
+    IncrementalState st;
+    IncrementalStats stats;
+    std::vector<int> ids = ids_of(24, c.vocab_size, 5);
+    (void)forward_incremental(m, ids, opt, st, &stats);  // full: called once per layer
+    ASSERT_EQ(int(seen.size()), c.n_layers);
+    seen.clear();
+    ids[6] = (ids[6] + 1) % c.vocab_size;  // a tail of 18 positions
+    const ForwardResult inc = forward_incremental(m, ids, opt, st, &stats);
+    EXPECT_EQ(stats.reused, 6);
+    ASSERT_EQ(int(seen.size()), c.n_layers);
+    const ForwardResult full = forward(m, ids, capture_all());
+    for (int layer = 0; layer < c.n_layers; ++layer)
+        for (int l = 0; l <= layer; ++l) {
+            const std::string block = "dec." + std::to_string(l) + ".attn.";
+            const auto& rows = seen[size_t(layer)][size_t(l)];
+            ASSERT_NE(rows, nullptr) << layer << " " << l;
+            EXPECT_EQ(rows->n_queries(), 24);
+            EXPECT_EQ(rows, inc.trace->attention(block)) << "the spliced trace keeps what was shown";
+            std::vector<float> shown, whole;
+            rows->all(AttentionRows::Kind::Probs, shown);
+            full.trace->attention(block)->all(AttentionRows::Kind::Probs, whole);
+            ASSERT_EQ(shown.size(), whole.size());
+            for (size_t i = 0; i < shown.size(); ++i) ASSERT_NEAR(shown[i], whole[i], 2e-6) << block << " " << i;
+        }
+    // A tail shorter than on_layer_min_tail: not called.
+    seen.clear();
+    ids[20] = (ids[20] + 1) % c.vocab_size;  // a tail of 4
+    (void)forward_incremental(m, ids, opt, st, &stats);
+    EXPECT_EQ(stats.reused, 20);
+    EXPECT_TRUE(seen.empty());
+}
+
 // A long sequence whose FFN intermediates are not recorded runs its FFN in row blocks: every recorded entry and the
 // logits equal the whole-sequence forward's bit for bit (the blocks run the same kernels on the same rows).
 TEST(Forward, TheFfnInRowBlocksEqualsTheWholeSequence) {
