@@ -116,7 +116,7 @@ AxisLabels attention_labels(const Snapshot& s, AttnSource source) {
 constexpr int kOverviewSide = 256;
 // The layer x head grid's thumbnails of a longer sequence pool to this side: they are drawn at most about 5 text lines
 // (under 100 px) wide, and each of the L x H overviews is kept as values, colours and a texture (#30: at 256 the
-// thumbnails of a 24 x 14-head model held about 0.3 GB).
+// thumbnails of a 24 x 14-head model held about 0.4 GB).
 constexpr int kThumbSide = 96;
 // An attention entry up to this size is built whole once and sliced by every frame.
 constexpr size_t kKeepWholeBytes = size_t(32) << 20;

@@ -1,6 +1,7 @@
 // The performance paths give the values of the plain ones: trace buffers from a TensorPool, derived score entries
 // (scores_scaled, scores_masked computed on first read), several compute threads, and the incremental forward that
 // reuses a shared prefix (issue #14).
+#include "core/kernels/attention_rows.h"
 #include "core/forward/incremental.h"
 #include "core/model/model.h"
 #include "core/kernels/threads.h"
