@@ -38,27 +38,39 @@ std::shared_ptr<const Model> model_at(size_t i) {
     return it->second;
 }
 
+// The model of file range(0) and T = range(1) ids, or null (the benchmark skipped with the reason).
+std::shared_ptr<const Model> bench_model(benchmark::State& state, std::vector<int>& ids) {
+    const size_t file = size_t(state.range(0));
+    if (file >= bench_files().size()) {
+        state.SkipWithError("set TS_GGUF_BENCH to GGUF paths (tests/bench/gguf_bench.sh)");
+        return nullptr;
+    }
+    auto model = model_at(file);
+    const int T = int(state.range(1));
+    if (T > model->config().max_seq_len) {
+        state.SkipWithError("T is longer than the file's context");
+        return nullptr;
+    }
+    ids.resize(static_cast<size_t>(T));
+    for (int t = 0; t < T; ++t) ids[size_t(t)] = (t * 7919 + 13) % model->config().vocab_size;
+    const std::string f = bench_files()[file];
+    state.SetLabel(f.substr(f.find_last_of('/') + 1));
+    return model;
+}
+
 // arithmetic: 0 = float products of the dequantized weights (default), 1 = llama.cpp's (8-bit activations).
 void BM_GgufForward(benchmark::State& state) {
-    const auto files = bench_files();
-    const size_t file = size_t(state.range(0));
-    if (file >= files.size()) {
-        state.SkipWithError("set TS_GGUF_BENCH to GGUF paths (tests/bench/gguf_bench.sh)");
-        return;
-    }
-    const auto model = model_at(file);
-    const int T = int(state.range(1));
+    std::vector<int> ids;
+    const auto model = bench_model(state, ids);
+    if (!model) return;
     set_compute_threads(int(state.range(2)));
     set_quant_activations(state.range(3) ? QuantActivations::Int8 : QuantActivations::Float);
-    std::vector<int> ids(static_cast<size_t>(T));
-    for (int t = 0; t < T; ++t) ids[size_t(t)] = (t * 7919 + 13) % model->config().vocab_size;
     ForwardOptions opt;
     opt.all_logits = false;
     for (auto _ : state) {
         const ForwardResult r = forward(*model, ids, opt);
         benchmark::DoNotOptimize(r.logits.data());
     }
-    state.SetLabel(files[file].substr(files[file].find_last_of('/') + 1));
     set_compute_threads(1);
     set_quant_activations(QuantActivations::Float);
 }
@@ -71,25 +83,15 @@ BENCHMARK(BM_GgufForward)
 // #30: long sequences against llama.cpp's flash attention (gguf_bench.sh, "long"): T tokens of file `file` on
 // `threads` threads, the last position's logits. capture 0 records nothing (what llama.cpp computes); 1 records what
 // the app's Attention tab keeps of a long text (every layer's queries and keys for on-demand attention, the
-// embeddings, the final norm: CaptureFilter::all_except(attention_only_dropped()) plus the residual stream).
+// embeddings, the final norm: CaptureFilter::all_except(attention_only_dropped()), the residual stream left out too
+// as when the logit lens is off).
 // Attention runs kAttnRowBlock query rows at a time against only the keys the causal mask leaves (never T x T).
 // CPU time is the whole process's.
 void BM_GgufLongForward(benchmark::State& state) {
-    const auto files = bench_files();
-    const size_t file = size_t(state.range(0));
-    if (file >= files.size()) {
-        state.SkipWithError("set TS_GGUF_BENCH to GGUF paths (tests/bench/gguf_bench.sh)");
-        return;
-    }
-    const auto model = model_at(file);
-    const int T = int(state.range(1));
-    if (T > model->config().max_seq_len) {
-        state.SkipWithError("T is longer than the file's context");
-        return;
-    }
+    std::vector<int> ids;
+    const auto model = bench_model(state, ids);
+    if (!model) return;
     set_compute_threads(int(state.range(2)));
-    std::vector<int> ids(static_cast<size_t>(T));
-    for (int t = 0; t < T; ++t) ids[size_t(t)] = (t * 7919 + 13) % model->config().vocab_size;
     ForwardOptions opt;
     opt.all_logits = false;
     std::vector<std::string> dropped = studio::attention_only_dropped();
@@ -102,7 +104,6 @@ void BM_GgufLongForward(benchmark::State& state) {
         bytes = r.trace ? r.trace->bytes() : 0;
     }
     state.counters["trace_MB"] = double(bytes) / 1e6;
-    state.SetLabel(files[file].substr(files[file].find_last_of('/') + 1));
     set_compute_threads(1);
 }
 BENCHMARK(BM_GgufLongForward)
