@@ -223,6 +223,12 @@ const std::vector<std::string>& attention_only_dropped() {
     return names;
 }
 
+CaptureFilter attention_only_capture(bool logit_lens) {
+    std::vector<std::string> dropped = attention_only_dropped();
+    if (!logit_lens) dropped.push_back(".resid_ffn");
+    return CaptureFilter::all_except(std::move(dropped));
+}
+
 namespace {
 
 /// Fits the request to the memory budget before it runs: the whole trace when it fits; else, when the request records
@@ -299,10 +305,7 @@ std::shared_ptr<const Snapshot> run_forward_request(const ForwardRequest& r, uin
             if (r.attention_only && r.kind == ForwardRequest::Kind::Forward &&
                 r.model->config().arch == Arch::DecoderOnly && opt.capture.captures_all() &&
                 int(s->tokens->ids.size()) >= r.progressive_min_tokens) {
-                // Without the logit lens (the Attention tab runs none) the residual stream goes too.
-                std::vector<std::string> dropped = attention_only_dropped();
-                if (!r.logit_lens) dropped.push_back(".resid_ffn");
-                opt.capture = CaptureFilter::all_except(std::move(dropped));
+                opt.capture = attention_only_capture(r.logit_lens);  // the Attention tab runs no lens
                 s->attention_only = true;
             }
             fit_memory_budget(r, opt, int(s->tokens->ids.size()), src ? int(src->size()) : 0, *s);

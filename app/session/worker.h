@@ -107,6 +107,9 @@ void set_forward_memory_budget(size_t bytes);
 
 /// The trace names (suffixes) a long text run for the Attention tab leaves out (ForwardRequest::attention_only).
 [[nodiscard]] const std::vector<std::string>& attention_only_dropped();
+/// The capture of a long text run for the Attention tab: every name but attention_only_dropped(), and without the
+/// logit lens (which reads it) the residual stream after each layer (".resid_ffn") too.
+[[nodiscard]] CaptureFilter attention_only_capture(bool logit_lens);
 
 struct Snapshot {
     uint64_t id = 0;                    ///< request id (monotonic)

@@ -83,8 +83,7 @@ BENCHMARK(BM_GgufForward)
 // #30: long sequences against llama.cpp's flash attention (gguf_bench.sh, "long"): T tokens of file `file` on
 // `threads` threads, the last position's logits. capture 0 records nothing (what llama.cpp computes); 1 records what
 // the app's Attention tab keeps of a long text (every layer's queries and keys for on-demand attention, the
-// embeddings, the final norm: CaptureFilter::all_except(attention_only_dropped()), the residual stream left out too
-// as when the logit lens is off).
+// embeddings, the final norm: studio::attention_only_capture without the logit lens).
 // Attention runs kAttnRowBlock query rows at a time against only the keys the causal mask leaves (never T x T).
 // CPU time is the whole process's.
 void BM_GgufLongForward(benchmark::State& state) {
@@ -94,9 +93,7 @@ void BM_GgufLongForward(benchmark::State& state) {
     set_compute_threads(int(state.range(2)));
     ForwardOptions opt;
     opt.all_logits = false;
-    std::vector<std::string> dropped = studio::attention_only_dropped();
-    dropped.push_back(".resid_ffn");
-    if (state.range(3)) opt.capture = CaptureFilter::all_except(dropped);
+    if (state.range(3)) opt.capture = studio::attention_only_capture(false);
     size_t bytes = 0;
     for (auto _ : state) {
         const ForwardResult r = forward(*model, ids, opt);
